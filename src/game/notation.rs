@@ -1,0 +1,285 @@
+//! PDN move text (`11-15`, `15x24`, `15x24x31`) and PDN FEN (`B:W21,...,32:B1,...,12`).
+//!
+//! Parsing never panics: bad input is a [`NotationError`] whose message says what was
+//! expected, or, for a well-formed move that is not legal, why it is not.
+
+use super::board::{Bitboard, Squares, neighbour};
+use super::moves::{Move, legal_moves};
+use super::position::{Color, Position};
+use std::fmt::Write;
+
+/// A one-line explanation of why some text is not a valid move or position.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct NotationError(pub String);
+
+fn err<T>(msg: impl Into<String>) -> Result<T, NotationError> {
+    Err(NotationError(msg.into()))
+}
+
+/// Full PDN text of a move: `11-15` for a step, every landing square for a capture.
+pub fn move_to_pdn(mv: &Move) -> String {
+    let sep = if mv.is_capture() { 'x' } else { '-' };
+    let mut s = format!("{}", mv.from() + 1);
+    for &sq in mv.path() {
+        let _ = write!(s, "{sep}{}", sq + 1);
+    }
+    s
+}
+
+/// Parses a square number 1..=32 into a 0-based square.
+fn parse_square(tok: &str, what: &str) -> Result<u8, NotationError> {
+    match tok.trim().parse::<u8>() {
+        Ok(n @ 1..=32) => Ok(n - 1),
+        _ => err(format!("{what}: expected a square number 1-32, got {tok:?}")),
+    }
+}
+
+/// Parses a move in PDN (`11-15`, `15x24`, `15x24x31`, or the short from-to form of a
+/// multi-jump `15x31`) and checks it is legal in `pos`.
+pub fn parse_move(pos: &Position, text: &str) -> Result<Move, NotationError> {
+    let text = text.trim();
+    let expected = "expected a move like 11-15, 15x24 or 15x24x31";
+    if text.is_empty() {
+        return err(format!("empty move: {expected}"));
+    }
+    let lower = text.to_ascii_lowercase();
+    let mut squares = Vec::new();
+    for tok in lower.split(['-', 'x']) {
+        match tok.parse::<u8>() {
+            Ok(n @ 1..=32) => squares.push(n - 1),
+            _ => return err(format!("{text:?} is not a move: {expected} (squares 1-32)")),
+        }
+    }
+    if squares.len() < 2 {
+        return err(format!("{text:?} is not a move: {expected}"));
+    }
+    let legal = legal_moves(pos);
+    if legal.is_empty() {
+        return err(format!("no legal moves: {} has lost", pos.turn()));
+    }
+    let (from, rest) = (squares[0], &squares[1..]);
+    let matches: Vec<Move> = legal
+        .iter()
+        .filter(|m| {
+            m.from() == from && (m.path() == rest || (rest.len() == 1 && m.to() == rest[0]))
+        })
+        .copied()
+        .collect();
+    if let Some(first) = matches.first() {
+        if matches.iter().all(|m| m.captured() == first.captured()) {
+            return Ok(*first);
+        }
+        let mut routes: Vec<String> = Vec::new();
+        for m in &matches {
+            if !matches.iter().take_while(|o| *o != m).any(|o| o.captured() == m.captured()) {
+                routes.push(move_to_pdn(m));
+            }
+        }
+        return err(format!(
+            "{text} is ambiguous: it matches different captures {}; give the full path",
+            routes.join(" and ")
+        ));
+    }
+    err(format!("{text} is not legal: {}", why_illegal(pos, &legal, &squares)))
+}
+
+fn why_illegal(pos: &Position, legal: &[Move], squares: &[u8]) -> String {
+    let side = pos.turn();
+    let from = squares[0];
+    let from_bit = 1u32 << from;
+    if pos.pieces(side) & from_bit == 0 {
+        return if pos.pieces(side.opposite()) & from_bit != 0 {
+            format!("{} holds a {} piece and {side} is to move", from + 1, side.opposite())
+        } else {
+            format!("there is no piece on {}", from + 1)
+        };
+    }
+    let captures: Vec<String> = legal.iter().map(move_to_pdn).collect();
+    if legal[0].is_capture() {
+        let own: Vec<&String> =
+            captures.iter().zip(legal).filter(|(_, m)| m.from() == from).map(|(s, _)| s).collect();
+        return if own.is_empty() {
+            format!("capture is compulsory: {} available", list_available(&captures))
+        } else {
+            let own: Vec<String> = own.into_iter().cloned().collect();
+            format!("this piece must capture: {} available", list_available(&own))
+        };
+    }
+    let to = squares[squares.len() - 1];
+    if squares.len() == 2 {
+        let adjacent = super::board::Dir::ALL.iter().find(|&&d| neighbour(from, d) == Some(to));
+        if let Some(&dir) = adjacent {
+            if pos.occupied() & (1u32 << to) != 0 {
+                return format!("{} is occupied", to + 1);
+            }
+            if pos.kings() & from_bit == 0 && !side.forward().contains(&dir) {
+                return "a man cannot move backwards".into();
+            }
+        }
+    }
+    let own: Vec<String> = legal.iter().filter(|m| m.from() == from).map(move_to_pdn).collect();
+    if own.is_empty() {
+        format!("the piece on {} has no legal move", from + 1)
+    } else {
+        format!("the piece on {} can play {}", from + 1, own.join(" "))
+    }
+}
+
+fn list_available(moves: &[String]) -> String {
+    match moves.len() {
+        1 => format!("{} is", moves[0]),
+        _ => format!("{} are", moves.join(", ")),
+    }
+}
+
+/// PDN FEN of a position: side to move, then White's and Black's squares, `K` marking kings.
+pub fn to_fen(pos: &Position) -> String {
+    let side = match pos.turn() {
+        Color::Black => 'B',
+        Color::White => 'W',
+    };
+    let list = |color: Color| -> String {
+        Squares(pos.pieces(color))
+            .map(|sq| {
+                let k = if pos.kings() & (1u32 << sq) != 0 { "K" } else { "" };
+                format!("{k}{}", sq + 1)
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    format!("{side}:W{}:B{}", list(Color::White), list(Color::Black))
+}
+
+/// Parses PDN FEN: `B:W21,22,...:B1,...`, lists in either order, `K` before kings, ranges
+/// such as `1-12` or `K1-3`, optional spaces and a trailing period.
+pub fn parse_fen(text: &str) -> Result<Position, NotationError> {
+    let example = "expected e.g. B:W21-32:B1-12";
+    let cleaned: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let cleaned = cleaned.trim_end_matches('.');
+    if cleaned.is_empty() {
+        return err(format!("empty FEN: {example}"));
+    }
+    let mut parts = cleaned.split(':');
+    let turn = match parts.next().map(|s| s.to_ascii_uppercase()).as_deref() {
+        Some("B") => Color::Black,
+        Some("W") => Color::White,
+        other => {
+            return err(format!(
+                "FEN must start with the side to move, B or W, got {:?}: {example}",
+                other.unwrap_or("")
+            ));
+        }
+    };
+    let mut sets: [Option<(Bitboard, Bitboard)>; 2] = [None, None];
+    for part in parts {
+        let mut chars = part.chars();
+        let color = match chars.next().map(|c| c.to_ascii_uppercase()) {
+            Some('W') => Color::White,
+            Some('B') => Color::Black,
+            _ => return err(format!("FEN piece list must start with W or B, got {part:?}: {example}")),
+        };
+        if sets[color.index()].is_some() {
+            return err(format!("FEN lists {color}'s pieces twice"));
+        }
+        sets[color.index()] = Some(parse_piece_list(chars.as_str(), color)?);
+    }
+    let (Some((black, black_kings)), Some((white, white_kings))) = (sets[0], sets[1]) else {
+        return err(format!("FEN must list both White's and Black's pieces: {example}"));
+    };
+    if let Some(sq) = Squares(black & white).next() {
+        return err(format!("square {} is given to both sides", sq + 1));
+    }
+    for (color, men) in [(Color::Black, black & !black_kings), (Color::White, white & !white_kings)] {
+        if let Some(sq) = Squares(men & color.crown_row()).next() {
+            return err(format!(
+                "a {color} man cannot stand on {} (its king row); write K{} for a king",
+                sq + 1,
+                sq + 1
+            ));
+        }
+    }
+    Position::from_bitboards(black, white, black_kings | white_kings, turn)
+        .ok_or_else(|| NotationError("inconsistent FEN piece lists".into()))
+}
+
+/// Parses `21,22,K30,1-4` into (all pieces, kings).
+fn parse_piece_list(list: &str, color: Color) -> Result<(Bitboard, Bitboard), NotationError> {
+    let mut pieces = 0u32;
+    let mut kings = 0u32;
+    if list.is_empty() {
+        return Ok((0, 0));
+    }
+    for item in list.split(',') {
+        let (king, body) = match item.strip_prefix(['K', 'k']) {
+            Some(rest) => (true, rest),
+            None => (false, item),
+        };
+        let what = format!("{color} piece {item:?}");
+        let (lo, hi) = match body.split_once('-') {
+            Some((a, b)) => (parse_square(a, &what)?, parse_square(b, &what)?),
+            None => {
+                let s = parse_square(body, &what)?;
+                (s, s)
+            }
+        };
+        if lo > hi {
+            return err(format!("{what}: a range must run from low to high"));
+        }
+        for sq in lo..=hi {
+            let bit = 1u32 << sq;
+            if pieces & bit != 0 {
+                return err(format!("{color} square {} is listed twice", sq + 1));
+            }
+            pieces |= bit;
+            if king {
+                kings |= bit;
+            }
+        }
+    }
+    Ok((pieces, kings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_fen_round_trips() {
+        let fen = to_fen(&Position::start());
+        assert_eq!(
+            fen,
+            "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
+        );
+        assert_eq!(parse_fen(&fen).unwrap(), Position::start());
+        assert_eq!(parse_fen("B:W21-32:B1-12").unwrap(), Position::start());
+        assert_eq!(parse_fen(" b : b1-12 : w21-32 .").unwrap(), Position::start());
+    }
+
+    #[test]
+    fn kings_and_errors() {
+        let p = parse_fen("W:WK1,18:BK32,K3-4").unwrap();
+        assert_eq!(p.turn(), Color::White);
+        assert_eq!(to_fen(&p), "W:WK1,18:BK3,K4,K32");
+        for bad in ["", "X:W1:B2", "B:W1", "B:W1:B1", "B:W1,1:B2", "B:W33:B1", "B:W5-2:B1", "B:W1:B30", "B:Wx:B1"] {
+            let e = parse_fen(bad).unwrap_err();
+            assert!(!e.0.is_empty() && !e.0.contains('\n'), "{bad}: {e}");
+        }
+        assert!(parse_fen("B:W1:B30").unwrap_err().0.contains("king row"));
+    }
+
+    #[test]
+    fn move_text_round_trips_and_explains() {
+        let start = Position::start();
+        let mv = parse_move(&start, "11-15").unwrap();
+        assert_eq!(move_to_pdn(&mv), "11-15");
+        let e = parse_move(&start, "11-14").unwrap_err().0;
+        assert!(e.contains("can play 11-15 11-16"), "{e}");
+        let e = parse_move(&start, "22-18").unwrap_err().0;
+        assert!(e.contains("White piece"), "{e}");
+        let e = parse_move(&start, "15-19").unwrap_err().0;
+        assert!(e.contains("no piece on 15"), "{e}");
+        let e = parse_move(&start, "eleven").unwrap_err().0;
+        assert!(e.contains("expected a move"), "{e}");
+    }
+}

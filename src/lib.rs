@@ -1,0 +1,3 @@
+//! checkers-zero: learns English checkers from zero knowledge.
+
+pub mod game;
