@@ -5,6 +5,10 @@ fn main() {
     for depth in 1..=d {
         let t = std::time::Instant::now();
         let n = perft::perft(&Position::start(), depth, unique);
-        println!("{depth} {n} {:.3}s {:.1} Mnps", t.elapsed().as_secs_f64(), n as f64 / t.elapsed().as_secs_f64() / 1e6);
+        println!(
+            "{depth} {n} {:.3}s {:.1} Mnps",
+            t.elapsed().as_secs_f64(),
+            n as f64 / t.elapsed().as_secs_f64() / 1e6
+        );
     }
 }

@@ -1,3 +1,10 @@
 //! checkers-zero: learns English checkers from zero knowledge.
 
+pub mod agents;
+pub mod arena;
+pub mod engine;
+pub mod files;
 pub mod game;
+pub mod play;
+
+mod input;

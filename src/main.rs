@@ -1,1 +1,256 @@
-fn main() {}
+//! The `checkers-zero` command line: one subcommand per user task.
+
+use anyhow::{Context, Result, bail};
+use checkers_zero::agents::AgentSpec;
+use checkers_zero::arena::{GameConfig, MatchConfig, OpeningSet, run_match};
+use checkers_zero::game::{Color, Position, parse_fen, perft};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(
+    name = "checkers-zero",
+    version,
+    about = "Learns English checkers from zero knowledge; play, measure and compare agents."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count move sequences to a depth (checks the move generator).
+    Perft(PerftArgs),
+    /// Benchmarks that print one JSON object per measurement.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+    /// Play a game against an agent in the terminal.
+    Play(PlayArgs),
+    /// Play two agents against each other over the ballot openings.
+    Match(MatchArgs),
+    /// Speak the engine line protocol on stdin/stdout (see README).
+    Engine,
+}
+
+#[derive(clap::Args)]
+struct PerftArgs {
+    /// Plies to search.
+    #[arg(long, short)]
+    depth: u32,
+    /// Start from this PDN FEN instead of the initial position.
+    #[arg(long)]
+    fen: Option<String>,
+    /// Print the count below each root move.
+    #[arg(long)]
+    divide: bool,
+    /// Count capture routes with the same start, end and captured pieces once.
+    #[arg(long)]
+    unique: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// perft speed: nodes, seconds and nodes per second, one JSON line per run and a median.
+    Perft {
+        #[arg(long, default_value_t = 12)]
+        depth: u32,
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Timed runs; the last line reports their median.
+        #[arg(long, default_value_t = 3)]
+        repeat: usize,
+        #[arg(long)]
+        unique: bool,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Side {
+    Black,
+    White,
+}
+
+#[derive(clap::Args)]
+struct PlayArgs {
+    /// The opponent, e.g. `alphabeta:depth=8`, `alphabeta:time=2000`, `random`.
+    #[arg(long, default_value = "alphabeta:depth=6")]
+    agent: String,
+    /// Your colour (Black moves first).
+    #[arg(long, value_enum, default_value_t = Side::Black)]
+    color: Side,
+    /// Start from this PDN FEN.
+    #[arg(long)]
+    fen: Option<String>,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
+#[derive(clap::Args)]
+struct MatchArgs {
+    /// First agent spec, e.g. `alphabeta:depth=6`.
+    agent1: String,
+    /// Second agent spec, e.g. `random`.
+    agent2: String,
+    /// Number of games (default: every opening twice, once from each side).
+    #[arg(long)]
+    games: Option<usize>,
+    /// Starting positions.
+    #[arg(long, value_enum, default_value_t = OpeningSet::Standard)]
+    openings: OpeningSet,
+    /// Write all games here as PDN.
+    #[arg(long)]
+    pdn: Option<PathBuf>,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Adjudicate games that reach this many plies (more pieces, then more kings, wins).
+    #[arg(long)]
+    max_plies: Option<usize>,
+}
+
+fn main() {
+    if let Err(e) = run(Cli::parse()) {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Perft(args) => run_perft(args),
+        Command::Bench(BenchCommand::Perft {
+            depth,
+            threads,
+            repeat,
+            unique,
+        }) => bench_perft(depth, threads, repeat, unique),
+        Command::Play(args) => run_play(args),
+        Command::Match(args) => run_match_cmd(args),
+        Command::Engine => {
+            checkers_zero::engine::run(std::io::stdin().lock(), std::io::stdout())?;
+            Ok(())
+        }
+    }
+}
+
+fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
+    if threads == Some(0) {
+        bail!("--threads must be at least 1");
+    }
+    let mut b = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = threads {
+        b = b.num_threads(n);
+    }
+    b.build().context("could not start worker threads")
+}
+
+fn start_position(fen: Option<&str>) -> Result<Position> {
+    fen.map_or(Ok(Position::start()), |f| {
+        parse_fen(f).with_context(|| format!("bad --fen {f:?}"))
+    })
+}
+
+fn run_perft(args: PerftArgs) -> Result<()> {
+    let pos = start_position(args.fen.as_deref())?;
+    let pool = thread_pool(args.threads)?;
+    let t = Instant::now();
+    let nodes = if args.divide {
+        let rows = pool.install(|| perft::divide(&pos, args.depth, args.unique));
+        for (mv, n) in &rows {
+            println!("{mv}: {n}");
+        }
+        rows.iter().map(|r| r.1).sum()
+    } else {
+        pool.install(|| perft::perft_parallel(&pos, args.depth, args.unique))
+    };
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "perft({}) = {nodes}  ({secs:.3} s, {:.1} M nodes/s)",
+        args.depth,
+        nodes as f64 / secs.max(1e-9) / 1e6
+    );
+    Ok(())
+}
+
+fn bench_perft(depth: u32, threads: usize, repeat: usize, unique: bool) -> Result<()> {
+    let pool = thread_pool(Some(threads))?;
+    let pos = Position::start();
+    let mut rates = Vec::new();
+    for run in 0..repeat.max(1) {
+        let t = Instant::now();
+        let nodes = if threads == 1 {
+            perft::perft(&pos, depth, unique)
+        } else {
+            pool.install(|| perft::perft_parallel(&pos, depth, unique))
+        };
+        let secs = t.elapsed().as_secs_f64();
+        rates.push((secs, nodes));
+        println!(
+            "{}",
+            serde_json::json!({"bench": "perft", "impl": "checkers-zero", "depth": depth,
+                "unique": unique, "threads": threads, "run": run, "nodes": nodes,
+                "seconds": secs, "nodes_per_s": nodes as f64 / secs})
+        );
+    }
+    rates.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (secs, nodes) = rates[rates.len() / 2];
+    println!(
+        "{}",
+        serde_json::json!({"bench": "perft", "impl": "checkers-zero", "depth": depth,
+            "unique": unique, "threads": threads, "stat": "median", "runs": rates.len(),
+            "nodes": nodes, "seconds": secs, "nodes_per_s": nodes as f64 / secs})
+    );
+    Ok(())
+}
+
+fn parse_spec(text: &str) -> Result<AgentSpec> {
+    let spec: AgentSpec = text.parse()?;
+    spec.build(0)?;
+    Ok(spec)
+}
+
+fn run_play(args: PlayArgs) -> Result<()> {
+    let opts = checkers_zero::play::PlayOptions {
+        agent: parse_spec(&args.agent)?,
+        human: match args.color {
+            Side::Black => Color::Black,
+            Side::White => Color::White,
+        },
+        start: start_position(args.fen.as_deref())?,
+        seed: args.seed,
+    };
+    checkers_zero::play::run(&opts, std::io::stdin().lock(), std::io::stdout())?;
+    Ok(())
+}
+
+fn run_match_cmd(args: MatchArgs) -> Result<()> {
+    let config = MatchConfig {
+        first: parse_spec(&args.agent1)?,
+        second: parse_spec(&args.agent2)?,
+        games: args.games,
+        openings: args.openings,
+        seed: args.seed,
+        game: GameConfig {
+            max_plies: args.max_plies,
+        },
+        progress: true,
+    };
+    let pool = thread_pool(args.threads)?;
+    let t = Instant::now();
+    let report = pool.install(|| run_match(&config))?;
+    print!("{}", report.summary());
+    println!("  ({:.1} s)", t.elapsed().as_secs_f64());
+    if let Some(path) = &args.pdn {
+        checkers_zero::files::write_atomic(path, report.pdn().as_bytes())
+            .with_context(|| format!("could not write {}", path.display()))?;
+        println!("games written to {}", path.display());
+    }
+    Ok(())
+}

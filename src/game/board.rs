@@ -19,7 +19,12 @@ pub enum Dir {
 }
 
 impl Dir {
-    pub const ALL: [Dir; 4] = [Dir::NorthWest, Dir::NorthEast, Dir::SouthWest, Dir::SouthEast];
+    pub const ALL: [Dir; 4] = [
+        Dir::NorthWest,
+        Dir::NorthEast,
+        Dir::SouthWest,
+        Dir::SouthEast,
+    ];
     pub const NORTH: [Dir; 2] = [Dir::NorthWest, Dir::NorthEast];
     pub const SOUTH: [Dir; 2] = [Dir::SouthWest, Dir::SouthEast];
 

@@ -25,7 +25,12 @@ impl Move {
     pub const fn step(from: u8, to: u8) -> Move {
         let mut path = [0; MAX_PATH];
         path[0] = to;
-        Move { from, len: 1, path, captured: 0 }
+        Move {
+            from,
+            len: 1,
+            path,
+            captured: 0,
+        }
     }
 
     #[inline(always)]
@@ -76,7 +81,11 @@ impl std::fmt::Display for Move {
 fn movers(pos: &Position, dir: Dir) -> Bitboard {
     let side = pos.turn();
     let mine = pos.pieces(side);
-    if side.forward().contains(&dir) { mine } else { mine & pos.kings() }
+    if side.forward().contains(&dir) {
+        mine
+    } else {
+        mine & pos.kings()
+    }
 }
 
 /// Pieces of the side to move that have a jump available.
@@ -134,6 +143,12 @@ pub fn count_moves(pos: &Position, unique: bool, scratch: &mut Vec<Move>) -> u64
     count_captures(pos, jumping, unique, scratch)
 }
 
+/// The moves with one route kept for each distinct result (see [`dedup_routes`]).
+pub fn dedup_routes_of(mut moves: Vec<Move>) -> Vec<Move> {
+    dedup_routes(&mut moves);
+    moves
+}
+
 /// Keeps one move of each group with the same start, end and captured pieces.
 pub fn dedup_routes(moves: &mut Vec<Move>) {
     // Steps are always distinct, and a move list is all steps or all captures.
@@ -160,15 +175,24 @@ struct Jump {
 }
 
 const fn jump_table() -> [[Jump; 4]; 32] {
-    let mut t = [[Jump { over: 0, land: 0, land_sq: 0 }; 4]; 32];
+    let mut t = [[Jump {
+        over: 0,
+        land: 0,
+        land_sq: 0,
+    }; 4]; 32];
     let mut sq = 0;
     while sq < 32 {
         let mut d = 0;
         while d < 4 {
-            if let (Some(over), Some(land)) =
-                (neighbour(sq as u8, Dir::ALL[d]), jump_landing(sq as u8, Dir::ALL[d]))
-            {
-                t[sq][d] = Jump { over: 1 << over, land: 1 << land, land_sq: land };
+            if let (Some(over), Some(land)) = (
+                neighbour(sq as u8, Dir::ALL[d]),
+                jump_landing(sq as u8, Dir::ALL[d]),
+            ) {
+                t[sq][d] = Jump {
+                    over: 1 << over,
+                    land: 1 << land,
+                    land_sq: land,
+                };
             }
             d += 1;
         }
@@ -207,9 +231,10 @@ impl JumpSearch {
     #[inline(always)]
     fn jumps_from(&self, at: u8, captured: Bitboard) -> impl Iterator<Item = Jump> + '_ {
         let table = &JUMPS[at as usize];
-        self.dirs.iter().map(move |d| table[d.index()]).filter(move |j| {
-            self.opp & !captured & j.over != 0 && self.empty & j.land != 0
-        })
+        self.dirs
+            .iter()
+            .map(move |d| table[d.index()])
+            .filter(move |j| self.opp & !captured & j.over != 0 && self.empty & j.land != 0)
     }
 
     /// A man that reaches the king row is crowned and its move ends there.
@@ -243,7 +268,11 @@ impl JumpSearch {
     fn count(&self, at: u8, captured: Bitboard) -> u64 {
         let mut n = 0;
         for j in self.jumps_from(at, captured) {
-            n += if self.ends_on(&j) { 1 } else { self.count(j.land_sq, captured | j.over) };
+            n += if self.ends_on(&j) {
+                1
+            } else {
+                self.count(j.land_sq, captured | j.over)
+            };
         }
         n.max(1)
     }
@@ -260,7 +289,12 @@ fn forward_dirs(side: Color) -> &'static [Dir] {
 fn generate_captures(pos: &Position, jumping: Bitboard, out: &mut Vec<Move>) {
     for sq in Squares(jumping) {
         let search = JumpSearch::new(pos, sq);
-        let mut mv = Move { from: sq, len: 0, path: [0; MAX_PATH], captured: 0 };
+        let mut mv = Move {
+            from: sq,
+            len: 0,
+            path: [0; MAX_PATH],
+            captured: 0,
+        };
         search.extend(&mut mv, sq, out);
     }
 }
@@ -274,5 +308,7 @@ fn count_captures(pos: &Position, jumping: Bitboard, unique: bool, scratch: &mut
         dedup_routes(scratch);
         return scratch.len() as u64;
     }
-    Squares(jumping).map(|sq| JumpSearch::new(pos, sq).count(sq, 0)).sum()
+    Squares(jumping)
+        .map(|sq| JumpSearch::new(pos, sq).count(sq, 0))
+        .sum()
 }

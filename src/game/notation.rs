@@ -31,7 +31,9 @@ pub fn move_to_pdn(mv: &Move) -> String {
 fn parse_square(tok: &str, what: &str) -> Result<u8, NotationError> {
     match tok.trim().parse::<u8>() {
         Ok(n @ 1..=32) => Ok(n - 1),
-        _ => err(format!("{what}: expected a square number 1-32, got {tok:?}")),
+        _ => err(format!(
+            "{what}: expected a square number 1-32, got {tok:?}"
+        )),
     }
 }
 
@@ -72,7 +74,11 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, NotationError> {
         }
         let mut routes: Vec<String> = Vec::new();
         for m in &matches {
-            if !matches.iter().take_while(|o| *o != m).any(|o| o.captured() == m.captured()) {
+            if !matches
+                .iter()
+                .take_while(|o| *o != m)
+                .any(|o| o.captured() == m.captured())
+            {
                 routes.push(move_to_pdn(m));
             }
         }
@@ -81,7 +87,10 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, NotationError> {
             routes.join(" and ")
         ));
     }
-    err(format!("{text} is not legal: {}", why_illegal(pos, &legal, &squares)))
+    err(format!(
+        "{text} is not legal: {}",
+        why_illegal(pos, &legal, &squares)
+    ))
 }
 
 fn why_illegal(pos: &Position, legal: &[Move], squares: &[u8]) -> String {
@@ -90,25 +99,41 @@ fn why_illegal(pos: &Position, legal: &[Move], squares: &[u8]) -> String {
     let from_bit = 1u32 << from;
     if pos.pieces(side) & from_bit == 0 {
         return if pos.pieces(side.opposite()) & from_bit != 0 {
-            format!("{} holds a {} piece and {side} is to move", from + 1, side.opposite())
+            format!(
+                "{} holds a {} piece and {side} is to move",
+                from + 1,
+                side.opposite()
+            )
         } else {
             format!("there is no piece on {}", from + 1)
         };
     }
     let captures: Vec<String> = legal.iter().map(move_to_pdn).collect();
     if legal[0].is_capture() {
-        let own: Vec<&String> =
-            captures.iter().zip(legal).filter(|(_, m)| m.from() == from).map(|(s, _)| s).collect();
+        let own: Vec<&String> = captures
+            .iter()
+            .zip(legal)
+            .filter(|(_, m)| m.from() == from)
+            .map(|(s, _)| s)
+            .collect();
         return if own.is_empty() {
-            format!("capture is compulsory: {} available", list_available(&captures))
+            format!(
+                "capture is compulsory: {} available",
+                list_available(&captures)
+            )
         } else {
             let own: Vec<String> = own.into_iter().cloned().collect();
-            format!("this piece must capture: {} available", list_available(&own))
+            format!(
+                "this piece must capture: {} available",
+                list_available(&own)
+            )
         };
     }
     let to = squares[squares.len() - 1];
     if squares.len() == 2 {
-        let adjacent = super::board::Dir::ALL.iter().find(|&&d| neighbour(from, d) == Some(to));
+        let adjacent = super::board::Dir::ALL
+            .iter()
+            .find(|&&d| neighbour(from, d) == Some(to));
         if let Some(&dir) = adjacent {
             if pos.occupied() & (1u32 << to) != 0 {
                 return format!("{} is occupied", to + 1);
@@ -118,7 +143,11 @@ fn why_illegal(pos: &Position, legal: &[Move], squares: &[u8]) -> String {
             }
         }
     }
-    let own: Vec<String> = legal.iter().filter(|m| m.from() == from).map(move_to_pdn).collect();
+    let own: Vec<String> = legal
+        .iter()
+        .filter(|m| m.from() == from)
+        .map(move_to_pdn)
+        .collect();
     if own.is_empty() {
         format!("the piece on {} has no legal move", from + 1)
     } else {
@@ -142,7 +171,11 @@ pub fn to_fen(pos: &Position) -> String {
     let list = |color: Color| -> String {
         Squares(pos.pieces(color))
             .map(|sq| {
-                let k = if pos.kings() & (1u32 << sq) != 0 { "K" } else { "" };
+                let k = if pos.kings() & (1u32 << sq) != 0 {
+                    "K"
+                } else {
+                    ""
+                };
                 format!("{k}{}", sq + 1)
             })
             .collect::<Vec<_>>()
@@ -161,13 +194,13 @@ pub fn parse_fen(text: &str) -> Result<Position, NotationError> {
         return err(format!("empty FEN: {example}"));
     }
     let mut parts = cleaned.split(':');
-    let turn = match parts.next().map(|s| s.to_ascii_uppercase()).as_deref() {
-        Some("B") => Color::Black,
-        Some("W") => Color::White,
-        other => {
+    let first = parts.next().unwrap_or("");
+    let turn = match first {
+        "B" | "b" => Color::Black,
+        "W" | "w" => Color::White,
+        _ => {
             return err(format!(
-                "FEN must start with the side to move, B or W, got {:?}: {example}",
-                other.unwrap_or("")
+                "FEN must start with the side to move, B or W, got {first:?}: {example}"
             ));
         }
     };
@@ -177,7 +210,11 @@ pub fn parse_fen(text: &str) -> Result<Position, NotationError> {
         let color = match chars.next().map(|c| c.to_ascii_uppercase()) {
             Some('W') => Color::White,
             Some('B') => Color::Black,
-            _ => return err(format!("FEN piece list must start with W or B, got {part:?}: {example}")),
+            _ => {
+                return err(format!(
+                    "FEN piece list must start with W or B, got {part:?}: {example}"
+                ));
+            }
         };
         if sets[color.index()].is_some() {
             return err(format!("FEN lists {color}'s pieces twice"));
@@ -185,12 +222,17 @@ pub fn parse_fen(text: &str) -> Result<Position, NotationError> {
         sets[color.index()] = Some(parse_piece_list(chars.as_str(), color)?);
     }
     let (Some((black, black_kings)), Some((white, white_kings))) = (sets[0], sets[1]) else {
-        return err(format!("FEN must list both White's and Black's pieces: {example}"));
+        return err(format!(
+            "FEN must list both White's and Black's pieces: {example}"
+        ));
     };
     if let Some(sq) = Squares(black & white).next() {
         return err(format!("square {} is given to both sides", sq + 1));
     }
-    for (color, men) in [(Color::Black, black & !black_kings), (Color::White, white & !white_kings)] {
+    for (color, men) in [
+        (Color::Black, black & !black_kings),
+        (Color::White, white & !white_kings),
+    ] {
         if let Some(sq) = Squares(men & color.crown_row()).next() {
             return err(format!(
                 "a {color} man cannot stand on {} (its king row); write K{} for a king",
@@ -253,7 +295,10 @@ mod tests {
         );
         assert_eq!(parse_fen(&fen).unwrap(), Position::start());
         assert_eq!(parse_fen("B:W21-32:B1-12").unwrap(), Position::start());
-        assert_eq!(parse_fen(" b : b1-12 : w21-32 .").unwrap(), Position::start());
+        assert_eq!(
+            parse_fen(" b : b1-12 : w21-32 .").unwrap(),
+            Position::start()
+        );
     }
 
     #[test]
@@ -261,7 +306,17 @@ mod tests {
         let p = parse_fen("W:WK1,18:BK32,K3-4").unwrap();
         assert_eq!(p.turn(), Color::White);
         assert_eq!(to_fen(&p), "W:WK1,18:BK3,K4,K32");
-        for bad in ["", "X:W1:B2", "B:W1", "B:W1:B1", "B:W1,1:B2", "B:W33:B1", "B:W5-2:B1", "B:W1:B30", "B:Wx:B1"] {
+        for bad in [
+            "",
+            "X:W1:B2",
+            "B:W1",
+            "B:W1:B1",
+            "B:W1,1:B2",
+            "B:W33:B1",
+            "B:W5-2:B1",
+            "B:W1:B30",
+            "B:Wx:B1",
+        ] {
             let e = parse_fen(bad).unwrap_err();
             assert!(!e.0.is_empty() && !e.0.contains('\n'), "{bad}: {e}");
         }

@@ -50,7 +50,9 @@ pub fn perft(pos: &Position, depth: u32, unique: bool) -> u64 {
 pub fn divide(pos: &Position, depth: u32, unique: bool) -> Vec<(Move, u64)> {
     let mut root = Vec::new();
     moves_of(pos, unique, &mut root);
-    root.par_iter().map(|mv| (*mv, perft(&pos.apply(mv), depth.saturating_sub(1), unique))).collect()
+    root.par_iter()
+        .map(|mv| (*mv, perft(&pos.apply(mv), depth.saturating_sub(1), unique)))
+        .collect()
 }
 
 /// perft spread over the current rayon pool: the positions two plies down are the work items,
@@ -68,7 +70,10 @@ pub fn perft_parallel(pos: &Position, depth: u32, unique: bool) -> u64 {
         moves_of(&child, unique, &mut replies);
         frontier.extend(replies.iter().map(|r| child.apply(r)));
     }
-    frontier.par_iter().map(|p| perft(p, depth - 2, unique)).sum()
+    frontier
+        .par_iter()
+        .map(|p| perft(p, depth - 2, unique))
+        .sum()
 }
 
 #[cfg(test)]

@@ -79,7 +79,12 @@ impl Default for Position {
 impl Position {
     /// The initial position: Black on 1-12, White on 21-32, Black to move.
     pub const fn start() -> Position {
-        Position { black: 0x0000_0FFF, white: 0xFFF0_0000, kings: 0, turn: Color::Black }
+        Position {
+            black: 0x0000_0FFF,
+            white: 0xFFF0_0000,
+            kings: 0,
+            turn: Color::Black,
+        }
     }
 
     /// Builds a position from piece sets; `None` if a square is claimed twice or a king
@@ -93,7 +98,12 @@ impl Position {
         if black & white != 0 || kings & !(black | white) != 0 {
             return None;
         }
-        Some(Position { black, white, kings, turn })
+        Some(Position {
+            black,
+            white,
+            kings,
+            turn,
+        })
     }
 
     #[inline(always)]
@@ -139,9 +149,15 @@ impl Position {
         let bit = 1u32 << sq;
         let king = self.kings & bit != 0;
         if self.black & bit != 0 {
-            Some(Piece { color: Color::Black, king })
+            Some(Piece {
+                color: Color::Black,
+                king,
+            })
         } else if self.white & bit != 0 {
-            Some(Piece { color: Color::White, king })
+            Some(Piece {
+                color: Color::White,
+                king,
+            })
         } else {
             None
         }
@@ -189,7 +205,11 @@ impl Position {
 
     /// Zobrist hash of the position (pieces and side to move).
     pub fn hash(&self) -> u64 {
-        let mut h = if self.turn == Color::White { zobrist::WHITE_TO_MOVE } else { 0 };
+        let mut h = if self.turn == Color::White {
+            zobrist::WHITE_TO_MOVE
+        } else {
+            0
+        };
         for (color, set) in [(Color::Black, self.black), (Color::White, self.white)] {
             for sq in Squares(set & !self.kings) {
                 h ^= zobrist::key(color, false, sq);

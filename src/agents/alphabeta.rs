@@ -1,0 +1,512 @@
+//! The alpha-beta agent: the fixed yardstick the learners are measured against.
+//!
+//! Negamax with iterative deepening, a transposition table, move ordering (table move,
+//! longer captures, history heuristic) and a capture extension: at the horizon a position
+//! whose side to move must capture is searched on until it is quiet. The evaluation is
+//! material only (man 1, king `king_weight`). For given limits and seed the search is
+//! deterministic: the seed only shuffles the root moves, which decides ties between moves
+//! of equal score. A time limit (unlike depth and node limits) makes it timing-dependent.
+
+use super::{Agent, AgentError, Analysis, Decision, Limits, MoveScore};
+use crate::game::record::FORTY_MOVE_PLIES;
+use crate::game::{Game, Move, Position, dedup_routes, move_to_pdn, moves::generate};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use std::time::Instant;
+
+/// Scores are in hundredths of a man. A win at ply p scores `WIN - p`, so nearer wins are
+/// preferred and farther losses resisted.
+const MAN: i32 = 100;
+const WIN: i32 = 1_000_000;
+const INF: i32 = WIN + 1;
+/// Scores beyond this are wins or losses at a known distance.
+const WIN_BOUND: i32 = WIN - 10_000;
+const MAX_DEPTH: u32 = 64;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct AlphaBetaConfig {
+    pub limits: Limits,
+    /// A king's value in men.
+    pub king_weight: f32,
+    /// Transposition table size in MiB.
+    pub hash_mb: usize,
+}
+
+impl Default for AlphaBetaConfig {
+    fn default() -> Self {
+        AlphaBetaConfig {
+            limits: Limits {
+                depth: Some(6),
+                movetime: None,
+                nodes: None,
+            },
+            king_weight: 1.5,
+            hash_mb: 16,
+        }
+    }
+}
+
+impl AlphaBetaConfig {
+    pub fn validate(&self) -> Result<(), AgentError> {
+        if let Some(d) = self.limits.depth
+            && !(1..=MAX_DEPTH).contains(&d)
+        {
+            return Err(AgentError(format!(
+                "alphabeta depth={d}: expected 1-{MAX_DEPTH}"
+            )));
+        }
+        if !(self.king_weight.is_finite() && self.king_weight > 0.0 && self.king_weight <= 100.0) {
+            return Err(AgentError(format!(
+                "alphabeta king={}: expected a king value in men between 0 and 100",
+                self.king_weight
+            )));
+        }
+        if !(1..=65536).contains(&self.hash_mb) {
+            return Err(AgentError(format!(
+                "alphabeta hash={}: expected 1-65536 MiB",
+                self.hash_mb
+            )));
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Bound {
+    Exact,
+    Lower,
+    Upper,
+}
+
+/// One table slot: 16 bytes. `best` indexes the position's move list in generation order
+/// (deterministic), or is `u8::MAX` for none.
+#[derive(Clone, Copy)]
+struct TtEntry {
+    key: u64,
+    score: i32,
+    depth: i8,
+    bound: Bound,
+    best: u8,
+}
+
+const EMPTY_ENTRY: TtEntry = TtEntry {
+    key: 0,
+    score: 0,
+    depth: -1,
+    bound: Bound::Exact,
+    best: u8::MAX,
+};
+
+pub struct AlphaBeta {
+    config: AlphaBetaConfig,
+    seed: u64,
+    rng: StdRng,
+    king_value: i32,
+    tt: Vec<TtEntry>,
+    /// History heuristic: how often a quiet move from->to caused a cut-off, weighted by depth.
+    history: Box<[[u32; 32]; 32]>,
+    /// Hashes of the positions before the current node (game history, then search path).
+    path: Vec<u64>,
+    /// One move buffer per ply, reused.
+    buffers: Vec<Vec<Move>>,
+    nodes: u64,
+    node_limit: u64,
+    deadline: Option<Instant>,
+    stopped: bool,
+}
+
+impl AlphaBeta {
+    pub fn new(config: AlphaBetaConfig, seed: u64) -> Self {
+        let entries = (config.hash_mb << 20) / std::mem::size_of::<TtEntry>();
+        let entries = entries.next_power_of_two() / 2;
+        AlphaBeta {
+            king_value: (config.king_weight * MAN as f32).round() as i32,
+            config,
+            seed,
+            rng: StdRng::seed_from_u64(seed),
+            tt: vec![EMPTY_ENTRY; entries.max(1024)],
+            history: Box::new([[0; 32]; 32]),
+            path: Vec::new(),
+            buffers: Vec::new(),
+            nodes: 0,
+            node_limit: u64::MAX,
+            deadline: None,
+            stopped: false,
+        }
+    }
+
+    fn evaluate(&self, pos: &Position) -> i32 {
+        let me = pos.turn();
+        let material = |c| {
+            pos.men(c).count_ones() as i32 * MAN
+                + pos.kings_of(c).count_ones() as i32 * self.king_value
+        };
+        material(me) - material(me.opposite())
+    }
+
+    fn tt_index(&self, key: u64) -> usize {
+        (key as usize) & (self.tt.len() - 1)
+    }
+
+    fn moves_at(&mut self, ply: usize, pos: &Position) -> Vec<Move> {
+        if self.buffers.len() <= ply {
+            self.buffers.resize_with(ply + 1, || Vec::with_capacity(32));
+        }
+        let mut moves = std::mem::take(&mut self.buffers[ply]);
+        moves.clear();
+        generate(pos, &mut moves);
+        dedup_routes(&mut moves);
+        moves
+    }
+
+    fn out_of_budget(&mut self) -> bool {
+        if self.nodes >= self.node_limit {
+            self.stopped = true;
+        } else if self.nodes % 1024 == 0
+            && let Some(deadline) = self.deadline
+            && Instant::now() >= deadline
+        {
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    /// True if the position `hash` occurred earlier with the same side to move since the last
+    /// irreversible move (`quiet` plies ago at most): the search scores it as a draw.
+    fn repeats(&self, hash: u64, quiet: u32) -> bool {
+        let n = self.path.len();
+        (2..=quiet as usize)
+            .step_by(2)
+            .take_while(|&k| k <= n)
+            .any(|k| self.path[n - k] == hash)
+    }
+
+    /// Orders `moves` best-first for search: the table move, then longer captures, crowning
+    /// moves, then quiet moves by history score. Returns the moves' generation indices.
+    fn order(&self, pos: &Position, moves: &mut [Move], tt_best: u8) -> Vec<u8> {
+        let mut keyed: Vec<(u32, u8, Move)> = moves
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let key = if i as u8 == tt_best {
+                    u32::MAX
+                } else if m.is_capture() {
+                    1_000_000 + m.captured().count_ones() * 1000
+                } else if pos.kings() & (1 << m.from()) == 0
+                    && (1 << m.to()) & pos.turn().crown_row() != 0
+                {
+                    900_000
+                } else {
+                    self.history[m.from() as usize][m.to() as usize].min(800_000)
+                };
+                (key, i as u8, *m)
+            })
+            .collect();
+        // Stable: equal keys keep generation order, so the order is deterministic.
+        keyed.sort_by(|a, b| b.0.cmp(&a.0));
+        for (slot, k) in moves.iter_mut().zip(&keyed) {
+            *slot = k.2;
+        }
+        keyed.iter().map(|k| k.1).collect()
+    }
+
+    fn negamax(
+        &mut self,
+        pos: &Position,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        quiet: u32,
+    ) -> i32 {
+        self.nodes += 1;
+        if self.out_of_budget() {
+            return 0;
+        }
+        let hash = pos.hash();
+        if self.repeats(hash, quiet) || quiet >= FORTY_MOVE_PLIES {
+            return 0;
+        }
+        let mut moves = self.moves_at(ply, pos);
+        if moves.is_empty() {
+            self.buffers[ply] = moves;
+            return -(WIN - ply as i32);
+        }
+        // Capture extension: at the horizon only quiet positions are evaluated.
+        if depth <= 0 && !moves[0].is_capture() {
+            self.buffers[ply] = moves;
+            return self.evaluate(pos);
+        }
+        let slot = self.tt_index(hash);
+        let mut tt_best = u8::MAX;
+        let entry = self.tt[slot];
+        if entry.key == hash && entry.depth >= 0 {
+            tt_best = entry.best;
+            if entry.depth as i32 >= depth {
+                let score = from_tt(entry.score, ply);
+                let usable = match entry.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => score >= beta,
+                    Bound::Upper => score <= alpha,
+                };
+                if usable {
+                    self.buffers[ply] = moves;
+                    return score;
+                }
+            }
+        }
+        let original_alpha = alpha;
+        let indices = self.order(pos, &mut moves, tt_best);
+        let mut best = -INF;
+        let mut best_index = u8::MAX;
+        self.path.push(hash);
+        for (mv, &index) in moves.iter().zip(&indices) {
+            let child = pos.apply(mv);
+            let child_quiet = if pos.is_irreversible(mv) {
+                0
+            } else {
+                quiet + 1
+            };
+            let score = -self.negamax(
+                &child,
+                (depth - 1).max(0),
+                -beta,
+                -alpha,
+                ply + 1,
+                child_quiet,
+            );
+            if self.stopped {
+                break;
+            }
+            if score > best {
+                best = score;
+                best_index = index;
+            }
+            if score > alpha {
+                alpha = score;
+            }
+            if alpha >= beta {
+                if !mv.is_capture() {
+                    let h = &mut self.history[mv.from() as usize][mv.to() as usize];
+                    *h = h.saturating_add((depth * depth).max(1) as u32);
+                }
+                break;
+            }
+        }
+        self.path.pop();
+        self.buffers[ply] = moves;
+        if !self.stopped && depth > 0 {
+            let bound = if best <= original_alpha {
+                Bound::Upper
+            } else if best >= beta {
+                Bound::Lower
+            } else {
+                Bound::Exact
+            };
+            self.tt[slot] = TtEntry {
+                key: hash,
+                score: to_tt(best, ply),
+                depth: depth as i8,
+                bound,
+                best: best_index,
+            };
+        }
+        best
+    }
+
+    /// Iterative deepening at the root; returns the root moves (after route de-duplication)
+    /// with their scores from the last completed iteration, best first, and the depth reached.
+    /// With `exact`, every root move gets a full-window search (all scores exact).
+    fn search(&mut self, game: &Game, limits: &Limits, exact: bool) -> (Vec<(Move, i32)>, u32) {
+        let limits = limits.or(self.config.limits);
+        let max_depth = limits.depth.unwrap_or(MAX_DEPTH).min(MAX_DEPTH);
+        self.nodes = 0;
+        self.stopped = false;
+        self.node_limit = limits.nodes.unwrap_or(u64::MAX);
+        self.deadline = limits.movetime.map(|t| Instant::now() + t);
+        let pos = *game.position();
+        let quiet = game.quiet_plies();
+        let history = game.reversible_hashes();
+        self.path.clear();
+        self.path.extend_from_slice(&history[..history.len() - 1]);
+        let mut root = self.moves_at(0, &pos);
+        root.shuffle(&mut self.rng);
+        let mut scored: Vec<(Move, i32)> = root.iter().map(|m| (*m, 0)).collect();
+        let mut reached = 0;
+        for depth in 1..=max_depth {
+            let mut alpha = -INF;
+            let mut this_iter: Vec<(Move, i32)> = Vec::with_capacity(scored.len());
+            self.path.push(pos.hash());
+            for &(mv, _) in &scored {
+                let child = pos.apply(&mv);
+                let child_quiet = if pos.is_irreversible(&mv) {
+                    0
+                } else {
+                    quiet + 1
+                };
+                let window_alpha = if exact { -INF } else { alpha };
+                let score = -self.negamax(
+                    &child,
+                    depth as i32 - 1,
+                    -INF,
+                    -window_alpha,
+                    1,
+                    child_quiet,
+                );
+                if self.stopped && depth > 1 {
+                    break;
+                }
+                alpha = alpha.max(score);
+                this_iter.push((mv, score));
+            }
+            self.path.pop();
+            if self.stopped && depth > 1 {
+                break;
+            }
+            // Stable sort: among equal scores the earlier (seed-shuffled) move stays first.
+            this_iter.sort_by(|a, b| b.1.cmp(&a.1));
+            scored = this_iter;
+            reached = depth;
+            // A forced move needs no more thought when a clock is running; at a fixed depth
+            // the search goes on so the reported value is as deep as asked.
+            let forced = scored.len() == 1 && self.deadline.is_some();
+            let decided = forced || scored[0].1.abs() >= WIN_BOUND;
+            if self.stopped || (decided && !exact) {
+                break;
+            }
+        }
+        (scored, reached)
+    }
+
+    /// Follows table moves from the root to show the expected line.
+    fn principal_variation(&mut self, game: &Game, first: Move, max_len: usize) -> String {
+        let mut line = vec![move_to_pdn(&first)];
+        let mut pos = game.position().apply(&first);
+        let mut seen = vec![game.hash(), pos.hash()];
+        while line.len() < max_len {
+            let entry = self.tt[self.tt_index(pos.hash())];
+            if entry.key != pos.hash() || entry.best == u8::MAX {
+                break;
+            }
+            let mut moves = Vec::new();
+            generate(&pos, &mut moves);
+            dedup_routes(&mut moves);
+            let Some(mv) = moves.get(entry.best as usize).copied() else {
+                break;
+            };
+            line.push(move_to_pdn(&mv));
+            pos = pos.apply(&mv);
+            if seen.contains(&pos.hash()) {
+                break;
+            }
+            seen.push(pos.hash());
+        }
+        line.join(" ")
+    }
+
+    fn analysis(&mut self, game: &Game, scored: &[(Move, i32)], depth: u32) -> Analysis {
+        let (best, score) = scored[0];
+        let pv = self.principal_variation(game, best, depth.max(1) as usize);
+        Analysis {
+            moves: scored
+                .iter()
+                .map(|&(mv, s)| MoveScore {
+                    mv,
+                    score: score_in_men(s),
+                })
+                .collect(),
+            value: score_in_men(score),
+            summary: format!(
+                "depth {depth} score {} nodes {} pv {pv}",
+                describe(score),
+                self.nodes
+            ),
+        }
+    }
+}
+
+/// Win scores are stored relative to the node so they stay right when found at another ply.
+fn to_tt(score: i32, ply: usize) -> i32 {
+    if score >= WIN_BOUND {
+        score + ply as i32
+    } else if score <= -WIN_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn from_tt(score: i32, ply: usize) -> i32 {
+    if score >= WIN_BOUND {
+        score - ply as i32
+    } else if score <= -WIN_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+/// A score in men; wins and losses map to +-1000 minus the distance.
+fn score_in_men(score: i32) -> f32 {
+    if score.abs() >= WIN_BOUND {
+        score.signum() as f32 * (1000.0 - (WIN - score.abs()) as f32)
+    } else {
+        score as f32 / MAN as f32
+    }
+}
+
+fn describe(score: i32) -> String {
+    if score >= WIN_BOUND {
+        format!("win-in-{}", WIN - score)
+    } else if score <= -WIN_BOUND {
+        format!("loss-in-{}", WIN + score)
+    } else {
+        format!("{:+.2}", score as f32 / MAN as f32)
+    }
+}
+
+impl Agent for AlphaBeta {
+    fn name(&self) -> String {
+        let c = &self.config;
+        let mut s = String::from("alphabeta");
+        let mut opts = Vec::new();
+        if let Some(d) = c.limits.depth {
+            opts.push(format!("depth={d}"));
+        }
+        if let Some(t) = c.limits.movetime {
+            opts.push(format!("time={}", t.as_millis()));
+        }
+        if let Some(n) = c.limits.nodes {
+            opts.push(format!("nodes={n}"));
+        }
+        if c.king_weight != 1.5 {
+            opts.push(format!("king={}", c.king_weight));
+        }
+        if !opts.is_empty() {
+            s.push(':');
+            s.push_str(&opts.join(","));
+        }
+        s
+    }
+
+    fn select(&mut self, game: &Game, limits: &Limits) -> Decision {
+        let (scored, depth) = self.search(game, limits, false);
+        let analysis = self.analysis(game, &scored, depth);
+        Decision {
+            mv: scored[0].0,
+            analysis: Some(analysis),
+        }
+    }
+
+    fn analyse(&mut self, game: &Game, limits: &Limits) -> Option<Analysis> {
+        let (scored, depth) = self.search(game, limits, true);
+        Some(self.analysis(game, &scored, depth))
+    }
+
+    fn new_game(&mut self) {
+        self.tt.fill(EMPTY_ENTRY);
+        *self.history = [[0; 32]; 32];
+        self.rng = StdRng::seed_from_u64(self.seed);
+    }
+}

@@ -1,0 +1,72 @@
+//! Agents: anything that picks a move for a game. The rest of the project (play, match,
+//! engine, tournaments, trainers) talks to them only through [`Agent`], and builds them from
+//! an [`AgentSpec`] such as `alphabeta:depth=6,king=1.5`.
+
+pub mod alphabeta;
+pub mod random;
+pub mod spec;
+
+use crate::game::{Game, Move};
+use std::time::Duration;
+
+pub use spec::{AgentError, AgentSpec};
+
+/// Search limits for one move. `None` leaves the agent's own default in force.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    pub depth: Option<u32>,
+    pub movetime: Option<Duration>,
+    pub nodes: Option<u64>,
+}
+
+impl Limits {
+    /// These limits with any unset field taken from `defaults`.
+    pub fn or(self, defaults: Limits) -> Limits {
+        Limits {
+            depth: self.depth.or(defaults.depth),
+            movetime: self.movetime.or(defaults.movetime),
+            nodes: self.nodes.or(defaults.nodes),
+        }
+    }
+}
+
+/// An agent's view of one move: its score from the mover's side, in the agent's own units.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveScore {
+    pub mv: Move,
+    pub score: f32,
+}
+
+/// What an agent thinks of a position, from the side to move.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Analysis {
+    /// Scores of the moves it looked at, best first.
+    pub moves: Vec<MoveScore>,
+    /// Its value of the position (positive: good for the side to move).
+    pub value: f32,
+    /// A short human-readable line (depth, nodes, principal variation, ...).
+    pub summary: String,
+}
+
+/// The move an agent chose and, where it has one, its analysis.
+#[derive(Clone, Debug)]
+pub struct Decision {
+    pub mv: Move,
+    pub analysis: Option<Analysis>,
+}
+
+pub trait Agent: Send {
+    /// The spec string that rebuilds this agent.
+    fn name(&self) -> String;
+
+    /// Chooses a move; the game must not be over.
+    fn select(&mut self, game: &Game, limits: &Limits) -> Decision;
+
+    /// Scores every legal move (slower than [`Agent::select`]); `None` if the agent cannot.
+    fn analyse(&mut self, _game: &Game, _limits: &Limits) -> Option<Analysis> {
+        None
+    }
+
+    /// Forgets anything carried over from an earlier game.
+    fn new_game(&mut self) {}
+}

@@ -1,0 +1,197 @@
+//! Agent specs: `kind[:key=value,...]`, e.g. `random`, `alphabeta:depth=6,king=1.5`.
+//! One parser and one builder serve the command line, the engine protocol and tournaments.
+
+use super::alphabeta::{AlphaBeta, AlphaBetaConfig};
+use super::random::RandomAgent;
+use super::{Agent, Limits};
+use std::str::FromStr;
+use std::time::Duration;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct AgentError(pub String);
+
+/// The agents that can be built, each with a one-line description of its options.
+pub const KINDS: &[(&str, &str)] = &[
+    ("random", "uniform over legal moves (no options)"),
+    (
+        "alphabeta",
+        "negamax alpha-beta on material: depth=N (default 6), time=MS, nodes=N, king=W (king \
+         value in men, default 1.5), hash=MB (transposition table, default 16)",
+    ),
+];
+
+/// A parsed agent spec: its kind and options in the order given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentSpec {
+    pub kind: String,
+    pub options: Vec<(String, String)>,
+}
+
+impl AgentSpec {
+    pub fn new(kind: &str) -> Self {
+        AgentSpec {
+            kind: kind.to_string(),
+            options: Vec::new(),
+        }
+    }
+
+    /// Sets an option, replacing an earlier value of the same key.
+    pub fn set(&mut self, key: &str, value: &str) {
+        let key = key.to_ascii_lowercase();
+        match self.options.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => slot.1 = value.to_string(),
+            None => self.options.push((key, value.to_string())),
+        }
+    }
+
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.options
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Builds the agent; `seed` drives any randomness it has (tie-breaks, sampling).
+    pub fn build(&self, seed: u64) -> Result<Box<dyn Agent>, AgentError> {
+        let mut opts = Options {
+            spec: self,
+            used: Vec::new(),
+        };
+        let agent: Box<dyn Agent> = match self.kind.as_str() {
+            "random" => Box::new(RandomAgent::new(seed)),
+            "alphabeta" => {
+                let defaults = AlphaBetaConfig::default();
+                let config = AlphaBetaConfig {
+                    limits: Limits {
+                        depth: opts
+                            .take("depth", "a search depth 1-64")?
+                            .or(defaults.limits.depth),
+                        movetime: opts
+                            .take::<u64>("time", "milliseconds per move")?
+                            .map(Duration::from_millis),
+                        nodes: opts.take("nodes", "a node count")?,
+                    },
+                    king_weight: opts
+                        .take("king", "a king value in men, e.g. 1.5")?
+                        .unwrap_or(defaults.king_weight),
+                    hash_mb: opts
+                        .take("hash", "megabytes, e.g. 16")?
+                        .unwrap_or(defaults.hash_mb),
+                };
+                config.validate()?;
+                Box::new(AlphaBeta::new(config, seed))
+            }
+            other => {
+                let kinds: Vec<&str> = KINDS.iter().map(|k| k.0).collect();
+                return Err(AgentError(format!(
+                    "unknown agent {other:?}: expected one of {}",
+                    kinds.join(", ")
+                )));
+            }
+        };
+        opts.finish()?;
+        Ok(agent)
+    }
+}
+
+impl std::fmt::Display for AgentSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.kind)?;
+        for (i, (k, v)) in self.options.iter().enumerate() {
+            write!(f, "{}{k}={v}", if i == 0 { ':' } else { ',' })?;
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for AgentSpec {
+    type Err = AgentError;
+
+    fn from_str(text: &str) -> Result<Self, AgentError> {
+        let text = text.trim();
+        let (kind, rest) = text.split_once(':').unwrap_or((text, ""));
+        let kind = kind.trim().to_ascii_lowercase();
+        if kind.is_empty() {
+            return Err(AgentError(
+                "empty agent spec: expected e.g. random or alphabeta:depth=6".into(),
+            ));
+        }
+        let mut spec = AgentSpec::new(&kind);
+        for item in rest.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let Some((k, v)) = item.split_once('=') else {
+                return Err(AgentError(format!(
+                    "agent option {item:?} must be key=value, e.g. depth=6"
+                )));
+            };
+            spec.set(k.trim(), v.trim());
+        }
+        Ok(spec)
+    }
+}
+
+/// Typed access to a spec's options that remembers which were read, so a misspelt option
+/// is reported instead of silently ignored.
+struct Options<'a> {
+    spec: &'a AgentSpec,
+    used: Vec<&'static str>,
+}
+
+impl Options<'_> {
+    fn take<T: FromStr>(&mut self, key: &'static str, what: &str) -> Result<Option<T>, AgentError> {
+        self.used.push(key);
+        match self.spec.get(key) {
+            None => Ok(None),
+            Some(v) => v.parse().map(Some).map_err(|_| {
+                AgentError(format!(
+                    "{} option {key}={v:?}: expected {what}",
+                    self.spec.kind
+                ))
+            }),
+        }
+    }
+
+    fn finish(self) -> Result<(), AgentError> {
+        for (k, _) in &self.spec.options {
+            if !self.used.contains(&k.as_str()) {
+                let valid = if self.used.is_empty() {
+                    "it takes no options".to_string()
+                } else {
+                    format!("valid options: {}", self.used.join(", "))
+                };
+                return Err(AgentError(format!(
+                    "agent {} has no option {k:?}; {valid}",
+                    self.spec.kind
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_print_and_reject_bad_options() {
+        let s: AgentSpec = "AlphaBeta: depth=4, king=2".parse().unwrap();
+        assert_eq!(s.to_string(), "alphabeta:depth=4,king=2");
+        assert!(s.build(1).is_ok());
+        for (bad, needle) in [
+            ("", "empty agent spec"),
+            ("minimax", "unknown agent"),
+            ("alphabeta:depth", "key=value"),
+            ("alphabeta:depht=3", "no option \"depht\""),
+            ("alphabeta:depth=x", "expected a search depth"),
+            ("alphabeta:depth=0", "depth"),
+            ("random:depth=3", "takes no options"),
+        ] {
+            let e = bad
+                .parse::<AgentSpec>()
+                .and_then(|s| s.build(1).map(|_| ()))
+                .unwrap_err();
+            assert!(e.0.contains(needle), "{bad}: {e}");
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! The ACF three-move ballots, embedded so the binary needs no outside file.
+
+use crate::game::{Game, parse_fen, to_fen};
+
+const BALLOTS_TSV: &str = include_str!("../../data/three_move_ballots.tsv");
+
+/// Which openings a match starts from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OpeningSet {
+    /// The 157 standard ballots (those not known to be lost).
+    Standard,
+    /// All 174 ballots, the 17 lost for one side included.
+    All,
+    /// The starting position only.
+    None,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Opening {
+    pub id: String,
+    /// The three moves in PDN.
+    pub moves: Vec<String>,
+    /// False for the ballots known to be lost for one side.
+    pub standard: bool,
+    /// PDN FEN after the three moves.
+    pub fen: String,
+}
+
+impl Opening {
+    /// The game after the opening moves, played from the start position.
+    pub fn game(&self) -> Game {
+        let mut game = Game::new();
+        for mv in &self.moves {
+            game.play_text(mv)
+                .unwrap_or_else(|e| panic!("embedded ballot {}: {e}", self.id));
+        }
+        game
+    }
+
+    pub fn label(&self) -> String {
+        format!("ballot {}: {}", self.id, self.moves.join(" "))
+    }
+}
+
+/// Every ballot in the embedded table, in table order.
+pub fn ballots() -> Vec<Opening> {
+    BALLOTS_TSV
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("id\t") && !l.trim().is_empty())
+        .map(|line| {
+            let cols: Vec<&str> = line.split('\t').collect();
+            assert_eq!(cols.len(), 4, "embedded ballot table row {line:?}");
+            Opening {
+                id: cols[0].to_string(),
+                moves: cols[1]
+                    .split_whitespace()
+                    .map(strip_leading_zeros)
+                    .collect(),
+                standard: cols[2] == "standard",
+                fen: cols[3].to_string(),
+            }
+        })
+        .collect()
+}
+
+/// `05-09` -> `5-9`: the table pads square numbers; PDN does not.
+fn strip_leading_zeros(mv: &str) -> String {
+    let squares: Vec<&str> = mv.split('-').map(|sq| sq.trim_start_matches('0')).collect();
+    squares.join("-")
+}
+
+/// The games a match starts from: one per opening (the start position for `None`).
+pub fn starting_games(set: OpeningSet) -> Vec<(String, Game)> {
+    match set {
+        OpeningSet::None => vec![("start position".to_string(), Game::new())],
+        _ => ballots()
+            .into_iter()
+            .filter(|b| set == OpeningSet::All || b.standard)
+            .map(|b| (b.label(), b.game()))
+            .collect(),
+    }
+}
+
+/// Checks an opening's moves lead to its recorded position.
+pub fn verify(opening: &Opening) -> Result<(), String> {
+    let played = opening.game();
+    let recorded = parse_fen(&opening.fen).map_err(|e| format!("ballot {}: {e}", opening.id))?;
+    if *played.position() == recorded {
+        Ok(())
+    } else {
+        Err(format!(
+            "ballot {}: moves give {} but the table says {}",
+            opening.id,
+            to_fen(played.position()),
+            opening.fen
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_174_ballots_reach_their_recorded_positions() {
+        let all = ballots();
+        assert_eq!(all.len(), 174);
+        assert_eq!(all.iter().filter(|b| b.standard).count(), 157);
+        for b in &all {
+            verify(b).unwrap();
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! A match: two agents over many games, colours alternating, each opening from both sides.
+
+use super::driver::{GameConfig, play_game};
+use super::openings::{OpeningSet, starting_games};
+use super::stats::Tally;
+use crate::agents::{AgentError, AgentSpec};
+use crate::game::{Color, Game};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    pub first: AgentSpec,
+    pub second: AgentSpec,
+    /// Games to play; `None` plays every opening twice (once from each side).
+    pub games: Option<usize>,
+    pub openings: OpeningSet,
+    pub seed: u64,
+    pub game: GameConfig,
+    /// Show a progress bar on stderr.
+    pub progress: bool,
+}
+
+/// One finished game of a match.
+#[derive(Clone, Debug)]
+pub struct MatchGame {
+    pub round: usize,
+    pub opening: String,
+    /// The colour the first agent played.
+    pub first_color: Color,
+    pub game: Game,
+}
+
+impl MatchGame {
+    /// The first agent's score in this game.
+    pub fn first_score(&self) -> f64 {
+        self.game
+            .outcome()
+            .map_or(0.5, |o| o.score_for(self.first_color))
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct MatchReport {
+    pub first: String,
+    pub second: String,
+    pub games: Vec<MatchGame>,
+}
+
+impl MatchReport {
+    /// The first agent's results, overall or with one colour.
+    pub fn tally(&self, color: Option<Color>) -> Tally {
+        let mut t = Tally::default();
+        for g in self
+            .games
+            .iter()
+            .filter(|g| color.is_none_or(|c| g.first_color == c))
+        {
+            t.add(g.first_score());
+        }
+        t
+    }
+
+    /// The human-readable result block.
+    pub fn summary(&self) -> String {
+        let mut s = format!(
+            "{} vs {}: {} games\n",
+            self.first,
+            self.second,
+            self.games.len()
+        );
+        s += &format!("  {}: {}\n", self.first, self.tally(None).summary());
+        for c in [Color::Black, Color::White] {
+            let t = self.tally(Some(c));
+            s += &format!("    as {c}: +{} ={} -{}\n", t.wins, t.draws, t.losses);
+        }
+        s
+    }
+
+    /// All games as one PDN file.
+    pub fn pdn(&self) -> String {
+        self.games
+            .iter()
+            .map(|g| {
+                let (black, white) = match g.first_color {
+                    Color::Black => (&self.first, &self.second),
+                    Color::White => (&self.second, &self.first),
+                };
+                g.game.to_pdn(&[
+                    ("Event", "checkers-zero match".to_string()),
+                    ("Round", (g.round + 1).to_string()),
+                    ("Black", black.clone()),
+                    ("White", white.clone()),
+                    ("Opening", g.opening.clone()),
+                ])
+            })
+            .collect()
+    }
+}
+
+/// A per-game seed derived from the match seed, so results do not depend on thread count.
+fn game_seed(seed: u64, round: usize, side: u64) -> u64 {
+    let mut z = seed
+        ^ (round as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ side.wrapping_mul(0xD6E8_FEB8_6659_FD93);
+    z = (z ^ (z >> 32)).wrapping_mul(0xD6E8_FEB8_6659_FD93);
+    z ^ (z >> 32)
+}
+
+/// Plays the match on the current rayon pool. Game `i` starts from opening `i / 2`; the
+/// first agent has Black in even games and White in odd ones.
+pub fn run_match(config: &MatchConfig) -> Result<MatchReport, AgentError> {
+    // Build once up front so a bad spec fails before any game is played.
+    let first_name = config.first.build(0)?.name();
+    let second_name = config.second.build(0)?.name();
+    let starts = starting_games(config.openings);
+    let total = config.games.unwrap_or(2 * starts.len());
+    let bar = if config.progress {
+        ProgressBar::new(total as u64)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} games ({eta} left)")
+            .expect("static template")
+            .progress_chars("=> "),
+    );
+    bar.set_message("match");
+    let games: Result<Vec<MatchGame>, AgentError> = (0..total)
+        .into_par_iter()
+        .map(|round| {
+            let (opening, start) = &starts[(round / 2) % starts.len()];
+            let first_color = if round % 2 == 0 {
+                Color::Black
+            } else {
+                Color::White
+            };
+            let mut first = config.first.build(game_seed(config.seed, round, 1))?;
+            let mut second = config.second.build(game_seed(config.seed, round, 2))?;
+            let game = match first_color {
+                Color::Black => {
+                    play_game(first.as_mut(), second.as_mut(), start.clone(), config.game)
+                }
+                Color::White => {
+                    play_game(second.as_mut(), first.as_mut(), start.clone(), config.game)
+                }
+            };
+            bar.inc(1);
+            Ok(MatchGame {
+                round,
+                opening: opening.clone(),
+                first_color,
+                game,
+            })
+        })
+        .collect();
+    bar.finish_and_clear();
+    Ok(MatchReport {
+        first: first_name,
+        second: second_name,
+        games: games?,
+    })
+}

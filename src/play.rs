@@ -1,0 +1,498 @@
+//! `play`: a person against an agent in the terminal.
+//!
+//! Line by line on any reader and writer (no raw terminal mode), so scripted input can
+//! drive it in tests. The person types PDN moves or commands; see [`HELP`].
+
+use crate::agents::{Agent, AgentSpec, Analysis, Limits};
+use crate::game::{Color, Game, Move, Outcome, Position, board_diagram_from};
+use crate::input::read_line;
+use std::io::{self, BufRead, Write};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// What `checkers-zero play` was asked for.
+#[derive(Clone, Debug)]
+pub struct PlayOptions {
+    pub agent: AgentSpec,
+    /// The person's colour.
+    pub human: Color,
+    pub start: Position,
+    pub seed: u64,
+}
+
+const HELP: &str = "\
+commands:
+  11-15, 15x24x31, 15x31   play a move in PDN (a multi-jump by its whole path or from-to)
+  moves    list the legal moves
+  board    draw the board again
+  hint     ask the agent what it would play here
+  undo     take back your last move and the agent's reply
+  resign   give up the game
+  quit     stop without a result
+  help     this list
+board: b/w men, B/W kings, numbers on empty squares, [ ] the last move";
+
+/// How many of the agent's move scores a hint shows.
+const HINT_MOVES: usize = 5;
+
+/// Runs one game, reading the person's commands from `input` and drawing on `output`.
+pub fn run(opts: &PlayOptions, input: impl BufRead, output: impl Write) -> io::Result<()> {
+    let agent = opts
+        .agent
+        .build(opts.seed)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    let mut session = Session {
+        game: Game::from_position(opts.start),
+        agent,
+        human: opts.human,
+        input,
+        out: output,
+    };
+    session.play()
+}
+
+/// Why the game stopped.
+enum End {
+    Over(Outcome),
+    Resigned,
+    Quit,
+    EndOfInput,
+}
+
+/// What the person's turn led to.
+enum Turn {
+    /// A move was played or taken back: the game goes on from the new position.
+    Continue,
+    Stop(End),
+}
+
+struct Session<R, W> {
+    game: Game,
+    agent: Box<dyn Agent>,
+    human: Color,
+    input: R,
+    out: W,
+}
+
+impl<R: BufRead, W: Write> Session<R, W> {
+    fn play(&mut self) -> io::Result<()> {
+        writeln!(
+            self.out,
+            "You play {} against {}. Type a move such as 11-15, or help for commands.",
+            self.human,
+            self.agent.name()
+        )?;
+        let end = loop {
+            if let Some(outcome) = self.game.outcome() {
+                break End::Over(outcome);
+            }
+            if self.game.position().turn() == self.human {
+                if let Turn::Stop(end) = self.human_turn()? {
+                    break end;
+                }
+            } else {
+                self.agent_turn()?;
+            }
+        };
+        self.finish(end)
+    }
+
+    /// Shows the position, then reads lines until one plays a move, undoes or ends the game.
+    fn human_turn(&mut self) -> io::Result<Turn> {
+        self.show_position()?;
+        loop {
+            write!(self.out, "your move> ")?;
+            self.out.flush()?;
+            let Some(line) = read_line(&mut self.input)? else {
+                writeln!(self.out)?;
+                return Ok(Turn::Stop(End::EndOfInput));
+            };
+            let line = line.trim();
+            match line.to_ascii_lowercase().as_str() {
+                "" => {}
+                "help" | "?" => writeln!(self.out, "{HELP}")?,
+                "moves" => self.list_moves()?,
+                "board" => self.show_position()?,
+                "hint" => self.hint()?,
+                "undo" => {
+                    if self.undo()? {
+                        return Ok(Turn::Continue);
+                    }
+                }
+                "resign" => return Ok(Turn::Stop(End::Resigned)),
+                "quit" | "exit" => return Ok(Turn::Stop(End::Quit)),
+                _ => match self.game.play_text(line) {
+                    Ok(mv) => {
+                        writeln!(self.out, "You play {mv}.")?;
+                        return Ok(Turn::Continue);
+                    }
+                    Err(e) => writeln!(
+                        self.out,
+                        "{e}. Try again (moves lists them, help the commands)."
+                    )?,
+                },
+            }
+        }
+    }
+
+    fn agent_turn(&mut self) -> io::Result<()> {
+        let decision = self.agent.select(&self.game, &Limits::default());
+        let side = self.game.position().turn();
+        let note = decision.analysis.as_ref().map(describe).unwrap_or_default();
+        writeln!(
+            self.out,
+            "{side} ({}) plays {}{note}",
+            self.agent.name(),
+            decision.mv
+        )?;
+        self.game.play(decision.mv);
+        Ok(())
+    }
+
+    fn show_position(&mut self) -> io::Result<()> {
+        let highlight = self.game.moves().last().map_or(0, move_squares);
+        let pos = self.game.position();
+        writeln!(
+            self.out,
+            "\n{}",
+            board_diagram_from(pos, highlight, self.human)
+        )?;
+        if self.game.outcome().is_none() {
+            writeln!(self.out, "{} to move.", pos.turn())?;
+            self.list_moves()?;
+        }
+        Ok(())
+    }
+
+    fn list_moves(&mut self) -> io::Result<()> {
+        let mut moves = self.game.legal_moves();
+        // By starting square, so a person finds a piece's moves together.
+        moves.sort_by(|a, b| (a.from(), a.path()).cmp(&(b.from(), b.path())));
+        let text: Vec<String> = moves.iter().map(Move::to_string).collect();
+        writeln!(self.out, "Legal moves: {}", text.join(" "))
+    }
+
+    /// The agent's view of the position: its full analysis if it has one, else its choice.
+    fn hint(&mut self) -> io::Result<()> {
+        let limits = Limits::default();
+        let Some(analysis) = self.agent.analyse(&self.game, &limits) else {
+            let decision = self.agent.select(&self.game, &limits);
+            let note = decision.analysis.as_ref().map(describe).unwrap_or_default();
+            return writeln!(
+                self.out,
+                "Hint: {} would play {}{note}",
+                self.agent.name(),
+                decision.mv
+            );
+        };
+        let Some(best) = analysis.moves.first() else {
+            return writeln!(
+                self.out,
+                "Hint: {}{}",
+                self.agent.name(),
+                describe(&analysis)
+            );
+        };
+        let scores: Vec<String> = analysis
+            .moves
+            .iter()
+            .take(HINT_MOVES)
+            .map(|s| format!("{} {:+.2}", s.mv, s.score))
+            .collect();
+        writeln!(
+            self.out,
+            "Hint: {} would play {}{}",
+            self.agent.name(),
+            best.mv,
+            describe(&analysis)
+        )?;
+        writeln!(self.out, "      scores: {}", scores.join(", "))
+    }
+
+    /// Takes back moves up to and including the person's last one (so the agent's reply
+    /// goes too); false, with a message, if the person has not moved yet.
+    fn undo(&mut self) -> io::Result<bool> {
+        let positions = self.game.positions();
+        let moved = positions[..positions.len() - 1]
+            .iter()
+            .any(|p| p.turn() == self.human);
+        if !moved {
+            writeln!(self.out, "Nothing to undo: you have not moved yet.")?;
+            return Ok(false);
+        }
+        let mut taken = Vec::new();
+        loop {
+            let mover = self.game.position().turn().opposite();
+            let Some(mv) = self.game.undo() else { break };
+            taken.push(mv.to_string());
+            if mover == self.human {
+                break;
+            }
+        }
+        taken.reverse();
+        writeln!(self.out, "Took back {}.", taken.join(" "))?;
+        Ok(true)
+    }
+
+    fn finish(&mut self, end: End) -> io::Result<()> {
+        let agent_side = self.human.opposite();
+        let mut tags = self.tags();
+        match end {
+            End::Over(outcome) => {
+                self.show_position()?;
+                writeln!(self.out, "Result: {outcome}.")?;
+            }
+            End::Resigned => {
+                writeln!(self.out, "You resign: {agent_side} wins.")?;
+                tags.push(("Termination", format!("{} resigned", self.human)));
+            }
+            End::Quit => writeln!(self.out, "Game stopped unfinished.")?,
+            End::EndOfInput => writeln!(self.out, "End of input: game stopped unfinished.")?,
+        }
+        writeln!(self.out, "\n{}", self.game.to_pdn(&tags).trim_end())?;
+        self.out.flush()
+    }
+
+    fn tags(&self) -> Vec<(&'static str, String)> {
+        let (agent, person) = (self.agent.name(), "human".to_string());
+        let (black, white) = if self.human == Color::Black {
+            (person, agent)
+        } else {
+            (agent, person)
+        };
+        vec![
+            ("Event", "checkers-zero play".to_string()),
+            ("Date", pdn_date(SystemTime::now())),
+            ("Black", black),
+            ("White", white),
+        ]
+    }
+}
+
+/// The squares a move touches: where it started and every landing square.
+fn move_squares(mv: &Move) -> u32 {
+    mv.path()
+        .iter()
+        .fold(1u32 << mv.from(), |acc, &sq| acc | (1u32 << sq))
+}
+
+/// `: value +0.25 (depth 6 ...)`, the agent's value and its own summary.
+fn describe(analysis: &Analysis) -> String {
+    let summary = analysis.summary.trim();
+    if summary.is_empty() {
+        format!(": value {:+.2}", analysis.value)
+    } else {
+        format!(": value {:+.2} ({summary})", analysis.value)
+    }
+}
+
+/// Today's date as PDN writes it, `YYYY.MM.DD` (UTC).
+fn pdn_date(now: SystemTime) -> String {
+    let secs = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+/// Year, month, day of a day count since 1970-01-01 (H. Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::parse_fen;
+    use std::time::Duration;
+
+    /// Plays a scripted session and returns everything it wrote.
+    fn play(agent: &str, human: Color, fen: Option<&str>, script: &str) -> String {
+        let opts = PlayOptions {
+            agent: agent.parse().expect("valid spec"),
+            human,
+            start: fen.map_or(Position::start(), |f| parse_fen(f).expect("valid FEN")),
+            seed: 1,
+        };
+        let mut out = Vec::new();
+        run(&opts, io::Cursor::new(script.as_bytes().to_vec()), &mut out)
+            .expect("a Vec never fails");
+        String::from_utf8(out).expect("UTF-8 output")
+    }
+
+    #[test]
+    fn illegal_moves_are_explained_and_the_game_goes_on() {
+        let out = play(
+            "alphabeta:depth=2",
+            Color::Black,
+            None,
+            "11-14\n22-18\nhelp\n11-15\nquit\n",
+        );
+        assert!(
+            out.contains("Legal moves: 9-13 9-14 10-14 10-15 11-15 11-16 12-16"),
+            "{out}"
+        );
+        assert!(
+            out.contains("11-14 is not legal: the piece on 11 can play 11-15 11-16. Try again"),
+            "{out}"
+        );
+        assert!(
+            out.contains("22-18 is not legal: 22 holds a White piece"),
+            "{out}"
+        );
+        assert!(out.contains("undo     take back"), "{out}");
+        assert!(out.contains("You play 11-15."), "{out}");
+        assert!(out.contains("White (alphabeta:depth=2) plays "), "{out}");
+        assert!(
+            out.contains(": value ") && out.contains("(depth 2 score"),
+            "{out}"
+        );
+        assert!(
+            out.contains("Game stopped unfinished.") && out.contains("[Result \"*\"]"),
+            "{out}"
+        );
+        assert!(out.contains("1. 11-15 "), "{out}");
+    }
+
+    #[test]
+    fn compulsory_capture_is_explained() {
+        let out = play("random", Color::Black, Some("B:W14,30:B9,1"), "1-5\n");
+        assert!(
+            out.contains("1-5 is not legal: capture is compulsory: 9x18 is available."),
+            "{out}"
+        );
+        assert!(
+            out.contains("End of input: game stopped unfinished."),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn undo_takes_back_the_persons_move_and_the_reply() {
+        let out = play("random", Color::Black, None, "undo\n11-15\nundo\nquit\n");
+        assert!(
+            out.contains("Nothing to undo: you have not moved yet."),
+            "{out}"
+        );
+        let (_, rest) = out
+            .split_once("Took back 11-15 ")
+            .expect("a take-back message");
+        let reply = rest.lines().next().unwrap_or_default();
+        assert!(
+            reply.ends_with('.') && !reply.contains(' '),
+            "one reply taken back: {reply}"
+        );
+        // Back at the start: the PDN has no moves.
+        assert!(out.trim_end().ends_with("\n*"), "{out}");
+        assert_eq!(
+            out.matches("Legal moves: 9-13 9-14 10-14 10-15 11-15 11-16 12-16")
+                .count(),
+            2
+        );
+    }
+
+    #[test]
+    fn undo_when_the_agent_moved_first() {
+        // White to play: the agent's first move cannot be taken back on its own.
+        let out = play("random", Color::White, None, "undo\n");
+        assert!(out.contains("Black (random) plays "), "{out}");
+        assert!(out.contains("Nothing to undo"), "{out}");
+    }
+
+    #[test]
+    fn a_short_won_game_ends_with_the_result_and_pdn() {
+        // 1-5 leaves White only 21-17, which Black captures: White has nothing left.
+        let out = play(
+            "alphabeta:depth=3",
+            Color::Black,
+            Some("B:W21:B1,13"),
+            "1-5\n13x22\n",
+        );
+        assert!(
+            out.contains("White (alphabeta:depth=3) plays 21-17"),
+            "{out}"
+        );
+        assert!(
+            out.contains("Result: Black wins: White has no legal move."),
+            "{out}"
+        );
+        for tag in [
+            "[Event \"checkers-zero play\"]",
+            "[Black \"human\"]",
+            "[White \"alphabeta:depth=3\"]",
+        ] {
+            assert!(out.contains(tag), "{tag}: {out}");
+        }
+        assert!(
+            out.contains("[Date \"") && out.contains("[Result \"0-1\"]"),
+            "{out}"
+        );
+        assert!(out.contains("[FEN \"B:W21:B1,13\"]"), "{out}");
+        assert!(
+            out.contains("1. 1-5 21-17 2. 13x22 {Black wins: White has no legal move} 0-1"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn multi_jumps_by_short_form_for_either_colour() {
+        let out = play("random", Color::White, Some("W:W22:B18,10"), "22x6\n");
+        assert!(out.contains("You play 22x15x6."), "{out}");
+        assert!(
+            out.contains("Result: White wins: Black has no legal move.") && out.contains("1-0"),
+            "{out}"
+        );
+        let out = play("random", Color::Black, Some("B:W6,15:B1"), "1x19\n");
+        assert!(out.contains("You play 1x10x19."), "{out}");
+        assert!(out.contains("[Result \"0-1\"]"), "{out}");
+    }
+
+    #[test]
+    fn a_finished_start_position_and_resigning() {
+        let out = play("random", Color::White, Some("W:W:B1"), "");
+        assert!(
+            out.contains("Result: Black wins: White has no legal move."),
+            "{out}"
+        );
+        assert!(!out.contains("your move>"), "{out}");
+        let out = play("random", Color::Black, None, "resign\n");
+        assert!(out.contains("You resign: White wins."), "{out}");
+        assert!(out.contains("[Termination \"Black resigned\"]"), "{out}");
+    }
+
+    #[test]
+    fn hints_show_the_agents_choice() {
+        let out = play(
+            "alphabeta:depth=2",
+            Color::Black,
+            Some("B:W14,30:B9,1"),
+            "hint\nquit\n",
+        );
+        assert!(
+            out.contains("Hint: alphabeta:depth=2 would play 9x18: value"),
+            "{out}"
+        );
+        assert!(out.contains("scores: 9x18 "), "{out}");
+        let out = play(
+            "random",
+            Color::Black,
+            Some("B:W14,30:B9,1"),
+            "hint\nquit\n",
+        );
+        assert!(out.contains("Hint: random would play 9x18"), "{out}");
+    }
+
+    #[test]
+    fn dates_are_pdn_style() {
+        let at = |secs: u64| pdn_date(UNIX_EPOCH + Duration::from_secs(secs));
+        assert_eq!(at(0), "1970.01.01");
+        assert_eq!(at(951_782_400), "2000.02.29");
+        assert_eq!(at(1_709_251_199), "2024.02.29");
+    }
+}

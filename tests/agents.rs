@@ -1,0 +1,183 @@
+//! The baseline agents: alpha-beta against a plain minimax, determinism, limits, and the
+//! yardstick result that alpha-beta depth 6 never loses to random over the ballots.
+
+use checkers_zero::agents::{AgentSpec, Limits};
+use checkers_zero::arena::{GameConfig, MatchConfig, OpeningSet, run_match};
+use checkers_zero::game::{Color, Game, Position, dedup_routes_of, legal_moves};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::time::{Duration, Instant};
+
+const WIN: i32 = 1_000_000;
+
+/// Material from the side to move, in hundredths of a man (king 1.5).
+fn material(pos: &Position) -> i32 {
+    let side =
+        |c: Color| pos.men(c).count_ones() as i32 * 100 + pos.kings_of(c).count_ones() as i32 * 150;
+    side(pos.turn()) - side(pos.turn().opposite())
+}
+
+/// Minimax without pruning or tables: loss at ply p scores -(WIN - p); at depth 0 a position
+/// whose side must capture is searched on (the capture extension).
+fn minimax(pos: &Position, depth: i32, ply: i32) -> i32 {
+    let moves = dedup_routes_of(legal_moves(pos));
+    if moves.is_empty() {
+        return -(WIN - ply);
+    }
+    if depth <= 0 && !moves[0].is_capture() {
+        return material(pos);
+    }
+    moves
+        .iter()
+        .map(|m| -minimax(&pos.apply(m), (depth - 1).max(0), ply + 1))
+        .max()
+        .unwrap()
+}
+
+fn in_men(score: i32) -> f32 {
+    if score.abs() >= WIN - 10_000 {
+        score.signum() as f32 * (1000.0 - (WIN - score.abs()) as f32)
+    } else {
+        score as f32 / 100.0
+    }
+}
+
+/// Positions from random games, kept only while no king exists (no repetitions possible).
+fn men_only_positions(count: usize, seed: u64) -> Vec<Position> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    while out.len() < count {
+        let mut pos = Position::start();
+        for _ in 0..rng.random_range(4..40) {
+            let moves = legal_moves(&pos);
+            if moves.is_empty() {
+                break;
+            }
+            pos = pos.apply(&moves[rng.random_range(0..moves.len())]);
+        }
+        if pos.kings() == 0 && !legal_moves(&pos).is_empty() {
+            out.push(pos);
+        }
+    }
+    out
+}
+
+#[test]
+fn alphabeta_scores_equal_plain_minimax() {
+    for depth in [1u32, 3, 4] {
+        let spec: AgentSpec = format!("alphabeta:depth={depth}").parse().unwrap();
+        for pos in men_only_positions(60, depth as u64) {
+            let mut agent = spec.build(7).unwrap();
+            let game = Game::from_position(pos);
+            let analysis = agent.analyse(&game, &Limits::default()).unwrap();
+            let roots = dedup_routes_of(legal_moves(&pos));
+            assert_eq!(analysis.moves.len(), roots.len());
+            for ms in &analysis.moves {
+                let expected = in_men(-minimax(&pos.apply(&ms.mv), depth as i32 - 1, 1));
+                assert_eq!(
+                    ms.score,
+                    expected,
+                    "move {} at depth {depth} in {}",
+                    ms.mv,
+                    checkers_zero::game::to_fen(&pos)
+                );
+            }
+            // select() searches with pruning but must find a move of the same best value.
+            let chosen = agent.select(&game, &Limits::default());
+            let best = analysis.moves[0].score;
+            assert_eq!(
+                chosen.analysis.unwrap().value,
+                best,
+                "depth {depth} {}",
+                checkers_zero::game::to_fen(&pos)
+            );
+        }
+    }
+}
+
+#[test]
+fn alphabeta_is_deterministic_for_a_seed() {
+    let config = MatchConfig {
+        first: "alphabeta:depth=4".parse().unwrap(),
+        second: "alphabeta:depth=3".parse().unwrap(),
+        games: Some(6),
+        openings: OpeningSet::Standard,
+        seed: 11,
+        game: GameConfig::default(),
+        progress: false,
+    };
+    let a = run_match(&config).unwrap();
+    let b = run_match(&config).unwrap();
+    assert_eq!(a.pdn(), b.pdn());
+}
+
+#[test]
+fn limits_are_respected() {
+    let game = Game::new();
+    let mut agent = "alphabeta:depth=64"
+        .parse::<AgentSpec>()
+        .unwrap()
+        .build(0)
+        .unwrap();
+    let start = Instant::now();
+    let d = agent.select(
+        &game,
+        &Limits {
+            movetime: Some(Duration::from_millis(100)),
+            ..Limits::default()
+        },
+    );
+    // Generous bound: the check is that the clock stops the search at all, not its speed.
+    assert!(start.elapsed() < Duration::from_secs(5));
+    assert!(legal_moves(game.position()).contains(&d.mv));
+    let d = agent.select(
+        &game,
+        &Limits {
+            nodes: Some(5000),
+            ..Limits::default()
+        },
+    );
+    let summary = d.analysis.unwrap().summary;
+    let nodes: u64 = summary
+        .split("nodes ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(nodes <= 5000, "{summary}");
+}
+
+#[test]
+fn alphabeta_depth_6_never_loses_to_random_over_the_ballots() {
+    let config = MatchConfig {
+        first: "alphabeta:depth=6".parse().unwrap(),
+        second: "random".parse().unwrap(),
+        games: None,
+        openings: OpeningSet::Standard,
+        seed: 2026,
+        game: GameConfig::default(),
+        progress: false,
+    };
+    let report = run_match(&config).unwrap();
+    let tally = report.tally(None);
+    assert_eq!(tally.games(), 314, "157 ballots from both sides");
+    assert_eq!(tally.losses, 0, "{}", report.summary());
+}
+
+#[test]
+fn deeper_alphabeta_beats_shallower() {
+    let config = MatchConfig {
+        first: "alphabeta:depth=6".parse().unwrap(),
+        second: "alphabeta:depth=2".parse().unwrap(),
+        games: Some(40),
+        openings: OpeningSet::Standard,
+        seed: 5,
+        game: GameConfig::default(),
+        progress: false,
+    };
+    let t = run_match(&config).unwrap().tally(None);
+    assert!(t.score() > 0.6, "depth 6 vs depth 2: {}", t.summary());
+}

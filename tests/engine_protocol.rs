@@ -1,0 +1,151 @@
+//! A scripted session with the real binary's `engine` subcommand, one command at a time:
+//! each reply is read before the next command is sent, as a GUI or script would, which
+//! also checks that every reply is flushed.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+/// Long enough for a depth-4 search on a slow CI machine; a missing flush fails instead of
+/// hanging the test run.
+const REPLY_TIMEOUT: Duration = Duration::from_secs(60);
+
+struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Engine {
+    fn start() -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
+            .arg("engine")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("start checkers-zero engine");
+        let stdin = child.stdin.take().expect("piped stdin");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Engine {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn send(&mut self, command: &str) {
+        writeln!(self.stdin, "{command}").expect("write to the engine");
+        self.stdin.flush().expect("flush to the engine");
+    }
+
+    fn reply(&self, after: &str) -> String {
+        self.lines
+            .recv_timeout(REPLY_TIMEOUT)
+            .unwrap_or_else(|e| panic!("no reply to {after:?}: {e}"))
+    }
+
+    /// Sends a command that has a one-line reply and returns it.
+    fn ask(&mut self, command: &str) -> String {
+        self.send(command);
+        self.reply(command)
+    }
+
+    /// Sends `go ...` and returns its `info` lines and the move after `bestmove`.
+    fn go(&mut self, command: &str) -> (Vec<String>, String) {
+        self.send(command);
+        let mut info = Vec::new();
+        loop {
+            let line = self.reply(command);
+            match line.strip_prefix("bestmove ") {
+                Some(mv) => return (info, mv.to_string()),
+                None if line.starts_with("info ") => info.push(line),
+                None => panic!("{command}: expected info or bestmove, got {line:?}"),
+            }
+        }
+    }
+}
+
+fn words(line: &str) -> Vec<&str> {
+    let mut w: Vec<&str> = line.split_whitespace().collect();
+    w.sort_unstable();
+    w
+}
+
+#[test]
+fn scripted_session() {
+    let mut e = Engine::start();
+    assert_eq!(e.ask("isready"), "readyok");
+
+    assert_eq!(e.ask("position startpos moves 11-15 23-19"), "ok");
+    let legal = e.ask("legal");
+    assert_eq!(
+        words(&legal),
+        words("legal 7-11 8-11 9-13 9-14 10-14 12-16 15-18")
+    );
+
+    let (info, best) = e.go("go depth 4");
+    assert!(info.iter().any(|l| l.contains("depth 4")), "{info:?}");
+    assert!(
+        words(&legal).contains(&best.as_str()),
+        "{best} is not in {legal}"
+    );
+
+    let reply = e.ask("position startpos moves 11-15 22-18 9-14");
+    assert!(
+        reply.starts_with("error ") && reply.contains("capture is compulsory: 15x22 is available"),
+        "{reply}"
+    );
+    assert_eq!(
+        e.ask("fen"),
+        "fen B:W19,21,22,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12,15"
+    );
+
+    assert_eq!(
+        e.ask("setoption name depth value 3"),
+        "ok agent alphabeta:depth=3 seed 0"
+    );
+    assert!(
+        e.ask("setoption name depth value banana")
+            .starts_with("error alphabeta option depth=")
+    );
+    assert_eq!(
+        e.ask("setoption name agent value random"),
+        "ok agent random seed 0"
+    );
+    let (info, best) = e.go("go");
+    assert!(info.is_empty(), "random has no analysis: {info:?}");
+    assert!(
+        words(&legal).contains(&best.as_str()),
+        "{best} is not in {legal}"
+    );
+
+    for garbage in [
+        "flibbertigibbet",
+        "go depth -3",
+        "position fen Z",
+        "setoption name",
+        "\u{1b}[A",
+    ] {
+        let reply = e.ask(garbage);
+        assert!(reply.starts_with("error "), "{garbage:?} got {reply:?}");
+    }
+    e.send("");
+    assert_eq!(e.ask("isready"), "readyok", "a blank line gets no reply");
+
+    e.send("quit");
+    let status = e.child.wait().expect("the engine exits");
+    assert!(status.success(), "{status}");
+    assert!(
+        e.lines.recv_timeout(REPLY_TIMEOUT).is_err(),
+        "nothing after quit"
+    );
+}
