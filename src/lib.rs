@@ -8,3 +8,5 @@ pub mod game;
 pub mod play;
 
 mod input;
+pub mod backend;
+pub mod tensor;

@@ -55,7 +55,7 @@ enum End {
     Over(Outcome),
     Resigned,
     Quit,
-    EndOfInput,
+    InputClosed,
 }
 
 /// What the person's turn led to.
@@ -104,7 +104,7 @@ impl<R: BufRead, W: Write> Session<R, W> {
             self.out.flush()?;
             let Some(line) = read_line(&mut self.input)? else {
                 writeln!(self.out)?;
-                return Ok(Turn::Stop(End::EndOfInput));
+                return Ok(Turn::Stop(End::InputClosed));
             };
             let line = line.trim();
             match line.to_ascii_lowercase().as_str() {
@@ -137,7 +137,10 @@ impl<R: BufRead, W: Write> Session<R, W> {
     fn agent_turn(&mut self) -> io::Result<()> {
         let decision = self.agent.select(&self.game, &Limits::default());
         let side = self.game.position().turn();
-        let note = decision.analysis.as_ref().map(describe).unwrap_or_default();
+        let note = decision
+            .analysis
+            .as_ref()
+            .map_or_else(|| ".".into(), describe);
         writeln!(
             self.out,
             "{side} ({}) plays {}{note}",
@@ -176,7 +179,10 @@ impl<R: BufRead, W: Write> Session<R, W> {
         let limits = Limits::default();
         let Some(analysis) = self.agent.analyse(&self.game, &limits) else {
             let decision = self.agent.select(&self.game, &limits);
-            let note = decision.analysis.as_ref().map(describe).unwrap_or_default();
+            let note = decision
+                .analysis
+                .as_ref()
+                .map_or_else(|| ".".into(), describe);
             return writeln!(
                 self.out,
                 "Hint: {} would play {}{note}",
@@ -246,7 +252,7 @@ impl<R: BufRead, W: Write> Session<R, W> {
                 tags.push(("Termination", format!("{} resigned", self.human)));
             }
             End::Quit => writeln!(self.out, "Game stopped unfinished.")?,
-            End::EndOfInput => writeln!(self.out, "End of input: game stopped unfinished.")?,
+            End::InputClosed => writeln!(self.out, "End of input: game stopped unfinished.")?,
         }
         writeln!(self.out, "\n{}", self.game.to_pdn(&tags).trim_end())?;
         self.out.flush()

@@ -32,7 +32,7 @@ pub fn board_diagram_from(pos: &Position, highlight: Bitboard, viewer: Color) ->
             .collect();
         let mut numbers = row.iter().flatten().map(|sq| sq + 1);
         let first = numbers.next().unwrap_or_default();
-        let last = numbers.last().unwrap_or(first);
+        let last = numbers.next_back().unwrap_or(first);
         out.push_str(&format!("  |{cells}|  {first}..{last}\n"));
     }
     out.push_str(&border);

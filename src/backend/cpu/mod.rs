@@ -1,0 +1,93 @@
+//! The CPU backend: the reference for the GPU kernels and a fast fallback. Kernels run on the
+//! current rayon pool; matrix products go through `matrixmultiply`'s packed SGEMM.
+
+mod conv;
+mod elementwise;
+mod layout;
+mod matmul;
+mod optim;
+mod reduce;
+
+use super::{Backend, BinaryOp, ConvDims, MatmulDims, OptimStep, UnaryOp};
+use std::sync::Arc;
+
+/// A CPU buffer: shared, immutable once made.
+#[derive(Clone)]
+pub struct CpuBuf(pub(crate) Arc<Vec<f32>>);
+
+impl std::fmt::Debug for CpuBuf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CpuBuf(len {})", self.0.len())
+    }
+}
+
+impl CpuBuf {
+    pub(crate) fn new(v: Vec<f32>) -> Self {
+        CpuBuf(Arc::new(v))
+    }
+    pub(crate) fn as_slice(&self) -> &[f32] {
+        &self.0
+    }
+}
+
+/// Below this many elements an elementwise kernel runs on one thread: splitting costs more.
+pub(crate) const PAR_MIN: usize = 1 << 15;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Cpu;
+
+impl Backend for Cpu {
+    type Buf = CpuBuf;
+
+    fn upload(&self, data: &[f32]) -> CpuBuf {
+        CpuBuf::new(data.to_vec())
+    }
+    fn download(&self, buf: &CpuBuf) -> Vec<f32> {
+        buf.0.to_vec()
+    }
+    fn filled(&self, len: usize, value: f32) -> CpuBuf {
+        CpuBuf::new(vec![value; len])
+    }
+    fn len(&self, buf: &CpuBuf) -> usize {
+        buf.0.len()
+    }
+    fn unary(&self, op: UnaryOp, x: &CpuBuf) -> CpuBuf {
+        elementwise::unary(op, x.as_slice())
+    }
+    fn binary(&self, op: BinaryOp, a: &CpuBuf, a_shape: &[usize], b: &CpuBuf, b_shape: &[usize], out: &[usize]) -> CpuBuf {
+        elementwise::binary(op, a.as_slice(), a_shape, b.as_slice(), b_shape, out)
+    }
+    fn sum_axis(&self, x: &CpuBuf, outer: usize, n: usize, inner: usize) -> CpuBuf {
+        reduce::sum_axis(x.as_slice(), outer, n, inner)
+    }
+    fn softmax(&self, x: &CpuBuf, rows: usize, cols: usize, log: bool) -> CpuBuf {
+        reduce::softmax(x.as_slice(), rows, cols, log)
+    }
+    fn matmul(&self, a: &CpuBuf, b: &CpuBuf, dims: MatmulDims) -> CpuBuf {
+        matmul::matmul(a.as_slice(), b.as_slice(), dims)
+    }
+    fn permute(&self, x: &CpuBuf, shape: &[usize], perm: &[usize]) -> CpuBuf {
+        layout::permute(x.as_slice(), shape, perm)
+    }
+    fn pad2d(&self, x: &CpuBuf, planes: usize, h: usize, w: usize, pads: [i32; 4], value: f32) -> CpuBuf {
+        layout::pad2d(x.as_slice(), planes, h, w, pads, value)
+    }
+    fn gather_cols(&self, x: &CpuBuf, rows: usize, cols: usize, index: &[u32]) -> CpuBuf {
+        layout::gather_cols(x.as_slice(), rows, cols, index)
+    }
+    fn scatter_cols(&self, g: &CpuBuf, rows: usize, cols: usize, index: &[u32]) -> CpuBuf {
+        layout::scatter_cols(g.as_slice(), rows, cols, index)
+    }
+    fn conv2d(&self, x: &CpuBuf, w: &CpuBuf, bias: Option<&CpuBuf>, d: ConvDims) -> CpuBuf {
+        conv::forward(x.as_slice(), w.as_slice(), bias.map(|b| b.as_slice()), d)
+    }
+    fn conv2d_grad_input(&self, g: &CpuBuf, w: &CpuBuf, d: ConvDims) -> CpuBuf {
+        conv::grad_input(g.as_slice(), w.as_slice(), d)
+    }
+    fn conv2d_grad_weight(&self, x: &CpuBuf, g: &CpuBuf, d: ConvDims) -> CpuBuf {
+        conv::grad_weight(x.as_slice(), g.as_slice(), d)
+    }
+    fn optim_step(&self, step: OptimStep, w: &CpuBuf, g: &CpuBuf, s1: &CpuBuf, s2: &CpuBuf) -> [CpuBuf; 3] {
+        optim::step(step, w, g, s1, s2)
+    }
+}

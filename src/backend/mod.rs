@@ -1,0 +1,132 @@
+//! Backends: where tensor data lives and the kernels that compute on it.
+//!
+//! A [`Backend`] owns buffers of `f32` and runs a small set of primitive kernels on them. All
+//! buffers are dense and row-major; every op produces a new contiguous buffer, so kernels
+//! never see strides. The CPU backend is the reference the GPU backend is tested against.
+//! `Tensor` (src/tensor) holds a [`Storage`] and dispatches each op to the backend of its data.
+
+pub mod cpu;
+
+use std::fmt;
+
+/// Elementwise ops of one tensor. Scalar parameters travel with the op.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum UnaryOp {
+    Neg,
+    Exp,
+    Log,
+    Relu,
+    Tanh,
+    Sigmoid,
+    /// x + c
+    AddScalar(f32),
+    /// x * c
+    MulScalar(f32),
+    /// x ^ c
+    PowScalar(f32),
+}
+
+/// Elementwise ops of two tensors, with broadcasting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    /// a ^ b
+    Pow,
+    /// b where a > 0, else 0: the backward of relu (a = relu input, b = upstream gradient).
+    ReluGrad,
+}
+
+/// Shapes of a batched matrix product: `batch` products of (m x k) by (k x n). With `trans_a`
+/// the stored A is (k x m); with `trans_b` the stored B is (n x k). A batch of 1 on either side
+/// is broadcast over the other's batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MatmulDims {
+    pub batch_a: usize,
+    pub batch_b: usize,
+    pub m: usize,
+    pub k: usize,
+    pub n: usize,
+    pub trans_a: bool,
+    pub trans_b: bool,
+}
+
+impl MatmulDims {
+    pub fn batch(&self) -> usize {
+        self.batch_a.max(self.batch_b)
+    }
+}
+
+/// A stride-1 2-D convolution (cross-correlation): input (n, c_in, h, w), weight
+/// (c_out, c_in, kh, kw), zero padding `pad_h`/`pad_w` on each side; output (n, c_out, ho, wo)
+/// with ho = h + 2 pad_h - kh + 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConvDims {
+    pub n: usize,
+    pub c_in: usize,
+    pub h: usize,
+    pub w: usize,
+    pub c_out: usize,
+    pub kh: usize,
+    pub kw: usize,
+    pub pad_h: usize,
+    pub pad_w: usize,
+}
+
+impl ConvDims {
+    pub fn out_h(&self) -> usize {
+        self.h + 2 * self.pad_h + 1 - self.kh
+    }
+    pub fn out_w(&self) -> usize {
+        self.w + 2 * self.pad_w + 1 - self.kw
+    }
+}
+
+/// Hyperparameters of one optimizer step, applied elementwise to a parameter.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OptimStep {
+    /// v = momentum v + (g + wd w); w = w - lr v
+    Sgd { lr: f32, momentum: f32, weight_decay: f32 },
+    /// Adam with L2 weight decay added to the gradient; `t` is the 1-based step count for the
+    /// bias corrections.
+    Adam { lr: f32, beta1: f32, beta2: f32, eps: f32, weight_decay: f32, t: u32 },
+}
+
+/// The kernels every backend provides. Buffers are immutable once made: ops, optimizer steps
+/// included, return new buffers (a pool makes that cheap on the GPU).
+pub trait Backend: Send + Sync {
+    type Buf: Clone + Send + Sync + fmt::Debug;
+
+    fn upload(&self, data: &[f32]) -> Self::Buf;
+    fn download(&self, buf: &Self::Buf) -> Vec<f32>;
+    fn filled(&self, len: usize, value: f32) -> Self::Buf;
+    fn len(&self, buf: &Self::Buf) -> usize;
+
+    fn unary(&self, op: UnaryOp, x: &Self::Buf) -> Self::Buf;
+    /// `a` and `b` have the rank of `out`, each dimension equal to out's or 1 (broadcast).
+    fn binary(&self, op: BinaryOp, a: &Self::Buf, a_shape: &[usize], b: &Self::Buf, b_shape: &[usize], out: &[usize]) -> Self::Buf;
+    /// Sums the middle axis of an (outer, n, inner) array into (outer, inner).
+    fn sum_axis(&self, x: &Self::Buf, outer: usize, n: usize, inner: usize) -> Self::Buf;
+    /// Softmax (or log-softmax) of each row of a (rows, cols) array, numerically stable.
+    fn softmax(&self, x: &Self::Buf, rows: usize, cols: usize, log: bool) -> Self::Buf;
+    fn matmul(&self, a: &Self::Buf, b: &Self::Buf, dims: MatmulDims) -> Self::Buf;
+    /// Output axis i is input axis perm[i].
+    fn permute(&self, x: &Self::Buf, shape: &[usize], perm: &[usize]) -> Self::Buf;
+    /// Pads (positive) or crops (negative) the last two axes of (planes, h, w) by
+    /// [top, bottom, left, right], filling new cells with `value`.
+    fn pad2d(&self, x: &Self::Buf, planes: usize, h: usize, w: usize, pads: [i32; 4], value: f32) -> Self::Buf;
+    /// out[r, j] = x[r, index[j]] for a (rows, cols) array.
+    fn gather_cols(&self, x: &Self::Buf, rows: usize, cols: usize, index: &[u32]) -> Self::Buf;
+    /// The adjoint of `gather_cols`: out (rows, cols) zero except out[r, index[j]] += g[r, j].
+    fn scatter_cols(&self, g: &Self::Buf, rows: usize, cols: usize, index: &[u32]) -> Self::Buf;
+    fn conv2d(&self, x: &Self::Buf, w: &Self::Buf, bias: Option<&Self::Buf>, d: ConvDims) -> Self::Buf;
+    /// Gradient of the conv input from the output gradient `g` (n, c_out, ho, wo).
+    fn conv2d_grad_input(&self, g: &Self::Buf, w: &Self::Buf, d: ConvDims) -> Self::Buf;
+    /// Gradient of the conv weight from the input and the output gradient.
+    fn conv2d_grad_weight(&self, x: &Self::Buf, g: &Self::Buf, d: ConvDims) -> Self::Buf;
+    /// One optimizer step on a parameter: returns the new `w` and state buffers (`s1`: momentum
+    /// or Adam's first moment; `s2`: Adam's second moment, returned unchanged by SGD).
+    fn optim_step(&self, step: OptimStep, w: &Self::Buf, g: &Self::Buf, s1: &Self::Buf, s2: &Self::Buf) -> [Self::Buf; 3];
+}
