@@ -8,6 +8,7 @@ mod layout;
 mod loss;
 mod matmul;
 mod norm;
+mod optim;
 mod reduce;
 mod softmax;
 
