@@ -4,7 +4,7 @@
 //! drive it in tests. The person types PDN moves or commands; see [`HELP`].
 
 use crate::agents::{Agent, AgentSpec, Analysis, Limits};
-use crate::game::{Color, Game, Move, Outcome, Position, board_diagram_from};
+use crate::game::{Color, Game, Move, Outcome, Position, WinReason, board_diagram_from};
 use crate::input::read_line;
 use std::io::{self, BufRead, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -241,15 +241,15 @@ impl<R: BufRead, W: Write> Session<R, W> {
 
     fn finish(&mut self, end: End) -> io::Result<()> {
         let agent_side = self.human.opposite();
-        let mut tags = self.tags();
+        let tags = self.tags();
         match end {
             End::Over(outcome) => {
                 self.show_position()?;
                 writeln!(self.out, "Result: {outcome}.")?;
             }
             End::Resigned => {
+                self.game.impose(Outcome::Win(agent_side, WinReason::Resignation));
                 writeln!(self.out, "You resign: {agent_side} wins.")?;
-                tags.push(("Termination", format!("{} resigned", self.human)));
             }
             End::Quit => writeln!(self.out, "Game stopped unfinished.")?,
             End::InputClosed => writeln!(self.out, "End of input: game stopped unfinished.")?,
@@ -469,7 +469,8 @@ mod tests {
         assert!(!out.contains("your move>"), "{out}");
         let out = play("random", Color::Black, None, "resign\n");
         assert!(out.contains("You resign: White wins."), "{out}");
-        assert!(out.contains("[Termination \"Black resigned\"]"), "{out}");
+        assert!(out.contains("[Result \"1-0\"]"), "{out}");
+        assert!(out.contains("{White wins: Black resigned} 1-0"), "{out}");
     }
 
     #[test]

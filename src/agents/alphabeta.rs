@@ -320,7 +320,7 @@ impl AlphaBeta {
     /// With `exact`, every root move gets a full-window search (all scores exact).
     fn search(&mut self, game: &Game, limits: &Limits, exact: bool) -> (Vec<(Move, i32)>, u32) {
         let limits = limits.or(self.config.limits);
-        let max_depth = limits.depth.unwrap_or(MAX_DEPTH).min(MAX_DEPTH);
+        let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         self.nodes = 0;
         self.stopped = false;
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);

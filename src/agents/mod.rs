@@ -11,7 +11,9 @@ use std::time::Duration;
 
 pub use spec::{AgentError, AgentSpec};
 
-/// Search limits for one move. `None` leaves the agent's own default in force.
+/// Search limits for one move; a search stops at the first limit reached. Limits given for a
+/// move replace the agent's own as a whole (unset fields are then unbounded), so `movetime`
+/// alone searches by time without the agent's default depth.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Limits {
     pub depth: Option<u32>,
@@ -20,13 +22,13 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// These limits with any unset field taken from `defaults`.
+    pub fn is_empty(&self) -> bool {
+        self.depth.is_none() && self.movetime.is_none() && self.nodes.is_none()
+    }
+
+    /// These limits if any is set, else `defaults`.
     pub fn or(self, defaults: Limits) -> Limits {
-        Limits {
-            depth: self.depth.or(defaults.depth),
-            movetime: self.movetime.or(defaults.movetime),
-            nodes: self.nodes.or(defaults.nodes),
-        }
+        if self.is_empty() { defaults } else { self }
     }
 }
 

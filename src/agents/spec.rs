@@ -16,8 +16,9 @@ pub const KINDS: &[(&str, &str)] = &[
     ("random", "uniform over legal moves (no options)"),
     (
         "alphabeta",
-        "negamax alpha-beta on material: depth=N (default 6), time=MS, nodes=N, king=W (king \
-         value in men, default 1.5), hash=MB (transposition table, default 16)",
+        "negamax alpha-beta on material: depth=N, time=MS, nodes=N (stops at the first \
+         reached; depth 6 if none is given), king=W (king value in men, default 1.5), \
+         hash=MB (transposition table, default 16)",
     ),
 ];
 
@@ -62,16 +63,16 @@ impl AgentSpec {
             "random" => Box::new(RandomAgent::new(seed)),
             "alphabeta" => {
                 let defaults = AlphaBetaConfig::default();
+                let given = Limits {
+                    depth: opts.take("depth", "a search depth 1-64")?,
+                    movetime: opts
+                        .take::<u64>("time", "milliseconds per move")?
+                        .map(Duration::from_millis),
+                    nodes: opts.take("nodes", "a node count")?,
+                };
                 let config = AlphaBetaConfig {
-                    limits: Limits {
-                        depth: opts
-                            .take("depth", "a search depth 1-64")?
-                            .or(defaults.limits.depth),
-                        movetime: opts
-                            .take::<u64>("time", "milliseconds per move")?
-                            .map(Duration::from_millis),
-                        nodes: opts.take("nodes", "a node count")?,
-                    },
+                    // Default depth 6 only when no limit is given at all.
+                    limits: given.or(defaults.limits),
                     king_weight: opts
                         .take("king", "a king value in men, e.g. 1.5")?
                         .unwrap_or(defaults.king_weight),

@@ -25,6 +25,8 @@ pub enum WinReason {
     /// A game driver's length cap ended the game; the winner had more pieces, or as many
     /// pieces and more kings.
     Adjudication,
+    /// The loser resigned.
+    Resignation,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,6 +73,9 @@ impl std::fmt::Display for Outcome {
                     f,
                     "{c} wins on adjudication (more material at the length cap)"
                 )
+            }
+            Outcome::Win(c, WinReason::Resignation) => {
+                write!(f, "{c} wins: {} resigned", c.opposite())
             }
             Outcome::Draw(DrawReason::Repetition) => write!(f, "draw by threefold repetition"),
             Outcome::Draw(DrawReason::FortyMoveRule) => write!(f, "draw by the 40-move rule"),
@@ -206,7 +211,8 @@ impl Game {
         None
     }
 
-    /// Ends the game with a result from outside the rules (a driver's length cap).
+    /// Ends the game with a result from outside the rules (a driver's length cap, a
+    /// resignation).
     pub fn impose(&mut self, outcome: Outcome) {
         self.imposed = Some(outcome);
     }
