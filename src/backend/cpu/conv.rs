@@ -17,25 +17,34 @@ fn is_pointwise(d: &ConvDims) -> bool {
     d.kh == 1 && d.kw == 1 && d.pad_h == 0 && d.pad_w == 0
 }
 
-/// Fills `cols` (patch_len x pixels) from one image (c_in, h, w).
+/// The output columns `ox` whose input column `ox + kx - pad` is inside the image.
+fn valid_cols(kx: usize, pad: usize, w: usize, wo: usize) -> std::ops::Range<usize> {
+    let lo = pad.saturating_sub(kx).min(wo);
+    let hi = (w + pad).saturating_sub(kx).min(wo).max(lo);
+    lo..hi
+}
+
+/// Fills `cols` (patch_len x pixels) from one image (c_in, h, w): each row segment is one
+/// bulk copy, with zeros only where the kernel overhangs the padding.
 fn im2col(img: &[f32], d: &ConvDims, cols: &mut [f32]) {
     let (ho, wo) = (d.out_h(), d.out_w());
     for c in 0..d.c_in {
         for ky in 0..d.kh {
             for kx in 0..d.kw {
                 let row = ((c * d.kh + ky) * d.kw + kx) * ho * wo;
+                let valid = valid_cols(kx, d.pad_w, d.w, wo);
                 for oy in 0..ho {
                     let iy = oy as isize + ky as isize - d.pad_h as isize;
                     let dst = &mut cols[row + oy * wo..row + (oy + 1) * wo];
-                    if iy < 0 || iy >= d.h as isize {
+                    if iy < 0 || iy >= d.h as isize || valid.is_empty() {
                         dst.fill(0.0);
                         continue;
                     }
-                    let src = &img[(c * d.h + iy as usize) * d.w..(c * d.h + iy as usize + 1) * d.w];
-                    for (ox, v) in dst.iter_mut().enumerate() {
-                        let ix = ox as isize + kx as isize - d.pad_w as isize;
-                        *v = if ix < 0 || ix >= d.w as isize { 0.0 } else { src[ix as usize] };
-                    }
+                    let src_row = (c * d.h + iy as usize) * d.w;
+                    let shift = valid.start + kx - d.pad_w;
+                    dst[..valid.start].fill(0.0);
+                    dst[valid.clone()].copy_from_slice(&img[src_row + shift..src_row + shift + valid.len()]);
+                    dst[valid.end..].fill(0.0);
                 }
             }
         }

@@ -1,9 +1,12 @@
-//! Elementwise kernels. Broadcasting walks the output in row-major order with per-input
-//! strides that are 0 along broadcast axes.
+//! Elementwise kernels. Broadcasting first merges adjacent axes that both inputs walk the same
+//! way, so common cases (a per-channel operand on NCHW) become long rows against a scalar.
 
 use super::{CpuBuf, PAR_MIN};
 use crate::backend::{BinaryOp, UnaryOp};
 use rayon::prelude::*;
+
+/// Elements per parallel task: large enough that scheduling is negligible.
+const CHUNK: usize = 1 << 13;
 
 #[inline(always)]
 pub(crate) fn unary_scalar(op: UnaryOp, x: f32) -> f32 {
@@ -38,61 +41,159 @@ pub(crate) fn binary_scalar(op: BinaryOp, a: f32, b: f32) -> f32 {
     }
 }
 
-pub fn unary(op: UnaryOp, x: &[f32]) -> CpuBuf {
-    let mut out = vec![0.0f32; x.len()];
-    let f = |(o, &v): (&mut f32, &f32)| *o = unary_scalar(op, v);
-    if x.len() >= PAR_MIN {
-        out.par_iter_mut().zip(x.par_iter()).for_each(f);
+/// Runs `f(offset, chunk)` over `out` in chunks, in parallel when large.
+fn for_chunks(out: &mut [f32], chunk: usize, f: impl Fn(usize, &mut [f32]) + Sync) {
+    let chunk = chunk.max(1);
+    if out.len() >= PAR_MIN {
+        out.par_chunks_mut(chunk).enumerate().for_each(|(i, c)| f(i * chunk, c));
     } else {
-        out.iter_mut().zip(x.iter()).for_each(f);
+        out.chunks_mut(chunk).enumerate().for_each(|(i, c)| f(i * chunk, c));
     }
-    CpuBuf::new(out)
 }
 
-/// Row-major strides of `shape` with 0 wherever the axis is broadcast to `out`.
-fn broadcast_strides(shape: &[usize], out: &[usize]) -> Vec<usize> {
-    let mut strides = vec![0; out.len()];
-    let mut s = 1;
-    for i in (0..out.len()).rev() {
-        strides[i] = if shape[i] == 1 && out[i] != 1 { 0 } else { s };
-        s *= shape[i];
+pub fn unary(op: UnaryOp, x: &[f32]) -> CpuBuf {
+    // One monomorphic loop per op, so the op is not re-decided per element and loops vectorise.
+    fn run(x: &[f32], f: impl Fn(f32) -> f32 + Sync) -> CpuBuf {
+        let mut out = vec![0.0f32; x.len()];
+        for_chunks(&mut out, CHUNK, |start, dst| {
+            for (o, &v) in dst.iter_mut().zip(&x[start..]) {
+                *o = f(v);
+            }
+        });
+        CpuBuf::new(out)
     }
-    strides
+    match op {
+        UnaryOp::Neg => run(x, |v| -v),
+        UnaryOp::Relu => run(x, |v| v.max(0.0)),
+        UnaryOp::AddScalar(c) => run(x, move |v| v + c),
+        UnaryOp::MulScalar(c) => run(x, move |v| v * c),
+        _ => run(x, move |v| unary_scalar(op, v)),
+    }
+}
+
+/// Output shape and per-input strides (0 on broadcast axes) after merging every pair of
+/// adjacent axes that both inputs step through contiguously (or both broadcast).
+fn collapse(a_shape: &[usize], b_shape: &[usize], out: &[usize]) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
+    let strides = |shape: &[usize]| {
+        let mut st = vec![0; out.len()];
+        let mut s = 1;
+        for i in (0..out.len()).rev() {
+            st[i] = if shape[i] == 1 && out[i] != 1 { 0 } else { s };
+            s *= shape[i];
+        }
+        st
+    };
+    let (sa, sb) = (strides(a_shape), strides(b_shape));
+    let (mut dims, mut ra, mut rb): (Vec<usize>, Vec<usize>, Vec<usize>) = (vec![], vec![], vec![]);
+    for i in 0..out.len() {
+        if out[i] == 1 {
+            continue;
+        }
+        if let (Some(&d), Some(&pa), Some(&pb)) = (dims.last(), ra.last(), rb.last()) {
+            let joins = |prev: usize, cur: usize| (prev == 0 && cur == 0) || (prev != 0 && prev == cur * out[i]);
+            if joins(pa, sa[i]) && joins(pb, sb[i]) {
+                *dims.last_mut().expect("non-empty") = d * out[i];
+                *ra.last_mut().expect("non-empty") = sa[i];
+                *rb.last_mut().expect("non-empty") = sb[i];
+                continue;
+            }
+        }
+        dims.push(out[i]);
+        ra.push(sa[i]);
+        rb.push(sb[i]);
+    }
+    if dims.is_empty() {
+        (vec![1], vec![1], vec![1])
+    } else {
+        (dims, ra, rb)
+    }
 }
 
 pub fn binary(op: BinaryOp, a: &[f32], a_shape: &[usize], b: &[f32], b_shape: &[usize], out_shape: &[usize]) -> CpuBuf {
+    // One monomorphic kernel per op, so the inner loops vectorise.
+    let args = (a, a_shape, b, b_shape, out_shape);
+    match op {
+        BinaryOp::Add => binary_with(args, |x, y| x + y),
+        BinaryOp::Sub => binary_with(args, |x, y| x - y),
+        BinaryOp::Mul => binary_with(args, |x, y| x * y),
+        BinaryOp::Div => binary_with(args, |x, y| x / y),
+        _ => binary_with(args, move |x, y| binary_scalar(op, x, y)),
+    }
+}
+
+type BinaryArgs<'a> = (&'a [f32], &'a [usize], &'a [f32], &'a [usize], &'a [usize]);
+
+fn binary_with((a, a_shape, b, b_shape, out_shape): BinaryArgs, f: impl Fn(f32, f32) -> f32 + Sync) -> CpuBuf {
     let len: usize = out_shape.iter().product();
     let mut out = vec![0.0f32; len];
-    if a.len() == len && b.len() == len {
-        let f = |((o, &x), &y): ((&mut f32, &f32), &f32)| *o = binary_scalar(op, x, y);
-        if len >= PAR_MIN {
-            out.par_iter_mut().zip(a.par_iter()).zip(b.par_iter()).for_each(|((o, x), y)| f(((o, x), y)));
-        } else {
-            out.iter_mut().zip(a.iter()).zip(b.iter()).for_each(f);
+    let (dims, sa, sb) = collapse(a_shape, b_shape, out_shape);
+    let rank = dims.len();
+    let inner = dims[rank - 1];
+    let (da, db) = (sa[rank - 1], sb[rank - 1]);
+    // Each task fills whole rows of the innermost axis; the inner loops are specialised by
+    // stride so they vectorise.
+    let rows_per_chunk = (CHUNK / inner).max(1);
+    for_chunks(&mut out, rows_per_chunk * inner, |start, dst| {
+        for (r, row) in dst.chunks_mut(inner).enumerate() {
+            let (mut ia, mut ib, mut rem) = (0usize, 0usize, start / inner + r);
+            for ax in (0..rank - 1).rev() {
+                let i = rem % dims[ax];
+                rem /= dims[ax];
+                ia += i * sa[ax];
+                ib += i * sb[ax];
+            }
+            match (da, db) {
+                (0, 0) => row.fill(f(a[ia], b[ib])),
+                (_, 0) => {
+                    let y = b[ib];
+                    for (o, &x) in row.iter_mut().zip(&a[ia..ia + inner]) {
+                        *o = f(x, y);
+                    }
+                }
+                (0, _) => {
+                    let x = a[ia];
+                    for (o, &y) in row.iter_mut().zip(&b[ib..ib + inner]) {
+                        *o = f(x, y);
+                    }
+                }
+                _ => {
+                    for ((o, &x), &y) in row.iter_mut().zip(&a[ia..ia + inner]).zip(&b[ib..ib + inner]) {
+                        *o = f(x, y);
+                    }
+                }
+            }
         }
-        return CpuBuf::new(out);
-    }
-    let (sa, sb) = (broadcast_strides(a_shape, out_shape), broadcast_strides(b_shape, out_shape));
-    // Rows of the innermost axis share their outer offsets; walk them as runs.
-    let inner = *out_shape.last().unwrap_or(&1);
-    let rank = out_shape.len();
-    let fill_row = |row: usize, dst: &mut [f32]| {
-        let (mut ia, mut ib, mut rem) = (0usize, 0usize, row);
-        for ax in (0..rank.saturating_sub(1)).rev() {
-            let i = rem % out_shape[ax];
-            rem /= out_shape[ax];
-            ia += i * sa[ax];
-            ib += i * sb[ax];
-        }
-        let (da, db) = if rank == 0 { (0, 0) } else { (sa[rank - 1], sb[rank - 1]) };
-        for (j, o) in dst.iter_mut().enumerate() {
-            *o = binary_scalar(op, a[ia + j * da], b[ib + j * db]);
-        }
-    };
-    if len >= PAR_MIN {
-        out.par_chunks_mut(inner.max(1)).enumerate().for_each(|(r, d)| fill_row(r, d));
-    } else {
-        out.chunks_mut(inner.max(1)).enumerate().for_each(|(r, d)| fill_row(r, d));
-    }
+    });
     CpuBuf::new(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collapse_merges_axes_walked_alike() {
+        // A per-channel operand on NCHW: channels stay, H and W merge, N stays.
+        let (dims, sa, sb) = collapse(&[2, 3, 4, 5], &[1, 3, 1, 1], &[2, 3, 4, 5]);
+        assert_eq!((dims, sa, sb), (vec![2, 3, 20], vec![60, 20, 1], vec![0, 1, 0]));
+        let (dims, _, _) = collapse(&[2, 3], &[2, 3], &[2, 3]);
+        assert_eq!(dims, vec![6]);
+    }
+
+    #[test]
+    fn broadcasts_match_a_plain_loop() {
+        let (ash, bsh, osh) = ([2usize, 1, 4], [1usize, 3, 1], [2usize, 3, 4]);
+        let a: Vec<f32> = (0..8).map(|v| v as f32).collect();
+        let b: Vec<f32> = (0..3).map(|v| 10.0 * v as f32).collect();
+        let out = binary(BinaryOp::Add, &a, &ash, &b, &bsh, &osh);
+        let mut expected = vec![];
+        for i in 0..2 {
+            for j in 0..3 {
+                for k in 0..4 {
+                    expected.push(a[i * 4 + k] + b[j]);
+                }
+            }
+        }
+        assert_eq!(out.as_slice(), &expected[..]);
+    }
 }
