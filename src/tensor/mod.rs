@@ -15,6 +15,7 @@ pub use tape::{Gradients, Tape, Var};
 
 use crate::backend::Backend;
 use crate::backend::cpu::{Cpu, CpuBuf};
+use crate::backend::gpu::{Gpu, GpuBuf, GpuError};
 use rand::Rng;
 use rand_distr::StandardNormal;
 
@@ -22,12 +23,68 @@ use rand_distr::StandardNormal;
 #[derive(Clone, Debug)]
 pub enum Device {
     Cpu,
+    /// The process's wgpu context (one per process, shared by every GPU tensor).
+    Gpu(Gpu),
+}
+
+/// Why a device could not be had.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum DeviceError {
+    #[error("unknown device '{0}': expected auto, cpu or gpu")]
+    Unknown(String),
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
 }
 
 impl Device {
     pub fn name(&self) -> &'static str {
         match self {
             Device::Cpu => "cpu",
+            Device::Gpu(_) => "gpu",
+        }
+    }
+
+    /// A hardware GPU if there is one, else the CPU. A software adapter (device type Cpu,
+    /// e.g. Mesa lavapipe) is slower than the CPU backend, so it is used only when asked for.
+    pub fn auto() -> Device {
+        // Checked first: listing adapters is cheap, opening lavapipe is not.
+        if Gpu::hardware_available()
+            && let Ok(gpu) = Gpu::shared()
+        {
+            return Device::Gpu(gpu);
+        }
+        Device::Cpu
+    }
+
+    /// The GPU on the best adapter there is, software ones included (to test the kernels
+    /// where there is no hardware GPU).
+    pub fn gpu() -> Result<Device, DeviceError> {
+        Ok(Device::Gpu(Gpu::shared()?))
+    }
+
+    /// The device named on a command line: "auto", "cpu" or "gpu".
+    pub fn from_name(name: &str) -> Result<Device, DeviceError> {
+        match name {
+            "auto" => Ok(Device::auto()),
+            "cpu" => Ok(Device::Cpu),
+            "gpu" => Device::gpu(),
+            other => Err(DeviceError::Unknown(other.to_string())),
+        }
+    }
+
+    /// What the device is, for logs: "cpu", or "gpu: " and the adapter.
+    pub fn describe(&self) -> String {
+        match self {
+            Device::Cpu => "cpu".to_string(),
+            Device::Gpu(g) => format!("gpu: {}", g.adapter_name()),
+        }
+    }
+
+    /// Starts all work recorded so far on the device without waiting for it (the GPU records
+    /// ops and runs them at the next read-back; the CPU computes eagerly).
+    pub fn flush(&self) {
+        if let Device::Gpu(g) = self {
+            g.flush();
         }
     }
 }
@@ -36,6 +93,7 @@ impl Device {
 #[derive(Clone, Debug)]
 pub enum Storage {
     Cpu(CpuBuf),
+    Gpu(GpuBuf),
 }
 
 /// Runs `$body` with `$be` bound to the backend of the first storage and each name bound to
@@ -47,12 +105,20 @@ macro_rules! dispatch {
             $crate::tensor::Storage::Cpu($f) => {
                 let $be = &$crate::backend::cpu::Cpu;
                 $(
-                    #[allow(irrefutable_let_patterns)]
                     let $crate::tensor::Storage::Cpu($r) = $rest else {
                         $crate::tensor::device_mismatch()
                     };
                 )*
                 $crate::tensor::Storage::Cpu($body)
+            }
+            $crate::tensor::Storage::Gpu($f) => {
+                let $be = $f.gpu();
+                $(
+                    let $crate::tensor::Storage::Gpu($r) = $rest else {
+                        $crate::tensor::device_mismatch()
+                    };
+                )*
+                $crate::tensor::Storage::Gpu($body)
             }
         }
     };
@@ -87,6 +153,7 @@ impl Tensor {
         assert_eq!(data.len(), numel(shape), "data length {} does not fill shape {shape:?}", data.len());
         let storage = match device {
             Device::Cpu => Storage::Cpu(CpuBuf::new(data)),
+            Device::Gpu(g) => Storage::Gpu(g.upload(&data)),
         };
         Tensor::from_storage(storage, shape.to_vec())
     }
@@ -94,6 +161,7 @@ impl Tensor {
     pub fn full(shape: &[usize], value: f32, device: &Device) -> Tensor {
         let storage = match device {
             Device::Cpu => Storage::Cpu(Cpu.filled(numel(shape), value)),
+            Device::Gpu(g) => Storage::Gpu(g.filled(numel(shape), value)),
         };
         Tensor::from_storage(storage, shape.to_vec())
     }
@@ -141,6 +209,7 @@ impl Tensor {
     pub fn device(&self) -> Device {
         match &self.storage {
             Storage::Cpu(_) => Device::Cpu,
+            Storage::Gpu(b) => Device::Gpu(b.gpu().clone()),
         }
     }
 
@@ -148,6 +217,7 @@ impl Tensor {
     pub fn to_vec(&self) -> Vec<f32> {
         match &self.storage {
             Storage::Cpu(b) => Cpu.download(b),
+            Storage::Gpu(b) => b.gpu().download(b),
         }
     }
 
@@ -157,9 +227,15 @@ impl Tensor {
         self.to_vec()[0]
     }
 
+    /// This tensor on `device`: itself when already there, else a copy (a GPU-to-CPU copy
+    /// waits for pending GPU work).
     pub fn to_device(&self, device: &Device) -> Tensor {
-        match (&self.storage, device) {
-            (Storage::Cpu(_), Device::Cpu) => self.clone(),
-        }
+        let storage = match (&self.storage, device) {
+            // There is one GPU context per process, so a GPU tensor is already on any GPU device.
+            (Storage::Cpu(_), Device::Cpu) | (Storage::Gpu(_), Device::Gpu(_)) => return self.clone(),
+            (Storage::Cpu(b), Device::Gpu(g)) => Storage::Gpu(g.upload(b.as_slice())),
+            (Storage::Gpu(_), Device::Cpu) => Storage::Cpu(CpuBuf::new(self.to_vec())),
+        };
+        Tensor::from_storage(storage, self.shape.clone())
     }
 }

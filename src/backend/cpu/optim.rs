@@ -3,8 +3,8 @@
 use super::CpuBuf;
 use crate::backend::OptimStep;
 
-pub fn step(step: OptimStep, w: &CpuBuf, g: &CpuBuf, s1: &CpuBuf, s2: &CpuBuf) -> [CpuBuf; 3] {
-    let (w, g, s1, s2) = (w.as_slice(), g.as_slice(), s1.as_slice(), s2.as_slice());
+pub fn step(step: OptimStep, w: &CpuBuf, g: &CpuBuf, s1: &CpuBuf, s2_buf: &CpuBuf) -> [CpuBuf; 3] {
+    let (w, g, s1, s2) = (w.as_slice(), g.as_slice(), s1.as_slice(), s2_buf.as_slice());
     let n = w.len();
     let (mut nw, mut n1) = (Vec::with_capacity(n), Vec::with_capacity(n));
     match step {
@@ -14,7 +14,8 @@ pub fn step(step: OptimStep, w: &CpuBuf, g: &CpuBuf, s1: &CpuBuf, s2: &CpuBuf) -
                 n1.push(v);
                 nw.push(w[i] - lr * v);
             }
-            [CpuBuf::new(nw), CpuBuf::new(n1), CpuBuf::new(s2.to_vec())]
+            // SGD has no second state: hand the buffer back shared, not copied.
+            [CpuBuf::new(nw), CpuBuf::new(n1), s2_buf.clone()]
         }
         OptimStep::Adam { lr, beta1, beta2, eps, weight_decay, t } => {
             let mut n2 = Vec::with_capacity(n);

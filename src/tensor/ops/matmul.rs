@@ -34,14 +34,25 @@ impl Tensor {
 }
 
 impl Var {
-    /// C = A B: dA = dC B^T, dB = A^T dC, summed over the batch where an operand was broadcast.
-    pub fn matmul(&self, other: &Var) -> Var {
+    /// C = op(A) op(B). With G = dC: d op(A) = G op(B)^T and d op(B) = op(A)^T G; a transposed
+    /// operand takes the transpose of that. Summed over the batch where an operand was broadcast.
+    pub fn matmul_t(&self, other: &Var, trans_a: bool, trans_b: bool) -> Var {
         let (a, b) = (self.value().clone(), other.value().clone());
-        Var::record(&[self, other], a.matmul(&b), move |g, needs| {
-            let ga = needs[0].then(|| fold_batch(g.matmul_t(&b, false, true), a.shape()));
-            let gb = needs[1].then(|| fold_batch(a.matmul_t(g, true, false), b.shape()));
+        Var::record(&[self, other], a.matmul_t(&b, trans_a, trans_b), move |g, needs| {
+            let ga = needs[0].then(|| {
+                let d = if trans_a { b.matmul_t(g, trans_b, true) } else { g.matmul_t(&b, false, !trans_b) };
+                fold_batch(d, a.shape())
+            });
+            let gb = needs[1].then(|| {
+                let d = if trans_b { g.matmul_t(&a, true, trans_a) } else { a.matmul_t(g, !trans_a, false) };
+                fold_batch(d, b.shape())
+            });
             vec![ga, gb]
         })
+    }
+
+    pub fn matmul(&self, other: &Var) -> Var {
+        self.matmul_t(other, false, false)
     }
 }
 

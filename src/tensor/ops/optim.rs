@@ -17,7 +17,9 @@ impl Tensor {
             (Storage::Cpu(w), Storage::Cpu(g), Storage::Cpu(a), Storage::Cpu(b)) => {
                 Cpu.optim_step(step, w, g, a, b).map(Storage::Cpu)
             }
-            #[allow(unreachable_patterns)]
+            (Storage::Gpu(w), Storage::Gpu(g), Storage::Gpu(a), Storage::Gpu(b)) => {
+                w.gpu().optim_step(step, w, g, a, b).map(Storage::Gpu)
+            }
             _ => device_mismatch(),
         };
         storages.map(|s| Tensor::from_storage(s, shape.clone()))

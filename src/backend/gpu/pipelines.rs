@@ -1,0 +1,214 @@
+//! WGSL sources and the pipeline cache: each (shader variant, entry point) is compiled once.
+//!
+//! Shader constants (workgroup and tile sizes, the conv mode) are written into the source
+//! from the Rust constants that launch the kernels, replacing `{{NAME}}` placeholders, so the
+//! shaders and the host cannot disagree. Every placeholder must be filled and every value
+//! given must be used; the tests below also read the compiled workgroup sizes back.
+
+use super::gemm::TILE;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// Invocations per workgroup of the one-dimensional kernels (a power of two: the reductions
+/// halve it).
+pub(super) const WG: u32 = 256;
+const _: () = assert!(WG.is_power_of_two());
+
+const COMMON: &str = include_str!("../../../shaders/common.wgsl");
+const ELEMENTWISE: &str = include_str!("../../../shaders/elementwise.wgsl");
+const REDUCE: &str = include_str!("../../../shaders/reduce.wgsl");
+const LAYOUT: &str = include_str!("../../../shaders/layout.wgsl");
+const OPTIM: &str = include_str!("../../../shaders/optim.wgsl");
+const GEMM: &str = include_str!("../../../shaders/gemm.wgsl");
+const MATMUL: &str = include_str!("../../../shaders/matmul.wgsl");
+const CONV: &str = include_str!("../../../shaders/conv.wgsl");
+
+/// Which product a conv kernel computes (the shader's MODE).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum ConvMode {
+    Forward = 0,
+    GradInput = 1,
+    GradWeight = 2,
+}
+
+/// A shader module: a kernel family with its specialisation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum Shader {
+    Elementwise,
+    Reduce,
+    Layout,
+    Optim,
+    Matmul,
+    Conv(ConvMode),
+}
+
+impl Shader {
+    /// The complete WGSL of this module.
+    pub(super) fn source(self) -> String {
+        let gemm = |family: &str| format!("{GEMM}\n{family}");
+        let (body, mut consts) = match self {
+            Shader::Elementwise => (ELEMENTWISE.to_string(), vec![]),
+            Shader::Reduce => (REDUCE.to_string(), vec![]),
+            Shader::Layout => (LAYOUT.to_string(), vec![]),
+            Shader::Optim => (OPTIM.to_string(), vec![]),
+            Shader::Matmul => (gemm(MATMUL), TILE.shader_consts().to_vec()),
+            Shader::Conv(mode) => {
+                let mut c = TILE.shader_consts().to_vec();
+                c.push(("MODE", mode as u32));
+                (gemm(CONV), c)
+            }
+        };
+        consts.push(("WG", WG));
+        fill_placeholders(&format!("{COMMON}\n{body}"), &consts)
+    }
+
+    #[cfg(test)]
+    const ALL: [Shader; 8] = [
+        Shader::Elementwise,
+        Shader::Reduce,
+        Shader::Layout,
+        Shader::Optim,
+        Shader::Matmul,
+        Shader::Conv(ConvMode::Forward),
+        Shader::Conv(ConvMode::GradInput),
+        Shader::Conv(ConvMode::GradWeight),
+    ];
+}
+
+/// Replaces each `{{NAME}}` with its value; panics on a placeholder left unfilled or a value
+/// with no placeholder (a shader and its launcher out of step is a bug, caught at first use).
+fn fill_placeholders(src: &str, consts: &[(&str, u32)]) -> String {
+    let mut out = src.to_string();
+    for (name, value) in consts {
+        let key = format!("{{{{{name}}}}}");
+        assert!(out.contains(&key), "shader has no placeholder {key}");
+        out = out.replace(&key, &value.to_string());
+    }
+    if let Some(at) = out.find("{{") {
+        panic!(
+            "shader placeholder left unfilled: {}",
+            out[at..].chars().take(40).collect::<String>()
+        );
+    }
+    out
+}
+
+/// A kernel: an entry point of a shader module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) struct Kernel {
+    pub shader: Shader,
+    pub entry: &'static str,
+}
+
+/// A compiled kernel and the layout of its bind group 0 (derived from the shader: binding 0
+/// is the uniform parameters, then the storage buffers the entry point uses).
+pub(super) struct Pipeline {
+    pub pipeline: wgpu::ComputePipeline,
+    pub layout: wgpu::BindGroupLayout,
+}
+
+#[derive(Default)]
+pub(super) struct PipelineCache {
+    modules: Mutex<HashMap<Shader, wgpu::ShaderModule>>,
+    pipelines: Mutex<HashMap<Kernel, Arc<Pipeline>>>,
+}
+
+impl PipelineCache {
+    pub(super) fn get(&self, device: &wgpu::Device, kernel: Kernel) -> Arc<Pipeline> {
+        let mut pipelines = self.pipelines.lock().expect("pipeline cache poisoned");
+        if let Some(p) = pipelines.get(&kernel) {
+            return p.clone();
+        }
+        let mut modules = self.modules.lock().expect("shader cache poisoned");
+        let module = modules.entry(kernel.shader).or_insert_with(|| {
+            device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: None,
+                source: wgpu::ShaderSource::Wgsl(kernel.shader.source().into()),
+            })
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(kernel.entry),
+            layout: None,
+            module,
+            entry_point: Some(kernel.entry),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let layout = pipeline.get_bind_group_layout(0);
+        let compiled = Arc::new(Pipeline { pipeline, layout });
+        pipelines.insert(kernel, compiled.clone());
+        compiled
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wgpu::naga;
+
+    fn module(shader: Shader) -> naga::Module {
+        let src = shader.source();
+        let module = naga::front::wgsl::parse_str(&src)
+            .unwrap_or_else(|e| panic!("{shader:?}: {}", e.emit_to_string(&src)));
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::empty(),
+        )
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{shader:?}: {}", e.emit_to_string(&src)));
+        module
+    }
+
+    /// Every shader variant compiles, and every entry point has the workgroup size the host
+    /// launches it with: WG for the one-dimensional kernels, one invocation per TM x TN block
+    /// of a tile for the products.
+    #[test]
+    fn shaders_validate_with_the_host_workgroup_sizes() {
+        for shader in Shader::ALL {
+            let m = module(shader);
+            assert!(!m.entry_points.is_empty(), "{shader:?} has no entry point");
+            for ep in &m.entry_points {
+                let want = match shader {
+                    Shader::Matmul | Shader::Conv(_) => [TILE.bn / TILE.tn, TILE.bm / TILE.tm, 1],
+                    _ => [WG, 1, 1],
+                };
+                assert_eq!(ep.workgroup_size, want, "{shader:?}::{}", ep.name);
+            }
+        }
+    }
+
+    /// The uniform parameter struct of each shader is as large as the Rust struct written
+    /// into it, so no field is missing on either side.
+    #[test]
+    fn params_structs_match_the_host() {
+        use std::mem::size_of;
+        for shader in Shader::ALL {
+            let host = match shader {
+                Shader::Elementwise => size_of::<super::super::elementwise::Params>(),
+                Shader::Reduce => size_of::<super::super::reduce::Params>(),
+                Shader::Layout => size_of::<super::super::layout::Params>(),
+                Shader::Optim => size_of::<super::super::optim::Params>(),
+                Shader::Matmul => size_of::<super::super::matmul::Params>(),
+                Shader::Conv(_) => size_of::<super::super::conv::Params>(),
+            };
+            let m = module(shader);
+            let var = m
+                .global_variables
+                .iter()
+                .map(|(_, v)| v)
+                .find(|v| v.space == naga::AddressSpace::Uniform)
+                .expect("a uniform params binding");
+            let span = m.types[var.ty].inner.size(m.to_ctx()) as usize;
+            assert_eq!(span, host, "{shader:?} params");
+        }
+    }
+
+    #[test]
+    fn placeholders_must_all_be_filled() {
+        assert_eq!(fill_placeholders("a {{X}} b", &[("X", 3)]), "a 3 b");
+        assert!(
+            std::panic::catch_unwind(|| fill_placeholders("{{X}} {{Y}}", &[("X", 1)])).is_err()
+        );
+        assert!(std::panic::catch_unwind(|| fill_placeholders("{{X}}", &[("Z", 1)])).is_err());
+    }
+}

@@ -1,0 +1,713 @@
+//! The GPU backend against the CPU reference: every tensor op, forward and backward, on
+//! random inputs with odd sizes (so GEMM tiles and workgroups are partly filled).
+//!
+//! Runs on any wgpu adapter, the software one (Mesa lavapipe) included. Without an adapter
+//! the tests skip with a note, unless CHECKERS_ZERO_REQUIRE_GPU=1, where they fail.
+//!
+//! Comparisons: `Elem` is |a-b| <= max(rtol max(|a|,|b|), atol) per element; `Norm` is
+//! ||a-b|| <= rel ||a|| over the whole tensor, for results whose summation order differs
+//! between the backends (products, convolutions, reductions), where single elements near
+//! zero may carry the rounding of large terms that cancelled.
+
+use checkers_zero::backend::OptimStep;
+use checkers_zero::tensor::{Device, Tape, Tensor, Var};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use std::sync::RwLock;
+
+/// Parity tests share the device; the submit-counting test needs it alone.
+static DEVICE_USE: RwLock<()> = RwLock::new(());
+
+/// The GPU device, or `None` (with a note) when there is no adapter, unless the environment
+/// demands one.
+fn gpu_or_skip() -> Option<Device> {
+    match Device::gpu() {
+        Ok(d) => Some(d),
+        Err(e) if std::env::var("CHECKERS_ZERO_REQUIRE_GPU").as_deref() == Ok("1") => {
+            panic!("CHECKERS_ZERO_REQUIRE_GPU=1 but no GPU device could be opened: {e}")
+        }
+        Err(e) => {
+            eprintln!("note: skipping GPU test: {e}");
+            None
+        }
+    }
+}
+
+/// Runs a test body on the GPU device, sharing it with the other parity tests.
+fn on_gpu(body: impl FnOnce(&Device)) {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let _shared = DEVICE_USE.read().unwrap_or_else(|e| e.into_inner());
+    body(&gpu);
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Tol {
+    Elem { rtol: f32, atol: f32 },
+    Norm(f32),
+}
+
+fn assert_close(what: &str, cpu: &[f32], gpu: &[f32], tol: Tol) {
+    assert_eq!(cpu.len(), gpu.len(), "{what}: lengths differ");
+    match tol {
+        Tol::Elem { rtol, atol } => {
+            for (i, (&a, &b)) in cpu.iter().zip(gpu).enumerate() {
+                let ok = (a - b).abs() <= (rtol * a.abs().max(b.abs())).max(atol)
+                    || (a.is_nan() && b.is_nan());
+                assert!(ok, "{what}[{i}]: cpu {a} vs gpu {b} ({tol:?})");
+            }
+        }
+        Tol::Norm(rel) => {
+            let diff = cpu
+                .iter()
+                .zip(gpu)
+                .map(|(a, b)| (a - b).powi(2))
+                .sum::<f32>()
+                .sqrt();
+            let norm = cpu.iter().map(|a| a * a).sum::<f32>().sqrt();
+            assert!(
+                diff <= rel * norm.max(1e-30),
+                "{what}: |cpu - gpu| = {diff} vs |cpu| = {norm} ({tol:?})"
+            );
+        }
+    }
+}
+
+fn rng(seed: u64) -> StdRng {
+    StdRng::seed_from_u64(seed)
+}
+
+/// Standard normal values.
+fn normal(shape: &[usize], seed: u64) -> Tensor {
+    Tensor::randn(shape, 1.0, &mut rng(seed), &Device::Cpu)
+}
+
+/// Values in [0.5, 2): safe for log, division and fractional powers.
+fn positive(shape: &[usize], seed: u64) -> Tensor {
+    Tensor::uniform(shape, 0.75, &mut rng(seed), &Device::Cpu).add_scalar(1.25)
+}
+
+/// The output, and every input's gradient for a fixed random output gradient, of `f` on
+/// tape variables holding `inputs` on `dev`.
+fn run(
+    dev: &Device,
+    inputs: &[&Tensor],
+    f: &dyn Fn(&[Var], &Device) -> Var,
+) -> (Vec<f32>, Vec<Vec<f32>>) {
+    let tape = Tape::new();
+    let vars: Vec<Var> = inputs.iter().map(|t| tape.var(t.to_device(dev))).collect();
+    let out = f(&vars, dev);
+    assert_eq!(
+        out.value().device().name(),
+        dev.name(),
+        "the op ran on the wrong device"
+    );
+    let upstream = normal(out.shape(), 99).to_device(dev);
+    let grads = out.backward_with(upstream);
+    let grads = vars
+        .iter()
+        .map(|v| grads.get(v).map(Tensor::to_vec).unwrap_or_default())
+        .collect();
+    (out.value().to_vec(), grads)
+}
+
+/// Runs `f` on both devices and compares the values (`value_tol`) and gradients (`grad_tol`).
+fn parity(
+    gpu: &Device,
+    name: &str,
+    inputs: &[&Tensor],
+    value_tol: Tol,
+    grad_tol: Tol,
+    f: impl Fn(&[Var], &Device) -> Var,
+) {
+    let (cpu_value, cpu_grads) = run(&Device::Cpu, inputs, &f);
+    let (gpu_value, gpu_grads) = run(gpu, inputs, &f);
+    assert_close(&format!("{name} value"), &cpu_value, &gpu_value, value_tol);
+    for (i, (c, g)) in cpu_grads.iter().zip(&gpu_grads).enumerate() {
+        assert_close(&format!("{name} grad of input {i}"), c, g, grad_tol);
+    }
+}
+
+/// Exact IEEE ops (+ - * and copies) may differ only by contraction into fused multiply-adds.
+const EXACTISH: Tol = Tol::Elem {
+    rtol: 1e-6,
+    atol: 1e-7,
+};
+/// Vulkan lets exp, log, pow, tanh and division be off by a few ULP (log by 2^-21 absolute
+/// near 1), and their gradients compound two or three such ops.
+const TRANSCENDENTAL: Tol = Tol::Elem {
+    rtol: 2e-5,
+    atol: 2e-6,
+};
+/// Sums of tens to hundreds of terms in another order: ~sqrt(k) ULP relative to the norm.
+const SUMMED: Tol = Tol::Norm(2e-6);
+
+#[test]
+fn unary_ops() {
+    on_gpu(|gpu| {
+        let x = normal(&[7, 13], 1);
+        let pos = positive(&[7, 13], 2);
+        parity(gpu, "neg", &[&x], EXACTISH, EXACTISH, |v, _| v[0].neg());
+        parity(gpu, "relu", &[&x], EXACTISH, EXACTISH, |v, _| v[0].relu());
+        parity(gpu, "add_scalar", &[&x], EXACTISH, EXACTISH, |v, _| {
+            v[0].add_scalar(0.37)
+        });
+        parity(gpu, "mul_scalar", &[&x], EXACTISH, EXACTISH, |v, _| {
+            v[0].mul_scalar(-1.7)
+        });
+        parity(gpu, "exp", &[&x], TRANSCENDENTAL, TRANSCENDENTAL, |v, _| {
+            v[0].exp()
+        });
+        parity(
+            gpu,
+            "log",
+            &[&pos],
+            TRANSCENDENTAL,
+            TRANSCENDENTAL,
+            |v, _| v[0].log(),
+        );
+        parity(
+            gpu,
+            "tanh",
+            &[&x.mul_scalar(3.0)],
+            TRANSCENDENTAL,
+            TRANSCENDENTAL,
+            |v, _| v[0].tanh(),
+        );
+        parity(
+            gpu,
+            "sigmoid",
+            &[&x.mul_scalar(3.0)],
+            TRANSCENDENTAL,
+            TRANSCENDENTAL,
+            |v, _| v[0].sigmoid(),
+        );
+        // Integer powers of signed bases take the sign of odd powers (the backward of x^3 is
+        // 3 x^2; of x^2 it is 2 x^1).
+        parity(
+            gpu,
+            "pow_scalar 3",
+            &[&x],
+            TRANSCENDENTAL,
+            TRANSCENDENTAL,
+            |v, _| v[0].pow_scalar(3.0),
+        );
+        parity(
+            gpu,
+            "pow_scalar 2",
+            &[&x],
+            TRANSCENDENTAL,
+            TRANSCENDENTAL,
+            |v, _| v[0].pow_scalar(2.0),
+        );
+        parity(
+            gpu,
+            "pow_scalar -0.5",
+            &[&pos],
+            TRANSCENDENTAL,
+            TRANSCENDENTAL,
+            |v, _| v[0].pow_scalar(-0.5),
+        );
+        // Large inputs saturate instead of overflowing.
+        let big = Tensor::from_vec(vec![-100.0, -20.0, 0.0, 20.0, 100.0], &[5], &Device::Cpu);
+        parity(
+            gpu,
+            "tanh saturates",
+            &[&big],
+            TRANSCENDENTAL,
+            TRANSCENDENTAL,
+            |v, _| v[0].tanh(),
+        );
+        parity(
+            gpu,
+            "sigmoid saturates",
+            &[&big],
+            TRANSCENDENTAL,
+            TRANSCENDENTAL,
+            |v, _| v[0].sigmoid(),
+        );
+    });
+}
+
+#[test]
+fn binary_ops_with_broadcasting() {
+    on_gpu(|gpu| {
+        let shapes: [(&[usize], &[usize]); 5] = [
+            (&[5, 7, 13], &[5, 7, 13]),
+            (&[5, 1, 13], &[7, 1]),
+            (&[7, 13], &[1]),
+            (&[2, 3, 5, 7], &[3, 1, 1]),
+            (&[], &[3, 5]),
+        ];
+        for (i, (sa, sb)) in shapes.into_iter().enumerate() {
+            let seed = 10 * i as u64;
+            let (a, b) = (normal(sa, seed), normal(sb, seed + 1));
+            let (pa, pb) = (positive(sa, seed + 2), positive(sb, seed + 3));
+            let name = |op: &str| format!("{op} {sa:?} {sb:?}");
+            // Gradients of broadcast inputs are sums over the broadcast axes.
+            parity(gpu, &name("add"), &[&a, &b], EXACTISH, SUMMED, |v, _| {
+                v[0].add(&v[1])
+            });
+            parity(gpu, &name("sub"), &[&a, &b], EXACTISH, SUMMED, |v, _| {
+                v[0].sub(&v[1])
+            });
+            parity(gpu, &name("mul"), &[&a, &b], EXACTISH, SUMMED, |v, _| {
+                v[0].mul(&v[1])
+            });
+            parity(
+                gpu,
+                &name("div"),
+                &[&a, &pb],
+                TRANSCENDENTAL,
+                SUMMED,
+                |v, _| v[0].div(&v[1]),
+            );
+            // d/db of a^b is ln(a) a^b: a mix of transcendental error and summation.
+            parity(
+                gpu,
+                &name("pow"),
+                &[&pa, &b.mul_scalar(0.5)],
+                TRANSCENDENTAL,
+                Tol::Norm(1e-5),
+                |v, _| v[0].pow(&v[1]),
+            );
+        }
+    });
+}
+
+#[test]
+fn reductions() {
+    on_gpu(|gpu| {
+        let x = normal(&[7, 13, 33], 20);
+        parity(gpu, "sum_all", &[&x], SUMMED, EXACTISH, |v, _| {
+            v[0].sum_all()
+        });
+        parity(gpu, "mean_all", &[&x], SUMMED, EXACTISH, |v, _| {
+            v[0].mean_all()
+        });
+        for axis in [0isize, 1, 2, -1] {
+            for keepdim in [false, true] {
+                let name = format!("sum_axis {axis} keepdim {keepdim}");
+                parity(gpu, &name, &[&x], SUMMED, EXACTISH, move |v, _| {
+                    v[0].sum_axis(axis, keepdim)
+                });
+                let name = format!("mean_axis {axis} keepdim {keepdim}");
+                parity(gpu, &name, &[&x], SUMMED, EXACTISH, move |v, _| {
+                    v[0].mean_axis(axis, keepdim)
+                });
+            }
+        }
+        // Long sums are split into chunks and summed twice. Positive terms: the sequential CPU
+        // sum of 5000 of them may drift by ~n eps / 10 = 5e-5 relative in the worst case.
+        let long = positive(&[5000], 21);
+        parity(
+            gpu,
+            "sum_all long",
+            &[&long],
+            Tol::Norm(1e-4),
+            EXACTISH,
+            |v, _| v[0].sum_all(),
+        );
+        let tall = positive(&[2000, 3], 22);
+        parity(
+            gpu,
+            "sum_axis 0 tall",
+            &[&tall],
+            Tol::Norm(1e-4),
+            EXACTISH,
+            |v, _| v[0].sum_axis(0, false),
+        );
+    });
+}
+
+#[test]
+fn matmul_plain_batched_broadcast_and_transposed() {
+    on_gpu(|gpu| {
+        let cases: [(&str, &[usize], &[usize]); 6] = [
+            ("2-D", &[33, 65], &[65, 13]),
+            ("two tiles each way", &[65, 70], &[70, 67]),
+            ("batched", &[3, 7, 65], &[3, 65, 13]),
+            ("2-D times batched", &[7, 33], &[3, 33, 13]),
+            ("batched times batch 1", &[3, 7, 33], &[1, 33, 13]),
+            // Few output tiles and a long k: the k range is split over workgroups.
+            ("split k", &[7, 600], &[600, 5]),
+        ];
+        for (i, (name, sa, sb)) in cases.into_iter().enumerate() {
+            let (a, b) = (normal(sa, 30 + i as u64), normal(sb, 40 + i as u64));
+            parity(
+                gpu,
+                &format!("matmul {name}"),
+                &[&a, &b],
+                SUMMED,
+                SUMMED,
+                |v, _| v[0].matmul(&v[1]),
+            );
+        }
+        for (ta, tb) in [(true, false), (false, true), (true, true)] {
+            let a = normal(if ta { &[2, 33, 7] } else { &[2, 7, 33] }, 50);
+            let b = normal(if tb { &[2, 13, 33] } else { &[2, 33, 13] }, 51);
+            let name = format!("matmul_t {ta} {tb}");
+            parity(gpu, &name, &[&a, &b], SUMMED, SUMMED, move |v, _| {
+                v[0].matmul_t(&v[1], ta, tb)
+            });
+        }
+    });
+}
+
+#[test]
+fn layout_ops() {
+    on_gpu(|gpu| {
+        let x3 = normal(&[5, 7, 13], 60);
+        let x4 = normal(&[2, 3, 5, 7], 61);
+        // Moves copy values exactly; reshape is free.
+        parity(
+            gpu,
+            "transpose",
+            &[&normal(&[7, 13], 62)],
+            EXACTISH,
+            EXACTISH,
+            |v, _| v[0].transpose(0, 1),
+        );
+        parity(gpu, "permute 3-D", &[&x3], EXACTISH, EXACTISH, |v, _| {
+            v[0].permute(&[2, 0, 1])
+        });
+        parity(gpu, "permute 4-D", &[&x4], EXACTISH, EXACTISH, |v, _| {
+            v[0].permute(&[0, 2, 3, 1])
+        });
+        parity(gpu, "reshape", &[&x3], EXACTISH, EXACTISH, |v, _| {
+            v[0].reshape(&[35, 13]).mul(&v[0].reshape(&[35, 13]))
+        });
+        parity(gpu, "pad2d", &[&x4], EXACTISH, EXACTISH, |v, _| {
+            v[0].pad2d([1, 2, 0, 3], -0.5)
+        });
+        parity(gpu, "crop2d", &[&x4], EXACTISH, EXACTISH, |v, _| {
+            v[0].pad2d([-1, 0, -2, -1], 0.0)
+        });
+        parity(gpu, "pad and crop", &[&x4], EXACTISH, EXACTISH, |v, _| {
+            v[0].pad2d([2, -1, -3, 1], 7.0)
+        });
+        // Repeated picks: the backward sums them.
+        let index = [3u32, 0, 12, 3, 5, 3, 11];
+        parity(
+            gpu,
+            "gather_cols",
+            &[&normal(&[7, 13], 63)],
+            EXACTISH,
+            EXACTISH,
+            move |v, _| v[0].gather_cols(&index),
+        );
+    });
+}
+
+#[test]
+fn conv2d_forward_and_gradients() {
+    on_gpu(|gpu| {
+        // (n, c_in, h, w, c_out, kh, kw, pad_h, pad_w, bias)
+        let cases = [
+            (2, 3, 7, 5, 4, 3, 3, 1, 1, true),
+            (2, 3, 7, 5, 4, 3, 3, 1, 1, false),
+            (3, 5, 6, 7, 3, 1, 1, 0, 0, true),
+            (2, 2, 9, 8, 5, 3, 3, 0, 0, false),
+            (1, 3, 7, 9, 2, 5, 3, 2, 1, true),
+            (2, 4, 5, 5, 3, 2, 2, 1, 0, true),
+            // Many images and few filters: the weight gradient's long k is split.
+            (8, 3, 9, 9, 5, 3, 3, 1, 1, true),
+            // One image with many channels (batch-1 inference): the forward's k is split,
+            // and the bias must be added once.
+            (1, 60, 5, 5, 3, 3, 3, 1, 1, true),
+        ];
+        for (i, (n, c_in, h, w, c_out, kh, kw, ph, pw, bias)) in cases.into_iter().enumerate() {
+            let seed = 70 + 3 * i as u64;
+            let mut inputs = vec![
+                normal(&[n, c_in, h, w], seed),
+                normal(&[c_out, c_in, kh, kw], seed + 1),
+            ];
+            if bias {
+                inputs.push(normal(&[c_out], seed + 2));
+            }
+            let name = format!(
+                "conv2d {n}x{c_in}x{h}x{w} * {c_out}x{kh}x{kw} pad ({ph},{pw}) bias {bias}"
+            );
+            parity(
+                gpu,
+                &name,
+                &inputs.iter().collect::<Vec<_>>(),
+                SUMMED,
+                SUMMED,
+                move |v, _| v[0].conv2d(&v[1], v.get(2), (ph, pw)),
+            );
+        }
+    });
+}
+
+#[test]
+fn softmax_and_log_softmax() {
+    on_gpu(|gpu| {
+        let x = normal(&[7, 13, 5], 90).mul_scalar(3.0);
+        for axis in [-1isize, 0, 1] {
+            parity(
+                gpu,
+                &format!("softmax {axis}"),
+                &[&x],
+                TRANSCENDENTAL,
+                SUMMED,
+                move |v, _| v[0].softmax(axis),
+            );
+            parity(
+                gpu,
+                &format!("log_softmax {axis}"),
+                &[&x],
+                TRANSCENDENTAL,
+                SUMMED,
+                move |v, _| v[0].log_softmax(axis),
+            );
+        }
+        // Rows longer than a workgroup.
+        let wide = normal(&[3, 300], 91);
+        parity(
+            gpu,
+            "softmax wide",
+            &[&wide],
+            TRANSCENDENTAL,
+            SUMMED,
+            |v, _| v[0].softmax(-1),
+        );
+        parity(
+            gpu,
+            "log_softmax wide",
+            &[&wide],
+            TRANSCENDENTAL,
+            SUMMED,
+            |v, _| v[0].log_softmax(-1),
+        );
+    });
+}
+
+#[test]
+fn batch_norm_train_and_eval() {
+    on_gpu(|gpu| {
+        let x = normal(&[4, 3, 5, 7], 100).mul_scalar(2.0).add_scalar(0.5);
+        let (gamma, beta) = (positive(&[3], 101), normal(&[3], 102));
+        let inputs = [&x, &gamma, &beta];
+        // Means, variances and their gradients are sums of 140 terms per channel.
+        parity(
+            gpu,
+            "batch_norm2d train",
+            &inputs,
+            Tol::Norm(1e-5),
+            Tol::Norm(1e-5),
+            |v, _| v[0].batch_norm2d_train(&v[1], &v[2], 1e-5).0,
+        );
+        let (mean, var) = (normal(&[3], 103), positive(&[3], 104));
+        parity(
+            gpu,
+            "batch_norm2d eval",
+            &inputs,
+            TRANSCENDENTAL,
+            Tol::Norm(1e-5),
+            move |v, dev| {
+                v[0].batch_norm2d_eval(
+                    &v[1],
+                    &v[2],
+                    &mean.to_device(dev),
+                    &var.to_device(dev),
+                    1e-5,
+                )
+            },
+        );
+    });
+}
+
+#[test]
+fn losses() {
+    on_gpu(|gpu| {
+        let logits = normal(&[7, 13], 110).mul_scalar(2.0);
+        let target = normal(&[7, 13], 111).softmax(-1);
+        // A scalar loss is a sum of 91 terms; its gradients are elementwise.
+        parity(
+            gpu,
+            "cross_entropy_soft",
+            &[&logits, &target],
+            Tol::Norm(1e-5),
+            TRANSCENDENTAL,
+            |v, _| v[0].cross_entropy_soft(&v[1]),
+        );
+        parity(
+            gpu,
+            "mse",
+            &[&logits, &target],
+            Tol::Norm(1e-5),
+            EXACTISH,
+            |v, _| v[0].mse(&v[1]),
+        );
+    });
+}
+
+#[test]
+fn optimizer_steps() {
+    on_gpu(|gpu| {
+        let shape = [7, 13];
+        let steps = [
+            OptimStep::Sgd {
+                lr: 0.1,
+                momentum: 0.9,
+                weight_decay: 1e-4,
+            },
+            OptimStep::Adam {
+                lr: 1e-3,
+                beta1: 0.9,
+                beta2: 0.999,
+                eps: 1e-8,
+                weight_decay: 1e-4,
+                t: 0,
+            },
+        ];
+        for step in steps {
+            let mut cpu = [
+                normal(&shape, 120),
+                Tensor::zeros(&shape, &Device::Cpu),
+                Tensor::zeros(&shape, &Device::Cpu),
+            ];
+            let mut dev = cpu.clone().map(|t| t.to_device(gpu));
+            for t in 1..=3 {
+                let step = match step {
+                    OptimStep::Adam {
+                        lr,
+                        beta1,
+                        beta2,
+                        eps,
+                        weight_decay,
+                        ..
+                    } => OptimStep::Adam {
+                        lr,
+                        beta1,
+                        beta2,
+                        eps,
+                        weight_decay,
+                        t,
+                    },
+                    sgd => sgd,
+                };
+                let g = normal(&shape, 130 + t as u64);
+                cpu = cpu[0].optim_step(step, &g, &cpu[1], &cpu[2]);
+                dev = dev[0].optim_step(step, &g.to_device(gpu), &dev[1], &dev[2]);
+            }
+            // A few float ops per element; Adam's sqrt and division are within 3 ULP.
+            for (i, (c, d)) in cpu.iter().zip(&dev).enumerate() {
+                assert_close(
+                    &format!("{step:?} output {i}"),
+                    &c.to_vec(),
+                    &d.to_vec(),
+                    Tol::Elem {
+                        rtol: 1e-5,
+                        atol: 1e-7,
+                    },
+                );
+            }
+        }
+    });
+}
+
+#[test]
+fn creation_transfer_and_empty_tensors() {
+    on_gpu(|gpu| {
+        let x = normal(&[3, 5], 140);
+        let back = x.to_device(gpu).to_device(&Device::Cpu);
+        assert_eq!(back.to_vec(), x.to_vec(), "a round trip copies exactly");
+        assert_eq!(Tensor::full(&[2, 3], 1.5, gpu).to_vec(), vec![1.5; 6]);
+        assert_eq!(Tensor::scalar(-2.0, gpu).item(), -2.0);
+        let empty = Tensor::zeros(&[0, 3], gpu);
+        assert_eq!(empty.to_vec(), Vec::<f32>::new());
+        assert_eq!(
+            empty.sum_axis(0, false).to_vec(),
+            vec![0.0; 3],
+            "an empty sum is zero"
+        );
+        assert_eq!(empty.exp().numel(), 0);
+        let no_k = Tensor::zeros(&[2, 0], gpu).matmul(&Tensor::zeros(&[0, 3], gpu));
+        assert_eq!(
+            no_k.to_vec(),
+            vec![0.0; 6],
+            "a product over an empty k is zero"
+        );
+    });
+}
+
+#[test]
+fn uploads_never_overwrite_inputs_of_pending_work() {
+    on_gpu(|gpu| {
+        // Each input is dropped while the op reading it is still only recorded; the next
+        // upload must not land in its buffer before that op runs.
+        let mut results = Vec::new();
+        for i in 0..40 {
+            let data = normal(&[5, 7], 200 + i);
+            let out = data.to_device(gpu).mul_scalar(2.0);
+            results.push((data.mul_scalar(2.0), out));
+        }
+        for (i, (want, got)) in results.iter().enumerate() {
+            assert_eq!(want.to_vec(), got.to_vec(), "result {i}");
+        }
+    });
+}
+
+#[test]
+fn a_long_chain_of_ops_is_one_submit() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    // Alone on the device, so no other test's read-back submits in between.
+    let _alone = DEVICE_USE.write().unwrap_or_else(|e| e.into_inner());
+    let Device::Gpu(g) = &gpu else {
+        unreachable!("Device::gpu() is a GPU")
+    };
+    let (x0, k) = (normal(&[7, 13], 300), positive(&[13], 301));
+    let (mut x, kg) = (x0.to_device(&gpu), k.to_device(&gpu));
+    gpu.flush();
+    let before = g.submit_count();
+    let mut y = x0;
+    for i in 0..50 {
+        let c = 0.01 * i as f32;
+        x = x.mul(&kg).add_scalar(c).tanh().mul_scalar(1.5);
+        y = y.mul(&k).add_scalar(c).tanh().mul_scalar(1.5);
+    }
+    assert_eq!(g.submit_count(), before, "200 recorded ops submit nothing");
+    let got = x.to_vec();
+    assert_eq!(
+        g.submit_count(),
+        before + 1,
+        "reading back submits everything once"
+    );
+    // 50 rounds of a contraction (tanh) keep the per-round few-ULP errors from growing.
+    assert_close("200-op chain", &y.to_vec(), &got, TRANSCENDENTAL);
+}
+
+#[test]
+fn device_names() {
+    assert!(matches!(Device::from_name("cpu"), Ok(Device::Cpu)));
+    let err = Device::from_name("tpu").expect_err("an unknown name");
+    assert_eq!(
+        err.to_string(),
+        "unknown device 'tpu': expected auto, cpu or gpu"
+    );
+    // auto never picks a software adapter.
+    if let Device::Gpu(g) = Device::auto() {
+        assert!(
+            !g.adapter_name().contains("Cpu"),
+            "auto chose {}",
+            g.adapter_name()
+        );
+    }
+}
+
+#[test]
+fn launches_wider_than_the_grid_limit_are_split() {
+    on_gpu(|gpu| {
+        // 65535 workgroups of 256 is the per-dimension minimum every adapter offers; one more
+        // element needs a second row of workgroups.
+        let n = 65535 * 256 + 7;
+        let x = Tensor::full(&[n], 1.0, gpu).add_scalar(1.0);
+        // Every partial sum is an even integer below 2^25, so exactly representable.
+        assert_eq!(
+            x.sum_all().item(),
+            2.0 * n as f32,
+            "every element was written"
+        );
+    });
+}
