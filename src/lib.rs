@@ -9,4 +9,6 @@ pub mod play;
 
 mod input;
 pub mod backend;
+pub mod bench;
+pub mod nn;
 pub mod tensor;

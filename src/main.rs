@@ -3,6 +3,8 @@
 use anyhow::{Context, Result, bail};
 use checkers_zero::agents::AgentSpec;
 use checkers_zero::arena::{GameConfig, MatchConfig, OpeningSet, run_match};
+use checkers_zero::bench;
+use checkers_zero::tensor::Device;
 use checkers_zero::game::{Color, Position, parse_fen, perft};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -67,6 +69,26 @@ enum BenchCommand {
         #[arg(long)]
         unique: bool,
     },
+    /// Policy-value network speed (inference at several batches, a training step), printed
+    /// with the same JSON keys as ../shared/bench/torch_reference.py.
+    Nn {
+        /// Presets, comma-separated: az-tiny, az-small, az-large, plain-7x128.
+        #[arg(long, default_value = "az-tiny,az-small,plain-7x128")]
+        net: String,
+        /// cpu, gpu (any adapter, software included) or auto (a hardware GPU, else cpu).
+        #[arg(long, default_value = "cpu")]
+        device: String,
+        /// CPU threads.
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        #[arg(long, default_value = "1,16,64,256")]
+        batches: String,
+        #[arg(long, default_value_t = 256)]
+        train_batch: usize,
+        /// Seconds per measurement.
+        #[arg(long, default_value_t = 3.0)]
+        seconds: f64,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -130,7 +152,26 @@ fn run(cli: Cli) -> Result<()> {
             threads,
             repeat,
             unique,
-        }) => bench_perft(depth, threads, repeat, unique),
+        }) => {
+            thread_pool(Some(threads))?.install(|| bench::perft(depth, threads, repeat, unique));
+            Ok(())
+        }
+        Command::Bench(BenchCommand::Nn { net, device, threads, batches, train_batch, seconds }) => {
+            let batches = batches
+                .split(',')
+                .map(|b| b.trim().parse::<usize>().ok().filter(|&b| b > 0))
+                .collect::<Option<Vec<_>>>()
+                .context("--batches: expected positive whole numbers separated by commas, e.g. 1,16,64")?;
+            let config = bench::NnBench {
+                nets: net.split(',').map(|s| s.trim().to_string()).collect(),
+                device: parse_device(&device)?,
+                threads,
+                batches,
+                train_batch,
+                seconds,
+            };
+            thread_pool(Some(threads))?.install(|| bench::nn(&config)).map_err(anyhow::Error::msg)
+        }
         Command::Play(args) => run_play(args),
         Command::Match(args) => run_match_cmd(args),
         Command::Engine => {
@@ -179,35 +220,10 @@ fn run_perft(args: PerftArgs) -> Result<()> {
     Ok(())
 }
 
-fn bench_perft(depth: u32, threads: usize, repeat: usize, unique: bool) -> Result<()> {
-    let pool = thread_pool(Some(threads))?;
-    let pos = Position::start();
-    let mut rates = Vec::new();
-    for run in 0..repeat.max(1) {
-        let t = Instant::now();
-        let nodes = if threads == 1 {
-            perft::perft(&pos, depth, unique)
-        } else {
-            pool.install(|| perft::perft_parallel(&pos, depth, unique))
-        };
-        let secs = t.elapsed().as_secs_f64();
-        rates.push((secs, nodes));
-        println!(
-            "{}",
-            serde_json::json!({"bench": "perft", "impl": "checkers-zero", "depth": depth,
-                "unique": unique, "threads": threads, "run": run, "nodes": nodes,
-                "seconds": secs, "nodes_per_s": nodes as f64 / secs})
-        );
-    }
-    rates.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let (secs, nodes) = rates[rates.len() / 2];
-    println!(
-        "{}",
-        serde_json::json!({"bench": "perft", "impl": "checkers-zero", "depth": depth,
-            "unique": unique, "threads": threads, "stat": "median", "runs": rates.len(),
-            "nodes": nodes, "seconds": secs, "nodes_per_s": nodes as f64 / secs})
-    );
-    Ok(())
+fn parse_device(name: &str) -> Result<Device> {
+    let device = Device::from_name(name).with_context(|| format!("--device {name}"))?;
+    eprintln!("device: {}", device.describe());
+    Ok(device)
 }
 
 fn parse_spec(text: &str) -> Result<AgentSpec> {

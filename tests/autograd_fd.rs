@@ -145,6 +145,11 @@ fn matmul_plain_batched_and_broadcast() {
     check("matmul batched", &[ba.clone(), bb.clone()], |v| v[0].matmul(&v[1]));
     check("matmul batch x 2-D", &[ba, b], |v| v[0].matmul(&v[1]));
     check("matmul 2-D x batch", &[a, bb], |v| v[0].matmul(&v[1]));
+    let at = rand_t(&[5, 3], -1.0, 1.0, &mut rng);
+    let bt = rand_t(&[4, 5], -1.0, 1.0, &mut rng);
+    check("matmul A^T B^T", &[at.clone(), bt.clone()], |v| v[0].matmul_t(&v[1], true, true));
+    check("matmul A^T B", &[at, rand_t(&[5, 4], -1.0, 1.0, &mut rng)], |v| v[0].matmul_t(&v[1], true, false));
+    check("matmul A B^T batched", &[rand_t(&[2, 3, 5], -1.0, 1.0, &mut rng), bt], |v| v[0].matmul_t(&v[1], false, true));
 }
 
 #[test]

@@ -64,3 +64,53 @@ fn fold_batch(g: Tensor, shape: &[usize]) -> Tensor {
         g.sum_axis(0, false).reshape(shape)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::tensor::{Device, Tape, Tensor};
+    use rand::{SeedableRng, rngs::StdRng};
+
+    /// Every transpose combination, 2-D and batched with a broadcast operand, against the same
+    /// product spelled with explicit transposes (whose backward is the permute's).
+    #[test]
+    fn transposed_products_have_the_gradients_of_explicit_transposes() {
+        let mut rng = StdRng::seed_from_u64(1);
+        let dev = Device::Cpu;
+        for (a_shape, b_shape) in [(vec![3, 4], vec![4, 5]), (vec![2, 3, 4], vec![1, 4, 5])] {
+            for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
+                let stored = |shape: &[usize], t: bool| {
+                    let mut s = shape.to_vec();
+                    let r = s.len();
+                    if t {
+                        s.swap(r - 2, r - 1);
+                    }
+                    s
+                };
+                let a0 = Tensor::randn(&stored(&a_shape, ta), 1.0, &mut rng, &dev);
+                let b0 = Tensor::randn(&stored(&b_shape, tb), 1.0, &mut rng, &dev);
+                let r_shape = [a_shape[..a_shape.len() - 1].to_vec(), vec![5]].concat();
+                let weights = Tensor::randn(&r_shape, 1.0, &mut rng, &dev);
+                let grads = |fused: bool| {
+                    let tape = Tape::new();
+                    let (a, b) = (tape.var(a0.clone()), tape.var(b0.clone()));
+                    let c = if fused {
+                        a.matmul_t(&b, ta, tb)
+                    } else {
+                        let flip = |v: &crate::tensor::Var, t: bool| {
+                            let r = v.shape().len();
+                            if t { v.transpose(r - 2, r - 1) } else { v.clone() }
+                        };
+                        flip(&a, ta).matmul(&flip(&b, tb))
+                    };
+                    let g = c.mul(&crate::tensor::Var::constant(weights.clone())).sum_all().backward();
+                    (g.get(&a).unwrap().to_vec(), g.get(&b).unwrap().to_vec())
+                };
+                let (fused, explicit) = (grads(true), grads(false));
+                for (x, y) in fused.0.iter().chain(&fused.1).zip(explicit.0.iter().chain(&explicit.1)) {
+                    // The same sums in another order: f32 rounding only.
+                    assert!((x - y).abs() <= 1e-5 * (1.0 + y.abs()), "{a_shape:?} {b_shape:?} {ta} {tb}: {x} vs {y}");
+                }
+            }
+        }
+    }
+}

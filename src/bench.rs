@@ -1,0 +1,115 @@
+//! Benchmarks printing one JSON object per measurement. `nn` uses the keys and the timing
+//! method of `../shared/bench/torch_reference.py`, so one run can set us beside PyTorch.
+
+use crate::game::{Position, perft};
+use crate::nn::{Architecture, Ctx, Module, Optimizer, PolicyValueNet, alphazero_loss};
+use crate::tensor::{Device, Tensor, Var};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use serde_json::json;
+use std::time::Instant;
+
+/// perft from the start position `repeat` times on the current rayon pool (one thread: the
+/// serial search); one line per run, then one with the median.
+pub fn perft(depth: u32, threads: usize, repeat: usize, unique: bool) {
+    let pos = Position::start();
+    let mut runs = Vec::new();
+    for run in 0..repeat.max(1) {
+        let t = Instant::now();
+        let nodes = if threads == 1 {
+            perft::perft(&pos, depth, unique)
+        } else {
+            perft::perft_parallel(&pos, depth, unique)
+        };
+        let secs = t.elapsed().as_secs_f64();
+        runs.push((secs, nodes));
+        println!(
+            "{}",
+            json!({"bench": "perft", "impl": "checkers-zero", "depth": depth, "unique": unique,
+                "threads": threads, "run": run, "nodes": nodes, "seconds": secs,
+                "nodes_per_s": nodes as f64 / secs})
+        );
+    }
+    runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (secs, nodes) = runs[runs.len() / 2];
+    println!(
+        "{}",
+        json!({"bench": "perft", "impl": "checkers-zero", "depth": depth, "unique": unique,
+            "threads": threads, "stat": "median", "runs": runs.len(), "nodes": nodes,
+            "seconds": secs, "nodes_per_s": nodes as f64 / secs})
+    );
+}
+
+/// What `bench nn` measures.
+pub struct NnBench {
+    pub nets: Vec<String>,
+    pub device: Device,
+    pub threads: usize,
+    pub batches: Vec<usize>,
+    pub train_batch: usize,
+    pub seconds: f64,
+}
+
+/// Calls `f` twice to warm up, then until `seconds` have passed (checked every 4 calls, as
+/// the reference does); returns calls and elapsed seconds.
+fn timed(seconds: f64, mut f: impl FnMut()) -> (usize, f64) {
+    f();
+    f();
+    let (mut n, t0) = (0usize, Instant::now());
+    loop {
+        f();
+        n += 1;
+        if n % 4 == 0 {
+            let el = t0.elapsed().as_secs_f64();
+            if el >= seconds {
+                return (n, el);
+            }
+        }
+    }
+}
+
+fn line(b: &NnBench, net: &str, params: usize, mode: &str, batch: usize, per_s: f64) {
+    println!(
+        "{}",
+        json!({"impl": "checkers-zero", "device": b.device.name(), "threads": b.threads,
+            "net": net, "params": params, "mode": mode, "batch": batch,
+            "positions_per_s": (per_s * 10.0).round() / 10.0})
+    );
+}
+
+/// Inference at each batch size (outputs read back, as an inference service must), then one
+/// full training step — forward, AlphaZero loss, backward, SGD with momentum and weight
+/// decay — at the training batch, with the loss read back every step.
+pub fn nn(b: &NnBench) -> Result<(), String> {
+    for name in &b.nets {
+        let arch = Architecture::preset(name).map_err(|e| e.to_string())?;
+        let mut rng = StdRng::seed_from_u64(0);
+        let mut net = PolicyValueNet::new(arch.clone(), &b.device, &mut rng);
+        let params = net.num_params();
+        net.set_train(false);
+        for &batch in &b.batches {
+            let x = Tensor::randn(&[batch, arch.input_planes, 8, 8], 1.0, &mut rng, &b.device);
+            let (n, el) = timed(b.seconds, || {
+                let (policy, value) = net.predict(&x);
+                std::hint::black_box((policy.to_vec(), value.to_vec()));
+            });
+            line(b, name, params, "inference", batch, (n * batch) as f64 / el);
+        }
+        net.set_train(true);
+        let batch = b.train_batch;
+        let mut opt = Optimizer::sgd(0.01, 0.9, 1e-4, &net);
+        let x = Tensor::randn(&[batch, arch.input_planes, 8, 8], 1.0, &mut rng, &b.device);
+        let pi = Tensor::randn(&[batch, 128], 1.0, &mut rng, &b.device).softmax(-1);
+        let z = Tensor::uniform(&[batch], 1.0, &mut rng, &b.device);
+        let (n, el) = timed(b.seconds, || {
+            let ctx = Ctx::training();
+            let (logits, value) = net.forward(&ctx, &Var::constant(x.clone()));
+            let loss = alphazero_loss(&logits, &value, &pi, &z);
+            let grads = ctx.param_grads(&net, &loss.total.backward());
+            opt.step(&mut net, &grads);
+            std::hint::black_box(loss.total.value().item());
+        });
+        line(b, name, params, "train", batch, (n * batch) as f64 / el);
+    }
+    Ok(())
+}

@@ -1,0 +1,260 @@
+//! The checkpoint file: a model's architecture, parameters and batch-norm running statistics,
+//! and optionally its optimizer's state.
+//!
+//! Layout: the magic bytes, the format version (u32 LE), the payload's length (u64 LE) and its
+//! FNV-1a 64 checksum (u64 LE), then the payload: a bincode-encoded [`Checkpoint`], whose first
+//! field is the architecture. Every way a file can be wrong is a [`CheckpointError`].
+
+use super::{Module, Optimizer, OptimizerState};
+use crate::tensor::{Device, Tensor};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::fmt::Display;
+use std::path::{Path, PathBuf};
+
+pub const MAGIC: [u8; 8] = *b"CZ-CKPT\0";
+/// Bumped whenever the payload's layout changes; older files are then rejected by name.
+pub const FORMAT_VERSION: u32 = 1;
+const HEADER_LEN: usize = MAGIC.len() + 4 + 8 + 8;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    #[error("cannot access checkpoint {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("not a checkers-zero checkpoint: the file does not start with the magic bytes")]
+    BadMagic,
+    #[error("checkpoint format version {found}, but this build reads version {expected}")]
+    Version { found: u32, expected: u32 },
+    #[error("checkpoint is truncated: {found} bytes where {expected} were expected")]
+    Truncated { found: u64, expected: u64 },
+    #[error("checkpoint is damaged: {0}")]
+    Damaged(String),
+    #[error("checkpoint holds {file}, but the model is {model}")]
+    Architecture { file: String, model: String },
+    #[error("checkpoint does not match the model: {0}")]
+    Mismatch(String),
+}
+
+/// A tensor's shape and data on the host.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TensorData {
+    pub shape: Vec<usize>,
+    pub data: Vec<f32>,
+}
+
+impl TensorData {
+    pub fn from_tensor(t: &Tensor) -> TensorData {
+        TensorData {
+            shape: t.shape().to_vec(),
+            data: t.to_vec(),
+        }
+    }
+
+    /// Uploads to `device`, checking that the saved shape is `shape`; `what` names the tensor in
+    /// the error.
+    pub fn to_tensor(
+        &self,
+        shape: &[usize],
+        device: &Device,
+        what: &str,
+    ) -> Result<Tensor, CheckpointError> {
+        if self.shape != shape || self.data.len() != crate::tensor::numel(shape) {
+            return Err(CheckpointError::Mismatch(format!(
+                "{what} has shape {:?} ({} values) in the file, {shape:?} in the model",
+                self.shape,
+                self.data.len()
+            )));
+        }
+        Ok(Tensor::from_vec(self.data.clone(), shape, device))
+    }
+}
+
+/// The contents of a checkpoint file; `A` describes the architecture (e.g.
+/// [`Architecture`](super::Architecture)).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Checkpoint<A> {
+    pub arch: A,
+    /// In the model's parameter visit order.
+    pub params: Vec<TensorData>,
+    /// In the model's buffer visit order.
+    pub buffers: Vec<TensorData>,
+    pub optimizer: Option<OptimizerState>,
+}
+
+/// FNV-1a, 64-bit: enough to tell a damaged file from a sound one.
+fn checksum(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+fn read_u32(b: &[u8]) -> u32 {
+    u32::from_le_bytes(b.try_into().expect("4 bytes"))
+}
+
+fn read_u64(b: &[u8]) -> u64 {
+    u64::from_le_bytes(b.try_into().expect("8 bytes"))
+}
+
+impl<A: Serialize + DeserializeOwned + PartialEq + Display> Checkpoint<A> {
+    /// Downloads a model's state (and its optimizer's).
+    pub fn capture<M: Module + ?Sized>(
+        arch: A,
+        model: &M,
+        optimizer: Option<&Optimizer>,
+    ) -> Checkpoint<A> {
+        let (mut params, mut buffers) = (Vec::new(), Vec::new());
+        model.params(&mut |p| params.push(TensorData::from_tensor(p.value())));
+        model.buffers(&mut |t| buffers.push(TensorData::from_tensor(t)));
+        Checkpoint {
+            arch,
+            params,
+            buffers,
+            optimizer: optimizer.map(Optimizer::state),
+        }
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let payload = bincode::serde::encode_to_vec(self, bincode::config::standard())
+            .expect("a checkpoint holds only plain data, which always encodes");
+        let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        out.extend_from_slice(&checksum(&payload).to_le_bytes());
+        out.extend_from_slice(&payload);
+        out
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<Checkpoint<A>, CheckpointError> {
+        let truncated = |expected: u64| CheckpointError::Truncated {
+            found: bytes.len() as u64,
+            expected,
+        };
+        if bytes.len() < MAGIC.len() {
+            return Err(if MAGIC.starts_with(bytes) {
+                truncated(HEADER_LEN as u64)
+            } else {
+                CheckpointError::BadMagic
+            });
+        }
+        if bytes[..MAGIC.len()] != MAGIC {
+            return Err(CheckpointError::BadMagic);
+        }
+        if bytes.len() < HEADER_LEN {
+            return Err(truncated(HEADER_LEN as u64));
+        }
+        let version = read_u32(&bytes[8..12]);
+        if version != FORMAT_VERSION {
+            return Err(CheckpointError::Version {
+                found: version,
+                expected: FORMAT_VERSION,
+            });
+        }
+        let (len, sum) = (read_u64(&bytes[12..20]), read_u64(&bytes[20..28]));
+        let payload = &bytes[HEADER_LEN..];
+        match (payload.len() as u64).cmp(&len) {
+            std::cmp::Ordering::Less => {
+                return Err(truncated((HEADER_LEN as u64).saturating_add(len)));
+            }
+            std::cmp::Ordering::Greater => {
+                return Err(CheckpointError::Damaged(format!(
+                    "{} bytes follow the payload",
+                    payload.len() as u64 - len
+                )));
+            }
+            std::cmp::Ordering::Equal => {}
+        }
+        if checksum(payload) != sum {
+            return Err(CheckpointError::Damaged(
+                "the checksum does not match the contents".into(),
+            ));
+        }
+        let (ckpt, used) = bincode::serde::decode_from_slice(payload, bincode::config::standard())
+            .map_err(|e| CheckpointError::Damaged(format!("cannot decode the contents ({e})")))?;
+        if used != payload.len() {
+            return Err(CheckpointError::Damaged(format!(
+                "{} undecoded bytes at the end",
+                payload.len() - used
+            )));
+        }
+        Ok(ckpt)
+    }
+
+    /// Writes the file atomically (a killed run leaves the old file or the new one).
+    pub fn save(&self, path: &Path) -> Result<(), CheckpointError> {
+        crate::files::write_atomic(path, &self.to_bytes()).map_err(|source| CheckpointError::Io {
+            path: path.to_owned(),
+            source,
+        })
+    }
+
+    pub fn load(path: &Path) -> Result<Checkpoint<A>, CheckpointError> {
+        let bytes = std::fs::read(path).map_err(|source| CheckpointError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        Checkpoint::from_bytes(&bytes)
+    }
+
+    /// Loads the parameters and buffers into `model`, whose architecture is `model_arch`. The
+    /// model is changed only if everything matches.
+    pub fn restore<M: Module + ?Sized>(
+        &self,
+        model: &mut M,
+        model_arch: &A,
+    ) -> Result<(), CheckpointError> {
+        if self.arch != *model_arch {
+            return Err(CheckpointError::Architecture {
+                file: self.arch.to_string(),
+                model: model_arch.to_string(),
+            });
+        }
+        let mut params = Vec::new();
+        model.params(&mut |p| params.push((p.shape().to_vec(), p.value().device())));
+        let mut buffers = Vec::new();
+        model.buffers(&mut |t| buffers.push((t.shape().to_vec(), t.device())));
+        let params = upload_all(&self.params, &params, "parameter")?;
+        let buffers = upload_all(&self.buffers, &buffers, "buffer")?;
+        let mut params = params.into_iter();
+        model.params_mut(&mut |p| p.set(params.next().expect("counted")));
+        let mut buffers = buffers.into_iter();
+        model.buffers_mut(&mut |t| *t = buffers.next().expect("counted"));
+        Ok(())
+    }
+
+    /// The saved optimizer, rebuilt for `model` (after [`restore`](Self::restore)).
+    pub fn optimizer<M: Module + ?Sized>(
+        &self,
+        model: &M,
+    ) -> Result<Option<Optimizer>, CheckpointError> {
+        self.optimizer
+            .as_ref()
+            .map(|s| Optimizer::from_state(s, model))
+            .transpose()
+    }
+}
+
+/// Uploads saved tensors, checking their count and shapes against `want` (shape, device).
+pub(super) fn upload_all(
+    saved: &[TensorData],
+    want: &[(Vec<usize>, Device)],
+    what: &str,
+) -> Result<Vec<Tensor>, CheckpointError> {
+    if saved.len() != want.len() {
+        return Err(CheckpointError::Mismatch(format!(
+            "{} {what}s in the file, {} in the model",
+            saved.len(),
+            want.len()
+        )));
+    }
+    saved
+        .iter()
+        .zip(want)
+        .enumerate()
+        .map(|(i, (t, (shape, device)))| t.to_tensor(shape, device, &format!("{what} {i}")))
+        .collect()
+}

@@ -1,0 +1,131 @@
+//! Batch normalisation over (n, c, h, w) with PyTorch's semantics: training mode normalises with
+//! the batch's statistics and folds them into running averages (momentum 0.1, the variance
+//! unbiased); evaluation mode normalises with the running averages.
+
+use crate::nn::{Ctx, Module, Param};
+use crate::tensor::{Device, Tensor, Var};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+pub struct BatchNorm2d {
+    gamma: Param,
+    beta: Param,
+    /// Updated by a training forward, which takes `&self`.
+    running: Mutex<Running>,
+    training: bool,
+}
+
+#[derive(Clone)]
+struct Running {
+    mean: Tensor,
+    var: Tensor,
+}
+
+const MOMENTUM: f32 = 0.1;
+const EPS: f32 = 1e-5;
+
+impl BatchNorm2d {
+    pub fn new(channels: usize, device: &Device) -> BatchNorm2d {
+        BatchNorm2d {
+            gamma: Param::new(Tensor::ones(&[channels], device)),
+            beta: Param::new(Tensor::zeros(&[channels], device)),
+            running: Mutex::new(Running {
+                mean: Tensor::zeros(&[channels], device),
+                var: Tensor::ones(&[channels], device),
+            }),
+            training: true,
+        }
+    }
+
+    /// The running mean and variance.
+    pub fn running_stats(&self) -> (Tensor, Tensor) {
+        let r = self.running();
+        (r.mean.clone(), r.var.clone())
+    }
+
+    fn running(&self) -> MutexGuard<'_, Running> {
+        // The guarded tensors are replaced whole, so a panic elsewhere cannot leave them torn.
+        self.running.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn running_mut(&mut self) -> &mut Running {
+        self.running
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Clone for BatchNorm2d {
+    fn clone(&self) -> BatchNorm2d {
+        BatchNorm2d {
+            gamma: self.gamma.clone(),
+            beta: self.beta.clone(),
+            running: Mutex::new(self.running().clone()),
+            training: self.training,
+        }
+    }
+}
+
+impl std::fmt::Debug for BatchNorm2d {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "BatchNorm2d({}, training: {})",
+            self.gamma.shape()[0],
+            self.training
+        )
+    }
+}
+
+impl Module for BatchNorm2d {
+    type Output = Var;
+
+    fn forward(&self, ctx: &Ctx, x: &Var) -> Var {
+        let (gamma, beta) = (ctx.param(&self.gamma), ctx.param(&self.beta));
+        if !self.training {
+            let r = self.running().clone();
+            return x.batch_norm2d_eval(&gamma, &beta, &r.mean, &r.var, EPS);
+        }
+        let (y, stats) = x.batch_norm2d_train(&gamma, &beta, EPS);
+        let unbias = if stats.count > 1 {
+            stats.count as f32 / (stats.count - 1) as f32
+        } else {
+            1.0
+        };
+        let mut r = self.running();
+        r.mean = r
+            .mean
+            .mul_scalar(1.0 - MOMENTUM)
+            .add(&stats.mean.mul_scalar(MOMENTUM));
+        r.var = r
+            .var
+            .mul_scalar(1.0 - MOMENTUM)
+            .add(&stats.var.mul_scalar(MOMENTUM * unbias));
+        y
+    }
+
+    fn params(&self, f: &mut dyn FnMut(&Param)) {
+        f(&self.gamma);
+        f(&self.beta);
+    }
+
+    fn params_mut(&mut self, f: &mut dyn FnMut(&mut Param)) {
+        f(&mut self.gamma);
+        f(&mut self.beta);
+    }
+
+    fn buffers(&self, f: &mut dyn FnMut(&Tensor)) {
+        let r = self.running();
+        f(&r.mean);
+        f(&r.var);
+    }
+
+    fn buffers_mut(&mut self, f: &mut dyn FnMut(&mut Tensor)) {
+        let r = self.running_mut();
+        f(&mut r.mean);
+        f(&mut r.var);
+    }
+
+    fn set_train(&mut self, train: bool) {
+        self.training = train;
+    }
+}

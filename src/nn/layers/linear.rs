@@ -1,0 +1,48 @@
+//! Fully connected layer: y = x W^T + b for x (n, in), W (out, in) as PyTorch stores it.
+
+use super::uniform_fan_in;
+use crate::nn::{Ctx, Module, Param};
+use crate::tensor::{Device, Var};
+use rand::Rng;
+
+#[derive(Clone, Debug)]
+pub struct Linear {
+    weight: Param,
+    bias: Option<Param>,
+}
+
+impl Linear {
+    pub fn new(
+        inputs: usize,
+        outputs: usize,
+        bias: bool,
+        device: &Device,
+        rng: &mut impl Rng,
+    ) -> Linear {
+        let weight = uniform_fan_in(&[outputs, inputs], inputs, device, rng);
+        let bias = bias.then(|| uniform_fan_in(&[outputs], inputs, device, rng));
+        Linear { weight, bias }
+    }
+}
+
+impl Module for Linear {
+    type Output = Var;
+
+    fn forward(&self, ctx: &Ctx, x: &Var) -> Var {
+        let y = x.matmul_t(&ctx.param(&self.weight), false, true);
+        match &self.bias {
+            Some(b) => y.add(&ctx.param(b)),
+            None => y,
+        }
+    }
+
+    fn params(&self, f: &mut dyn FnMut(&Param)) {
+        f(&self.weight);
+        self.bias.iter().for_each(f);
+    }
+
+    fn params_mut(&mut self, f: &mut dyn FnMut(&mut Param)) {
+        f(&mut self.weight);
+        self.bias.iter_mut().for_each(f);
+    }
+}

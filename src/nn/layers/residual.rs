@@ -1,0 +1,88 @@
+//! The body block of the policy-value networks (`Block` in torch_reference.py).
+
+use super::{BatchNorm2d, Conv2d};
+use crate::nn::{Ctx, Module, Param};
+use crate::tensor::{Device, Tensor, Var};
+use rand::Rng;
+
+/// Residual: relu(x + bn(conv(relu(bn(conv(x)))))); plain: relu(bn(conv(x))). Convolutions are
+/// 3x3, bias-free (batch norm's shift replaces the bias), and keep the channel count.
+#[derive(Clone, Debug)]
+pub struct ResidualBlock {
+    c1: Conv2d,
+    b1: BatchNorm2d,
+    second: Option<(Conv2d, BatchNorm2d)>,
+}
+
+impl ResidualBlock {
+    pub fn new(
+        channels: usize,
+        residual: bool,
+        device: &Device,
+        rng: &mut impl Rng,
+    ) -> ResidualBlock {
+        let c1 = Conv2d::new(channels, channels, 3, 1, false, device, rng);
+        let b1 = BatchNorm2d::new(channels, device);
+        let second = residual.then(|| {
+            (
+                Conv2d::new(channels, channels, 3, 1, false, device, rng),
+                BatchNorm2d::new(channels, device),
+            )
+        });
+        ResidualBlock { c1, b1, second }
+    }
+
+    fn parts(&self) -> impl Iterator<Item = &dyn Module<Output = Var>> {
+        let first: [&dyn Module<Output = Var>; 2] = [&self.c1, &self.b1];
+        let second = self.second.iter().flat_map(|(c, b)| {
+            [
+                c as &dyn Module<Output = Var>,
+                b as &dyn Module<Output = Var>,
+            ]
+        });
+        first.into_iter().chain(second)
+    }
+
+    fn parts_mut(&mut self) -> impl Iterator<Item = &mut dyn Module<Output = Var>> {
+        let first: [&mut dyn Module<Output = Var>; 2] = [&mut self.c1, &mut self.b1];
+        let second = self.second.iter_mut().flat_map(|(c, b)| {
+            [
+                c as &mut dyn Module<Output = Var>,
+                b as &mut dyn Module<Output = Var>,
+            ]
+        });
+        first.into_iter().chain(second)
+    }
+}
+
+impl Module for ResidualBlock {
+    type Output = Var;
+
+    fn forward(&self, ctx: &Ctx, x: &Var) -> Var {
+        let y = self.b1.forward(ctx, &self.c1.forward(ctx, x)).relu();
+        match &self.second {
+            None => y,
+            Some((c2, b2)) => x.add(&b2.forward(ctx, &c2.forward(ctx, &y))).relu(),
+        }
+    }
+
+    fn params(&self, f: &mut dyn FnMut(&Param)) {
+        self.parts().for_each(|m| m.params(f));
+    }
+
+    fn params_mut(&mut self, f: &mut dyn FnMut(&mut Param)) {
+        self.parts_mut().for_each(|m| m.params_mut(f));
+    }
+
+    fn buffers(&self, f: &mut dyn FnMut(&Tensor)) {
+        self.parts().for_each(|m| m.buffers(f));
+    }
+
+    fn buffers_mut(&mut self, f: &mut dyn FnMut(&mut Tensor)) {
+        self.parts_mut().for_each(|m| m.buffers_mut(f));
+    }
+
+    fn set_train(&mut self, train: bool) {
+        self.parts_mut().for_each(|m| m.set_train(train));
+    }
+}

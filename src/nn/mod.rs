@@ -1,0 +1,44 @@
+//! The neural-network library, built only on the tape's [`Tensor`](crate::tensor::Tensor) and
+//! [`Var`](crate::tensor::Var) ops, so every model runs on whichever device holds its parameters.
+//!
+//! A training step:
+//! ```
+//! use checkers_zero::nn::{Ctx, Module, Optimizer, PolicyValueNet, Architecture, alphazero_loss};
+//! use checkers_zero::tensor::{Device, Tensor, Var};
+//! use rand::{SeedableRng, rngs::StdRng};
+//!
+//! let dev = Device::Cpu;
+//! let mut rng = StdRng::seed_from_u64(0);
+//! let mut net = PolicyValueNet::new(Architecture::preset("az-tiny").unwrap(), &dev, &mut rng);
+//! let mut opt = Optimizer::sgd(0.01, 0.9, 1e-4, &net);
+//! let x = Tensor::randn(&[4, 8, 8, 8], 1.0, &mut rng, &dev);
+//! let pi = Tensor::full(&[4, 128], 1.0 / 128.0, &dev);
+//! let z = Tensor::zeros(&[4], &dev);
+//!
+//! let ctx = Ctx::training();
+//! let (logits, v) = net.forward(&ctx, &Var::constant(x));
+//! let loss = alphazero_loss(&logits, &v, &pi, &z);
+//! let grads = ctx.param_grads(&net, &loss.total.backward());
+//! opt.step(&mut net, &grads);
+//! println!("policy {} value {}", loss.policy.item(), loss.value.item());
+//! ```
+
+mod checkpoint;
+mod layers;
+mod loss;
+mod module;
+mod optim;
+mod policy_value;
+mod schedule;
+
+pub use checkpoint::{Checkpoint, CheckpointError, FORMAT_VERSION, MAGIC, TensorData};
+pub use layers::{
+    BatchNorm2d, Conv2d, Flatten, Linear, Relu, Reshape, ResidualBlock, Sequential, Sigmoid, Tanh,
+};
+pub use loss::{AlphaZeroLoss, alphazero_loss, cross_entropy_soft, mse};
+pub use module::{Ctx, Module, Param, ParamId};
+pub use optim::{OptimConfig, Optimizer, OptimizerState};
+pub use policy_value::{
+    Architecture, POLICY_SIZE, PolicyValueNet, UnknownPreset, dark_square_index,
+};
+pub use schedule::LrSchedule;

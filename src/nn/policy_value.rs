@@ -1,0 +1,277 @@
+//! The policy-value network family of `shared/bench/torch_reference.py`: a 3x3 conv stem, a
+//! body of residual (or plain) blocks, a policy head giving 128 logits (32 dark squares x 4
+//! diagonal directions) and a value head giving a value in (-1, 1).
+
+use super::{
+    BatchNorm2d, Checkpoint, CheckpointError, Conv2d, Ctx, Linear, Module, Optimizer, Param,
+    ResidualBlock,
+};
+use crate::tensor::{Device, Tensor, Var};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Policy outputs: 32 dark squares x 4 diagonal directions.
+pub const POLICY_SIZE: usize = 128;
+const BOARD: usize = 8;
+const POLICY_PLANES: usize = 4;
+
+/// What a checkpoint records to rebuild a network.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Architecture {
+    pub name: String,
+    pub input_planes: usize,
+    pub channels: usize,
+    /// Residual blocks after the stem; for a plain network, conv layers including the stem.
+    pub blocks: usize,
+    pub residual: bool,
+}
+
+/// name, input planes, channels, blocks, residual — as NETS in torch_reference.py.
+const PRESETS: [(&str, usize, usize, usize, bool); 4] = [
+    ("az-tiny", 8, 32, 4, true),
+    ("az-small", 8, 64, 6, true),
+    ("az-large", 8, 128, 10, true),
+    ("plain-7x128", 14, 128, 7, false),
+];
+
+#[derive(Debug, thiserror::Error)]
+#[error("unknown network preset '{0}'; expected one of az-tiny, az-small, az-large, plain-7x128")]
+pub struct UnknownPreset(pub String);
+
+impl Architecture {
+    pub fn preset(name: &str) -> Result<Architecture, UnknownPreset> {
+        PRESETS
+            .iter()
+            .find(|p| p.0 == name)
+            .map(
+                |&(name, input_planes, channels, blocks, residual)| Architecture {
+                    name: name.to_string(),
+                    input_planes,
+                    channels,
+                    blocks,
+                    residual,
+                },
+            )
+            .ok_or_else(|| UnknownPreset(name.to_string()))
+    }
+
+    pub fn preset_names() -> impl Iterator<Item = &'static str> {
+        PRESETS.iter().map(|p| p.0)
+    }
+
+    /// The same network reading another number of input planes.
+    pub fn with_input_planes(self, input_planes: usize) -> Architecture {
+        Architecture {
+            input_planes,
+            ..self
+        }
+    }
+
+    /// Blocks in the body: a plain network's stem is one of its conv layers.
+    fn body_blocks(&self) -> usize {
+        if self.residual {
+            self.blocks
+        } else {
+            self.blocks.saturating_sub(1)
+        }
+    }
+}
+
+impl std::fmt::Display for Architecture {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = if self.residual {
+            "residual blocks"
+        } else {
+            "plain conv layers"
+        };
+        write!(
+            f,
+            "{} ({} input planes, {} channels, {} {kind})",
+            self.name, self.input_planes, self.channels, self.blocks
+        )
+    }
+}
+
+/// Flat indices into the policy conv's (4, 8, 8) output of the 128 dark-square entries, in the
+/// order of torch's boolean mask `mask[:, r, col] = (r + col) % 2 == 1` applied to the flattened
+/// output: plane-major, then row, then column.
+pub fn dark_square_index() -> Vec<u32> {
+    (0..POLICY_PLANES * BOARD * BOARD)
+        .filter(|i| {
+            let (r, col) = (i / BOARD % BOARD, i % BOARD);
+            (r + col) % 2 == 1
+        })
+        .map(|i| i as u32)
+        .collect()
+}
+
+#[derive(Clone, Debug)]
+pub struct PolicyValueNet {
+    arch: Architecture,
+    stem: Conv2d,
+    stem_bn: BatchNorm2d,
+    body: Vec<ResidualBlock>,
+    policy: Conv2d,
+    value_conv: Conv2d,
+    value_bn: BatchNorm2d,
+    value_fc1: Linear,
+    value_fc2: Linear,
+    dark: Vec<u32>,
+}
+
+impl PolicyValueNet {
+    /// A freshly initialised network in training mode.
+    pub fn new(arch: Architecture, device: &Device, rng: &mut impl Rng) -> PolicyValueNet {
+        assert!(
+            arch.input_planes > 0 && arch.channels > 0 && arch.blocks > 0,
+            "empty architecture {arch}"
+        );
+        let c = arch.channels;
+        let stem = Conv2d::new(arch.input_planes, c, 3, 1, false, device, rng);
+        let stem_bn = BatchNorm2d::new(c, device);
+        let body = (0..arch.body_blocks())
+            .map(|_| ResidualBlock::new(c, arch.residual, device, rng))
+            .collect();
+        let policy = Conv2d::new(c, POLICY_PLANES, 1, 0, true, device, rng);
+        let value_conv = Conv2d::new(c, 1, 1, 0, false, device, rng);
+        let value_bn = BatchNorm2d::new(1, device);
+        let value_fc1 = Linear::new(BOARD * BOARD, 64, true, device, rng);
+        let value_fc2 = Linear::new(64, 1, true, device, rng);
+        PolicyValueNet {
+            arch,
+            stem,
+            stem_bn,
+            body,
+            policy,
+            value_conv,
+            value_bn,
+            value_fc1,
+            value_fc2,
+            dark: dark_square_index(),
+        }
+    }
+
+    pub fn arch(&self) -> &Architecture {
+        &self.arch
+    }
+
+    /// Inference (nothing recorded) in the network's current mode — evaluation mode for a
+    /// network that serves self-play: input (n, planes, 8, 8) -> (move probabilities (n, 128),
+    /// values (n)).
+    pub fn predict(&self, x: &Tensor) -> (Tensor, Tensor) {
+        let (logits, value) = self.forward(&Ctx::inference(), &Var::constant(x.clone()));
+        (logits.value().softmax(-1), value.into_value())
+    }
+
+    /// Writes a checkpoint of the network (and its optimizer).
+    pub fn save(&self, path: &Path, optimizer: Option<&Optimizer>) -> Result<(), CheckpointError> {
+        Checkpoint::capture(self.arch.clone(), self, optimizer).save(path)
+    }
+
+    /// Rebuilds a network (in training mode) and its saved optimizer, if any, from a checkpoint.
+    pub fn load(
+        path: &Path,
+        device: &Device,
+    ) -> Result<(PolicyValueNet, Option<Optimizer>), CheckpointError> {
+        let ckpt = Checkpoint::<Architecture>::load(path)?;
+        // The initial values are overwritten; any seed does.
+        let mut net = PolicyValueNet::new(ckpt.arch.clone(), device, &mut StdRng::seed_from_u64(0));
+        ckpt.restore(&mut net, &ckpt.arch)?;
+        let optimizer = ckpt.optimizer(&net)?;
+        Ok((net, optimizer))
+    }
+
+    /// The layers in visit order (torch's `named_parameters` order).
+    fn parts(&self) -> impl Iterator<Item = &dyn Module<Output = Var>> {
+        let head: [&dyn Module<Output = Var>; 2] = [&self.stem, &self.stem_bn];
+        let tail: [&dyn Module<Output = Var>; 5] = [
+            &self.policy,
+            &self.value_conv,
+            &self.value_bn,
+            &self.value_fc1,
+            &self.value_fc2,
+        ];
+        head.into_iter()
+            .chain(self.body.iter().map(|b| b as &dyn Module<Output = Var>))
+            .chain(tail)
+    }
+
+    fn parts_mut(&mut self) -> impl Iterator<Item = &mut dyn Module<Output = Var>> {
+        let head: [&mut dyn Module<Output = Var>; 2] = [&mut self.stem, &mut self.stem_bn];
+        let tail: [&mut dyn Module<Output = Var>; 5] = [
+            &mut self.policy,
+            &mut self.value_conv,
+            &mut self.value_bn,
+            &mut self.value_fc1,
+            &mut self.value_fc2,
+        ];
+        head.into_iter()
+            .chain(
+                self.body
+                    .iter_mut()
+                    .map(|b| b as &mut dyn Module<Output = Var>),
+            )
+            .chain(tail)
+    }
+}
+
+impl Module for PolicyValueNet {
+    /// (policy logits (n, 128), value (n))
+    type Output = (Var, Var);
+
+    fn forward(&self, ctx: &Ctx, x: &Var) -> (Var, Var) {
+        let [n, planes, h, w] = *x.shape() else {
+            panic!("the network takes (n, planes, 8, 8), got {:?}", x.shape())
+        };
+        assert!(
+            planes == self.arch.input_planes && h == BOARD && w == BOARD,
+            "{} takes (n, {}, 8, 8), got {:?}",
+            self.arch.name,
+            self.arch.input_planes,
+            x.shape()
+        );
+        let stem = self.stem_bn.forward(ctx, &self.stem.forward(ctx, x)).relu();
+        let h = self
+            .body
+            .iter()
+            .fold(stem, |h, block| block.forward(ctx, &h));
+        let logits = self
+            .policy
+            .forward(ctx, &h)
+            .reshape(&[n, POLICY_PLANES * BOARD * BOARD])
+            .gather_cols(&self.dark);
+        let v = self
+            .value_bn
+            .forward(ctx, &self.value_conv.forward(ctx, &h))
+            .relu()
+            .reshape(&[n, BOARD * BOARD]);
+        let v = self
+            .value_fc2
+            .forward(ctx, &self.value_fc1.forward(ctx, &v).relu())
+            .tanh()
+            .reshape(&[n]);
+        (logits, v)
+    }
+
+    fn params(&self, f: &mut dyn FnMut(&Param)) {
+        self.parts().for_each(|m| m.params(f));
+    }
+
+    fn params_mut(&mut self, f: &mut dyn FnMut(&mut Param)) {
+        self.parts_mut().for_each(|m| m.params_mut(f));
+    }
+
+    fn buffers(&self, f: &mut dyn FnMut(&Tensor)) {
+        self.parts().for_each(|m| m.buffers(f));
+    }
+
+    fn buffers_mut(&mut self, f: &mut dyn FnMut(&mut Tensor)) {
+        self.parts_mut().for_each(|m| m.buffers_mut(f));
+    }
+
+    fn set_train(&mut self, train: bool) {
+        self.parts_mut().for_each(|m| m.set_train(train));
+    }
+}

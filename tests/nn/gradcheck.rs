@@ -1,0 +1,300 @@
+//! Gradients against central finite differences on the CPU backend, entry by entry.
+//!
+//! The forward runs in f32; the loss is accumulated in f64 on the host from the network's
+//! outputs. ReLU kinks are what a difference quotient cannot see past: where a step carries a
+//! ReLU input across zero, the quotient is off by up to half that unit's contribution. An entry
+//! whose quotients at `STEP` and `STEP / 2` disagree has a kink within the step (a smooth
+//! function gives the same value at both) and is left out; the tests bound how many are.
+//! Networks with many ReLU units (a policy-value net has 256 per channel per layer at batch 4)
+//! put a kink within any useful step of most body parameters, so the body's layers are checked
+//! in a small network with few units, and the policy-value network where its loss is smooth:
+//! the heads after the last ReLU, which carry the dark-square gather and the value plane.
+
+use super::{cpu, rng};
+use checkers_zero::nn::{
+    Architecture, BatchNorm2d, Conv2d, Ctx, Flatten, Linear, Module, Param, PolicyValueNet, Relu,
+    ResidualBlock, Sequential, Sigmoid, Tanh, alphazero_loss,
+};
+use checkers_zero::tensor::{Tensor, Var};
+use rand::Rng;
+
+/// Central-difference step. The f32 rounding of the loss (~1e-7 here) becomes ~1e-4 in the
+/// quotient at worst; the truncation error (step^2 times third derivatives) stays far below.
+const STEP: f32 = 1e-3;
+/// Quotients at STEP and STEP / 2 further apart than KINK (1 + |quotient|) straddle a kink;
+/// rounding alone keeps them within ~2e-4.
+const KINK: f64 = 1e-3;
+/// Norm-wise over a tensor: |analytic - numeric| <= RTOL |grad| + ATOL sqrt(entries). Correct
+/// gradients land within ~2e-4 relative; the rounding of the quotients adds up to ~4e-5 per
+/// tensor, which ATOL covers where the gradient is tiny (a conv bias before batch norm has
+/// none at all).
+const RTOL: f64 = 3e-3;
+const ATOL: f64 = 1e-4;
+
+/// The AlphaZero loss from a network's outputs (logits (n, classes), value (n)), in f64.
+fn host_loss(logits: &[f32], value: &[f32], pi: &[f32], z: &[f32]) -> f64 {
+    let n = value.len();
+    let classes = logits.len() / n;
+    let mut total = 0.0;
+    for r in 0..n {
+        let row = &logits[r * classes..(r + 1) * classes];
+        let max = row.iter().fold(f64::NEG_INFINITY, |m, &x| m.max(x as f64));
+        let log_sum = row
+            .iter()
+            .map(|&x| (x as f64 - max).exp())
+            .sum::<f64>()
+            .ln()
+            + max;
+        let ce: f64 = row
+            .iter()
+            .zip(&pi[r * classes..])
+            .map(|(&x, &p)| -(p as f64) * (x as f64 - log_sum))
+            .sum();
+        let d = value[r] as f64 - z[r] as f64;
+        total += (ce + d * d) / n as f64;
+    }
+    total
+}
+
+/// A fixed batch: inputs, visit distributions, results.
+struct Problem {
+    x: Tensor,
+    pi: Vec<f32>,
+    z: Vec<f32>,
+}
+
+impl Problem {
+    fn new(x_shape: &[usize], classes: usize, seed: u64) -> Problem {
+        let (dev, mut r) = (cpu(), rng(seed));
+        let n = x_shape[0];
+        let x = Tensor::randn(x_shape, 1.0, &mut r, &dev);
+        let pi = Tensor::randn(&[n, classes], 1.0, &mut r, &dev)
+            .softmax(-1)
+            .to_vec();
+        let z = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
+        Problem { x, pi, z }
+    }
+
+    fn loss<M: Module<Output = (Var, Var)>>(&self, net: &M) -> f64 {
+        let (logits, v) = net.forward(&Ctx::inference(), &Var::constant(self.x.clone()));
+        host_loss(
+            &logits.value().to_vec(),
+            &v.value().to_vec(),
+            &self.pi,
+            &self.z,
+        )
+    }
+
+    /// The tape's gradients, after checking the fused f32 loss against the host's.
+    fn grads<M: Module<Output = (Var, Var)>>(&self, net: &M) -> Vec<Vec<f32>> {
+        let dev = cpu();
+        let (n, classes) = (self.z.len(), self.pi.len() / self.z.len());
+        let pi = Tensor::from_vec(self.pi.clone(), &[n, classes], &dev);
+        let z = Tensor::from_vec(self.z.clone(), &[n], &dev);
+        let ctx = Ctx::training();
+        let (logits, v) = net.forward(&ctx, &Var::constant(self.x.clone()));
+        let loss = alphazero_loss(&logits, &v, &pi, &z);
+        let (got, want) = (loss.total.value().item() as f64, self.loss(net));
+        assert!(
+            (got - want).abs() <= 1e-5 * want,
+            "fused loss {got} vs {want}"
+        );
+        let grads = ctx.param_grads(net, &loss.total.backward());
+        grads
+            .into_iter()
+            .enumerate()
+            .map(|(k, g)| {
+                g.unwrap_or_else(|| panic!("parameter {k} got no gradient"))
+                    .to_vec()
+            })
+            .collect()
+    }
+}
+
+fn param_tensors<M: Module + ?Sized>(net: &M) -> Vec<Tensor> {
+    let mut out = Vec::new();
+    net.params(&mut |p| out.push(p.value().clone()));
+    out
+}
+
+fn set_params<M: Module + ?Sized>(net: &mut M, values: &[Tensor]) {
+    let mut it = values.iter();
+    net.params_mut(&mut |p| p.set(it.next().expect("one value per parameter").clone()));
+}
+
+/// Checks every entry of the parameters `which` selects (by visit index); returns how many
+/// entries there were and how many sat on a kink.
+fn check_entries<M: Module<Output = (Var, Var)>>(
+    net: &mut M,
+    problem: &Problem,
+    which: impl Fn(usize) -> bool,
+) -> (usize, usize) {
+    let dev = cpu();
+    let analytic = problem.grads(net);
+    let base = param_tensors(net);
+    let (mut total, mut kinks) = (0, 0);
+    for (k, (value, grad)) in base
+        .iter()
+        .zip(&analytic)
+        .enumerate()
+        .filter(|(k, _)| which(*k))
+    {
+        let host = value.to_vec();
+        let mut quotient = |e: usize, step: f32| {
+            let mut at = |delta: f32| {
+                let mut v = host.clone();
+                v[e] += delta;
+                let mut params = base.clone();
+                params[k] = Tensor::from_vec(v, value.shape(), &dev);
+                set_params(net, &params);
+                problem.loss(net)
+            };
+            (at(step) - at(-step)) / (2.0 * step as f64)
+        };
+        let (mut diff2, mut norm2) = (0.0, 0.0);
+        for (e, &a) in grad.iter().enumerate() {
+            let (n1, n2) = (quotient(e, STEP), quotient(e, STEP / 2.0));
+            if (n1 - n2).abs() > KINK * (1.0 + n1.abs()) {
+                kinks += 1;
+                continue;
+            }
+            diff2 += (a as f64 - n1).powi(2);
+            norm2 += (a as f64).powi(2).max(n1 * n1);
+        }
+        set_params(net, &base);
+        total += host.len();
+        let (diff, norm) = (diff2.sqrt(), norm2.sqrt());
+        let tol = RTOL * norm + ATOL * (host.len() as f64).sqrt();
+        assert!(
+            diff <= tol,
+            "parameter {k} {:?}: |analytic - numeric| = {diff:.3e}, |grad| = {norm:.3e}, tolerance {tol:.3e}",
+            value.shape()
+        );
+    }
+    (total, kinks)
+}
+
+/// A trunk, flattened, then two linear heads: policy logits, and tanh for the value.
+struct TwoHeads {
+    trunk: Sequential,
+    policy: Linear,
+    value: Linear,
+}
+
+impl TwoHeads {
+    /// `trunk` maps (3, 2, 4, 4) inputs to (3, 48).
+    fn new(trunk: Sequential, r: &mut impl Rng) -> TwoHeads {
+        let dev = cpu();
+        TwoHeads {
+            trunk,
+            policy: Linear::new(48, 10, true, &dev, r),
+            value: Linear::new(48, 1, true, &dev, r),
+        }
+    }
+}
+
+impl Module for TwoHeads {
+    type Output = (Var, Var);
+
+    fn forward(&self, ctx: &Ctx, x: &Var) -> (Var, Var) {
+        let h = self.trunk.forward(ctx, x);
+        let n = h.shape()[0];
+        (
+            self.policy.forward(ctx, &h),
+            self.value.forward(ctx, &h).tanh().reshape(&[n]),
+        )
+    }
+
+    fn params(&self, f: &mut dyn FnMut(&Param)) {
+        self.trunk.params(f);
+        self.policy.params(f);
+        self.value.params(f);
+    }
+
+    fn params_mut(&mut self, f: &mut dyn FnMut(&mut Param)) {
+        self.trunk.params_mut(f);
+        self.policy.params_mut(f);
+        self.value.params_mut(f);
+    }
+}
+
+#[test]
+fn every_parameter_of_a_smooth_network() {
+    // conv (bias) -> batch norm -> tanh -> conv -> batch norm -> sigmoid: no kinks at all.
+    let (dev, mut r) = (cpu(), rng(11));
+    let trunk = Sequential::new()
+        .push(Conv2d::new(2, 3, 3, 1, true, &dev, &mut r))
+        .push(BatchNorm2d::new(3, &dev))
+        .push(Tanh)
+        .push(Conv2d::new(3, 3, 3, 1, false, &dev, &mut r))
+        .push(BatchNorm2d::new(3, &dev))
+        .push(Sigmoid)
+        .push(Flatten);
+    let mut net = TwoHeads::new(trunk, &mut r);
+    let (total, kinks) = check_entries(&mut net, &Problem::new(&[3, 2, 4, 4], 10, 12), |_| true);
+    assert_eq!((total, kinks), (689, 0), "a smooth network has no kinks");
+}
+
+#[test]
+fn every_parameter_of_a_residual_relu_network() {
+    // conv (bias) -> batch norm -> relu -> residual block -> plain block: 48 ReLU inputs per
+    // channel and layer.
+    let (dev, mut r) = (cpu(), rng(13));
+    let trunk = Sequential::new()
+        .push(Conv2d::new(2, 3, 3, 1, true, &dev, &mut r))
+        .push(BatchNorm2d::new(3, &dev))
+        .push(Relu)
+        .push(ResidualBlock::new(3, true, &dev, &mut r))
+        .push(ResidualBlock::new(3, false, &dev, &mut r))
+        .push(Flatten);
+    let mut net = TwoHeads::new(trunk, &mut r);
+    let (total, kinks) = check_entries(&mut net, &Problem::new(&[3, 2, 4, 4], 10, 14), |_| true);
+    assert_eq!(total, 863);
+    assert!(
+        kinks * 50 <= total,
+        "{kinks} of {total} entries sit on ReLU kinks"
+    );
+}
+
+/// The policy-value network's parameters after its last ReLU: the policy conv (through the
+/// dark-square gather into the cross-entropy) and the last value layer (through tanh into the
+/// squared error).
+fn heads_of_policy_value_network(arch: Architecture, seed: u64) {
+    let mut r = rng(seed);
+    let mut net = PolicyValueNet::new(arch.clone(), &cpu(), &mut r);
+    let count = param_tensors(&net).len();
+    // Visit order ends: policy weight, bias; value conv; value bn gamma, beta; fc1 weight,
+    // bias; fc2 weight, bias.
+    let heads = [count - 9, count - 8, count - 2, count - 1];
+    let problem = Problem::new(&[4, arch.input_planes, 8, 8], 128, seed + 1);
+    let (total, kinks) = check_entries(&mut net, &problem, |k| heads.contains(&k));
+    assert_eq!((total, kinks), (4 * arch.channels + 4 + 64 + 1, 0));
+}
+
+#[test]
+fn residual_policy_value_network_heads() {
+    heads_of_policy_value_network(
+        Architecture {
+            name: "fd-residual".into(),
+            input_planes: 3,
+            channels: 4,
+            blocks: 1,
+            residual: true,
+        },
+        21,
+    );
+}
+
+#[test]
+fn plain_policy_value_network_heads() {
+    heads_of_policy_value_network(
+        Architecture {
+            name: "fd-plain".into(),
+            input_planes: 2,
+            channels: 3,
+            blocks: 2,
+            residual: false,
+        },
+        31,
+    );
+}

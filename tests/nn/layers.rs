@@ -1,0 +1,139 @@
+//! Layers against hand-worked values, and the forward context's bookkeeping.
+
+use super::{assert_close, cpu, rng, tensor};
+use checkers_zero::nn::{
+    BatchNorm2d, Ctx, Flatten, Linear, Module, Param, Relu, Reshape, Sequential,
+};
+use checkers_zero::tensor::Var;
+
+#[test]
+fn linear_is_x_w_transposed_plus_b() {
+    let mut l = Linear::new(3, 2, true, &cpu(), &mut rng(0));
+    let values = [
+        tensor(&[1., 2., 3., -1., 0., 1.], &[2, 3]),
+        tensor(&[0.5, -0.5], &[2]),
+    ];
+    let mut i = 0;
+    l.params_mut(&mut |p| {
+        p.set(values[i].clone());
+        i += 1;
+    });
+    let x = Var::constant(tensor(&[1., 1., 1., 2., 0., -1.], &[2, 3]));
+    // [1,1,1] . [1,2,3] + 0.5 = 6.5; [1,1,1] . [-1,0,1] - 0.5 = -0.5;
+    // [2,0,-1] . [1,2,3] + 0.5 = -0.5; [2,0,-1] . [-1,0,1] - 0.5 = -3.5
+    assert_eq!(
+        l.forward(&Ctx::inference(), &x).value().to_vec(),
+        [6.5, -0.5, -0.5, -3.5]
+    );
+}
+
+#[test]
+fn default_init_bounds() {
+    // PyTorch: weights and biases U(-1/sqrt(fan_in), 1/sqrt(fan_in)); fan_in = 100 here.
+    let l = Linear::new(100, 50, true, &cpu(), &mut rng(1));
+    let mut all = Vec::new();
+    l.params(&mut |p| all.extend(p.value().to_vec()));
+    assert!(all.iter().all(|w| w.abs() <= 0.1));
+    let spread = all.iter().map(|w| w * w).sum::<f32>() / all.len() as f32;
+    assert!(
+        (spread - 0.01 / 3.0).abs() < 0.0005,
+        "variance of U(-0.1, 0.1) is 0.01/3, got {spread}"
+    );
+}
+
+#[test]
+fn batch_norm_follows_pytorch() {
+    let mut bn = BatchNorm2d::new(1, &cpu());
+    let x = Var::constant(tensor(&[1., 2., 3., 4.], &[4, 1, 1, 1]));
+    // Batch mean 2.5, biased variance 1.25 (used to normalise), unbiased 5/3 (kept).
+    let y = bn.forward(&Ctx::inference(), &x).into_value().to_vec();
+    let s = (1.25f32 + 1e-5).sqrt();
+    assert_close(
+        &y,
+        &[-1.5 / s, -0.5 / s, 0.5 / s, 1.5 / s],
+        1e-6,
+        1e-7,
+        "training output",
+    );
+    let (mean, var) = bn.running_stats();
+    // running = 0.9 running + 0.1 batch: mean 0 -> 0.25, variance 1 -> 0.9 + 0.1 * 5/3.
+    assert_close(&mean.to_vec(), &[0.25], 1e-6, 0.0, "running mean");
+    assert_close(
+        &var.to_vec(),
+        &[0.9 + 0.5 / 3.0],
+        1e-6,
+        0.0,
+        "running variance",
+    );
+    bn.set_train(false);
+    let y = bn.forward(&Ctx::inference(), &x).into_value().to_vec();
+    let s = (0.9f32 + 0.5 / 3.0 + 1e-5).sqrt();
+    assert_close(
+        &y,
+        &[0.75 / s, 1.75 / s, 2.75 / s, 3.75 / s],
+        1e-6,
+        1e-7,
+        "evaluation output",
+    );
+    assert_close(
+        &bn.running_stats().0.to_vec(),
+        &[0.25],
+        1e-6,
+        0.0,
+        "evaluation leaves the statistics alone",
+    );
+}
+
+#[test]
+fn sequential_visits_in_order_and_sets_modes() {
+    let dev = cpu();
+    let mut r = rng(2);
+    let mut net = Sequential::new()
+        .push(BatchNorm2d::new(2, &dev))
+        .push(Relu)
+        .push(Reshape::new(&[8]))
+        .push(Flatten)
+        .push(Linear::new(8, 3, false, &dev, &mut r));
+    let mut shapes = Vec::new();
+    net.params(&mut |p| shapes.push(p.shape().to_vec()));
+    assert_eq!(shapes, [vec![2], vec![2], vec![3, 8]]);
+    assert_eq!(net.num_params(), 28);
+    let mut buffers = 0;
+    net.buffers(&mut |_| buffers += 1);
+    assert_eq!(buffers, 2);
+    let x = Var::constant(tensor(
+        &(0..16).map(|i| i as f32).collect::<Vec<_>>(),
+        &[2, 2, 2, 2],
+    ));
+    assert_eq!(net.forward(&Ctx::inference(), &x).shape(), [2, 3]);
+    // In evaluation mode a batch no longer moves the running statistics.
+    net.set_train(false);
+    let mut before = Vec::new();
+    net.buffers(&mut |t| before.push(t.to_vec()));
+    net.forward(&Ctx::inference(), &x);
+    let mut after = Vec::new();
+    net.buffers(&mut |t| after.push(t.to_vec()));
+    assert_eq!(before, after);
+}
+
+#[test]
+fn a_parameter_is_one_leaf_however_often_used() {
+    let p = Param::new(tensor(&[2.0], &[1]));
+    let ctx = Ctx::training();
+    let a = ctx.param(&p);
+    let nodes = ctx.tape().unwrap().len();
+    let b = ctx.param(&p);
+    assert_eq!(ctx.tape().unwrap().len(), nodes, "no second leaf");
+    // d(p * p)/dp = 2p = 4, through both uses.
+    let grads = a.mul(&b).sum_all().backward();
+    assert_eq!(grads.get(&a).unwrap().to_vec(), [4.0]);
+    assert_ne!(p.clone().id(), p.id(), "a clone is another parameter");
+}
+
+#[test]
+fn models_are_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<checkers_zero::nn::PolicyValueNet>();
+    check::<Sequential>();
+    check::<BatchNorm2d>();
+}

@@ -1,0 +1,47 @@
+//! Tests of the NN library (src/nn): gradients against finite differences, small learning
+//! problems, optimizer updates, checkpoints, and the policy-value network.
+
+mod checkpoint;
+mod device;
+mod digits;
+mod gradcheck;
+mod layers;
+mod optim;
+mod policy_value;
+mod xor;
+
+use checkers_zero::nn::{Module, Param};
+use checkers_zero::tensor::{Device, Tensor};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+
+pub fn rng(seed: u64) -> StdRng {
+    StdRng::seed_from_u64(seed)
+}
+
+pub fn cpu() -> Device {
+    Device::Cpu
+}
+
+pub fn tensor(data: &[f32], shape: &[usize]) -> Tensor {
+    Tensor::from_vec(data.to_vec(), shape, &Device::Cpu)
+}
+
+/// |a - b| <= max(rtol * max(|a|, |b|), atol), elementwise.
+pub fn assert_close(got: &[f32], want: &[f32], rtol: f32, atol: f32, what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: lengths");
+    for (i, (&a, &b)) in got.iter().zip(want).enumerate() {
+        let tol = (rtol * a.abs().max(b.abs())).max(atol);
+        assert!(
+            (a - b).abs() <= tol,
+            "{what}[{i}]: {a} vs {b} (tolerance {tol})"
+        );
+    }
+}
+
+/// The parameters' current values, in visit order.
+pub fn param_values<M: Module + ?Sized>(m: &M) -> Vec<Vec<f32>> {
+    let mut out = Vec::new();
+    m.params(&mut |p: &Param| out.push(p.value().to_vec()));
+    out
+}

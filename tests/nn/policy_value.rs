@@ -1,0 +1,144 @@
+//! The policy-value network: sizes, shapes, inference without a tape, and learning.
+
+use super::{cpu, rng};
+use checkers_zero::nn::{
+    Architecture, Ctx, Module, Optimizer, POLICY_SIZE, PolicyValueNet, alphazero_loss,
+    dark_square_index,
+};
+use checkers_zero::tensor::{Tensor, Var};
+use std::sync::Arc;
+
+#[test]
+fn preset_parameter_counts_match_pytorch() {
+    // sum(p.numel() for p in net.parameters()) of torch_reference.py's networks.
+    for (name, count) in [
+        ("az-tiny", 80999),
+        ("az-small", 453191),
+        ("az-large", 2968583),
+        ("plain-7x128", 907527),
+    ] {
+        let net = PolicyValueNet::new(Architecture::preset(name).unwrap(), &cpu(), &mut rng(0));
+        assert_eq!(net.num_params(), count, "{name}");
+    }
+    // Six more input planes add 6 x 32 x 3 x 3 stem weights.
+    let wide = Architecture::preset("az-tiny")
+        .unwrap()
+        .with_input_planes(14);
+    assert_eq!(
+        PolicyValueNet::new(wide, &cpu(), &mut rng(0)).num_params(),
+        80999 + 6 * 32 * 9
+    );
+}
+
+#[test]
+fn unknown_preset_is_an_error() {
+    let e = Architecture::preset("az-huge").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "unknown network preset 'az-huge'; expected one of az-tiny, az-small, az-large, plain-7x128"
+    );
+    assert_eq!(Architecture::preset_names().count(), 4);
+}
+
+#[test]
+fn dark_squares_in_torch_mask_order() {
+    let idx = dark_square_index();
+    assert_eq!(idx.len(), POLICY_SIZE);
+    // Row 0: columns 1, 3, 5, 7; row 1: 0, 2, 4, 6; ... then plane 1 starts at 64 + 1.
+    assert_eq!(idx[..8], [1, 3, 5, 7, 8, 10, 12, 14]);
+    assert_eq!(idx[31], 62);
+    assert_eq!(idx[32], 65);
+    assert_eq!(idx[127], 254);
+    assert!(idx.windows(2).all(|w| w[0] < w[1]));
+}
+
+#[test]
+fn shapes_and_inference_without_a_tape() {
+    let mut net = PolicyValueNet::new(
+        Architecture::preset("az-tiny").unwrap(),
+        &cpu(),
+        &mut rng(4),
+    );
+    net.set_train(false);
+    let x = Tensor::randn(&[3, 8, 8, 8], 1.0, &mut rng(5), &cpu());
+
+    let ctx = Ctx::inference();
+    let (logits, v) = net.forward(&ctx, &Var::constant(x.clone()));
+    assert_eq!(logits.shape(), [3, POLICY_SIZE]);
+    assert_eq!(v.shape(), [3]);
+    assert!(
+        !ctx.is_recording() && !logits.is_tracked() && !v.is_tracked(),
+        "inference records nothing"
+    );
+
+    let ctx = Ctx::training();
+    let (logits2, _) = net.forward(&ctx, &Var::constant(x.clone()));
+    assert!(logits2.is_tracked() && !ctx.tape().unwrap().is_empty());
+    assert_eq!(
+        logits2.value().to_vec(),
+        logits.value().to_vec(),
+        "recording does not change values"
+    );
+
+    let (p, v) = net.predict(&x);
+    assert_eq!(p.shape(), [3, POLICY_SIZE]);
+    for row in p.to_vec().chunks(POLICY_SIZE) {
+        assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5 && row.iter().all(|&q| q > 0.0));
+    }
+    assert!(v.to_vec().iter().all(|v| v.abs() < 1.0));
+}
+
+#[test]
+fn shared_between_threads() {
+    let mut net = PolicyValueNet::new(
+        Architecture::preset("az-tiny").unwrap(),
+        &cpu(),
+        &mut rng(6),
+    );
+    net.set_train(false);
+    let net = Arc::new(net);
+    let x = Tensor::randn(&[2, 8, 8, 8], 1.0, &mut rng(7), &cpu());
+    let want = net.predict(&x).1.to_vec();
+    let handles: Vec<_> = (0..2)
+        .map(|_| {
+            let (net, x) = (Arc::clone(&net), x.clone());
+            std::thread::spawn(move || net.predict(&x).1.to_vec())
+        })
+        .collect();
+    for h in handles {
+        assert_eq!(h.join().unwrap(), want);
+    }
+}
+
+#[test]
+fn training_steps_reduce_the_alphazero_loss() {
+    let (dev, mut r) = (cpu(), rng(8));
+    let mut net = PolicyValueNet::new(Architecture::preset("az-tiny").unwrap(), &dev, &mut r);
+    let x = Tensor::randn(&[16, 8, 8, 8], 1.0, &mut r, &dev);
+    let pi = Tensor::randn(&[16, POLICY_SIZE], 2.0, &mut r, &dev).softmax(-1);
+    let z = Tensor::randn(&[16], 1.0, &mut r, &dev).tanh();
+    // As torch_reference.py trains: SGD, momentum 0.9, weight decay 1e-4.
+    let mut opt = Optimizer::sgd(0.02, 0.9, 1e-4, &net);
+    let mut losses = Vec::new();
+    for _ in 0..12 {
+        let ctx = Ctx::training();
+        let (logits, v) = net.forward(&ctx, &Var::constant(x.clone()));
+        let loss = alphazero_loss(&logits, &v, &pi, &z);
+        let total = loss.total.value().item();
+        assert!(
+            (total - loss.policy.item() - loss.value.item()).abs() < 1e-5,
+            "total = policy + value"
+        );
+        losses.push(total);
+        let grads = ctx.param_grads(&net, &loss.total.backward());
+        assert!(
+            grads.iter().all(Option::is_some),
+            "every parameter takes part"
+        );
+        opt.step(&mut net, &grads);
+    }
+    let (first, last) = (losses[0], *losses.last().unwrap());
+    // A fixed batch is memorised quickly; 12 steps take off well over a tenth of the loss.
+    eprintln!("az losses {losses:?}");
+    assert!(last < 0.9 * first, "losses {losses:?}");
+}
