@@ -48,7 +48,11 @@ impl Tally {
         let z2 = Z95 * Z95;
         let centre = (s + z2 / (2.0 * n)) / (1.0 + z2 / n);
         let half = Z95 / (1.0 + z2 / n) * (s * (1.0 - s) / n + z2 / (4.0 * n * n)).sqrt();
-        ((centre - half).max(0.0), (centre + half).min(1.0))
+        // At a score of exactly 0 or 1 the bound is exactly 0 or 1; rounding would otherwise
+        // leave it a hair inside and turn an infinite Elo bound into a huge finite one.
+        let lo = if self.wins + self.draws == 0 { 0.0 } else { (centre - half).max(0.0) };
+        let hi = if self.losses + self.draws == 0 { 1.0 } else { (centre + half).min(1.0) };
+        (lo, hi)
     }
 
     /// Elo difference implied by the score, with the interval mapped through the same curve
@@ -125,7 +129,7 @@ mod tests {
             losses: 0,
         };
         assert_eq!(perfect.elo().0, f64::INFINITY);
-        assert!(perfect.summary().contains("+inf"));
+        assert!(perfect.summary().ends_with("[+166, +inf]"), "{}", perfect.summary());
         // 10 wins of 10 still leaves room below 100%: lower bound n/(n+z^2) = 0.7225.
         assert!((perfect.score_interval().0 - 10.0 / (10.0 + Z95 * Z95)).abs() < 1e-9);
     }
