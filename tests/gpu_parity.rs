@@ -14,24 +14,11 @@ use checkers_zero::tensor::{Device, Tape, Tensor, Var};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use std::sync::RwLock;
+mod common;
+use common::gpu_or_skip;
 
 /// Parity tests share the device; the submit-counting test needs it alone.
 static DEVICE_USE: RwLock<()> = RwLock::new(());
-
-/// The GPU device, or `None` (with a note) when there is no adapter, unless the environment
-/// demands one.
-fn gpu_or_skip() -> Option<Device> {
-    match Device::gpu() {
-        Ok(d) => Some(d),
-        Err(e) if std::env::var("CHECKERS_ZERO_REQUIRE_GPU").as_deref() == Ok("1") => {
-            panic!("CHECKERS_ZERO_REQUIRE_GPU=1 but no GPU device could be opened: {e}")
-        }
-        Err(e) => {
-            eprintln!("note: skipping GPU test: {e}");
-            None
-        }
-    }
-}
 
 /// Runs a test body on the GPU device, sharing it with the other parity tests.
 fn on_gpu(body: impl FnOnce(&Device)) {

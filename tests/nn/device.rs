@@ -4,20 +4,8 @@
 
 use super::{cpu, param_values, rng};
 use checkers_zero::nn::{Architecture, Ctx, Module, Optimizer, PolicyValueNet, alphazero_loss};
+use crate::common::gpu_or_skip;
 use checkers_zero::tensor::{Device, Tensor, Var};
-
-fn gpu_or_skip() -> Option<Device> {
-    match Device::gpu() {
-        Ok(d) => Some(d),
-        Err(e) if std::env::var("CHECKERS_ZERO_REQUIRE_GPU").as_deref() == Ok("1") => {
-            panic!("CHECKERS_ZERO_REQUIRE_GPU=1 but no GPU device could be opened: {e}")
-        }
-        Err(e) => {
-            eprintln!("note: skipping GPU test: {e}");
-            None
-        }
-    }
-}
 
 /// ||a - b|| <= rel ||a||: the backends sum in different orders.
 fn assert_norm_close(a: &[f32], b: &[f32], rel: f32, what: &str) {
