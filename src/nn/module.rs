@@ -93,6 +93,33 @@ pub trait Module: Send + Sync {
     }
 }
 
+/// The visitors (`params`, `buffers`, their `_mut` forms, `set_train`) of a composite module,
+/// written once: they visit, in order, the sub-modules its `parts()` and `parts_mut()` yield.
+macro_rules! visit_parts {
+    () => {
+        fn params(&self, f: &mut dyn FnMut(&$crate::nn::Param)) {
+            self.parts().for_each(|m| m.params(f));
+        }
+
+        fn params_mut(&mut self, f: &mut dyn FnMut(&mut $crate::nn::Param)) {
+            self.parts_mut().for_each(|m| m.params_mut(f));
+        }
+
+        fn buffers(&self, f: &mut dyn FnMut(&$crate::tensor::Tensor)) {
+            self.parts().for_each(|m| m.buffers(f));
+        }
+
+        fn buffers_mut(&mut self, f: &mut dyn FnMut(&mut $crate::tensor::Tensor)) {
+            self.parts_mut().for_each(|m| m.buffers_mut(f));
+        }
+
+        fn set_train(&mut self, train: bool) {
+            self.parts_mut().for_each(|m| m.set_train(train));
+        }
+    };
+}
+pub(crate) use visit_parts;
+
 /// The context of one forward pass. A training context owns a fresh tape and registers each
 /// parameter as a leaf the first time it is used; an inference context hands out untracked
 /// constants, so nothing is recorded.

@@ -3,8 +3,7 @@
 //! diagonal directions) and a value head giving a value in (-1, 1).
 
 use super::{
-    BatchNorm2d, Checkpoint, CheckpointError, Conv2d, Ctx, Linear, Module, Optimizer, Param,
-    ResidualBlock,
+    BatchNorm2d, Checkpoint, CheckpointError, Conv2d, Ctx, Linear, Module, Optimizer, ResidualBlock,
 };
 use crate::tensor::{Device, Tensor, Var};
 use rand::rngs::StdRng;
@@ -255,23 +254,5 @@ impl Module for PolicyValueNet {
         (logits, v)
     }
 
-    fn params(&self, f: &mut dyn FnMut(&Param)) {
-        self.parts().for_each(|m| m.params(f));
-    }
-
-    fn params_mut(&mut self, f: &mut dyn FnMut(&mut Param)) {
-        self.parts_mut().for_each(|m| m.params_mut(f));
-    }
-
-    fn buffers(&self, f: &mut dyn FnMut(&Tensor)) {
-        self.parts().for_each(|m| m.buffers(f));
-    }
-
-    fn buffers_mut(&mut self, f: &mut dyn FnMut(&mut Tensor)) {
-        self.parts_mut().for_each(|m| m.buffers_mut(f));
-    }
-
-    fn set_train(&mut self, train: bool) {
-        self.parts_mut().for_each(|m| m.set_train(train));
-    }
+    crate::nn::module::visit_parts!();
 }

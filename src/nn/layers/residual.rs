@@ -1,8 +1,8 @@
 //! The body block of the policy-value networks (`Block` in torch_reference.py).
 
 use super::{BatchNorm2d, Conv2d};
-use crate::nn::{Ctx, Module, Param};
-use crate::tensor::{Device, Tensor, Var};
+use crate::nn::{Ctx, Module};
+use crate::tensor::{Device, Var};
 use rand::Rng;
 
 /// Residual: relu(x + bn(conv(relu(bn(conv(x)))))); plain: relu(bn(conv(x))). Convolutions are
@@ -66,23 +66,5 @@ impl Module for ResidualBlock {
         }
     }
 
-    fn params(&self, f: &mut dyn FnMut(&Param)) {
-        self.parts().for_each(|m| m.params(f));
-    }
-
-    fn params_mut(&mut self, f: &mut dyn FnMut(&mut Param)) {
-        self.parts_mut().for_each(|m| m.params_mut(f));
-    }
-
-    fn buffers(&self, f: &mut dyn FnMut(&Tensor)) {
-        self.parts().for_each(|m| m.buffers(f));
-    }
-
-    fn buffers_mut(&mut self, f: &mut dyn FnMut(&mut Tensor)) {
-        self.parts_mut().for_each(|m| m.buffers_mut(f));
-    }
-
-    fn set_train(&mut self, train: bool) {
-        self.parts_mut().for_each(|m| m.set_train(train));
-    }
+    crate::nn::module::visit_parts!();
 }
