@@ -5,10 +5,12 @@ pub mod arena;
 pub mod engine;
 pub mod files;
 pub mod game;
+pub mod mcts;
 pub mod play;
 
-mod input;
 pub mod backend;
 pub mod bench;
+mod input;
 pub mod nn;
 pub mod tensor;
+pub mod train;

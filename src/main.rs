@@ -4,11 +4,13 @@ use anyhow::{Context, Result, bail};
 use checkers_zero::agents::AgentSpec;
 use checkers_zero::arena::{GameConfig, MatchConfig, OpeningSet, run_match};
 use checkers_zero::bench;
-use checkers_zero::tensor::Device;
 use checkers_zero::game::{Color, Position, parse_fen, perft};
+use checkers_zero::tensor::Device;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::time::Instant;
+
+mod train_cli;
 
 #[derive(Parser)]
 #[command(
@@ -34,6 +36,12 @@ enum Command {
     Match(MatchArgs),
     /// Speak the engine line protocol on stdin/stdout (see README).
     Engine,
+    /// Train a TD(lambda) value network (agent `td`).
+    TrainTd(train_cli::TdArgs),
+    /// Evolve networks with a genetic algorithm (agent `ga`).
+    TrainGa(train_cli::GaArgs),
+    /// Train networks by particle swarm optimisation (agent `pso`).
+    TrainPso(train_cli::PsoArgs),
 }
 
 #[derive(clap::Args)]
@@ -156,12 +164,21 @@ fn run(cli: Cli) -> Result<()> {
             thread_pool(Some(threads))?.install(|| bench::perft(depth, threads, repeat, unique));
             Ok(())
         }
-        Command::Bench(BenchCommand::Nn { net, device, threads, batches, train_batch, seconds }) => {
+        Command::Bench(BenchCommand::Nn {
+            net,
+            device,
+            threads,
+            batches,
+            train_batch,
+            seconds,
+        }) => {
             let batches = batches
                 .split(',')
                 .map(|b| b.trim().parse::<usize>().ok().filter(|&b| b > 0))
                 .collect::<Option<Vec<_>>>()
-                .context("--batches: expected positive whole numbers separated by commas, e.g. 1,16,64")?;
+                .context(
+                    "--batches: expected positive whole numbers separated by commas, e.g. 1,16,64",
+                )?;
             let config = bench::NnBench {
                 nets: net.split(',').map(|s| s.trim().to_string()).collect(),
                 device: parse_device(&device)?,
@@ -170,10 +187,15 @@ fn run(cli: Cli) -> Result<()> {
                 train_batch,
                 seconds,
             };
-            thread_pool(Some(threads))?.install(|| bench::nn(&config)).map_err(anyhow::Error::msg)
+            thread_pool(Some(threads))?
+                .install(|| bench::nn(&config))
+                .map_err(anyhow::Error::msg)
         }
         Command::Play(args) => run_play(args),
         Command::Match(args) => run_match_cmd(args),
+        Command::TrainTd(args) => train_cli::train_td(args),
+        Command::TrainGa(args) => train_cli::train_ga(args),
+        Command::TrainPso(args) => train_cli::train_pso(args),
         Command::Engine => {
             checkers_zero::engine::run(std::io::stdin().lock(), std::io::stdout())?;
             Ok(())

@@ -248,7 +248,8 @@ impl<R: BufRead, W: Write> Session<R, W> {
                 writeln!(self.out, "Result: {outcome}.")?;
             }
             End::Resigned => {
-                self.game.impose(Outcome::Win(agent_side, WinReason::Resignation));
+                self.game
+                    .impose(Outcome::Win(agent_side, WinReason::Resignation));
                 writeln!(self.out, "You resign: {agent_side} wins.")?;
             }
             End::Quit => writeln!(self.out, "Game stopped unfinished.")?,

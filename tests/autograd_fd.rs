@@ -22,18 +22,28 @@ const MAX_KINKS: usize = 2;
 
 fn rand_t(shape: &[usize], lo: f32, hi: f32, rng: &mut StdRng) -> Tensor {
     let n = shape.iter().product();
-    Tensor::from_vec((0..n).map(|_| rng.random_range(lo..hi)).collect(), shape, &Device::Cpu)
+    Tensor::from_vec(
+        (0..n).map(|_| rng.random_range(lo..hi)).collect(),
+        shape,
+        &Device::Cpu,
+    )
 }
 
 /// Values in [0.2, 1.5] with random sign: away from 0 so relu's kink and division are safe.
 fn signed_away_from_zero(shape: &[usize], rng: &mut StdRng) -> Tensor {
     let n = shape.iter().product();
-    let v = (0..n).map(|_| rng.random_range(0.2..1.5f32) * if rng.random::<bool>() { 1.0 } else { -1.0 }).collect();
+    let v = (0..n)
+        .map(|_| rng.random_range(0.2..1.5f32) * if rng.random::<bool>() { 1.0 } else { -1.0 })
+        .collect();
     Tensor::from_vec(v, shape, &Device::Cpu)
 }
 
 fn weighted_sum(y: &Tensor, r: &[f32]) -> f64 {
-    y.to_vec().iter().zip(r).map(|(&a, &b)| a as f64 * b as f64).sum()
+    y.to_vec()
+        .iter()
+        .zip(r)
+        .map(|(&a, &b)| a as f64 * b as f64)
+        .sum()
 }
 
 /// Checks the gradients of `f` with respect to every input.
@@ -46,7 +56,10 @@ fn check(name: &str, inputs: &[Tensor], f: impl Fn(&[Var]) -> Var) {
     let grads = y.mul(&Var::constant(r.clone())).sum_all().backward();
     let r = r.to_vec();
     for (i, input) in inputs.iter().enumerate() {
-        let analytic = grads.get(&vars[i]).map(|g| g.to_vec()).unwrap_or_else(|| vec![0.0; input.numel()]);
+        let analytic = grads
+            .get(&vars[i])
+            .map(|g| g.to_vec())
+            .unwrap_or_else(|| vec![0.0; input.numel()]);
         let base = input.to_vec();
         let scale = analytic.iter().fold(1e-3f32, |m, g| m.max(g.abs())) as f64;
         let mut numeric = vec![0.0f64; base.len()];
@@ -56,7 +69,8 @@ fn check(name: &str, inputs: &[Tensor], f: impl Fn(&[Var]) -> Var) {
                 let eval = |delta: f32| {
                     let mut v = base.clone();
                     v[j] += delta;
-                    let mut xs: Vec<Var> = inputs.iter().map(|t| Var::constant(t.clone())).collect();
+                    let mut xs: Vec<Var> =
+                        inputs.iter().map(|t| Var::constant(t.clone())).collect();
                     xs[i] = Var::constant(Tensor::from_vec(v, input.shape(), &Device::Cpu));
                     weighted_sum(f(&xs).value(), &r)
                 };
@@ -76,13 +90,31 @@ fn check(name: &str, inputs: &[Tensor], f: impl Fn(&[Var]) -> Var) {
             }
         }
         if !refined.is_empty() {
-            eprintln!("{name}: input {i}: elements {refined:?} re-measured with step H/10 (kink within H)");
+            eprintln!(
+                "{name}: input {i}: elements {refined:?} re-measured with step H/10 (kink within H)"
+            );
         }
-        assert!(refined.len() <= MAX_KINKS, "{name}: input {i}: {} elements needed the smaller step", refined.len());
-        let diff: f64 = numeric.iter().zip(&analytic).map(|(n, &a)| (n - a as f64).powi(2)).sum::<f64>().sqrt();
-        let norm: f64 = analytic.iter().map(|&a| (a as f64).powi(2)).sum::<f64>().sqrt();
+        assert!(
+            refined.len() <= MAX_KINKS,
+            "{name}: input {i}: {} elements needed the smaller step",
+            refined.len()
+        );
+        let diff: f64 = numeric
+            .iter()
+            .zip(&analytic)
+            .map(|(n, &a)| (n - a as f64).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        let norm: f64 = analytic
+            .iter()
+            .map(|&a| (a as f64).powi(2))
+            .sum::<f64>()
+            .sqrt();
         let err = diff / norm.max(1e-3);
-        assert!(err <= TOL, "{name}: input {i} gradient error {err:.2e}\n analytic {analytic:?}\n numeric {numeric:?}");
+        assert!(
+            err <= TOL,
+            "{name}: input {i} gradient error {err:.2e}\n analytic {analytic:?}\n numeric {numeric:?}"
+        );
     }
 }
 
@@ -99,8 +131,14 @@ fn elementwise_binary_with_broadcasting() {
     check("mul outer", &[c.clone(), b.clone()], |v| v[0].mul(&v[1]));
     let pos = rand_t(&[2, 3], 0.5, 2.0, &mut rng);
     let exp = rand_t(&[2, 3], -1.5, 1.5, &mut rng);
-    check("pow tensor exponent", &[pos.clone(), exp], |v| v[0].pow(&v[1]));
-    check("pow broadcast exponent", &[pos, rand_t(&[3], -1.0, 2.0, &mut rng)], |v| v[0].pow(&v[1]));
+    check("pow tensor exponent", &[pos.clone(), exp], |v| {
+        v[0].pow(&v[1])
+    });
+    check(
+        "pow broadcast exponent",
+        &[pos, rand_t(&[3], -1.0, 2.0, &mut rng)],
+        |v| v[0].pow(&v[1]),
+    );
 }
 
 #[test]
@@ -114,9 +152,15 @@ fn elementwise_unary() {
     check("relu", std::slice::from_ref(&x), |v| v[0].relu());
     check("tanh", std::slice::from_ref(&x), |v| v[0].tanh());
     check("sigmoid", std::slice::from_ref(&x), |v| v[0].sigmoid());
-    check("add_scalar", std::slice::from_ref(&x), |v| v[0].add_scalar(0.7));
-    check("mul_scalar", std::slice::from_ref(&x), |v| v[0].mul_scalar(-1.3));
-    check("pow_scalar", std::slice::from_ref(&pos), |v| v[0].pow_scalar(2.5));
+    check("add_scalar", std::slice::from_ref(&x), |v| {
+        v[0].add_scalar(0.7)
+    });
+    check("mul_scalar", std::slice::from_ref(&x), |v| {
+        v[0].mul_scalar(-1.3)
+    });
+    check("pow_scalar", std::slice::from_ref(&pos), |v| {
+        v[0].pow_scalar(2.5)
+    });
     check("pow_scalar negative", &[pos], |v| v[0].pow_scalar(-0.5));
 }
 
@@ -126,8 +170,16 @@ fn reductions() {
     let x = rand_t(&[2, 3, 4, 5], -1.0, 1.0, &mut rng);
     for axis in [0isize, 1, 2, 3, -1] {
         for keep in [false, true] {
-            check(&format!("sum_axis {axis} keep {keep}"), std::slice::from_ref(&x), |v| v[0].sum_axis(axis, keep));
-            check(&format!("mean_axis {axis} keep {keep}"), std::slice::from_ref(&x), |v| v[0].mean_axis(axis, keep));
+            check(
+                &format!("sum_axis {axis} keep {keep}"),
+                std::slice::from_ref(&x),
+                |v| v[0].sum_axis(axis, keep),
+            );
+            check(
+                &format!("mean_axis {axis} keep {keep}"),
+                std::slice::from_ref(&x),
+                |v| v[0].mean_axis(axis, keep),
+            );
         }
     }
     check("sum_all", std::slice::from_ref(&x), |v| v[0].sum_all());
@@ -139,29 +191,53 @@ fn matmul_plain_batched_and_broadcast() {
     let mut rng = StdRng::seed_from_u64(4);
     let a = rand_t(&[3, 5], -1.0, 1.0, &mut rng);
     let b = rand_t(&[5, 4], -1.0, 1.0, &mut rng);
-    check("matmul 2-D", &[a.clone(), b.clone()], |v| v[0].matmul(&v[1]));
+    check("matmul 2-D", &[a.clone(), b.clone()], |v| {
+        v[0].matmul(&v[1])
+    });
     let ba = rand_t(&[2, 3, 5], -1.0, 1.0, &mut rng);
     let bb = rand_t(&[2, 5, 4], -1.0, 1.0, &mut rng);
-    check("matmul batched", &[ba.clone(), bb.clone()], |v| v[0].matmul(&v[1]));
+    check("matmul batched", &[ba.clone(), bb.clone()], |v| {
+        v[0].matmul(&v[1])
+    });
     check("matmul batch x 2-D", &[ba, b], |v| v[0].matmul(&v[1]));
     check("matmul 2-D x batch", &[a, bb], |v| v[0].matmul(&v[1]));
     let at = rand_t(&[5, 3], -1.0, 1.0, &mut rng);
     let bt = rand_t(&[4, 5], -1.0, 1.0, &mut rng);
-    check("matmul A^T B^T", &[at.clone(), bt.clone()], |v| v[0].matmul_t(&v[1], true, true));
-    check("matmul A^T B", &[at, rand_t(&[5, 4], -1.0, 1.0, &mut rng)], |v| v[0].matmul_t(&v[1], true, false));
-    check("matmul A B^T batched", &[rand_t(&[2, 3, 5], -1.0, 1.0, &mut rng), bt], |v| v[0].matmul_t(&v[1], false, true));
+    check("matmul A^T B^T", &[at.clone(), bt.clone()], |v| {
+        v[0].matmul_t(&v[1], true, true)
+    });
+    check(
+        "matmul A^T B",
+        &[at, rand_t(&[5, 4], -1.0, 1.0, &mut rng)],
+        |v| v[0].matmul_t(&v[1], true, false),
+    );
+    check(
+        "matmul A B^T batched",
+        &[rand_t(&[2, 3, 5], -1.0, 1.0, &mut rng), bt],
+        |v| v[0].matmul_t(&v[1], false, true),
+    );
 }
 
 #[test]
 fn layout_ops() {
     let mut rng = StdRng::seed_from_u64(5);
     let x = rand_t(&[2, 3, 4, 5], -1.0, 1.0, &mut rng);
-    check("reshape", std::slice::from_ref(&x), |v| v[0].reshape(&[6, 20]));
+    check("reshape", std::slice::from_ref(&x), |v| {
+        v[0].reshape(&[6, 20])
+    });
     check("flatten", std::slice::from_ref(&x), |v| v[0].flatten());
-    check("permute", std::slice::from_ref(&x), |v| v[0].permute(&[2, 0, 3, 1]));
-    check("transpose", std::slice::from_ref(&x), |v| v[0].transpose(1, 3));
-    check("pad2d", std::slice::from_ref(&x), |v| v[0].pad2d([1, 2, 0, 3], 0.5));
-    check("pad2d crop", std::slice::from_ref(&x), |v| v[0].pad2d([-1, 0, -2, 1], 0.0));
+    check("permute", std::slice::from_ref(&x), |v| {
+        v[0].permute(&[2, 0, 3, 1])
+    });
+    check("transpose", std::slice::from_ref(&x), |v| {
+        v[0].transpose(1, 3)
+    });
+    check("pad2d", std::slice::from_ref(&x), |v| {
+        v[0].pad2d([1, 2, 0, 3], 0.5)
+    });
+    check("pad2d crop", std::slice::from_ref(&x), |v| {
+        v[0].pad2d([-1, 0, -2, 1], 0.0)
+    });
     let m = rand_t(&[3, 7], -1.0, 1.0, &mut rng);
     check("gather_cols", &[m], |v| v[0].gather_cols(&[6, 0, 3, 3, 1]));
 }
@@ -170,11 +246,22 @@ fn layout_ops() {
 fn convolution() {
     let mut rng = StdRng::seed_from_u64(6);
     let x = rand_t(&[2, 3, 5, 4], -1.0, 1.0, &mut rng);
-    for (k, pad) in [((3, 3), (1, 1)), ((3, 2), (0, 1)), ((1, 1), (0, 0)), ((2, 3), (2, 0))] {
+    for (k, pad) in [
+        ((3, 3), (1, 1)),
+        ((3, 2), (0, 1)),
+        ((1, 1), (0, 0)),
+        ((2, 3), (2, 0)),
+    ] {
         let w = rand_t(&[4, 3, k.0, k.1], -1.0, 1.0, &mut rng);
         let b = rand_t(&[4], -1.0, 1.0, &mut rng);
-        check(&format!("conv2d {k:?} pad {pad:?}"), &[x.clone(), w.clone(), b], |v| v[0].conv2d(&v[1], Some(&v[2]), pad));
-        check(&format!("conv2d no bias {k:?}"), &[x.clone(), w], |v| v[0].conv2d(&v[1], None, pad));
+        check(
+            &format!("conv2d {k:?} pad {pad:?}"),
+            &[x.clone(), w.clone(), b],
+            |v| v[0].conv2d(&v[1], Some(&v[2]), pad),
+        );
+        check(&format!("conv2d no bias {k:?}"), &[x.clone(), w], |v| {
+            v[0].conv2d(&v[1], None, pad)
+        });
     }
 }
 
@@ -183,8 +270,14 @@ fn softmax_family() {
     let mut rng = StdRng::seed_from_u64(7);
     let x = rand_t(&[3, 4, 5], -2.0, 2.0, &mut rng);
     for axis in [0isize, 1, -1] {
-        check(&format!("softmax {axis}"), std::slice::from_ref(&x), |v| v[0].softmax(axis));
-        check(&format!("log_softmax {axis}"), std::slice::from_ref(&x), |v| v[0].log_softmax(axis));
+        check(&format!("softmax {axis}"), std::slice::from_ref(&x), |v| {
+            v[0].softmax(axis)
+        });
+        check(
+            &format!("log_softmax {axis}"),
+            std::slice::from_ref(&x),
+            |v| v[0].log_softmax(axis),
+        );
     }
 }
 
@@ -192,11 +285,19 @@ fn softmax_family() {
 fn fused_losses() {
     let mut rng = StdRng::seed_from_u64(8);
     let z = rand_t(&[4, 6], -2.0, 2.0, &mut rng);
-    let t = Tensor::from_vec(rand_t(&[4, 6], 0.0, 1.0, &mut rng).softmax(-1).to_vec(), &[4, 6], &Device::Cpu);
-    check("cross_entropy_soft", &[z.clone(), t.clone()], |v| v[0].cross_entropy_soft(&v[1]));
+    let t = Tensor::from_vec(
+        rand_t(&[4, 6], 0.0, 1.0, &mut rng).softmax(-1).to_vec(),
+        &[4, 6],
+        &Device::Cpu,
+    );
+    check("cross_entropy_soft", &[z.clone(), t.clone()], |v| {
+        v[0].cross_entropy_soft(&v[1])
+    });
     // Targets that do not sum to one exercise the sum_j t_j term of the logits gradient.
     let t2 = rand_t(&[4, 6], 0.0, 1.0, &mut rng);
-    check("cross_entropy_soft unnormalised", &[z.clone(), t2], |v| v[0].cross_entropy_soft(&v[1]));
+    check("cross_entropy_soft unnormalised", &[z.clone(), t2], |v| {
+        v[0].cross_entropy_soft(&v[1])
+    });
     let p = rand_t(&[5, 3], -1.0, 1.0, &mut rng);
     let q = rand_t(&[5, 3], -1.0, 1.0, &mut rng);
     check("mse", &[p, q], |v| v[0].mse(&v[1]));
@@ -208,10 +309,16 @@ fn batch_norm() {
     let x = rand_t(&[3, 2, 3, 2], -1.0, 1.0, &mut rng);
     let gamma = rand_t(&[2], 0.5, 1.5, &mut rng);
     let beta = rand_t(&[2], -0.5, 0.5, &mut rng);
-    check("batch_norm2d train", &[x.clone(), gamma.clone(), beta.clone()], |v| v[0].batch_norm2d_train(&v[1], &v[2], 1e-5).0);
+    check(
+        "batch_norm2d train",
+        &[x.clone(), gamma.clone(), beta.clone()],
+        |v| v[0].batch_norm2d_train(&v[1], &v[2], 1e-5).0,
+    );
     let mean = rand_t(&[2], -0.2, 0.2, &mut rng);
     let var = rand_t(&[2], 0.5, 1.5, &mut rng);
-    check("batch_norm2d eval", &[x, gamma, beta], |v| v[0].batch_norm2d_eval(&v[1], &v[2], &mean, &var, 1e-5));
+    check("batch_norm2d eval", &[x, gamma, beta], |v| {
+        v[0].batch_norm2d_eval(&v[1], &v[2], &mean, &var, 1e-5)
+    });
 }
 
 #[test]
@@ -223,12 +330,22 @@ fn small_network_end_to_end() {
     let g = rand_t(&[2], 0.5, 1.5, &mut rng);
     let b = rand_t(&[2], -0.2, 0.2, &mut rng);
     let lin = rand_t(&[32, 5], -0.3, 0.3, &mut rng);
-    let target = Tensor::from_vec(rand_t(&[2, 5], 0.0, 1.0, &mut rng).softmax(-1).to_vec(), &[2, 5], &Device::Cpu);
+    let target = Tensor::from_vec(
+        rand_t(&[2, 5], 0.0, 1.0, &mut rng).softmax(-1).to_vec(),
+        &[2, 5],
+        &Device::Cpu,
+    );
     check("network", &[x, w1, g, b, lin], |v| {
-        let h = v[0].conv2d(&v[1], None, (1, 1)).batch_norm2d_train(&v[2], &v[3], 1e-5).0.relu();
+        let h = v[0]
+            .conv2d(&v[1], None, (1, 1))
+            .batch_norm2d_train(&v[2], &v[3], 1e-5)
+            .0
+            .relu();
         let h = h.add(&v[0]).flatten();
         let logits = h.matmul(&v[4]);
         let value = logits.sum_axis(-1, false).tanh();
-        logits.cross_entropy_soft(&Var::constant(target.clone())).add(&value.mse(&Var::constant(Tensor::zeros(&[2], &Device::Cpu))))
+        logits
+            .cross_entropy_soft(&Var::constant(target.clone()))
+            .add(&value.mse(&Var::constant(Tensor::zeros(&[2], &Device::Cpu))))
     });
 }

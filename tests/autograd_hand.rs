@@ -28,7 +28,10 @@ fn valid_cross_correlation_and_its_gradients() {
         let f = |delta: f32| {
             let mut v = base.clone();
             v[i] += delta;
-            t(&v, &[1, 1, 3, 3]).conv2d(k.value(), None, (0, 0)).sum_all().item()
+            t(&v, &[1, 1, 3, 3])
+                .conv2d(k.value(), None, (0, 0))
+                .sum_all()
+                .item()
         };
         // Integer data and a step of 0.5: the central difference is exact for this linear map.
         assert_eq!((f(0.5) - f(-0.5)) / 1.0, dx[i], "dx[{i}]");
@@ -44,7 +47,10 @@ fn small_expression() {
     let f = a.mul(&b).add(&a).div(&b).sum_all();
     let g = f.backward();
     assert_eq!(g.get(&a).unwrap().to_vec(), vec![1.5, 1.25, 1.125]);
-    assert_eq!(g.get(&b).unwrap().to_vec(), vec![-0.25, -0.125, -3.0 / 64.0]);
+    assert_eq!(
+        g.get(&b).unwrap().to_vec(),
+        vec![-0.25, -0.125, -3.0 / 64.0]
+    );
     let c = Var::constant(t(&[1.0], &[1]));
     assert!(!c.mul(&c).is_tracked());
 }

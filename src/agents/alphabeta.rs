@@ -2,14 +2,16 @@
 //!
 //! Negamax with iterative deepening, a transposition table, move ordering (table move,
 //! longer captures, history heuristic) and a capture extension: at the horizon a position
-//! whose side to move must capture is searched on until it is quiet. The evaluation is
-//! material only (man 1, king `king_weight`). For given limits and seed the search is
+//! whose side to move must capture is searched on until it is quiet. The leaf evaluation is
+//! an [`Evaluator`]: [`Material`] (man 1, king `king_weight`) for the `alphabeta` agent, a
+//! learned network for `td`, `ga` and `pso`. For given limits and seed the search is
 //! deterministic: the seed only shuffles the root moves, which decides ties between moves
 //! of equal score. A time limit (unlike depth and node limits) makes it timing-dependent.
 
 use super::{Agent, AgentError, Analysis, Decision, Limits, MoveScore};
+use crate::game::moves::{generate, jumpers};
 use crate::game::record::FORTY_MOVE_PLIES;
-use crate::game::{Game, Move, Position, dedup_routes, move_to_pdn, moves::generate};
+use crate::game::{Game, Move, Position, dedup_routes, move_to_pdn};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -17,17 +19,57 @@ use std::time::Instant;
 
 /// Scores are in hundredths of a man. A win at ply p scores `WIN - p`, so nearer wins are
 /// preferred and farther losses resisted.
-const MAN: i32 = 100;
+pub const MAN: i32 = 100;
 const WIN: i32 = 1_000_000;
 const INF: i32 = WIN + 1;
 /// Scores beyond this are wins or losses at a known distance.
 const WIN_BOUND: i32 = WIN - 10_000;
 const MAX_DEPTH: u32 = 64;
 
+/// Scores a quiet position for the side to move, in hundredths of a man; magnitudes must stay
+/// well below a win's (under 100 000 men is plenty).
+pub trait Evaluator: Send {
+    /// True for evaluators with a per-call cost (networks): the search then scores all quiet
+    /// children of a node one ply above the horizon in one [`Evaluator::evaluate_many`] call.
+    const BATCHED: bool = false;
+
+    fn evaluate(&mut self, pos: &Position) -> i32;
+
+    /// Scores each position, in order, into `out` (cleared first).
+    fn evaluate_many(&mut self, positions: &[Position], out: &mut Vec<i32>) {
+        out.clear();
+        out.extend(positions.iter().map(|p| self.evaluate(p)));
+    }
+}
+
+/// Material: man 100, king `king_value`, own minus the opponent's.
+pub struct Material {
+    king_value: i32,
+}
+
+impl Material {
+    pub fn new(king_weight: f32) -> Material {
+        Material {
+            king_value: (king_weight * MAN as f32).round() as i32,
+        }
+    }
+}
+
+impl Evaluator for Material {
+    fn evaluate(&mut self, pos: &Position) -> i32 {
+        let me = pos.turn();
+        let material = |c| {
+            pos.men(c).count_ones() as i32 * MAN
+                + pos.kings_of(c).count_ones() as i32 * self.king_value
+        };
+        material(me) - material(me.opposite())
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct AlphaBetaConfig {
     pub limits: Limits,
-    /// A king's value in men.
+    /// A king's value in men (for the material evaluation).
     pub king_weight: f32,
     /// Transposition table size in MiB.
     pub hash_mb: usize,
@@ -98,11 +140,14 @@ const EMPTY_ENTRY: TtEntry = TtEntry {
     best: u8::MAX,
 };
 
-pub struct AlphaBeta {
+pub struct AlphaBeta<E: Evaluator = Material> {
     config: AlphaBetaConfig,
     seed: u64,
     rng: StdRng,
-    king_value: i32,
+    evaluator: E,
+    /// Batched evaluators: the scores of the quiet children of the last node searched one ply
+    /// above the horizon (see [`Evaluator::BATCHED`]).
+    prefetched: Vec<(Position, i32)>,
     tt: Vec<TtEntry>,
     /// History heuristic: how often a quiet move from->to caused a cut-off, weighted by depth.
     history: Box<[[u32; 32]; 32]>,
@@ -117,14 +162,23 @@ pub struct AlphaBeta {
 }
 
 impl AlphaBeta {
+    /// The material-evaluation agent.
     pub fn new(config: AlphaBetaConfig, seed: u64) -> Self {
+        let material = Material::new(config.king_weight);
+        AlphaBeta::with_evaluator(config, seed, material)
+    }
+}
+
+impl<E: Evaluator> AlphaBeta<E> {
+    pub fn with_evaluator(config: AlphaBetaConfig, seed: u64, evaluator: E) -> Self {
         let entries = (config.hash_mb << 20) / std::mem::size_of::<TtEntry>();
         let entries = entries.next_power_of_two() / 2;
         AlphaBeta {
-            king_value: (config.king_weight * MAN as f32).round() as i32,
             config,
             seed,
             rng: StdRng::seed_from_u64(seed),
+            evaluator,
+            prefetched: Vec::new(),
             tt: vec![EMPTY_ENTRY; entries.max(1024)],
             history: Box::new([[0; 32]; 32]),
             path: Vec::new(),
@@ -136,13 +190,35 @@ impl AlphaBeta {
         }
     }
 
-    fn evaluate(&self, pos: &Position) -> i32 {
-        let me = pos.turn();
-        let material = |c| {
-            pos.men(c).count_ones() as i32 * MAN
-                + pos.kings_of(c).count_ones() as i32 * self.king_value
-        };
-        material(me) - material(me.opposite())
+    pub fn evaluator_mut(&mut self) -> &mut E {
+        &mut self.evaluator
+    }
+
+    fn evaluate(&mut self, pos: &Position) -> i32 {
+        if E::BATCHED
+            && let Some(&(_, score)) = self.prefetched.iter().find(|(p, _)| p == pos)
+        {
+            return score;
+        }
+        self.evaluator.evaluate(pos)
+    }
+
+    /// For a batched evaluator, scores in one call every child of `pos` that the search will
+    /// evaluate statically at the horizon (those whose side to move need not capture); children
+    /// that turn out to be repetitions or lost cost a wasted score, nothing more.
+    fn prefetch_leaves(&mut self, pos: &Position, moves: &[Move]) {
+        if !E::BATCHED {
+            return;
+        }
+        let leaves: Vec<Position> = moves
+            .iter()
+            .map(|m| pos.apply(m))
+            .filter(|c| jumpers(c) == 0)
+            .collect();
+        let mut scores = Vec::with_capacity(leaves.len());
+        self.evaluator.evaluate_many(&leaves, &mut scores);
+        self.prefetched.clear();
+        self.prefetched.extend(leaves.into_iter().zip(scores));
     }
 
     fn tt_index(&self, key: u64) -> usize {
@@ -258,6 +334,9 @@ impl AlphaBeta {
         }
         let original_alpha = alpha;
         let indices = self.order(pos, &mut moves, tt_best);
+        if depth == 1 {
+            self.prefetch_leaves(pos, &moves);
+        }
         let mut best = -INF;
         let mut best_index = u8::MAX;
         self.path.push(hash);
@@ -337,6 +416,10 @@ impl AlphaBeta {
         for depth in 1..=max_depth {
             let mut alpha = -INF;
             let mut this_iter: Vec<(Move, i32)> = Vec::with_capacity(scored.len());
+            if depth == 1 {
+                let moves: Vec<Move> = scored.iter().map(|s| s.0).collect();
+                self.prefetch_leaves(&pos, &moves);
+            }
             self.path.push(pos.hash());
             for &(mv, _) in &scored {
                 let child = pos.apply(&mv);
@@ -466,6 +549,31 @@ fn describe(score: i32) -> String {
     }
 }
 
+impl<E: Evaluator> AlphaBeta<E> {
+    /// [`Agent::select`] for any evaluator.
+    pub fn decide(&mut self, game: &Game, limits: &Limits) -> Decision {
+        let (scored, depth) = self.search(game, limits, false);
+        let analysis = self.analysis(game, &scored, depth);
+        Decision {
+            mv: scored[0].0,
+            analysis: Some(analysis),
+        }
+    }
+
+    /// [`Agent::analyse`] for any evaluator.
+    pub fn analyse_all(&mut self, game: &Game, limits: &Limits) -> Analysis {
+        let (scored, depth) = self.search(game, limits, true);
+        self.analysis(game, &scored, depth)
+    }
+
+    /// [`Agent::new_game`] for any evaluator.
+    pub fn reset(&mut self) {
+        self.tt.fill(EMPTY_ENTRY);
+        *self.history = [[0; 32]; 32];
+        self.rng = StdRng::seed_from_u64(self.seed);
+    }
+}
+
 impl Agent for AlphaBeta {
     fn name(&self) -> String {
         let c = &self.config;
@@ -491,22 +599,14 @@ impl Agent for AlphaBeta {
     }
 
     fn select(&mut self, game: &Game, limits: &Limits) -> Decision {
-        let (scored, depth) = self.search(game, limits, false);
-        let analysis = self.analysis(game, &scored, depth);
-        Decision {
-            mv: scored[0].0,
-            analysis: Some(analysis),
-        }
+        self.decide(game, limits)
     }
 
     fn analyse(&mut self, game: &Game, limits: &Limits) -> Option<Analysis> {
-        let (scored, depth) = self.search(game, limits, true);
-        Some(self.analysis(game, &scored, depth))
+        Some(self.analyse_all(game, limits))
     }
 
     fn new_game(&mut self) {
-        self.tt.fill(EMPTY_ENTRY);
-        *self.history = [[0; 32]; 32];
-        self.rng = StdRng::seed_from_u64(self.seed);
+        self.reset();
     }
 }

@@ -2,8 +2,12 @@
 //! One parser and one builder serve the command line, the engine protocol and tournaments.
 
 use super::alphabeta::{AlphaBeta, AlphaBetaConfig};
+use super::learned::NetAgent;
 use super::random::RandomAgent;
 use super::{Agent, Limits};
+use crate::mcts::uct::DEFAULT_C;
+use crate::mcts::{AzAgent, AzConfig, MctsAgent, PuctConfig};
+use crate::train::value_net::Learner;
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -20,7 +24,24 @@ pub const KINDS: &[(&str, &str)] = &[
          reached; depth 6 if none is given), king=W (king value in men, default 1.5), \
          hash=MB (transposition table, default 16)",
     ),
+    (
+        "mcts",
+        "UCT with random rollouts: searches=N (simulations per move, default 1000), c=F \
+         (exploration constant, default 1.41)",
+    ),
+    (
+        "az",
+        "AlphaZero search with a trained network: model=PATH (default models/default.bin), \
+         searches=N (simulations per move, default 200), batch=N (leaves per network call, \
+         default 8), device=auto|cpu|gpu",
+    ),
+    ("td", LEARNED_OPTIONS),
+    ("ga", LEARNED_OPTIONS),
+    ("pso", LEARNED_OPTIONS),
 ];
+
+const LEARNED_OPTIONS: &str = "a trained value network at the leaves of alpha-beta: \
+     model=PATH (checkpoint from train-td / train-ga / train-pso), depth=N (default 1)";
 
 /// A parsed agent spec: its kind and options in the order given.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,6 +103,39 @@ impl AgentSpec {
                 };
                 config.validate()?;
                 Box::new(AlphaBeta::new(config, seed))
+            }
+            kind @ ("td" | "ga" | "pso") => {
+                let learner = match kind {
+                    "td" => Learner::Td,
+                    "ga" => Learner::Ga,
+                    _ => Learner::Pso,
+                };
+                let model: Option<String> = opts.take("model", "a checkpoint path")?;
+                let depth = opts.take("depth", "a search depth 1-64")?;
+                Box::new(NetAgent::load(learner, model.as_deref(), depth, seed)?)
+            }
+            "mcts" => Box::new(MctsAgent::new(
+                opts.take("searches", "a number of simulations, e.g. 1000")?
+                    .unwrap_or(1000),
+                opts.take("c", "an exploration constant, e.g. 1.41")?
+                    .unwrap_or(DEFAULT_C),
+                seed,
+            )?),
+            "az" => {
+                let d = AzConfig::default();
+                let batch = opts.take("batch", "leaves per network call, e.g. 8")?;
+                let config = AzConfig {
+                    model: opts.take("model", "a model file path")?.unwrap_or(d.model),
+                    searches: opts
+                        .take("searches", "a number of simulations, e.g. 200")?
+                        .unwrap_or(d.searches),
+                    device: opts.take("device", "auto, cpu or gpu")?.unwrap_or(d.device),
+                    puct: PuctConfig {
+                        batch: batch.unwrap_or(d.puct.batch),
+                        ..d.puct
+                    },
+                };
+                Box::new(AzAgent::new(config, seed)?)
             }
             other => {
                 let kinds: Vec<&str> = KINDS.iter().map(|k| k.0).collect();

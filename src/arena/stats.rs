@@ -50,8 +50,16 @@ impl Tally {
         let half = Z95 / (1.0 + z2 / n) * (s * (1.0 - s) / n + z2 / (4.0 * n * n)).sqrt();
         // At a score of exactly 0 or 1 the bound is exactly 0 or 1; rounding would otherwise
         // leave it a hair inside and turn an infinite Elo bound into a huge finite one.
-        let lo = if self.wins + self.draws == 0 { 0.0 } else { (centre - half).max(0.0) };
-        let hi = if self.losses + self.draws == 0 { 1.0 } else { (centre + half).min(1.0) };
+        let lo = if self.wins + self.draws == 0 {
+            0.0
+        } else {
+            (centre - half).max(0.0)
+        };
+        let hi = if self.losses + self.draws == 0 {
+            1.0
+        } else {
+            (centre + half).min(1.0)
+        };
         (lo, hi)
     }
 
@@ -129,7 +137,11 @@ mod tests {
             losses: 0,
         };
         assert_eq!(perfect.elo().0, f64::INFINITY);
-        assert!(perfect.summary().ends_with("[+166, +inf]"), "{}", perfect.summary());
+        assert!(
+            perfect.summary().ends_with("[+166, +inf]"),
+            "{}",
+            perfect.summary()
+        );
         // 10 wins of 10 still leaves room below 100%: lower bound n/(n+z^2) = 0.7225.
         assert!((perfect.score_interval().0 - 10.0 / (10.0 + Z95 * Z95)).abs() < 1e-9);
     }

@@ -90,10 +90,21 @@ impl ConvDims {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum OptimStep {
     /// v = momentum v + (g + wd w); w = w - lr v
-    Sgd { lr: f32, momentum: f32, weight_decay: f32 },
+    Sgd {
+        lr: f32,
+        momentum: f32,
+        weight_decay: f32,
+    },
     /// Adam with L2 weight decay added to the gradient; `t` is the 1-based step count for the
     /// bias corrections.
-    Adam { lr: f32, beta1: f32, beta2: f32, eps: f32, weight_decay: f32, t: u32 },
+    Adam {
+        lr: f32,
+        beta1: f32,
+        beta2: f32,
+        eps: f32,
+        weight_decay: f32,
+        t: u32,
+    },
 }
 
 /// The kernels every backend provides. Buffers are immutable once made: ops, optimizer steps
@@ -108,7 +119,15 @@ pub trait Backend: Send + Sync {
 
     fn unary(&self, op: UnaryOp, x: &Self::Buf) -> Self::Buf;
     /// `a` and `b` have the rank of `out`, each dimension equal to out's or 1 (broadcast).
-    fn binary(&self, op: BinaryOp, a: &Self::Buf, a_shape: &[usize], b: &Self::Buf, b_shape: &[usize], out: &[usize]) -> Self::Buf;
+    fn binary(
+        &self,
+        op: BinaryOp,
+        a: &Self::Buf,
+        a_shape: &[usize],
+        b: &Self::Buf,
+        b_shape: &[usize],
+        out: &[usize],
+    ) -> Self::Buf;
     /// Sums the middle axis of an (outer, n, inner) array into (outer, inner).
     fn sum_axis(&self, x: &Self::Buf, outer: usize, n: usize, inner: usize) -> Self::Buf;
     /// Softmax (or log-softmax) of each row of a (rows, cols) array, numerically stable.
@@ -118,17 +137,38 @@ pub trait Backend: Send + Sync {
     fn permute(&self, x: &Self::Buf, shape: &[usize], perm: &[usize]) -> Self::Buf;
     /// Pads (positive) or crops (negative) the last two axes of (planes, h, w) by
     /// [top, bottom, left, right], filling new cells with `value`.
-    fn pad2d(&self, x: &Self::Buf, planes: usize, h: usize, w: usize, pads: [i32; 4], value: f32) -> Self::Buf;
+    fn pad2d(
+        &self,
+        x: &Self::Buf,
+        planes: usize,
+        h: usize,
+        w: usize,
+        pads: [i32; 4],
+        value: f32,
+    ) -> Self::Buf;
     /// out[r, j] = x[r, index[j]] for a (rows, cols) array.
     fn gather_cols(&self, x: &Self::Buf, rows: usize, cols: usize, index: &[u32]) -> Self::Buf;
     /// The adjoint of `gather_cols`: out (rows, cols) zero except out[r, index[j]] += g[r, j].
     fn scatter_cols(&self, g: &Self::Buf, rows: usize, cols: usize, index: &[u32]) -> Self::Buf;
-    fn conv2d(&self, x: &Self::Buf, w: &Self::Buf, bias: Option<&Self::Buf>, d: ConvDims) -> Self::Buf;
+    fn conv2d(
+        &self,
+        x: &Self::Buf,
+        w: &Self::Buf,
+        bias: Option<&Self::Buf>,
+        d: ConvDims,
+    ) -> Self::Buf;
     /// Gradient of the conv input from the output gradient `g` (n, c_out, ho, wo).
     fn conv2d_grad_input(&self, g: &Self::Buf, w: &Self::Buf, d: ConvDims) -> Self::Buf;
     /// Gradient of the conv weight from the input and the output gradient.
     fn conv2d_grad_weight(&self, x: &Self::Buf, g: &Self::Buf, d: ConvDims) -> Self::Buf;
     /// One optimizer step on a parameter: returns the new `w` and state buffers (`s1`: momentum
     /// or Adam's first moment; `s2`: Adam's second moment, returned unchanged by SGD).
-    fn optim_step(&self, step: OptimStep, w: &Self::Buf, g: &Self::Buf, s1: &Self::Buf, s2: &Self::Buf) -> [Self::Buf; 3];
+    fn optim_step(
+        &self,
+        step: OptimStep,
+        w: &Self::Buf,
+        g: &Self::Buf,
+        s1: &Self::Buf,
+        s2: &Self::Buf,
+    ) -> [Self::Buf; 3];
 }

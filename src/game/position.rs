@@ -176,19 +176,20 @@ impl Position {
         let to = 1u32 << mv.to();
         let captured = mv.captured();
         let mut next = *self;
+        // Clear then set (not xor): a king's multi-jump can end on the square it started from.
         match self.turn {
             Color::Black => {
-                next.black ^= from | to;
+                next.black = (next.black & !from) | to;
                 next.white &= !captured;
             }
             Color::White => {
-                next.white ^= from | to;
+                next.white = (next.white & !from) | to;
                 next.black &= !captured;
             }
         }
         next.kings &= !captured;
         if self.kings & from != 0 {
-            next.kings ^= from | to;
+            next.kings = (next.kings & !from) | to;
         } else if to & self.turn.crown_row() != 0 {
             next.kings |= to;
         }
@@ -219,5 +220,19 @@ impl Position {
             }
         }
         h
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::game::{legal_moves, parse_fen};
+
+    #[test]
+    fn a_king_capturing_round_to_its_own_square_stays_on_the_board() {
+        // 10x17x26x19x10 takes four men and ends where the king started.
+        let pos = parse_fen("W:WK10:B14,15,22,23").unwrap();
+        let round = legal_moves(&pos).into_iter().find(|m| m.path().len() == 4);
+        let after = pos.apply(&round.unwrap());
+        assert_eq!(after, parse_fen("B:WK10:B").unwrap());
     }
 }

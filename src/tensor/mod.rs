@@ -144,13 +144,21 @@ impl std::fmt::Debug for Tensor {
 
 impl Tensor {
     pub(crate) fn from_storage(storage: Storage, shape: Vec<usize>) -> Tensor {
-        assert!(shape.len() <= 4, "tensors have at most 4 dimensions, got shape {shape:?}");
+        assert!(
+            shape.len() <= 4,
+            "tensors have at most 4 dimensions, got shape {shape:?}"
+        );
         Tensor { shape, storage }
     }
 
     /// A tensor from row-major data.
     pub fn from_vec(data: Vec<f32>, shape: &[usize], device: &Device) -> Tensor {
-        assert_eq!(data.len(), numel(shape), "data length {} does not fill shape {shape:?}", data.len());
+        assert_eq!(
+            data.len(),
+            numel(shape),
+            "data length {} does not fill shape {shape:?}",
+            data.len()
+        );
         let storage = match device {
             Device::Cpu => Storage::Cpu(CpuBuf::new(data)),
             Device::Gpu(g) => Storage::Gpu(g.upload(&data)),
@@ -180,13 +188,17 @@ impl Tensor {
 
     /// Normal samples with mean 0 and standard deviation `std`.
     pub fn randn(shape: &[usize], std: f32, rng: &mut impl Rng, device: &Device) -> Tensor {
-        let data = (0..numel(shape)).map(|_| std * rng.sample::<f32, _>(StandardNormal)).collect();
+        let data = (0..numel(shape))
+            .map(|_| std * rng.sample::<f32, _>(StandardNormal))
+            .collect();
         Tensor::from_vec(data, shape, device)
     }
 
     /// Uniform samples in [-bound, bound).
     pub fn uniform(shape: &[usize], bound: f32, rng: &mut impl Rng, device: &Device) -> Tensor {
-        let data = (0..numel(shape)).map(|_| rng.random_range(-bound..bound)).collect();
+        let data = (0..numel(shape))
+            .map(|_| rng.random_range(-bound..bound))
+            .collect();
         Tensor::from_vec(data, shape, device)
     }
 
@@ -223,7 +235,12 @@ impl Tensor {
 
     /// The single value of a one-element tensor.
     pub fn item(&self) -> f32 {
-        assert_eq!(self.numel(), 1, "item() of a tensor with shape {:?}", self.shape);
+        assert_eq!(
+            self.numel(),
+            1,
+            "item() of a tensor with shape {:?}",
+            self.shape
+        );
         self.to_vec()[0]
     }
 
@@ -232,7 +249,9 @@ impl Tensor {
     pub fn to_device(&self, device: &Device) -> Tensor {
         let storage = match (&self.storage, device) {
             // There is one GPU context per process, so a GPU tensor is already on any GPU device.
-            (Storage::Cpu(_), Device::Cpu) | (Storage::Gpu(_), Device::Gpu(_)) => return self.clone(),
+            (Storage::Cpu(_), Device::Cpu) | (Storage::Gpu(_), Device::Gpu(_)) => {
+                return self.clone();
+            }
             (Storage::Cpu(b), Device::Gpu(g)) => Storage::Gpu(g.upload(b.as_slice())),
             (Storage::Gpu(_), Device::Cpu) => Storage::Cpu(CpuBuf::new(self.to_vec())),
         };

@@ -10,8 +10,16 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Vec<usize> {
     let rank = a.len().max(b.len());
     (0..rank)
         .map(|i| {
-            let da = if i + a.len() >= rank { a[i + a.len() - rank] } else { 1 };
-            let db = if i + b.len() >= rank { b[i + b.len() - rank] } else { 1 };
+            let da = if i + a.len() >= rank {
+                a[i + a.len() - rank]
+            } else {
+                1
+            };
+            let db = if i + b.len() >= rank {
+                b[i + b.len() - rank]
+            } else {
+                1
+            };
             match (da, db) {
                 (x, y) if x == y => x,
                 (1, y) => y,
@@ -32,7 +40,10 @@ pub(crate) fn left_pad(shape: &[usize], rank: usize) -> Vec<usize> {
 /// Normalises an axis that may count from the end (-1 = last).
 pub(crate) fn axis_index(axis: isize, rank: usize) -> usize {
     let a = if axis < 0 { axis + rank as isize } else { axis };
-    assert!(a >= 0 && (a as usize) < rank, "axis {axis} out of range for rank {rank}");
+    assert!(
+        a >= 0 && (a as usize) < rank,
+        "axis {axis} out of range for rank {rank}"
+    );
     a as usize
 }
 

@@ -28,8 +28,14 @@ impl Tape {
 
     /// A tracked leaf: gradients flow back to it.
     pub fn var(&self, value: Tensor) -> Var {
-        let id = self.push(Node { inputs: Vec::new(), backward: None });
-        Var { value, node: Some((self.clone(), id)) }
+        let id = self.push(Node {
+            inputs: Vec::new(),
+            backward: None,
+        });
+        Var {
+            value,
+            node: Some((self.clone(), id)),
+        }
     }
 
     /// Number of recorded nodes.
@@ -94,31 +100,51 @@ impl Var {
         value: Tensor,
         backward: impl Fn(&Tensor, &[bool]) -> Vec<Option<Tensor>> + 'static,
     ) -> Var {
-        let Some(tape) = inputs.iter().find_map(|v| v.node.as_ref().map(|(t, _)| t.clone())) else {
+        let Some(tape) = inputs
+            .iter()
+            .find_map(|v| v.node.as_ref().map(|(t, _)| t.clone()))
+        else {
             return Var::constant(value);
         };
         let ids = inputs
             .iter()
             .map(|v| {
                 v.node.as_ref().map(|(t, id)| {
-                    assert!(t.same(&tape), "variables from two different tapes were combined");
+                    assert!(
+                        t.same(&tape),
+                        "variables from two different tapes were combined"
+                    );
                     *id
                 })
             })
             .collect();
-        let id = tape.push(Node { inputs: ids, backward: Some(Box::new(backward)) });
-        Var { value, node: Some((tape, id)) }
+        let id = tape.push(Node {
+            inputs: ids,
+            backward: Some(Box::new(backward)),
+        });
+        Var {
+            value,
+            node: Some((tape, id)),
+        }
     }
 
     /// Back-propagates from this scalar: d(self)/d(leaf) for every tracked leaf it depends on.
     pub fn backward(&self) -> Gradients {
-        assert_eq!(self.value.numel(), 1, "backward() needs a scalar, got shape {:?}", self.shape());
+        assert_eq!(
+            self.value.numel(),
+            1,
+            "backward() needs a scalar, got shape {:?}",
+            self.shape()
+        );
         self.backward_with(Tensor::full(self.shape(), 1.0, &self.value.device()))
     }
 
     /// Back-propagates a given output gradient (shaped like this value).
     pub fn backward_with(&self, grad: Tensor) -> Gradients {
-        let (tape, root) = self.node.as_ref().expect("backward() of a value that depends on no tape variable");
+        let (tape, root) = self
+            .node
+            .as_ref()
+            .expect("backward() of a value that depends on no tape variable");
         assert_eq!(grad.shape(), self.shape(), "output gradient shape");
         let nodes = tape.0.borrow();
         let mut grads: Vec<Option<Tensor>> = vec![None; root + 1];
@@ -141,7 +167,10 @@ impl Var {
                 }
             }
         }
-        Gradients { tape: tape.clone(), leaves }
+        Gradients {
+            tape: tape.clone(),
+            leaves,
+        }
     }
 }
 
@@ -155,7 +184,10 @@ impl Gradients {
     /// The gradient for a leaf; `None` if the output does not depend on it.
     pub fn get(&self, var: &Var) -> Option<&Tensor> {
         let (tape, id) = var.node.as_ref()?;
-        assert!(tape.same(&self.tape), "gradient asked for a variable of another tape");
+        assert!(
+            tape.same(&self.tape),
+            "gradient asked for a variable of another tape"
+        );
         self.leaves.get(id)
     }
 }

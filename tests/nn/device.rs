@@ -3,8 +3,8 @@
 //! Without an adapter the test skips with a note, unless CHECKERS_ZERO_REQUIRE_GPU=1.
 
 use super::{cpu, param_values, rng};
-use checkers_zero::nn::{Architecture, Ctx, Module, Optimizer, PolicyValueNet, alphazero_loss};
 use crate::common::gpu_or_skip;
+use checkers_zero::nn::{Architecture, Ctx, Module, Optimizer, PolicyValueNet, alphazero_loss};
 use checkers_zero::tensor::{Device, Tensor, Var};
 
 /// ||a - b|| <= rel ||a||: the backends sum in different orders.

@@ -1,9 +1,9 @@
 //! Tests of the NN library (src/nn): gradients against finite differences, small learning
 //! problems, optimizer updates, checkpoints, and the policy-value network.
 
+mod checkpoint;
 #[path = "../common/mod.rs"]
 mod common;
-mod checkpoint;
 mod device;
 mod digits;
 mod gradcheck;

@@ -43,7 +43,8 @@ fn im2col(img: &[f32], d: &ConvDims, cols: &mut [f32]) {
                     let src_row = (c * d.h + iy as usize) * d.w;
                     let shift = valid.start + kx - d.pad_w;
                     dst[..valid.start].fill(0.0);
-                    dst[valid.clone()].copy_from_slice(&img[src_row + shift..src_row + shift + valid.len()]);
+                    dst[valid.clone()]
+                        .copy_from_slice(&img[src_row + shift..src_row + shift + valid.len()]);
                     dst[valid.end..].fill(0.0);
                 }
             }
@@ -91,15 +92,27 @@ pub fn forward(x: &[f32], w: &[f32], bias: Option<&[f32]>, d: ConvDims) -> CpuBu
     let pixels = d.out_h() * d.out_w();
     let k = patch_len(&d);
     let mut out = vec![0.0f32; d.n * d.c_out * pixels];
-    out.par_chunks_mut(d.c_out * pixels).enumerate().for_each_init(Vec::new, |scratch, (i, dst)| {
-        if let Some(b) = bias {
-            for (plane, &bv) in dst.chunks_mut(pixels).zip(b) {
-                plane.fill(bv);
+    out.par_chunks_mut(d.c_out * pixels)
+        .enumerate()
+        .for_each_init(Vec::new, |scratch, (i, dst)| {
+            if let Some(b) = bias {
+                for (plane, &bv) in dst.chunks_mut(pixels).zip(b) {
+                    plane.fill(bv);
+                }
             }
-        }
-        let cols = columns(x, i, &d, scratch);
-        gemm(d.c_out, k, pixels, w, (k, 1), cols, (pixels, 1), dst, bias.is_some());
-    });
+            let cols = columns(x, i, &d, scratch);
+            gemm(
+                d.c_out,
+                k,
+                pixels,
+                w,
+                (k, 1),
+                cols,
+                (pixels, 1),
+                dst,
+                bias.is_some(),
+            );
+        });
     CpuBuf::new(out)
 }
 
@@ -108,17 +121,30 @@ pub fn grad_input(g: &[f32], w: &[f32], d: ConvDims) -> CpuBuf {
     let k = patch_len(&d);
     let image = d.c_in * d.h * d.w;
     let mut out = vec![0.0f32; d.n * image];
-    out.par_chunks_mut(image).enumerate().for_each_init(Vec::new, |scratch: &mut Vec<f32>, (i, dst)| {
-        let gi = &g[i * d.c_out * pixels..(i + 1) * d.c_out * pixels];
-        if is_pointwise(&d) {
-            // dx = W^T g directly.
-            gemm(k, d.c_out, pixels, w, (1, k), gi, (pixels, 1), dst, false);
-            return;
-        }
-        scratch.resize(k * pixels, 0.0);
-        gemm(k, d.c_out, pixels, w, (1, k), gi, (pixels, 1), scratch, false);
-        col2im(scratch, &d, dst);
-    });
+    out.par_chunks_mut(image).enumerate().for_each_init(
+        Vec::new,
+        |scratch: &mut Vec<f32>, (i, dst)| {
+            let gi = &g[i * d.c_out * pixels..(i + 1) * d.c_out * pixels];
+            if is_pointwise(&d) {
+                // dx = W^T g directly.
+                gemm(k, d.c_out, pixels, w, (1, k), gi, (pixels, 1), dst, false);
+                return;
+            }
+            scratch.resize(k * pixels, 0.0);
+            gemm(
+                k,
+                d.c_out,
+                pixels,
+                w,
+                (1, k),
+                gi,
+                (pixels, 1),
+                scratch,
+                false,
+            );
+            col2im(scratch, &d, dst);
+        },
+    );
     CpuBuf::new(out)
 }
 
@@ -139,7 +165,17 @@ pub fn grad_weight(x: &[f32], g: &[f32], d: ConvDims) -> CpuBuf {
                 let gi = &g[i * d.c_out * pixels..(i + 1) * d.c_out * pixels];
                 let cols = columns(x, i, &d, &mut scratch);
                 // dW (c_out x k) += g_i (c_out x pixels) * cols^T (pixels x k)
-                gemm(d.c_out, pixels, k, gi, (pixels, 1), cols, (1, pixels), &mut acc, true);
+                gemm(
+                    d.c_out,
+                    pixels,
+                    k,
+                    gi,
+                    (pixels, 1),
+                    cols,
+                    (1, pixels),
+                    &mut acc,
+                    true,
+                );
             }
             acc
         })

@@ -45,9 +45,13 @@ pub(crate) fn binary_scalar(op: BinaryOp, a: f32, b: f32) -> f32 {
 fn for_chunks(out: &mut [f32], chunk: usize, f: impl Fn(usize, &mut [f32]) + Sync) {
     let chunk = chunk.max(1);
     if out.len() >= PAR_MIN {
-        out.par_chunks_mut(chunk).enumerate().for_each(|(i, c)| f(i * chunk, c));
+        out.par_chunks_mut(chunk)
+            .enumerate()
+            .for_each(|(i, c)| f(i * chunk, c));
     } else {
-        out.chunks_mut(chunk).enumerate().for_each(|(i, c)| f(i * chunk, c));
+        out.chunks_mut(chunk)
+            .enumerate()
+            .for_each(|(i, c)| f(i * chunk, c));
     }
 }
 
@@ -73,7 +77,11 @@ pub fn unary(op: UnaryOp, x: &[f32]) -> CpuBuf {
 
 /// Output shape and per-input strides (0 on broadcast axes) after merging every pair of
 /// adjacent axes that both inputs step through contiguously (or both broadcast).
-fn collapse(a_shape: &[usize], b_shape: &[usize], out: &[usize]) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
+fn collapse(
+    a_shape: &[usize],
+    b_shape: &[usize],
+    out: &[usize],
+) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
     let strides = |shape: &[usize]| {
         let mut st = vec![0; out.len()];
         let mut s = 1;
@@ -90,7 +98,9 @@ fn collapse(a_shape: &[usize], b_shape: &[usize], out: &[usize]) -> (Vec<usize>,
             continue;
         }
         if let (Some(&d), Some(&pa), Some(&pb)) = (dims.last(), ra.last(), rb.last()) {
-            let joins = |prev: usize, cur: usize| (prev == 0 && cur == 0) || (prev != 0 && prev == cur * out[i]);
+            let joins = |prev: usize, cur: usize| {
+                (prev == 0 && cur == 0) || (prev != 0 && prev == cur * out[i])
+            };
             if joins(pa, sa[i]) && joins(pb, sb[i]) {
                 *dims.last_mut().expect("non-empty") = d * out[i];
                 *ra.last_mut().expect("non-empty") = sa[i];
@@ -109,7 +119,14 @@ fn collapse(a_shape: &[usize], b_shape: &[usize], out: &[usize]) -> (Vec<usize>,
     }
 }
 
-pub fn binary(op: BinaryOp, a: &[f32], a_shape: &[usize], b: &[f32], b_shape: &[usize], out_shape: &[usize]) -> CpuBuf {
+pub fn binary(
+    op: BinaryOp,
+    a: &[f32],
+    a_shape: &[usize],
+    b: &[f32],
+    b_shape: &[usize],
+    out_shape: &[usize],
+) -> CpuBuf {
     // One monomorphic kernel per op, so the inner loops vectorise.
     let args = (a, a_shape, b, b_shape, out_shape);
     match op {
@@ -123,7 +140,10 @@ pub fn binary(op: BinaryOp, a: &[f32], a_shape: &[usize], b: &[f32], b_shape: &[
 
 type BinaryArgs<'a> = (&'a [f32], &'a [usize], &'a [f32], &'a [usize], &'a [usize]);
 
-fn binary_with((a, a_shape, b, b_shape, out_shape): BinaryArgs, f: impl Fn(f32, f32) -> f32 + Sync) -> CpuBuf {
+fn binary_with(
+    (a, a_shape, b, b_shape, out_shape): BinaryArgs,
+    f: impl Fn(f32, f32) -> f32 + Sync,
+) -> CpuBuf {
     let len: usize = out_shape.iter().product();
     let mut out = vec![0.0f32; len];
     let (dims, sa, sb) = collapse(a_shape, b_shape, out_shape);
@@ -157,7 +177,11 @@ fn binary_with((a, a_shape, b, b_shape, out_shape): BinaryArgs, f: impl Fn(f32, 
                     }
                 }
                 _ => {
-                    for ((o, &x), &y) in row.iter_mut().zip(&a[ia..ia + inner]).zip(&b[ib..ib + inner]) {
+                    for ((o, &x), &y) in row
+                        .iter_mut()
+                        .zip(&a[ia..ia + inner])
+                        .zip(&b[ib..ib + inner])
+                    {
                         *o = f(x, y);
                     }
                 }
@@ -175,7 +199,10 @@ mod tests {
     fn collapse_merges_axes_walked_alike() {
         // A per-channel operand on NCHW: channels stay, H and W merge, N stays.
         let (dims, sa, sb) = collapse(&[2, 3, 4, 5], &[1, 3, 1, 1], &[2, 3, 4, 5]);
-        assert_eq!((dims, sa, sb), (vec![2, 3, 20], vec![60, 20, 1], vec![0, 1, 0]));
+        assert_eq!(
+            (dims, sa, sb),
+            (vec![2, 3, 20], vec![60, 20, 1], vec![0, 1, 0])
+        );
         let (dims, _, _) = collapse(&[2, 3], &[2, 3], &[2, 3]);
         assert_eq!(dims, vec![6]);
     }

@@ -21,15 +21,33 @@ pub(crate) fn gemm(
     if m == 0 || n == 0 {
         return;
     }
-    assert!(k == 0 || (m - 1) * rsa + (k - 1) * csa < a.len(), "gemm: A too small");
-    assert!(k == 0 || (k - 1) * rsb + (n - 1) * csb < b.len(), "gemm: B too small");
+    assert!(
+        k == 0 || (m - 1) * rsa + (k - 1) * csa < a.len(),
+        "gemm: A too small"
+    );
+    assert!(
+        k == 0 || (k - 1) * rsb + (n - 1) * csb < b.len(),
+        "gemm: B too small"
+    );
     assert!(c.len() >= m * n, "gemm: C too small");
     let beta = if accumulate { 1.0 } else { 0.0 };
     // SAFETY: the asserts above keep every index the kernel reads or writes inside the slices.
     unsafe {
         matrixmultiply::sgemm(
-            m, k, n, 1.0, a.as_ptr(), rsa as isize, csa as isize, b.as_ptr(), rsb as isize,
-            csb as isize, beta, c.as_mut_ptr(), n as isize, 1,
+            m,
+            k,
+            n,
+            1.0,
+            a.as_ptr(),
+            rsa as isize,
+            csa as isize,
+            b.as_ptr(),
+            rsb as isize,
+            csb as isize,
+            beta,
+            c.as_mut_ptr(),
+            n as isize,
+            1,
         );
     }
 }
@@ -42,7 +60,17 @@ pub fn matmul(a: &[f32], b: &[f32], d: MatmulDims) -> CpuBuf {
     let product = |(i, c): (usize, &mut [f32])| {
         let ai = if d.batch_a == 1 { 0 } else { i };
         let bi = if d.batch_b == 1 { 0 } else { i };
-        gemm(m, k, n, &a[ai * m * k..(ai + 1) * m * k], a_strides, &b[bi * k * n..(bi + 1) * k * n], b_strides, c, false);
+        gemm(
+            m,
+            k,
+            n,
+            &a[ai * m * k..(ai + 1) * m * k],
+            a_strides,
+            &b[bi * k * n..(bi + 1) * k * n],
+            b_strides,
+            c,
+            false,
+        );
     };
     if d.batch() > 1 && m * k * n * d.batch() >= 1 << 16 {
         out.par_chunks_mut(m * n).enumerate().for_each(product);

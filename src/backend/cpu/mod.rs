@@ -54,7 +54,15 @@ impl Backend for Cpu {
     fn unary(&self, op: UnaryOp, x: &CpuBuf) -> CpuBuf {
         elementwise::unary(op, x.as_slice())
     }
-    fn binary(&self, op: BinaryOp, a: &CpuBuf, a_shape: &[usize], b: &CpuBuf, b_shape: &[usize], out: &[usize]) -> CpuBuf {
+    fn binary(
+        &self,
+        op: BinaryOp,
+        a: &CpuBuf,
+        a_shape: &[usize],
+        b: &CpuBuf,
+        b_shape: &[usize],
+        out: &[usize],
+    ) -> CpuBuf {
         elementwise::binary(op, a.as_slice(), a_shape, b.as_slice(), b_shape, out)
     }
     fn sum_axis(&self, x: &CpuBuf, outer: usize, n: usize, inner: usize) -> CpuBuf {
@@ -69,7 +77,15 @@ impl Backend for Cpu {
     fn permute(&self, x: &CpuBuf, shape: &[usize], perm: &[usize]) -> CpuBuf {
         layout::permute(x.as_slice(), shape, perm)
     }
-    fn pad2d(&self, x: &CpuBuf, planes: usize, h: usize, w: usize, pads: [i32; 4], value: f32) -> CpuBuf {
+    fn pad2d(
+        &self,
+        x: &CpuBuf,
+        planes: usize,
+        h: usize,
+        w: usize,
+        pads: [i32; 4],
+        value: f32,
+    ) -> CpuBuf {
         layout::pad2d(x.as_slice(), planes, h, w, pads, value)
     }
     fn gather_cols(&self, x: &CpuBuf, rows: usize, cols: usize, index: &[u32]) -> CpuBuf {
@@ -87,7 +103,14 @@ impl Backend for Cpu {
     fn conv2d_grad_weight(&self, x: &CpuBuf, g: &CpuBuf, d: ConvDims) -> CpuBuf {
         conv::grad_weight(x.as_slice(), g.as_slice(), d)
     }
-    fn optim_step(&self, step: OptimStep, w: &CpuBuf, g: &CpuBuf, s1: &CpuBuf, s2: &CpuBuf) -> [CpuBuf; 3] {
+    fn optim_step(
+        &self,
+        step: OptimStep,
+        w: &CpuBuf,
+        g: &CpuBuf,
+        s1: &CpuBuf,
+        s2: &CpuBuf,
+    ) -> [CpuBuf; 3] {
         optim::step(step, w, g, s1, s2)
     }
 }

@@ -8,7 +8,11 @@ pub fn step(step: OptimStep, w: &CpuBuf, g: &CpuBuf, s1: &CpuBuf, s2_buf: &CpuBu
     let n = w.len();
     let (mut nw, mut n1) = (Vec::with_capacity(n), Vec::with_capacity(n));
     match step {
-        OptimStep::Sgd { lr, momentum, weight_decay } => {
+        OptimStep::Sgd {
+            lr,
+            momentum,
+            weight_decay,
+        } => {
             for i in 0..n {
                 let v = momentum * s1[i] + g[i] + weight_decay * w[i];
                 n1.push(v);
@@ -17,7 +21,14 @@ pub fn step(step: OptimStep, w: &CpuBuf, g: &CpuBuf, s1: &CpuBuf, s2_buf: &CpuBu
             // SGD has no second state: hand the buffer back shared, not copied.
             [CpuBuf::new(nw), CpuBuf::new(n1), s2_buf.clone()]
         }
-        OptimStep::Adam { lr, beta1, beta2, eps, weight_decay, t } => {
+        OptimStep::Adam {
+            lr,
+            beta1,
+            beta2,
+            eps,
+            weight_decay,
+            t,
+        } => {
             let mut n2 = Vec::with_capacity(n);
             let c1 = 1.0 - beta1.powi(t as i32);
             let c2 = 1.0 - beta2.powi(t as i32);

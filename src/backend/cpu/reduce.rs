@@ -41,7 +41,9 @@ pub fn softmax(x: &[f32], rows: usize, cols: usize, log: bool) -> CpuBuf {
         }
     };
     if x.len() >= PAR_MIN {
-        x.par_chunks(cols).zip(out.par_chunks_mut(cols)).for_each(row);
+        x.par_chunks(cols)
+            .zip(out.par_chunks_mut(cols))
+            .for_each(row);
     } else {
         x.chunks(cols).zip(out.chunks_mut(cols)).for_each(row);
     }

@@ -9,35 +9,72 @@ fn conv_dims(x: &[usize], w: &[usize], (pad_h, pad_w): (usize, usize)) -> ConvDi
     let ([n, c_in, h, wd], [c_out, c_in2, kh, kw]) = (x, w) else {
         panic!("conv2d takes x (n, c, h, w) and weight (c_out, c_in, kh, kw), got {x:?} and {w:?}")
     };
-    assert_eq!(c_in, c_in2, "conv2d input has {c_in} channels, weight expects {c_in2}");
-    assert!(h + 2 * pad_h >= *kh && wd + 2 * pad_w >= *kw, "conv2d kernel {kh}x{kw} larger than padded input {h}x{wd}");
-    ConvDims { n: *n, c_in: *c_in, h: *h, w: *wd, c_out: *c_out, kh: *kh, kw: *kw, pad_h, pad_w }
+    assert_eq!(
+        c_in, c_in2,
+        "conv2d input has {c_in} channels, weight expects {c_in2}"
+    );
+    assert!(
+        h + 2 * pad_h >= *kh && wd + 2 * pad_w >= *kw,
+        "conv2d kernel {kh}x{kw} larger than padded input {h}x{wd}"
+    );
+    ConvDims {
+        n: *n,
+        c_in: *c_in,
+        h: *h,
+        w: *wd,
+        c_out: *c_out,
+        kh: *kh,
+        kw: *kw,
+        pad_h,
+        pad_w,
+    }
 }
 
 impl Tensor {
-    pub fn conv2d(&self, weight: &Tensor, bias: Option<&Tensor>, padding: (usize, usize)) -> Tensor {
+    pub fn conv2d(
+        &self,
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        padding: (usize, usize),
+    ) -> Tensor {
         let d = conv_dims(self.shape(), weight.shape(), padding);
         if let Some(b) = bias {
             assert_eq!(b.shape(), [d.c_out], "conv2d bias shape");
         }
         let storage = match bias.map(|b| b.storage()) {
-            None => dispatch!(self.storage(), weight.storage() => |be, x, w| be.conv2d(x, w, None, d)),
-            Some(bias) => dispatch!(self.storage(), weight.storage(), bias => |be, x, w, b| be.conv2d(x, w, Some(b), d)),
+            None => {
+                dispatch!(self.storage(), weight.storage() => |be, x, w| be.conv2d(x, w, None, d))
+            }
+            Some(bias) => {
+                dispatch!(self.storage(), weight.storage(), bias => |be, x, w, b| be.conv2d(x, w, Some(b), d))
+            }
         };
         Tensor::from_storage(storage, vec![d.n, d.c_out, d.out_h(), d.out_w()])
     }
 
     /// The input gradient of a convolution given the output gradient `self`.
-    pub fn conv2d_grad_input(&self, weight: &Tensor, x_shape: &[usize], padding: (usize, usize)) -> Tensor {
+    pub fn conv2d_grad_input(
+        &self,
+        weight: &Tensor,
+        x_shape: &[usize],
+        padding: (usize, usize),
+    ) -> Tensor {
         let d = conv_dims(x_shape, weight.shape(), padding);
-        let storage = dispatch!(self.storage(), weight.storage() => |be, g, w| be.conv2d_grad_input(g, w, d));
+        let storage =
+            dispatch!(self.storage(), weight.storage() => |be, g, w| be.conv2d_grad_input(g, w, d));
         Tensor::from_storage(storage, x_shape.to_vec())
     }
 
     /// The weight gradient of a convolution of `self` given the output gradient `g`.
-    pub fn conv2d_grad_weight(&self, g: &Tensor, w_shape: &[usize], padding: (usize, usize)) -> Tensor {
+    pub fn conv2d_grad_weight(
+        &self,
+        g: &Tensor,
+        w_shape: &[usize],
+        padding: (usize, usize),
+    ) -> Tensor {
         let d = conv_dims(self.shape(), w_shape, padding);
-        let storage = dispatch!(self.storage(), g.storage() => |be, x, g| be.conv2d_grad_weight(x, g, d));
+        let storage =
+            dispatch!(self.storage(), g.storage() => |be, x, g| be.conv2d_grad_weight(x, g, d));
         Tensor::from_storage(storage, w_shape.to_vec())
     }
 }
@@ -54,8 +91,14 @@ impl Var {
                 needs[1].then(|| x.conv2d_grad_weight(g, w.shape(), padding)),
             ];
             if needs.len() == 3 {
-                let [n, c, h, wd] = *g.shape() else { unreachable!("conv output is 4-D") };
-                grads.push(needs[2].then(|| g.reshape(&[n, c, h * wd]).sum_axis(2, false).sum_axis(0, false)));
+                let [n, c, h, wd] = *g.shape() else {
+                    unreachable!("conv output is 4-D")
+                };
+                grads.push(needs[2].then(|| {
+                    g.reshape(&[n, c, h * wd])
+                        .sum_axis(2, false)
+                        .sum_axis(0, false)
+                }));
             }
             grads
         })

@@ -13,9 +13,11 @@ impl Tensor {
 
     pub fn binary(&self, op: BinaryOp, other: &Tensor) -> Tensor {
         let out = broadcast_shapes(self.shape(), other.shape());
-        let (sa, sb) = (left_pad(self.shape(), out.len()), left_pad(other.shape(), out.len()));
-        let storage =
-            dispatch!(self.storage(), other.storage() => |be, a, b| be.binary(op, a, &sa, b, &sb, &out));
+        let (sa, sb) = (
+            left_pad(self.shape(), out.len()),
+            left_pad(other.shape(), out.len()),
+        );
+        let storage = dispatch!(self.storage(), other.storage() => |be, a, b| be.binary(op, a, &sa, b, &sb, &out));
         Tensor::from_storage(storage, out)
     }
 
@@ -96,30 +98,42 @@ impl Var {
         let (a, b) = (self.value().clone(), o.value().clone());
         Var::record(&[self, o], value, move |g, needs| {
             let [ga, gb] = grads(g, &a, &b, needs);
-            vec![ga.map(|t| t.sum_to(a.shape())), gb.map(|t| t.sum_to(b.shape()))]
+            vec![
+                ga.map(|t| t.sum_to(a.shape())),
+                gb.map(|t| t.sum_to(b.shape())),
+            ]
         })
     }
 
     pub fn add(&self, o: &Var) -> Var {
         let v = self.value().add(o.value());
-        self.binary_op(o, v, |g, _, _, n| [n[0].then(|| g.clone()), n[1].then(|| g.clone())])
+        self.binary_op(o, v, |g, _, _, n| {
+            [n[0].then(|| g.clone()), n[1].then(|| g.clone())]
+        })
     }
 
     pub fn sub(&self, o: &Var) -> Var {
         let v = self.value().sub(o.value());
-        self.binary_op(o, v, |g, _, _, n| [n[0].then(|| g.clone()), n[1].then(|| g.neg())])
+        self.binary_op(o, v, |g, _, _, n| {
+            [n[0].then(|| g.clone()), n[1].then(|| g.neg())]
+        })
     }
 
     pub fn mul(&self, o: &Var) -> Var {
         let v = self.value().mul(o.value());
-        self.binary_op(o, v, |g, a, b, n| [n[0].then(|| g.mul(b)), n[1].then(|| g.mul(a))])
+        self.binary_op(o, v, |g, a, b, n| {
+            [n[0].then(|| g.mul(b)), n[1].then(|| g.mul(a))]
+        })
     }
 
     pub fn div(&self, o: &Var) -> Var {
         let v = self.value().div(o.value());
         self.binary_op(o, v, |g, a, b, n| {
             // d(a/b)/db = -a / b^2
-            [n[0].then(|| g.div(b)), n[1].then(|| g.mul(a).div(&b.mul(b)).neg())]
+            [
+                n[0].then(|| g.div(b)),
+                n[1].then(|| g.mul(a).div(&b.mul(b)).neg()),
+            ]
         })
     }
 
@@ -135,7 +149,11 @@ impl Var {
         })
     }
 
-    fn unary_op(&self, value: Tensor, grad: impl Fn(&Tensor, &Tensor, &Tensor) -> Tensor + 'static) -> Var {
+    fn unary_op(
+        &self,
+        value: Tensor,
+        grad: impl Fn(&Tensor, &Tensor, &Tensor) -> Tensor + 'static,
+    ) -> Var {
         let (x, out) = (self.value().clone(), value.clone());
         Var::record(&[self], value, move |g, _| vec![Some(grad(g, &x, &out))])
     }
@@ -150,15 +168,21 @@ impl Var {
         self.unary_op(self.value().log(), |g, x, _| g.div(x))
     }
     pub fn relu(&self) -> Var {
-        self.unary_op(self.value().relu(), |g, x, _| x.binary(BinaryOp::ReluGrad, g))
+        self.unary_op(self.value().relu(), |g, x, _| {
+            x.binary(BinaryOp::ReluGrad, g)
+        })
     }
     /// d tanh = 1 - tanh^2
     pub fn tanh(&self) -> Var {
-        self.unary_op(self.value().tanh(), |g, _, y| g.mul(&y.mul(y).neg().add_scalar(1.0)))
+        self.unary_op(self.value().tanh(), |g, _, y| {
+            g.mul(&y.mul(y).neg().add_scalar(1.0))
+        })
     }
     /// d sigmoid = s (1 - s)
     pub fn sigmoid(&self) -> Var {
-        self.unary_op(self.value().sigmoid(), |g, _, y| g.mul(&y.mul(&y.neg().add_scalar(1.0))))
+        self.unary_op(self.value().sigmoid(), |g, _, y| {
+            g.mul(&y.mul(&y.neg().add_scalar(1.0)))
+        })
     }
     pub fn add_scalar(&self, c: f32) -> Var {
         self.unary_op(self.value().add_scalar(c), |g, _, _| g.clone())
@@ -168,6 +192,8 @@ impl Var {
     }
     /// d x^c = c x^(c-1)
     pub fn pow_scalar(&self, c: f32) -> Var {
-        self.unary_op(self.value().pow_scalar(c), move |g, x, _| g.mul(&x.pow_scalar(c - 1.0)).mul_scalar(c))
+        self.unary_op(self.value().pow_scalar(c), move |g, x, _| {
+            g.mul(&x.pow_scalar(c - 1.0)).mul_scalar(c)
+        })
     }
 }

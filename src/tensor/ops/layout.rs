@@ -8,7 +8,12 @@ use std::sync::Arc;
 impl Tensor {
     /// The same data with another shape of the same size (free: no copy).
     pub fn reshape(&self, shape: &[usize]) -> Tensor {
-        assert_eq!(numel(shape), self.numel(), "cannot reshape {:?} to {shape:?}", self.shape());
+        assert_eq!(
+            numel(shape),
+            self.numel(),
+            "cannot reshape {:?} to {shape:?}",
+            self.shape()
+        );
         Tensor::from_storage(self.storage().clone(), shape.to_vec())
     }
 
@@ -22,7 +27,11 @@ impl Tensor {
     pub fn permute(&self, perm: &[usize]) -> Tensor {
         let mut seen = perm.to_vec();
         seen.sort_unstable();
-        assert!(seen.iter().copied().eq(0..self.rank()), "permutation {perm:?} of rank {}", self.rank());
+        assert!(
+            seen.iter().copied().eq(0..self.rank()),
+            "permutation {perm:?} of rank {}",
+            self.rank()
+        );
         let out: Vec<usize> = perm.iter().map(|&p| self.shape()[p]).collect();
         if perm.iter().copied().eq(0..self.rank()) {
             return self.clone();
@@ -40,10 +49,17 @@ impl Tensor {
     /// Pads the last two axes by [top, bottom, left, right] with `value` (negative crops).
     pub fn pad2d(&self, pads: [i32; 4], value: f32) -> Tensor {
         let r = self.rank();
-        assert!(r >= 2, "pad2d needs at least 2 axes, got {:?}", self.shape());
+        assert!(
+            r >= 2,
+            "pad2d needs at least 2 axes, got {:?}",
+            self.shape()
+        );
         let (h, w) = (self.shape()[r - 2], self.shape()[r - 1]);
         let (oh, ow) = (h as i32 + pads[0] + pads[1], w as i32 + pads[2] + pads[3]);
-        assert!(oh >= 0 && ow >= 0, "pad2d {pads:?} crops more than the {h}x{w} plane");
+        assert!(
+            oh >= 0 && ow >= 0,
+            "pad2d {pads:?} crops more than the {h}x{w} plane"
+        );
         let planes = self.numel() / (h * w).max(1);
         let storage = dispatch!(self.storage() => |be, x| be.pad2d(x, planes, h, w, pads, value));
         let mut out = self.shape().to_vec();
@@ -54,9 +70,14 @@ impl Tensor {
 
     /// Picks columns of a (rows, cols) tensor: out[r, j] = self[r, index[j]].
     pub fn gather_cols(&self, index: &[u32]) -> Tensor {
-        let [rows, cols] = self.shape() else { panic!("gather_cols needs 2 axes, got {:?}", self.shape()) };
+        let [rows, cols] = self.shape() else {
+            panic!("gather_cols needs 2 axes, got {:?}", self.shape())
+        };
         let (rows, cols) = (*rows, *cols);
-        assert!(index.iter().all(|&i| (i as usize) < cols), "gather_cols index out of {cols} columns");
+        assert!(
+            index.iter().all(|&i| (i as usize) < cols),
+            "gather_cols index out of {cols} columns"
+        );
         let storage = dispatch!(self.storage() => |be, x| be.gather_cols(x, rows, cols, index));
         Tensor::from_storage(storage, vec![rows, index.len()])
     }
@@ -86,7 +107,9 @@ fn inverse(perm: &[usize]) -> Vec<usize> {
 impl Var {
     pub fn reshape(&self, shape: &[usize]) -> Var {
         let from = self.shape().to_vec();
-        Var::record(&[self], self.value().reshape(shape), move |g, _| vec![Some(g.reshape(&from))])
+        Var::record(&[self], self.value().reshape(shape), move |g, _| {
+            vec![Some(g.reshape(&from))]
+        })
     }
 
     pub fn flatten(&self) -> Var {
@@ -96,7 +119,9 @@ impl Var {
 
     pub fn permute(&self, perm: &[usize]) -> Var {
         let inv = inverse(perm);
-        Var::record(&[self], self.value().permute(perm), move |g, _| vec![Some(g.permute(&inv))])
+        Var::record(&[self], self.value().permute(perm), move |g, _| {
+            vec![Some(g.permute(&inv))]
+        })
     }
 
     pub fn transpose(&self, a: usize, b: usize) -> Var {
@@ -105,13 +130,17 @@ impl Var {
 
     pub fn pad2d(&self, pads: [i32; 4], value: f32) -> Var {
         let crop = pads.map(|p| -p);
-        Var::record(&[self], self.value().pad2d(pads, value), move |g, _| vec![Some(g.pad2d(crop, 0.0))])
+        Var::record(&[self], self.value().pad2d(pads, value), move |g, _| {
+            vec![Some(g.pad2d(crop, 0.0))]
+        })
     }
 
     pub fn gather_cols(&self, index: &[u32]) -> Var {
         let cols = self.shape()[1];
         let index: Arc<[u32]> = index.into();
         let value = self.value().gather_cols(&index);
-        Var::record(&[self], value, move |g, _| vec![Some(g.scatter_cols(cols, &index))])
+        Var::record(&[self], value, move |g, _| {
+            vec![Some(g.scatter_cols(cols, &index))]
+        })
     }
 }

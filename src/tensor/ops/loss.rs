@@ -7,8 +7,16 @@ impl Var {
     /// (batch, classes) and soft targets t of the same shape.
     /// d/dz = (softmax(z) sum_j t_j - t) / batch.
     pub fn cross_entropy_soft(&self, target: &Var) -> Var {
-        assert_eq!(self.shape(), target.shape(), "cross-entropy logits and targets");
-        assert_eq!(self.value().rank(), 2, "cross-entropy takes (batch, classes)");
+        assert_eq!(
+            self.shape(),
+            target.shape(),
+            "cross-entropy logits and targets"
+        );
+        assert_eq!(
+            self.value().rank(),
+            2,
+            "cross-entropy takes (batch, classes)"
+        );
         let batch = self.shape()[0] as f32;
         let (z, t) = (self.value().clone(), target.value().clone());
         let log_p = z.log_softmax(-1);
@@ -38,10 +46,14 @@ impl Var {
 /// The same losses on plain tensors (evaluation, no tape).
 impl Tensor {
     pub fn cross_entropy_soft(&self, target: &Tensor) -> Tensor {
-        Var::constant(self.clone()).cross_entropy_soft(&Var::constant(target.clone())).into_value()
+        Var::constant(self.clone())
+            .cross_entropy_soft(&Var::constant(target.clone()))
+            .into_value()
     }
 
     pub fn mse(&self, target: &Tensor) -> Tensor {
-        Var::constant(self.clone()).mse(&Var::constant(target.clone())).into_value()
+        Var::constant(self.clone())
+            .mse(&Var::constant(target.clone()))
+            .into_value()
     }
 }

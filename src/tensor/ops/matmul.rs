@@ -20,11 +20,33 @@ impl Tensor {
         let (bb, rb, cb) = as_batched(other);
         let (m, k) = if trans_a { (ca, ra) } else { (ra, ca) };
         let (k2, n) = if trans_b { (cb, rb) } else { (rb, cb) };
-        assert_eq!(k, k2, "matmul inner dimensions: {:?} x {:?} (transposed: {trans_a}, {trans_b})", self.shape(), other.shape());
-        assert!(ba == bb || ba == 1 || bb == 1, "matmul batches {ba} and {bb}");
-        let dims = MatmulDims { batch_a: ba, batch_b: bb, m, k, n, trans_a, trans_b };
-        let storage = dispatch!(self.storage(), other.storage() => |be, a, b| be.matmul(a, b, dims));
-        let shape = if self.rank() == 2 && other.rank() == 2 { vec![m, n] } else { vec![dims.batch(), m, n] };
+        assert_eq!(
+            k,
+            k2,
+            "matmul inner dimensions: {:?} x {:?} (transposed: {trans_a}, {trans_b})",
+            self.shape(),
+            other.shape()
+        );
+        assert!(
+            ba == bb || ba == 1 || bb == 1,
+            "matmul batches {ba} and {bb}"
+        );
+        let dims = MatmulDims {
+            batch_a: ba,
+            batch_b: bb,
+            m,
+            k,
+            n,
+            trans_a,
+            trans_b,
+        };
+        let storage =
+            dispatch!(self.storage(), other.storage() => |be, a, b| be.matmul(a, b, dims));
+        let shape = if self.rank() == 2 && other.rank() == 2 {
+            vec![m, n]
+        } else {
+            vec![dims.batch(), m, n]
+        };
         Tensor::from_storage(storage, shape)
     }
 
@@ -38,17 +60,29 @@ impl Var {
     /// operand takes the transpose of that. Summed over the batch where an operand was broadcast.
     pub fn matmul_t(&self, other: &Var, trans_a: bool, trans_b: bool) -> Var {
         let (a, b) = (self.value().clone(), other.value().clone());
-        Var::record(&[self, other], a.matmul_t(&b, trans_a, trans_b), move |g, needs| {
-            let ga = needs[0].then(|| {
-                let d = if trans_a { b.matmul_t(g, trans_b, true) } else { g.matmul_t(&b, false, !trans_b) };
-                fold_batch(d, a.shape())
-            });
-            let gb = needs[1].then(|| {
-                let d = if trans_b { g.matmul_t(&a, true, trans_a) } else { a.matmul_t(g, !trans_a, false) };
-                fold_batch(d, b.shape())
-            });
-            vec![ga, gb]
-        })
+        Var::record(
+            &[self, other],
+            a.matmul_t(&b, trans_a, trans_b),
+            move |g, needs| {
+                let ga = needs[0].then(|| {
+                    let d = if trans_a {
+                        b.matmul_t(g, trans_b, true)
+                    } else {
+                        g.matmul_t(&b, false, !trans_b)
+                    };
+                    fold_batch(d, a.shape())
+                });
+                let gb = needs[1].then(|| {
+                    let d = if trans_b {
+                        g.matmul_t(&a, true, trans_a)
+                    } else {
+                        a.matmul_t(g, !trans_a, false)
+                    };
+                    fold_batch(d, b.shape())
+                });
+                vec![ga, gb]
+            },
+        )
     }
 
     pub fn matmul(&self, other: &Var) -> Var {
@@ -98,17 +132,32 @@ mod tests {
                     } else {
                         let flip = |v: &crate::tensor::Var, t: bool| {
                             let r = v.shape().len();
-                            if t { v.transpose(r - 2, r - 1) } else { v.clone() }
+                            if t {
+                                v.transpose(r - 2, r - 1)
+                            } else {
+                                v.clone()
+                            }
                         };
                         flip(&a, ta).matmul(&flip(&b, tb))
                     };
-                    let g = c.mul(&crate::tensor::Var::constant(weights.clone())).sum_all().backward();
+                    let g = c
+                        .mul(&crate::tensor::Var::constant(weights.clone()))
+                        .sum_all()
+                        .backward();
                     (g.get(&a).unwrap().to_vec(), g.get(&b).unwrap().to_vec())
                 };
                 let (fused, explicit) = (grads(true), grads(false));
-                for (x, y) in fused.0.iter().chain(&fused.1).zip(explicit.0.iter().chain(&explicit.1)) {
+                for (x, y) in fused
+                    .0
+                    .iter()
+                    .chain(&fused.1)
+                    .zip(explicit.0.iter().chain(&explicit.1))
+                {
                     // The same sums in another order: f32 rounding only.
-                    assert!((x - y).abs() <= 1e-5 * (1.0 + y.abs()), "{a_shape:?} {b_shape:?} {ta} {tb}: {x} vs {y}");
+                    assert!(
+                        (x - y).abs() <= 1e-5 * (1.0 + y.abs()),
+                        "{a_shape:?} {b_shape:?} {ta} {tb}: {x} vs {y}"
+                    );
                 }
             }
         }

@@ -8,20 +8,31 @@ impl Tensor {
     /// One optimizer step on this parameter given its gradient and state tensors (`s1`: SGD
     /// momentum or Adam's first moment; `s2`: Adam's second moment). Returns the new parameter
     /// and states, all shaped like the parameter.
-    pub fn optim_step(&self, step: OptimStep, grad: &Tensor, s1: &Tensor, s2: &Tensor) -> [Tensor; 3] {
+    pub fn optim_step(
+        &self,
+        step: OptimStep,
+        grad: &Tensor,
+        s1: &Tensor,
+        s2: &Tensor,
+    ) -> [Tensor; 3] {
         for t in [grad, s1, s2] {
-            assert_eq!(t.shape(), self.shape(), "optimizer state and gradient must match the parameter");
+            assert_eq!(
+                t.shape(),
+                self.shape(),
+                "optimizer state and gradient must match the parameter"
+            );
         }
         let shape = self.shape().to_vec();
-        let storages: [Storage; 3] = match (self.storage(), grad.storage(), s1.storage(), s2.storage()) {
-            (Storage::Cpu(w), Storage::Cpu(g), Storage::Cpu(a), Storage::Cpu(b)) => {
-                Cpu.optim_step(step, w, g, a, b).map(Storage::Cpu)
-            }
-            (Storage::Gpu(w), Storage::Gpu(g), Storage::Gpu(a), Storage::Gpu(b)) => {
-                w.gpu().optim_step(step, w, g, a, b).map(Storage::Gpu)
-            }
-            _ => device_mismatch(),
-        };
+        let storages: [Storage; 3] =
+            match (self.storage(), grad.storage(), s1.storage(), s2.storage()) {
+                (Storage::Cpu(w), Storage::Cpu(g), Storage::Cpu(a), Storage::Cpu(b)) => {
+                    Cpu.optim_step(step, w, g, a, b).map(Storage::Cpu)
+                }
+                (Storage::Gpu(w), Storage::Gpu(g), Storage::Gpu(a), Storage::Gpu(b)) => {
+                    w.gpu().optim_step(step, w, g, a, b).map(Storage::Gpu)
+                }
+                _ => device_mismatch(),
+            };
         storages.map(|s| Tensor::from_storage(s, shape.clone()))
     }
 }

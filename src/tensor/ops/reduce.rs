@@ -47,14 +47,18 @@ impl Var {
         let a = axis_index(axis, self.value().rank());
         let shape = self.shape().to_vec();
         let kept = reduced_shape(&shape, a, true);
-        Var::record(&[self], self.value().sum_axis(axis, keepdim), move |g, _| {
-            vec![Some(g.reshape(&kept).broadcast_to(&shape))]
-        })
+        Var::record(
+            &[self],
+            self.value().sum_axis(axis, keepdim),
+            move |g, _| vec![Some(g.reshape(&kept).broadcast_to(&shape))],
+        )
     }
 
     pub fn sum_all(&self) -> Var {
         let shape = self.shape().to_vec();
-        Var::record(&[self], self.value().sum_all(), move |g, _| vec![Some(g.broadcast_to(&shape))])
+        Var::record(&[self], self.value().sum_all(), move |g, _| {
+            vec![Some(g.broadcast_to(&shape))]
+        })
     }
 
     pub fn mean_axis(&self, axis: isize, keepdim: bool) -> Var {

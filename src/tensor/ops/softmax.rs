@@ -9,7 +9,10 @@ impl Tensor {
         let a = axis_index(axis, self.rank());
         let last = self.rank() - 1;
         if a != last {
-            return self.transpose(a, last).softmax_impl(-1, log).transpose(a, last);
+            return self
+                .transpose(a, last)
+                .softmax_impl(-1, log)
+                .transpose(a, last);
         }
         let cols = self.shape()[last];
         let rows = self.numel() / cols.max(1);
@@ -41,6 +44,8 @@ impl Var {
     pub fn log_softmax(&self, axis: isize) -> Var {
         let y = self.value().log_softmax(axis);
         let out = y.clone();
-        Var::record(&[self], y, move |g, _| vec![Some(g.sub(&out.exp().mul(&g.sum_axis(axis, true))))])
+        Var::record(&[self], y, move |g, _| {
+            vec![Some(g.sub(&out.exp().mul(&g.sum_axis(axis, true))))]
+        })
     }
 }

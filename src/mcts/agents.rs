@@ -1,0 +1,238 @@
+//! The search agents: `mcts` (UCT with random rollouts) and `az` (PUCT with a trained
+//! policy-value network). Both keep their tree between moves of a game.
+
+use super::evaluator::NetEvaluator;
+use super::puct::{Puct, PuctConfig, most_visited};
+use super::tree::Tree;
+use super::uct::Uct;
+use crate::agents::{Agent, AgentError, Analysis, Decision, Limits, MoveScore};
+use crate::game::Game;
+use crate::nn::PolicyValueNet;
+use crate::tensor::Device;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// How much to search for one move: simulations and an optional deadline.
+struct Budget {
+    simulations: u64,
+    deadline: Option<Instant>,
+}
+
+impl Budget {
+    /// `limits` if they bound the search (nodes = simulations, movetime), else `searches`.
+    fn new(limits: &Limits, searches: u32) -> Budget {
+        let deadline = limits.movetime.map(|t| Instant::now() + t);
+        let simulations = match (limits.nodes, deadline) {
+            (Some(n), _) => n,
+            (None, Some(_)) => u64::MAX,
+            (None, None) => searches as u64,
+        };
+        Budget {
+            simulations: simulations.max(1),
+            deadline,
+        }
+    }
+
+    /// Whether to search on after `done` simulations: always at least once, so there is a
+    /// searched move to give (reading the clock costs far less than a simulation).
+    fn more(&self, done: u64) -> bool {
+        done == 0 || (done < self.simulations && self.deadline.is_none_or(|d| Instant::now() < d))
+    }
+}
+
+/// The greedy move of a searched tree and what the search thinks of each move.
+fn decide(tree: &Tree, simulations: u64, elapsed: Duration) -> Decision {
+    let mv = tree.pick_move(most_visited);
+    let root = tree.root();
+    let total = root.visits.max(1) as f32;
+    let stats = tree.move_stats();
+    let pv: Vec<String> = stats.iter().take(1).map(|s| s.mv.to_string()).collect();
+    let analysis = Analysis {
+        moves: stats
+            .iter()
+            .map(|s| MoveScore {
+                mv: s.mv,
+                score: s.visits as f32 / total,
+            })
+            .collect(),
+        value: root.q(),
+        summary: format!(
+            "simulations {simulations} visits {} nodes {} sims/s {:.0} best {}",
+            root.visits,
+            tree.len(),
+            simulations as f64 / elapsed.as_secs_f64().max(1e-9),
+            pv.join(" ")
+        ),
+    };
+    Decision {
+        mv,
+        analysis: Some(analysis),
+    }
+}
+
+/// `mcts`: UCT with random rollouts.
+pub struct MctsAgent {
+    searches: u32,
+    c: f32,
+    seed: u64,
+    rng: StdRng,
+    uct: Option<Uct>,
+}
+
+impl MctsAgent {
+    pub fn new(searches: u32, c: f32, seed: u64) -> Result<MctsAgent, AgentError> {
+        if searches == 0 || !(c.is_finite() && c >= 0.0) {
+            return Err(AgentError(format!(
+                "mcts options: searches must be at least 1 and c a number >= 0 (got \
+                 searches={searches}, c={c})"
+            )));
+        }
+        Ok(MctsAgent {
+            searches,
+            c,
+            seed,
+            rng: StdRng::seed_from_u64(seed),
+            uct: None,
+        })
+    }
+}
+
+impl Agent for MctsAgent {
+    fn name(&self) -> String {
+        format!("mcts:searches={},c={}", self.searches, self.c)
+    }
+
+    fn select(&mut self, game: &Game, limits: &Limits) -> Decision {
+        let uct = match &mut self.uct {
+            Some(u) => {
+                u.follow(game);
+                u
+            }
+            None => self.uct.insert(Uct::new(self.c, game)),
+        };
+        let budget = Budget::new(limits, self.searches);
+        let start = Instant::now();
+        let mut hops = Vec::new();
+        let mut done = 0;
+        while budget.more(done) {
+            uct.simulate(&mut self.rng, &mut hops);
+            done += 1;
+        }
+        decide(uct.tree(), done, start.elapsed())
+    }
+
+    fn analyse(&mut self, game: &Game, limits: &Limits) -> Option<Analysis> {
+        self.select(game, limits).analysis
+    }
+
+    fn new_game(&mut self) {
+        self.uct = None;
+        self.rng = StdRng::seed_from_u64(self.seed);
+    }
+}
+
+/// Where `az` looks for its network unless told otherwise.
+pub const DEFAULT_MODEL: &str = "models/default.bin";
+
+/// Options of the `az` agent.
+#[derive(Clone, Debug)]
+pub struct AzConfig {
+    pub model: PathBuf,
+    pub searches: u32,
+    /// "auto", "cpu" or "gpu".
+    pub device: String,
+    pub puct: PuctConfig,
+}
+
+impl Default for AzConfig {
+    fn default() -> Self {
+        AzConfig {
+            model: PathBuf::from(DEFAULT_MODEL),
+            searches: 200,
+            device: "auto".into(),
+            puct: PuctConfig::default(),
+        }
+    }
+}
+
+/// `az`: PUCT guided by a policy-value network, greedy (temperature 0), no noise.
+pub struct AzAgent {
+    config: AzConfig,
+    evaluator: NetEvaluator,
+    rng: StdRng,
+    seed: u64,
+    search: Option<Puct>,
+}
+
+impl AzAgent {
+    /// Loads the network; a missing or unreadable model file is a clear error.
+    pub fn new(config: AzConfig, seed: u64) -> Result<AzAgent, AgentError> {
+        if config.searches == 0 || config.puct.batch == 0 {
+            return Err(AgentError(
+                "az options: searches and batch must be at least 1".into(),
+            ));
+        }
+        let path = &config.model;
+        if !path.is_file() {
+            return Err(AgentError(format!(
+                "az: no model file at {} (train one with `checkers-zero train`, or give \
+                 model=PATH)",
+                path.display()
+            )));
+        }
+        let device = Device::from_name(&config.device)
+            .map_err(|e| AgentError(format!("az option device: {e}")))?;
+        let (net, _) = PolicyValueNet::load(path, &device)
+            .map_err(|e| AgentError(format!("az: cannot load {}: {e}", path.display())))?;
+        let evaluator = NetEvaluator::new(net, Default::default(), device)
+            .map_err(|e| AgentError(format!("az: {}: {e}", path.display())))?;
+        Ok(AzAgent {
+            config,
+            evaluator,
+            rng: StdRng::seed_from_u64(seed),
+            seed,
+            search: None,
+        })
+    }
+}
+
+impl Agent for AzAgent {
+    fn name(&self) -> String {
+        format!(
+            "az:model={},searches={}",
+            self.config.model.display(),
+            self.config.searches
+        )
+    }
+
+    fn select(&mut self, game: &Game, limits: &Limits) -> Decision {
+        let search = match &mut self.search {
+            Some(s) => {
+                s.follow(game);
+                s
+            }
+            None => self.search.insert(Puct::new(self.config.puct, game)),
+        };
+        let budget = Budget::new(limits, self.config.searches);
+        let start = Instant::now();
+        let mut done = 0;
+        let chunk = self.config.puct.batch as u64;
+        while budget.more(done) {
+            let n = chunk.min(budget.simulations - done);
+            search.run(&mut self.evaluator, n as u32, &mut self.rng);
+            done += n;
+        }
+        decide(search.tree(), done, start.elapsed())
+    }
+
+    fn analyse(&mut self, game: &Game, limits: &Limits) -> Option<Analysis> {
+        self.select(game, limits).analysis
+    }
+
+    fn new_game(&mut self) {
+        self.search = None;
+        self.rng = StdRng::seed_from_u64(self.seed);
+    }
+}

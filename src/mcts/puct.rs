@@ -1,0 +1,398 @@
+//! PUCT (AlphaZero's search): priors and values from an [`Evaluator`], exact values where the
+//! game is over, Dirichlet noise at the root, first-play urgency, and batches of leaves
+//! gathered with virtual loss so one network call serves several simulations.
+
+use super::evaluator::Evaluator;
+use super::tree::{Node, NodeId, Tree};
+use crate::game::Game;
+use rand::Rng;
+use rand_distr::{Distribution, Gamma};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PuctConfig {
+    /// Exploration constant (AlphaZero's c_init when `c_base` is set).
+    pub c_puct: f32,
+    /// AlphaZero's log growth: c = c_puct + ln((N + c_base + 1) / c_base).
+    pub c_base: Option<f32>,
+    /// First-play urgency: an unvisited child counts as the parent's mean value less this.
+    pub fpu_reduction: f32,
+    /// Dirichlet noise at the root: (alpha, epsilon); none in play.
+    pub noise: Option<(f32, f32)>,
+    /// Leaves gathered (with virtual loss) per evaluator call.
+    pub batch: usize,
+    /// KataGo's forced playouts: a root child with fewer than sqrt(k * prior * N) visits is
+    /// chosen first; [`Puct::policy_target`] then prunes those visits again.
+    pub forced_playouts: Option<f32>,
+}
+
+impl Default for PuctConfig {
+    fn default() -> Self {
+        PuctConfig {
+            c_puct: 1.25,
+            c_base: None,
+            fpu_reduction: 0.25,
+            noise: None,
+            batch: 8,
+            forced_playouts: None,
+        }
+    }
+}
+
+impl PuctConfig {
+    /// AlphaZero's settings for self-play: log-growth c_puct, noise with epsilon 0.25 and the
+    /// alpha that suits checkers' few legal moves (Checkers-MCTS found 1.0), and KataGo's
+    /// forced playouts (k = 2).
+    pub fn self_play() -> PuctConfig {
+        PuctConfig {
+            c_base: Some(19652.0),
+            noise: Some((1.0, 0.25)),
+            forced_playouts: Some(2.0),
+            ..PuctConfig::default()
+        }
+    }
+
+    fn c(&self, parent_visits: u32) -> f32 {
+        match self.c_base {
+            Some(base) => self.c_puct + ((parent_visits as f32 + base + 1.0) / base).ln(),
+            None => self.c_puct,
+        }
+    }
+}
+
+/// The temperature for picking moves by visit count: `initial` for the first `plies` plies,
+/// then 0 (greedy); with `linear_decay` it falls from `initial` to 0 over those plies.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Temperature {
+    pub initial: f32,
+    pub plies: usize,
+    pub linear_decay: bool,
+}
+
+impl Temperature {
+    pub const GREEDY: Temperature = Temperature {
+        initial: 0.0,
+        plies: 0,
+        linear_decay: false,
+    };
+
+    pub fn at(&self, ply: usize) -> f32 {
+        if ply >= self.plies {
+            0.0
+        } else if self.linear_decay {
+            self.initial * (1.0 - ply as f32 / self.plies as f32)
+        } else {
+            self.initial
+        }
+    }
+}
+
+/// KataGo's playout-cap randomisation: a move gets a full search with probability
+/// `full_probability`, else a fast one (without noise); only full searches become training
+/// targets, so more games fit in the same time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlayoutCap {
+    pub full: u32,
+    pub fast: u32,
+    pub full_probability: f32,
+}
+
+impl PlayoutCap {
+    /// The simulations for the next move and whether it is a full search.
+    pub fn draw(&self, rng: &mut impl Rng) -> (u32, bool) {
+        if rng.random::<f32>() < self.full_probability {
+            (self.full, true)
+        } else {
+            (self.fast, false)
+        }
+    }
+}
+
+/// The most visited child of `parent` (an expanded node), the higher prior among equals.
+pub fn most_visited(tree: &Tree, parent: NodeId) -> NodeId {
+    // A prior is at most 1, so half of it only breaks ties between equal counts.
+    tree.best_child(parent, |_, c, _| c.visits as f32 + c.prior * 0.5)
+        .expect("an expanded node has children")
+}
+
+/// A child of `parent` by visit count: the most visited (then highest prior) at temperature 0,
+/// else sampled in proportion to visits^(1/t) (priors where nothing was visited).
+pub fn pick_child(tree: &Tree, parent: NodeId, temperature: f32, rng: &mut impl Rng) -> NodeId {
+    if temperature <= 0.0 {
+        return most_visited(tree, parent);
+    }
+    let kids: Vec<NodeId> = tree.children(parent).collect();
+    let any_visits = kids.iter().any(|&c| tree.node(c).visits > 0);
+    let weights: Vec<f64> = kids
+        .iter()
+        .map(|&c| {
+            let n = tree.node(c);
+            if any_visits {
+                (n.visits as f64).powf(1.0 / temperature as f64)
+            } else {
+                n.prior as f64
+            }
+        })
+        .collect();
+    let total: f64 = weights.iter().sum();
+    if !(total.is_finite() && total > 0.0) {
+        return most_visited(tree, parent);
+    }
+    let mut x = rng.random::<f64>() * total;
+    for (&c, w) in kids.iter().zip(&weights) {
+        x -= w;
+        if x < 0.0 {
+            return c;
+        }
+    }
+    *kids.last().expect("an expanded node has children")
+}
+
+/// A PUCT search over one game's tree.
+pub struct Puct {
+    pub config: PuctConfig,
+    tree: Tree,
+    /// Dirichlet noise for the root's children (empty until drawn for this root).
+    root_noise: Vec<f32>,
+}
+
+impl Puct {
+    pub fn new(config: PuctConfig, game: &Game) -> Puct {
+        Puct {
+            config,
+            tree: Tree::new(game),
+            root_noise: Vec::new(),
+        }
+    }
+
+    pub fn tree(&self) -> &Tree {
+        &self.tree
+    }
+
+    /// Moves on to the current position of `game`, keeping what was searched below it if
+    /// `game` continues the searched game.
+    pub fn follow(&mut self, game: &Game) {
+        self.tree.follow(game);
+        self.root_noise.clear();
+    }
+
+    /// Moves the root along one hop (legal at the root), keeping its subtree: self-play
+    /// searches again at every hop of a multi-jump.
+    pub fn advance_hop(&mut self, hop: super::hops::Hop) {
+        self.tree.advance(&[hop]);
+        self.root_noise.clear();
+    }
+
+    /// Runs `simulations` more simulations, in batches of up to `config.batch` leaves.
+    pub fn run(&mut self, eval: &mut dyn Evaluator, simulations: u32, rng: &mut impl Rng) {
+        let mut done = 0;
+        while done < simulations {
+            let batch = self.config.batch.max(1).min((simulations - done) as usize);
+            done += self.round(eval, batch, rng) as u32;
+        }
+    }
+
+    /// Gathers up to `batch` leaves (each under virtual loss, so the next descent looks
+    /// elsewhere), evaluates them in one call, expands them and backs their values up.
+    /// A descent that ends on a leaf already in the batch ends the gathering. Returns the
+    /// simulations completed (at least one).
+    fn round(&mut self, eval: &mut dyn Evaluator, batch: usize, rng: &mut impl Rng) -> usize {
+        self.draw_root_noise(rng);
+        let mut leaves = Vec::with_capacity(batch);
+        let mut inputs = Vec::with_capacity(batch);
+        let mut exact = 0;
+        while leaves.len() + exact < batch {
+            let leaf = self.descend();
+            if self.tree.node(leaf).pending {
+                break;
+            }
+            let mut hops = Vec::new();
+            if let Some(value) = self.tree.status(leaf, &mut hops) {
+                self.tree.backup(leaf, value);
+                exact += 1;
+                continue;
+            }
+            self.tree.set_pending(leaf, true);
+            self.tree.virtual_loss(leaf, 1);
+            inputs.push(self.tree.eval_input(leaf, hops, eval.history()));
+            leaves.push(leaf);
+        }
+        if !leaves.is_empty() {
+            let evals = eval.evaluate(&inputs);
+            assert_eq!(evals.len(), leaves.len(), "one evaluation per input");
+            for ((&leaf, input), e) in leaves.iter().zip(&inputs).zip(evals) {
+                self.tree.virtual_loss(leaf, -1);
+                self.tree.set_pending(leaf, false);
+                self.tree.expand(leaf, &input.hops, &e.priors);
+                self.tree.backup(leaf, e.value);
+            }
+        }
+        leaves.len() + exact
+    }
+
+    /// Draws the root's Dirichlet noise (Gamma samples, normalised) once the root is
+    /// expanded: a fresh root's first round only evaluates the root itself.
+    fn draw_root_noise(&mut self, rng: &mut impl Rng) {
+        let Some((alpha, _)) = self.config.noise else {
+            return;
+        };
+        let n = self.tree.children(Tree::ROOT).count();
+        if n == 0 || !self.root_noise.is_empty() {
+            return;
+        }
+        let Ok(gamma) = Gamma::new(alpha, 1.0) else {
+            return;
+        };
+        let mut noise: Vec<f32> = (0..n).map(|_| gamma.sample(rng)).collect();
+        let sum: f32 = noise.iter().sum();
+        if sum > 0.0 {
+            noise.iter_mut().for_each(|x| *x /= sum);
+            self.root_noise = noise;
+        }
+    }
+
+    /// Follows the best PUCT score down to a leaf or a terminal node; forced playouts come
+    /// first at the root.
+    fn descend(&self) -> NodeId {
+        self.tree.descend(|parent: &Node, child: &Node, i: usize| {
+            let visits = child.visits + child.virtual_loss;
+            if parent.is_root()
+                && let Some(k) = self.config.forced_playouts
+                && (visits as f32) < forced(k, self.prior(parent, child, i), parent.visits)
+            {
+                return f32::INFINITY;
+            }
+            self.score(parent, child, i, visits)
+        })
+    }
+
+    /// A child's prior, mixed with the root noise at the root.
+    fn prior(&self, parent: &Node, child: &Node, i: usize) -> f32 {
+        let eps = self.config.noise.map_or(0.0, |(_, e)| e);
+        match self.root_noise.get(i) {
+            Some(noise) if parent.is_root() => (1.0 - eps) * child.prior + eps * noise,
+            _ => child.prior,
+        }
+    }
+
+    /// The PUCT score of `child` as if it had `visits` visits: Q (or first-play urgency)
+    /// plus the exploration term.
+    fn score(&self, parent: &Node, child: &Node, i: usize, visits: u32) -> f32 {
+        let n_parent = parent.visits + parent.virtual_loss;
+        let q = self
+            .tree
+            .q_for_parent(parent, child)
+            .unwrap_or(parent.q() - self.config.fpu_reduction);
+        let u = self.config.c(n_parent) * self.prior(parent, child, i) * (n_parent as f32).sqrt();
+        q + u / (1 + visits) as f32
+    }
+
+    /// The training target at the root: each child's share of the visits, indexed like the
+    /// root's children. With forced playouts, KataGo's pruning first takes back from every
+    /// child but the most visited as many forced visits as keep its PUCT score below the
+    /// best child's, and drops children left with a single visit.
+    pub fn policy_target(&self) -> Vec<(super::hops::Hop, f32)> {
+        let tree = &self.tree;
+        let root = tree.root();
+        let kids: Vec<NodeId> = tree.children(Tree::ROOT).collect();
+        let mut visits: Vec<f32> = kids.iter().map(|&c| tree.node(c).visits as f32).collect();
+        let best = tree.best_child(Tree::ROOT, |_, c, _| c.visits as f32);
+        if let (Some(k), Some(best)) = (self.config.forced_playouts, best) {
+            let b = tree.node(best);
+            let bi = kids.iter().position(|&c| c == best).unwrap_or(0);
+            let best_score = self.score(root, b, bi, b.visits);
+            for (i, (&c, v)) in kids.iter().zip(visits.iter_mut()).enumerate() {
+                let child = tree.node(c);
+                if c == best || child.visits == 0 {
+                    continue;
+                }
+                let most = forced(k, self.prior(root, child, i), root.visits).floor() as u32;
+                let mut n = child.visits;
+                while n > 0
+                    && child.visits - n < most
+                    && self.score(root, child, i, n - 1) < best_score
+                {
+                    n -= 1;
+                }
+                *v = if n <= 1 { 0.0 } else { n as f32 };
+            }
+        }
+        let total: f32 = visits.iter().sum();
+        kids.iter()
+            .zip(visits)
+            .map(|(&c, v)| (tree.node(c).hop, if total > 0.0 { v / total } else { 0.0 }))
+            .collect()
+    }
+}
+
+/// Visits KataGo forces on a root child: sqrt(k * prior * parent visits).
+fn forced(k: f32, prior: f32, parent_visits: u32) -> f32 {
+    (k * prior * parent_visits as f32).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcts::evaluator::MaterialEvaluator;
+    use rand::SeedableRng;
+    use rand::rngs::StdRng;
+
+    #[test]
+    fn temperature_is_one_then_greedy_or_decays_linearly() {
+        let t = Temperature {
+            initial: 1.0,
+            plies: 10,
+            linear_decay: false,
+        };
+        assert_eq!((t.at(0), t.at(9), t.at(10)), (1.0, 1.0, 0.0));
+        let d = Temperature {
+            linear_decay: true,
+            ..t
+        };
+        assert_eq!((d.at(0), d.at(5), d.at(10)), (1.0, 0.5, 0.0));
+        assert_eq!(Temperature::GREEDY.at(0), 0.0);
+    }
+
+    #[test]
+    fn self_play_search_noises_the_root_forces_playouts_and_prunes_them_from_the_target() {
+        let mut rng = StdRng::seed_from_u64(3);
+        let config = PuctConfig::self_play();
+        let mut search = Puct::new(config, &Game::new());
+        let n = 400;
+        search.run(&mut MaterialEvaluator::default(), n, &mut rng);
+        let tree = search.tree();
+        let kids: Vec<NodeId> = tree.children(Tree::ROOT).collect();
+        assert_eq!(search.root_noise.len(), kids.len());
+        assert!((search.root_noise.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        // Every child got (about) its forced visits, counted against the final total.
+        for (i, &c) in kids.iter().enumerate() {
+            let p = search.prior(tree.root(), tree.node(c), i);
+            let want = forced(2.0, p, n).floor() as u32;
+            assert!(tree.node(c).visits + 2 >= want, "child {i}: {want} forced");
+        }
+        let target = search.policy_target();
+        assert!((target.iter().map(|t| t.1).sum::<f32>() - 1.0).abs() < 1e-5);
+        let best = tree
+            .best_child(Tree::ROOT, |_, c, _| c.visits as f32)
+            .unwrap();
+        let bi = kids.iter().position(|&c| c == best).unwrap();
+        let raw = tree.node(best).visits as f32
+            / kids.iter().map(|&c| tree.node(c).visits).sum::<u32>() as f32;
+        assert!(
+            target[bi].1 >= raw,
+            "pruning only moves weight to the best child"
+        );
+    }
+
+    #[test]
+    fn playout_cap_draws_full_searches_at_the_asked_rate() {
+        let cap = PlayoutCap {
+            full: 600,
+            fast: 100,
+            full_probability: 0.25,
+        };
+        let mut rng = StdRng::seed_from_u64(0);
+        let full = (0..4000).filter(|_| cap.draw(&mut rng).1).count();
+        // 4000 draws: standard deviation ~27 around 1000; 150 is over 5 of them.
+        assert!((850..1150).contains(&full), "{full}");
+    }
+}

@@ -1,0 +1,529 @@
+//! The search tree: nodes in one `Vec`, linked by indices, one node per hop state.
+//!
+//! Values are kept from the view of each node's own side to move; a parent reads a child's
+//! value with its sign flipped only when the hop between them ended a turn (inside a
+//! multi-jump the mover stays the same). Draw rules are exact: a turn-start node knows its
+//! 40-move count and finds repetitions by walking its turn-start ancestors and then the game
+//! positions before the root.
+
+use super::encoding::EvalInput;
+use super::hops::{Hop, HopState, hops_of};
+use crate::game::record::FORTY_MOVE_PLIES;
+use crate::game::{Game, Move, Position};
+
+pub type NodeId = u32;
+const NONE: NodeId = u32::MAX;
+/// Game positions kept before the root: enough for the 40-move window and any history.
+const CONTEXT: usize = FORTY_MOVE_PLIES as usize + 16;
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub state: HopState,
+    /// The hop from the parent (meaningless at the root).
+    pub hop: Hop,
+    pub parent: NodeId,
+    first_child: NodeId,
+    num_children: u16,
+    /// The network's (or uniform) probability of `hop` at the parent.
+    pub prior: f32,
+    pub visits: u32,
+    /// Sum of backed-up values, from this node's side to move.
+    pub value_sum: f32,
+    /// Simulations under way through this node (each counts as a loss for whoever chose it).
+    pub virtual_loss: u32,
+    /// The exact value for the side to move where the game is over here.
+    pub terminal: Option<f32>,
+    /// Waiting for its evaluation in the current batch.
+    pub pending: bool,
+    /// At a turn start: plies since the last man move or capture.
+    pub quiet: u32,
+    /// At a turn start: the position's hash (for repetitions).
+    pub hash: u64,
+}
+
+impl Node {
+    fn new(state: HopState, hop: Hop, parent: NodeId, prior: f32, quiet: u32) -> Node {
+        Node {
+            hash: if state.is_turn_start() {
+                state.position().hash()
+            } else {
+                0
+            },
+            state,
+            hop,
+            parent,
+            first_child: NONE,
+            num_children: 0,
+            prior,
+            visits: 0,
+            value_sum: 0.0,
+            virtual_loss: 0,
+            terminal: None,
+            pending: false,
+            quiet,
+        }
+    }
+
+    pub fn is_root(&self) -> bool {
+        self.parent == NONE
+    }
+
+    pub fn is_expanded(&self) -> bool {
+        self.num_children > 0
+    }
+
+    /// Mean value from this node's side to move (0 before any visit).
+    pub fn q(&self) -> f32 {
+        if self.visits == 0 {
+            0.0
+        } else {
+            self.value_sum / self.visits as f32
+        }
+    }
+
+    /// The state after `hop` from this node, with its 40-move count.
+    fn child(&self, id: NodeId, hop: Hop, prior: f32) -> Node {
+        let state = self.state.apply(hop);
+        let quiet_turn =
+            self.state.is_turn_start() && !self.state.is_jump(hop) && self.state.is_king(hop.from);
+        let quiet = if quiet_turn { self.quiet + 1 } else { 0 };
+        Node::new(state, hop, id, prior, quiet)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Tree {
+    nodes: Vec<Node>,
+    /// Turn-start positions of the game before the root's turn, oldest first.
+    context: Vec<(u64, Position)>,
+    /// Moves played in the game before the root's turn.
+    game_ply: usize,
+}
+
+impl Tree {
+    pub const ROOT: NodeId = 0;
+
+    /// A fresh tree at the current position of `game` (which must not be over).
+    pub fn new(game: &Game) -> Tree {
+        let positions = game.positions();
+        let before = &positions[..positions.len() - 1];
+        let context = before[before.len().saturating_sub(CONTEXT)..]
+            .iter()
+            .map(|p| (p.hash(), *p))
+            .collect();
+        let root = Node::new(
+            HopState::turn_start(*game.position()),
+            Hop {
+                from: 0,
+                dir: crate::game::board::Dir::NorthWest,
+            },
+            NONE,
+            1.0,
+            game.quiet_plies(),
+        );
+        Tree {
+            nodes: vec![root],
+            context,
+            game_ply: game.ply(),
+        }
+    }
+
+    /// Moves on to the current position of `game`, keeping the searched subtree if `game`
+    /// continues the game this tree was built for; else starts afresh there.
+    pub fn follow(&mut self, game: &Game) {
+        let root = &self.nodes[0];
+        if root.state.is_turn_start()
+            && game.ply() >= self.game_ply
+            && game.positions()[self.game_ply] == *root.state.position()
+        {
+            let hops: Vec<Hop> = game.moves()[self.game_ply..]
+                .iter()
+                .flat_map(hops_of)
+                .collect();
+            self.advance(&hops);
+        } else {
+            *self = Tree::new(game);
+        }
+    }
+
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id as usize]
+    }
+
+    pub fn root(&self) -> &Node {
+        &self.nodes[0]
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    pub fn children(&self, id: NodeId) -> impl Iterator<Item = NodeId> + use<> {
+        let n = &self.nodes[id as usize];
+        let first = if n.is_expanded() { n.first_child } else { 0 };
+        first..first + n.num_children as u32
+    }
+
+    /// The child of `parent` with the best `score(parent, child, index among siblings)`
+    /// (the first of equals), if it has any.
+    pub fn best_child(
+        &self,
+        parent: NodeId,
+        mut score: impl FnMut(&Node, &Node, usize) -> f32,
+    ) -> Option<NodeId> {
+        let p = self.node(parent);
+        let mut best: Option<(NodeId, f32)> = None;
+        for (i, c) in self.children(parent).enumerate() {
+            let s = score(p, self.node(c), i);
+            if best.is_none_or(|(_, b)| s > b) {
+                best = Some((c, s));
+            }
+        }
+        best.map(|(c, _)| c)
+    }
+
+    /// The mean value of `child` for the side choosing it at its parent, counting each
+    /// simulation under way as a loss; `None` before any visit.
+    pub fn q_for_parent(&self, parent: &Node, child: &Node) -> Option<f32> {
+        let n = child.visits + child.virtual_loss;
+        if n == 0 {
+            return None;
+        }
+        let sign = if child.state.turn() == parent.state.turn() {
+            1.0
+        } else {
+            -1.0
+        };
+        Some((sign * child.value_sum - child.virtual_loss as f32) / n as f32)
+    }
+
+    /// Descends from the root by `score` to a node that is unexpanded or terminal.
+    pub fn descend(&self, mut score: impl FnMut(&Node, &Node, usize) -> f32) -> NodeId {
+        let mut id = Self::ROOT;
+        while self.node(id).terminal.is_none() {
+            match self.best_child(id, &mut score) {
+                Some(c) => id = c,
+                None => break,
+            }
+        }
+        id
+    }
+
+    /// The legal hops at `id` (into `hops`) and, where the game is over there, its exact
+    /// value for the side to move: no legal hop loses; threefold repetition and the 40-move
+    /// rule draw (checked in that order, as `Game::outcome` does). The result is cached.
+    pub fn status(&mut self, id: NodeId, hops: &mut Vec<Hop>) -> Option<f32> {
+        hops.clear();
+        let node = &self.nodes[id as usize];
+        if node.terminal.is_some() {
+            return node.terminal;
+        }
+        node.state.legal_hops(hops);
+        let value = if hops.is_empty() {
+            Some(-1.0)
+        } else if node.state.is_turn_start()
+            && (self.repetitions(id) >= 3 || node.quiet >= FORTY_MOVE_PLIES)
+        {
+            Some(0.0)
+        } else {
+            None
+        };
+        self.nodes[id as usize].terminal = value;
+        value
+    }
+
+    /// Earlier turn-start positions before `id`, most recent first: tree ancestors, then the
+    /// game before the root.
+    fn earlier_turn_starts(&self, id: NodeId) -> impl Iterator<Item = (u64, &Position)> {
+        let mut at = self.node(id).parent;
+        std::iter::from_fn(move || {
+            while at != NONE {
+                let n = self.node(at);
+                at = n.parent;
+                if n.state.is_turn_start() {
+                    return Some((n.hash, n.state.position()));
+                }
+            }
+            None
+        })
+        .chain(self.context.iter().rev().map(|(h, p)| (*h, p)))
+    }
+
+    /// How often the position at turn-start `id` has occurred with the same side to move.
+    fn repetitions(&self, id: NodeId) -> usize {
+        let node = self.node(id);
+        let pos = node.state.position();
+        1 + self
+            .earlier_turn_starts(id)
+            .take(node.quiet as usize)
+            .skip(1)
+            .step_by(2)
+            .filter(|(h, p)| *h == node.hash && *p == pos)
+            .count()
+    }
+
+    /// What an evaluator needs of node `id`, whose legal hops are `hops`.
+    pub fn eval_input(&self, id: NodeId, hops: Vec<Hop>, history: usize) -> EvalInput {
+        let node = self.node(id);
+        EvalInput {
+            state: node.state,
+            quiet: node.quiet,
+            history: self
+                .earlier_turn_starts(id)
+                .take(history)
+                .map(|(_, p)| *p)
+                .collect(),
+            hops,
+        }
+    }
+
+    /// Creates the children of `id`, one per hop, with the given priors.
+    pub fn expand(&mut self, id: NodeId, hops: &[Hop], priors: &[f32]) {
+        debug_assert_eq!(hops.len(), priors.len());
+        let first = self.nodes.len() as NodeId;
+        for (&hop, &prior) in hops.iter().zip(priors) {
+            let child = self.nodes[id as usize].child(id, hop, prior);
+            self.nodes.push(child);
+        }
+        let node = &mut self.nodes[id as usize];
+        node.first_child = first;
+        node.num_children = hops.len() as u16;
+    }
+
+    /// Adds `value` (from the side to move at `leaf`) to `leaf` and its ancestors.
+    pub fn backup(&mut self, leaf: NodeId, value: f32) {
+        let turn = self.node(leaf).state.turn();
+        let mut at = leaf;
+        while at != NONE {
+            let n = &mut self.nodes[at as usize];
+            n.visits += 1;
+            n.value_sum += if n.state.turn() == turn {
+                value
+            } else {
+                -value
+            };
+            at = n.parent;
+        }
+    }
+
+    /// Adds (`delta` 1) or removes (-1) a virtual loss on `leaf` and its ancestors.
+    pub fn virtual_loss(&mut self, leaf: NodeId, delta: i32) {
+        let mut at = leaf;
+        while at != NONE {
+            let n = &mut self.nodes[at as usize];
+            n.virtual_loss = n.virtual_loss.wrapping_add_signed(delta);
+            at = n.parent;
+        }
+    }
+
+    pub fn set_pending(&mut self, id: NodeId, pending: bool) {
+        self.nodes[id as usize].pending = pending;
+    }
+
+    /// Moves the root along `hops` (legal from the root), keeping the subtree below; nodes
+    /// not searched yet are created on the way. Each finished turn is one more game ply.
+    pub fn advance(&mut self, hops: &[Hop]) {
+        let mut at = Self::ROOT;
+        for &hop in hops {
+            let node = self.node(at);
+            if node.state.is_turn_start() {
+                self.context.push((node.hash, *node.state.position()));
+            }
+            at = match self.children(at).find(|&c| self.node(c).hop == hop) {
+                Some(c) => c,
+                None => {
+                    let child = self.node(at).child(at, hop, 1.0);
+                    self.nodes.push(child);
+                    (self.nodes.len() - 1) as NodeId
+                }
+            };
+            self.game_ply += self.node(at).state.is_turn_start() as usize;
+        }
+        let excess = self.context.len().saturating_sub(CONTEXT);
+        self.context.drain(..excess);
+        self.reroot(at);
+    }
+
+    /// Keeps only the subtree under `id`, compacted with `id` as the root (breadth first, so
+    /// each node's children stay contiguous).
+    fn reroot(&mut self, id: NodeId) {
+        if id == Self::ROOT {
+            return;
+        }
+        let old = std::mem::take(&mut self.nodes);
+        let mut root = old[id as usize].clone();
+        root.parent = NONE;
+        root.prior = 1.0;
+        self.nodes.push(root);
+        let mut i = 0;
+        while i < self.nodes.len() {
+            let (first, count) = (self.nodes[i].first_child, self.nodes[i].num_children);
+            if count > 0 {
+                self.nodes[i].first_child = self.nodes.len() as NodeId;
+                for c in first..first + count as NodeId {
+                    let mut child = old[c as usize].clone();
+                    child.parent = i as NodeId;
+                    self.nodes.push(child);
+                }
+            }
+            i += 1;
+        }
+    }
+
+    /// The move whose hops lead from the root through the tree, each hop chosen by `pick`
+    /// among the visited node's children; where the tree ends before the turn does, the
+    /// first legal hop finishes it. The root must be a turn start.
+    pub fn pick_move(&self, mut pick: impl FnMut(&Tree, NodeId) -> NodeId) -> Move {
+        let root = self.root();
+        let mut hops = Vec::new();
+        let mut at = Self::ROOT;
+        let mut state = root.state;
+        loop {
+            let hop = if at != NONE && self.node(at).is_expanded() {
+                at = pick(self, at);
+                self.node(at).hop
+            } else {
+                at = NONE;
+                state.hops()[0]
+            };
+            hops.push(hop);
+            state = state.apply(hop);
+            if state.is_turn_start() {
+                break;
+            }
+        }
+        let moves = crate::game::legal_moves(root.state.position());
+        *super::hops::move_of_hops(&moves, &hops).expect("hops from a turn start make a move")
+    }
+
+    /// Visit counts of the moves from the root (the node their last hop reaches; 0 where the
+    /// search never got there) and the product of their hop priors, best first.
+    pub fn move_stats(&self) -> Vec<MoveStats> {
+        let moves = crate::game::legal_moves(self.root().state.position());
+        let mut stats: Vec<MoveStats> = moves
+            .into_iter()
+            .map(|mv| {
+                let mut at = Some(Self::ROOT);
+                let mut prior = 1.0;
+                for hop in hops_of(&mv) {
+                    at = at.and_then(|a| self.children(a).find(|&c| self.node(c).hop == hop));
+                    prior *= at.map_or(0.0, |c| self.node(c).prior);
+                }
+                let node = at.map(|c| self.node(c));
+                MoveStats {
+                    mv,
+                    prior,
+                    visits: node.map_or(0, |n| n.visits),
+                    q: node.map(|n| {
+                        let q = n.q();
+                        if n.state.turn() == self.root().state.turn() {
+                            q
+                        } else {
+                            -q
+                        }
+                    }),
+                }
+            })
+            .collect();
+        stats.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.prior.total_cmp(&a.prior)));
+        stats
+    }
+}
+
+/// What the search found for one whole move at the root.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveStats {
+    pub mv: Move,
+    /// The product of the priors of its hops (0 if a hop was never expanded).
+    pub prior: f32,
+    pub visits: u32,
+    /// Its mean value for the side to move at the root, if visited.
+    pub q: Option<f32>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::parse_fen;
+
+    fn uniform_expand(tree: &mut Tree, id: NodeId) -> Vec<Hop> {
+        let mut hops = Vec::new();
+        assert!(tree.status(id, &mut hops).is_none());
+        let priors = vec![1.0 / hops.len() as f32; hops.len()];
+        tree.expand(id, &hops, &priors);
+        hops
+    }
+
+    #[test]
+    fn the_forty_move_rule_draws_after_a_king_move_not_after_a_man_move() {
+        // Black: a king on 1 and a man on 12; the root has 79 quiet plies behind it.
+        let game = Game::from_position(parse_fen("B:W32:BK1,12").unwrap());
+        let mut tree = Tree::new(&game);
+        tree.nodes[0].quiet = FORTY_MOVE_PLIES - 1;
+        uniform_expand(&mut tree, Tree::ROOT);
+        let mut hops = Vec::new();
+        for c in tree.children(Tree::ROOT).collect::<Vec<_>>() {
+            let king_moved = tree.node(c).hop.from == 0;
+            let want = if king_moved { Some(0.0) } else { None };
+            assert_eq!(tree.status(c, &mut hops), want, "{:?}", tree.node(c).hop);
+            assert_eq!(
+                tree.node(c).quiet,
+                if king_moved { FORTY_MOVE_PLIES } else { 0 }
+            );
+        }
+    }
+
+    #[test]
+    fn repetition_draws_are_exact_in_the_tree() {
+        // Two kings each: shuffle back and forth; the third occurrence is a draw.
+        let mut game = Game::from_position(parse_fen("B:WK32:BK1").unwrap());
+        for m in ["1-6", "32-27"] {
+            game.play_text(m).unwrap();
+        }
+        let mut tree = Tree::new(&game);
+        // The start position (in the game's history before the root) comes back after 2
+        // and 6 more plies: the third occurrence draws.
+        let path = ["6-1", "27-32", "1-6", "32-27", "6-1", "27-32"];
+        let mut at = Tree::ROOT;
+        let mut g = game.clone();
+        for (i, m) in path.iter().enumerate() {
+            uniform_expand(&mut tree, at);
+            let mv = g.play_text(m).unwrap();
+            let hop = hops_of(&mv)[0];
+            at = tree
+                .children(at)
+                .find(|&c| tree.node(c).hop == hop)
+                .unwrap();
+            let mut hops = Vec::new();
+            let status = tree.status(at, &mut hops);
+            assert_eq!(status, g.outcome().map(|_| 0.0), "after {} plies", i + 1);
+        }
+        assert_eq!(tree.node(at).terminal, Some(0.0));
+    }
+
+    #[test]
+    fn advancing_keeps_the_subtree_and_its_counts() {
+        let game = Game::new();
+        let mut tree = Tree::new(&game);
+        let hops = uniform_expand(&mut tree, Tree::ROOT);
+        let child = tree.children(Tree::ROOT).nth(2).unwrap();
+        uniform_expand(&mut tree, child);
+        let grandchild = tree.children(child).next().unwrap();
+        tree.backup(grandchild, 0.5);
+        tree.backup(child, -0.25);
+        let (visits, sum) = (tree.node(child).visits, tree.node(child).value_sum);
+        let kids = tree.children(child).count();
+        tree.advance(&[hops[2]]);
+        assert_eq!(tree.root().visits, visits);
+        assert_eq!(tree.root().value_sum, sum);
+        assert_eq!(tree.children(Tree::ROOT).count(), kids);
+        assert_eq!(tree.len(), 1 + kids);
+        let g = tree.children(Tree::ROOT).next().unwrap();
+        assert_eq!(tree.node(g).visits, 1);
+        assert_eq!(tree.node(g).parent, Tree::ROOT);
+    }
+}

@@ -1,0 +1,292 @@
+//! MCTS end to end: UCT and PUCT find the winning shot in tactical positions (each checked
+//! with alpha-beta first), and batches gathered under virtual loss give the same search as
+//! one leaf at a time where that must hold exactly.
+
+use checkers_zero::agents::{AgentSpec, Limits};
+use checkers_zero::game::{Game, Move, parse_fen, parse_move};
+use checkers_zero::mcts::{
+    EvalInput, Evaluation, Evaluator, MaterialEvaluator, Puct, PuctConfig, Tree, hops_of,
+    most_visited,
+};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+
+/// (position, the shot, the line): one move wins material by force, every other move does
+/// not. Found by alpha-beta in random positions of equal material.
+const SHOTS: &[(&str, &str, &str)] = &[
+    (
+        "B:W17,21,22,23,25,26,27,28,29:B2,4,5,6,7,9,12,13,15",
+        "15-18",
+        "2 for 1 and a crown: 15-18 22x15 13x22x31",
+    ),
+    (
+        "B:W17,18,20,25,29,30,31,32:B1,4,5,7,9,10,11,12",
+        "9-14",
+        "2 for 1: 9-14 18x9 5x14x21",
+    ),
+    (
+        "W:W11,21,25,26,27,28,29,30:B1,2,4,6,8,9,16,18",
+        "26-23",
+        "White's 2 for 1: 26-23 8x15 23x14x5",
+    ),
+    (
+        "W:W22,23,24,25,27,28,29,30,31:B3,4,6,7,9,10,12,15,16",
+        "24-19",
+        "White's 3 for 1 and a crown: 24-19 15x24 27x20x11x2",
+    ),
+];
+
+fn shot(fen: &str, mv: &str) -> (Game, Move) {
+    let pos = parse_fen(fen).unwrap();
+    (Game::from_position(pos), parse_move(&pos, mv).unwrap())
+}
+
+#[test]
+fn the_shots_win_material_and_nothing_else_does() {
+    let mut ab = "alphabeta:depth=7"
+        .parse::<AgentSpec>()
+        .unwrap()
+        .build(0)
+        .unwrap();
+    for &(fen, mv, line) in SHOTS {
+        let (game, best) = shot(fen, mv);
+        let a = ab.analyse(&game, &Limits::default()).unwrap();
+        assert_eq!(a.moves[0].mv, best, "{line}: {}", a.summary);
+        // Scores are in men: the shot gains at least a man more than any other move.
+        assert!(
+            a.moves[0].score >= a.moves[1].score + 0.9,
+            "{line}: {:?}",
+            a.moves
+        );
+    }
+}
+
+#[test]
+fn uct_finds_the_shots() {
+    for &(fen, mv, line) in SHOTS {
+        let (game, best) = shot(fen, mv);
+        let mut agent = "mcts:searches=3000"
+            .parse::<AgentSpec>()
+            .unwrap()
+            .build(7)
+            .unwrap();
+        let d = agent.select(&game, &Limits::default());
+        assert_eq!(d.mv, best, "{line}: {}", d.analysis.unwrap().summary);
+    }
+}
+
+fn puct_move(game: &Game, batch: usize, simulations: u32) -> Move {
+    let config = PuctConfig {
+        batch,
+        ..PuctConfig::default()
+    };
+    let mut search = Puct::new(config, game);
+    let mut rng = StdRng::seed_from_u64(1);
+    search.run(&mut MaterialEvaluator::default(), simulations, &mut rng);
+    assert_eq!(search.tree().root().visits, simulations);
+    search.tree().pick_move(most_visited)
+}
+
+#[test]
+fn puct_finds_the_shots_with_one_leaf_and_with_batches() {
+    for &(fen, mv, line) in SHOTS {
+        let (game, best) = shot(fen, mv);
+        for batch in [1, 8] {
+            assert_eq!(puct_move(&game, batch, 1500), best, "{line}, batch {batch}");
+        }
+    }
+}
+
+/// Every position looks won for its side to move, so a child just evaluated is worth -1 to
+/// the parent — exactly what virtual loss assumes of a child still waiting.
+struct MoverWins;
+
+impl Evaluator for MoverWins {
+    fn evaluate(&mut self, inputs: &[EvalInput]) -> Vec<Evaluation> {
+        inputs
+            .iter()
+            .map(|i| Evaluation {
+                priors: vec![1.0 / i.hops.len() as f32; i.hops.len()],
+                value: 1.0,
+            })
+            .collect()
+    }
+}
+
+fn searched(batch: usize, simulations: u32) -> Tree {
+    let config = PuctConfig {
+        batch,
+        ..PuctConfig::default()
+    };
+    let mut search = Puct::new(config, &Game::new());
+    search.run(&mut MoverWins, simulations, &mut StdRng::seed_from_u64(0));
+    search.tree().clone()
+}
+
+#[test]
+fn a_batch_under_virtual_loss_equals_one_leaf_at_a_time_in_a_controlled_case() {
+    // The start position has 7 moves: the root's evaluation, then one batch of 7 leaves.
+    let one = searched(1, 8);
+    let batched = searched(7, 8);
+    assert_eq!(one.len(), batched.len());
+    for id in 0..one.len() as u32 {
+        let (a, b) = (one.node(id), batched.node(id));
+        assert_eq!(
+            (a.hop, a.visits, a.value_sum),
+            (b.hop, b.visits, b.value_sum)
+        );
+        assert_eq!(b.virtual_loss, 0, "virtual losses are all taken back");
+    }
+    assert!(one.children(Tree::ROOT).all(|c| one.node(c).visits == 1));
+}
+
+#[test]
+fn the_tree_is_reused_after_a_move_and_a_reply() {
+    let mut game = Game::new();
+    let mut search = Puct::new(PuctConfig::default(), &game);
+    let mut rng = StdRng::seed_from_u64(2);
+    search.run(&mut MaterialEvaluator::default(), 800, &mut rng);
+    let tree = search.tree();
+    let mv = tree.pick_move(most_visited);
+    let child = tree
+        .children(Tree::ROOT)
+        .max_by_key(|&c| tree.node(c).visits)
+        .unwrap();
+    let reply = tree
+        .children(child)
+        .max_by_key(|&c| tree.node(c).visits)
+        .unwrap();
+    let kept = tree.node(reply).visits;
+    assert!(kept > 10);
+    game.play(mv);
+    // One move in from the start there are no captures: each reply is a single hop.
+    let reply_move = *game
+        .legal_moves()
+        .iter()
+        .find(|m| hops_of(m) == [tree.node(reply).hop])
+        .unwrap();
+    game.play(reply_move);
+    search.follow(&game);
+    assert_eq!(search.tree().root().visits, kept);
+    assert_eq!(*search.tree().root().state.position(), *game.position());
+    search.run(&mut MaterialEvaluator::default(), 100, &mut rng);
+    assert_eq!(search.tree().root().visits, kept + 100);
+}
+
+#[test]
+fn the_search_agents_play_whole_games_with_legal_moves() {
+    let mut mcts = "mcts:searches=100"
+        .parse::<AgentSpec>()
+        .unwrap()
+        .build(1)
+        .unwrap();
+    let mut random = "random".parse::<AgentSpec>().unwrap().build(2).unwrap();
+    for first in 0..2 {
+        let mut game = Game::new();
+        while game.outcome().is_none() && game.ply() < 300 {
+            let agent = if (game.ply() + first).is_multiple_of(2) {
+                &mut mcts
+            } else {
+                &mut random
+            };
+            let mv = agent.select(&game, &Limits::default()).mv;
+            assert!(game.legal_moves().contains(&mv));
+            game.play(mv);
+        }
+        mcts.new_game();
+    }
+}
+
+#[test]
+fn az_needs_a_model_file_and_plays_with_one() {
+    use checkers_zero::nn::{Architecture, PolicyValueNet};
+    use checkers_zero::tensor::Device;
+    let missing = "az:model=/nonexistent/net.bin"
+        .parse::<AgentSpec>()
+        .unwrap()
+        .build(0)
+        .err()
+        .unwrap();
+    assert!(missing.0.contains("no model file"), "{missing}");
+    let bad = "az:searches=x".parse::<AgentSpec>().unwrap().build(0).err();
+    assert!(bad.unwrap().0.contains("expected a number of simulations"));
+
+    let dir = std::env::temp_dir().join(format!("cz-az-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("tiny.bin");
+    let arch = Architecture::preset("az-tiny").unwrap();
+    let net = PolicyValueNet::new(arch, &Device::Cpu, &mut StdRng::seed_from_u64(0));
+    net.save(&path, None).unwrap();
+    let spec = format!("az:model={},searches=24,batch=4,device=cpu", path.display());
+    let mut az = spec.parse::<AgentSpec>().unwrap().build(0).unwrap();
+    let mut game = Game::new();
+    for _ in 0..4 {
+        let d = az.select(&game, &Limits::default());
+        assert!(game.legal_moves().contains(&d.mv));
+        assert!(d.analysis.unwrap().summary.contains("simulations 24"));
+        game.play(d.mv);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn self_play_can_search_again_at_each_hop_of_a_multi_jump() {
+    // After the first shot's 15-18 22x15, Black's 13x22x31 is two hops.
+    let (mut game, _) = shot(SHOTS[0].0, SHOTS[0].1);
+    for m in ["15-18", "22x15"] {
+        game.play_text(m).unwrap();
+    }
+    let mut search = Puct::new(PuctConfig::self_play(), &game);
+    let mut rng = StdRng::seed_from_u64(4);
+    let mut hops = Vec::new();
+    while hops.is_empty() || !search.tree().root().state.is_turn_start() {
+        search.run(&mut MaterialEvaluator::default(), 200, &mut rng);
+        let target = search.policy_target();
+        assert!((target.iter().map(|t| t.1).sum::<f32>() - 1.0).abs() < 1e-5);
+        let hop = search
+            .tree()
+            .node(most_visited(search.tree(), Tree::ROOT))
+            .hop;
+        hops.push(hop);
+        search.advance_hop(hop);
+        let root = &search.tree().root().state;
+        let mover = game.position().turn();
+        let expected = if root.is_turn_start() {
+            mover.opposite()
+        } else {
+            mover
+        };
+        assert_eq!(
+            root.turn(),
+            expected,
+            "the mover keeps the turn inside a jump"
+        );
+    }
+    let mv = *checkers_zero::mcts::hops::move_of_hops(&game.legal_moves(), &hops).unwrap();
+    assert_eq!(mv.to_string(), "13x22x31");
+    let visits = search.tree().root().visits;
+    game.play(mv);
+    search.follow(&game);
+    assert_eq!(search.tree().root().visits, visits, "the tree is kept");
+}
+
+#[test]
+fn an_evaluation_cache_changes_nothing_but_the_number_of_calls() {
+    use checkers_zero::mcts::CachedEvaluator;
+    let (game, _) = shot(SHOTS[1].0, SHOTS[1].1);
+    let run = |eval: &mut dyn Evaluator| {
+        let mut search = Puct::new(PuctConfig::default(), &game);
+        search.run(eval, 2000, &mut StdRng::seed_from_u64(0));
+        let t = search.tree();
+        (0..t.len() as u32)
+            .map(|i| (t.node(i).visits, t.node(i).value_sum))
+            .collect::<Vec<_>>()
+    };
+    let mut cached = CachedEvaluator::new(MaterialEvaluator::default(), 1 << 16);
+    assert_eq!(run(&mut MaterialEvaluator::default()), run(&mut cached));
+    // The same search again finds every position in the cache.
+    let misses = cached.misses;
+    run(&mut cached);
+    assert_eq!(cached.misses, misses);
+    assert!(cached.hits >= misses);
+}
