@@ -239,7 +239,7 @@ impl<E: Evaluator> AlphaBeta<E> {
     fn out_of_budget(&mut self) -> bool {
         if self.nodes >= self.node_limit {
             self.stopped = true;
-        } else if self.nodes % 1024 == 0
+        } else if self.nodes.is_multiple_of(1024)
             && let Some(deadline) = self.deadline
             && Instant::now() >= deadline
         {
@@ -280,7 +280,7 @@ impl<E: Evaluator> AlphaBeta<E> {
             })
             .collect();
         // Stable: equal keys keep generation order, so the order is deterministic.
-        keyed.sort_by(|a, b| b.0.cmp(&a.0));
+        keyed.sort_by_key(|k| std::cmp::Reverse(k.0));
         for (slot, k) in moves.iter_mut().zip(&keyed) {
             *slot = k.2;
         }
@@ -448,7 +448,7 @@ impl<E: Evaluator> AlphaBeta<E> {
                 break;
             }
             // Stable sort: among equal scores the earlier (seed-shuffled) move stays first.
-            this_iter.sort_by(|a, b| b.1.cmp(&a.1));
+            this_iter.sort_by_key(|m| std::cmp::Reverse(m.1));
             scored = this_iter;
             reached = depth;
             // A forced move needs no more thought when a clock is running; at a fixed depth

@@ -215,9 +215,9 @@ mod tests {
         let out = binary(BinaryOp::Add, &a, &ash, &b, &bsh, &osh);
         let mut expected = vec![];
         for i in 0..2 {
-            for j in 0..3 {
+            for &bj in &b {
                 for k in 0..4 {
-                    expected.push(a[i * 4 + k] + b[j]);
+                    expected.push(a[i * 4 + k] + bj);
                 }
             }
         }
