@@ -118,7 +118,11 @@ static JUMP_LANDINGS: [[Option<u8>; 32]; 4] = jump_table();
 pub const fn row_col(sq: u8) -> (u8, u8) {
     let row = sq / 4;
     let c = sq % 4;
-    let col = if row.is_multiple_of(2) { 2 * c + 1 } else { 2 * c };
+    let col = if row.is_multiple_of(2) {
+        2 * c + 1
+    } else {
+        2 * c
+    };
     (row, col)
 }
 

@@ -48,7 +48,6 @@ fn decide(tree: &Tree, simulations: u64, elapsed: Duration) -> Decision {
     let root = tree.root();
     let total = root.visits.max(1) as f32;
     let stats = tree.move_stats();
-    let pv: Vec<String> = stats.iter().take(1).map(|s| s.mv.to_string()).collect();
     let analysis = Analysis {
         moves: stats
             .iter()
@@ -63,7 +62,7 @@ fn decide(tree: &Tree, simulations: u64, elapsed: Duration) -> Decision {
             root.visits,
             tree.len(),
             simulations as f64 / elapsed.as_secs_f64().max(1e-9),
-            pv.join(" ")
+            mv
         ),
     };
     Decision {

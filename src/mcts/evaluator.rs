@@ -212,3 +212,74 @@ impl<E: Evaluator> Evaluator for CachedEvaluator<E> {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Color, parse_fen};
+    use crate::mcts::hops::HopState;
+    use crate::nn::Architecture;
+    use rand::SeedableRng;
+    use rand::rngs::StdRng;
+
+    fn input(fen: &str, mirror: bool) -> EvalInput {
+        let pos = parse_fen(fen).unwrap();
+        let pos = if mirror {
+            let turn = |b: u32| b.reverse_bits();
+            Position::from_bitboards(
+                turn(pos.pieces(Color::White)),
+                turn(pos.pieces(Color::Black)),
+                turn(pos.kings()),
+                pos.turn().opposite(),
+            )
+            .unwrap()
+        } else {
+            pos
+        };
+        let state = HopState::turn_start(pos);
+        EvalInput {
+            hops: state.hops(),
+            state,
+            quiet: 3,
+            history: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_network_sees_a_position_and_its_colour_mirror_the_same() {
+        let arch = Architecture::preset("az-tiny").unwrap();
+        let net = PolicyValueNet::new(arch, &Device::Cpu, &mut StdRng::seed_from_u64(1));
+        let mut eval = NetEvaluator::new(net, Encoding::default(), Device::Cpu).unwrap();
+        let fens = ["B:W18,22,K30:B9,K14", "W:W21,22,23,25,26:B1,2,3,K20"];
+        let inputs: Vec<EvalInput> = fens
+            .iter()
+            .flat_map(|f| [input(f, false), input(f, true)])
+            .collect();
+        let evals = eval.evaluate(&inputs);
+        for pair in inputs.chunks(2).zip(evals.chunks(2)) {
+            let ((a, b), (ea, eb)) = ((&pair.0[0], &pair.0[1]), (&pair.1[0], &pair.1[1]));
+            // The mirror's hop from square s is the original's from 31 - s; same policy index.
+            let by_index = |i: &EvalInput, e: &Evaluation| {
+                let mut v: Vec<(usize, f32)> = i
+                    .hops
+                    .iter()
+                    .map(|h| policy_index(*h, i.state.turn()))
+                    .zip(e.priors.iter().copied())
+                    .collect();
+                v.sort_by_key(|p| p.0);
+                v
+            };
+            assert_eq!(by_index(a, ea), by_index(b, eb));
+            assert_eq!(ea.value, eb.value);
+            assert!((ea.priors.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        }
+    }
+
+    #[test]
+    fn a_network_for_another_encoding_is_refused() {
+        let arch = Architecture::preset("plain-7x128").unwrap();
+        let net = PolicyValueNet::new(arch, &Device::Cpu, &mut StdRng::seed_from_u64(1));
+        let err = NetEvaluator::new(net, Encoding::default(), Device::Cpu).err();
+        assert!(err.unwrap().to_string().contains("reads 14 input planes"));
+    }
+}
