@@ -163,6 +163,18 @@ impl Position {
         }
     }
 
+    /// The colour mirror: colours swapped and the board turned half a turn (square s becomes
+    /// 33 - s), the other side to move. Every rule is symmetric under it, so a mirrored
+    /// position is the same situation seen by the other side.
+    pub fn mirrored(&self) -> Position {
+        Position {
+            black: self.white.reverse_bits(),
+            white: self.black.reverse_bits(),
+            kings: self.kings.reverse_bits(),
+            turn: self.turn.opposite(),
+        }
+    }
+
     /// The same pieces with the other side to move.
     pub const fn with_turn(self, turn: Color) -> Position {
         Position { turn, ..self }
@@ -225,7 +237,19 @@ impl Position {
 
 #[cfg(test)]
 mod tests {
+    use super::{Color, Position};
     use crate::game::{legal_moves, parse_fen};
+
+    #[test]
+    fn mirroring_swaps_colours_and_turns_the_board() {
+        let p = crate::game::parse_fen("B:WK10,22:B1,K14").unwrap();
+        assert_eq!(crate::game::to_fen(&p.mirrored()), "W:WK19,32:B11,K23");
+        assert_eq!(p.mirrored().mirrored(), p);
+        assert_eq!(
+            Position::start().mirrored(),
+            Position::start().with_turn(Color::White)
+        );
+    }
 
     #[test]
     fn a_king_capturing_round_to_its_own_square_stays_on_the_board() {

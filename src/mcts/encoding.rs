@@ -171,18 +171,6 @@ mod tests {
         }
     }
 
-    /// The same position with colours swapped and the board turned: what the other side sees.
-    fn mirrored(pos: &Position) -> Position {
-        let turn = |b: Bitboard| b.reverse_bits();
-        Position::from_bitboards(
-            turn(pos.pieces(Color::White)),
-            turn(pos.pieces(Color::Black)),
-            turn(pos.kings()),
-            pos.turn().opposite(),
-        )
-        .unwrap()
-    }
-
     fn input(state: HopState) -> EvalInput {
         EvalInput {
             hops: state.hops(),
@@ -206,8 +194,8 @@ mod tests {
         ] {
             let pos = parse_fen(fen).unwrap();
             let a = input(HopState::turn_start(pos));
-            let mut b = input(HopState::turn_start(mirrored(&pos)));
-            b.history = vec![mirrored(&Position::start())];
+            let mut b = input(HopState::turn_start(pos.mirrored()));
+            b.history = vec![Position::start().mirrored()];
             let (mut pa, mut pb) = (vec![0.0; 16 * 64], vec![0.0; 16 * 64]);
             enc.encode(&a, &mut pa);
             enc.encode(&b, &mut pb);

@@ -216,7 +216,7 @@ impl<E: Evaluator> Evaluator for CachedEvaluator<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{Color, parse_fen};
+    use crate::game::parse_fen;
     use crate::mcts::hops::HopState;
     use crate::nn::Architecture;
     use rand::SeedableRng;
@@ -224,18 +224,7 @@ mod tests {
 
     fn input(fen: &str, mirror: bool) -> EvalInput {
         let pos = parse_fen(fen).unwrap();
-        let pos = if mirror {
-            let turn = |b: u32| b.reverse_bits();
-            Position::from_bitboards(
-                turn(pos.pieces(Color::White)),
-                turn(pos.pieces(Color::Black)),
-                turn(pos.kings()),
-                pos.turn().opposite(),
-            )
-            .unwrap()
-        } else {
-            pos
-        };
+        let pos = if mirror { pos.mirrored() } else { pos };
         let state = HopState::turn_start(pos);
         EvalInput {
             hops: state.hops(),
