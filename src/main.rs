@@ -2,7 +2,9 @@
 
 use anyhow::{Context, Result, bail};
 use checkers_zero::agents::AgentSpec;
-use checkers_zero::arena::{GameConfig, MatchConfig, OpeningSet, run_match};
+use checkers_zero::arena::{
+    GameConfig, MatchConfig, OpeningSet, TournamentConfig, run_match, run_tournament,
+};
 use checkers_zero::bench;
 use checkers_zero::game::{Color, Position, parse_fen, perft};
 use checkers_zero::tensor::Device;
@@ -34,6 +36,8 @@ enum Command {
     Play(PlayArgs),
     /// Play two agents against each other over the ballot openings.
     Match(MatchArgs),
+    /// Round-robin of agents over the ballots: cross table and Elo (random anchored at 0).
+    Tournament(TournamentArgs),
     /// Speak the engine line protocol on stdin/stdout (see README).
     Engine,
     /// Train a TD(lambda) value network (agent `td`).
@@ -121,6 +125,29 @@ struct PlayArgs {
 }
 
 #[derive(clap::Args)]
+struct TournamentArgs {
+    /// Agent specs, e.g. `random alphabeta:depth=2 pso:model=runs/pso/best.ckpt`.
+    #[arg(required = true, num_args = 2..)]
+    players: Vec<String>,
+    /// Games per pair (default: every opening twice, once from each side).
+    #[arg(long)]
+    games: Option<usize>,
+    #[arg(long, value_enum, default_value_t = OpeningSet::Standard)]
+    openings: OpeningSet,
+    /// Write all games here as PDN.
+    #[arg(long)]
+    pdn: Option<PathBuf>,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Adjudicate games that reach this many plies (more pieces, then more kings, wins).
+    #[arg(long)]
+    max_plies: Option<usize>,
+}
+
+#[derive(clap::Args)]
 struct MatchArgs {
     /// First agent spec, e.g. `alphabeta:depth=6`.
     agent1: String,
@@ -193,6 +220,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Play(args) => run_play(args),
         Command::Match(args) => run_match_cmd(args),
+        Command::Tournament(args) => run_tournament_cmd(args),
         Command::TrainTd(args) => train_cli::train_td(args),
         Command::TrainGa(args) => train_cli::train_ga(args),
         Command::TrainPso(args) => train_cli::train_pso(args),
@@ -265,6 +293,34 @@ fn run_play(args: PlayArgs) -> Result<()> {
         seed: args.seed,
     };
     checkers_zero::play::run(&opts, std::io::stdin().lock(), std::io::stdout())?;
+    Ok(())
+}
+
+fn run_tournament_cmd(args: TournamentArgs) -> Result<()> {
+    let config = TournamentConfig {
+        players: args
+            .players
+            .iter()
+            .map(|p| parse_spec(p))
+            .collect::<Result<_>>()?,
+        games_per_pair: args.games,
+        openings: args.openings,
+        seed: args.seed,
+        game: GameConfig {
+            max_plies: args.max_plies,
+        },
+        progress: true,
+    };
+    let pool = thread_pool(args.threads)?;
+    let t = Instant::now();
+    let report = pool.install(|| run_tournament(&config))?;
+    print!("{}", report.table());
+    println!("({:.1} s)", t.elapsed().as_secs_f64());
+    if let Some(path) = &args.pdn {
+        checkers_zero::files::write_atomic(path, report.pdn.as_bytes())
+            .with_context(|| format!("could not write {}", path.display()))?;
+        println!("games written to {}", path.display());
+    }
     Ok(())
 }
 

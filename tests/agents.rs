@@ -181,3 +181,36 @@ fn deeper_alphabeta_beats_shallower() {
     let t = run_match(&config).unwrap().tally(None);
     assert!(t.score() > 0.6, "depth 6 vs depth 2: {}", t.summary());
 }
+
+#[test]
+fn tournament_cross_table_and_elo_order() {
+    use checkers_zero::arena::{TournamentConfig, run_tournament};
+    let config = TournamentConfig {
+        players: ["random", "alphabeta:depth=1", "alphabeta:depth=4"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect(),
+        games_per_pair: Some(16),
+        openings: OpeningSet::Standard,
+        seed: 9,
+        game: GameConfig::default(),
+        progress: false,
+    };
+    let report = run_tournament(&config).unwrap();
+    assert_eq!(report.pairs.len(), 3);
+    assert!(report.pairs.iter().all(|(_, _, t)| t.games() == 16));
+    // random is the anchor; deeper search rates higher.
+    assert_eq!(report.anchor, 0);
+    assert_eq!(report.ratings[0].elo, 0.0);
+    assert!(
+        report.ratings[2].elo > report.ratings[1].elo && report.ratings[1].elo > 0.0,
+        "{}",
+        report.table()
+    );
+    let table = report.table();
+    assert!(
+        table.contains("0 (anchor)") && table.lines().count() == 5,
+        "{table}"
+    );
+    assert_eq!(report.pdn.matches("[Event").count(), 48);
+}

@@ -1,11 +1,14 @@
-//! Games between agents: the driver, ballot openings, matches and their statistics.
+//! Games between agents: the driver, ballot openings, matches, tournaments, statistics, Elo.
 
 pub mod driver;
+pub mod elo;
 pub mod openings;
 pub mod series;
 pub mod stats;
+pub mod tournament;
 
 pub use driver::{GameConfig, play_game};
 pub use openings::{OpeningSet, ballots};
 pub use series::{MatchConfig, MatchReport, run_match};
 pub use stats::Tally;
+pub use tournament::{TournamentConfig, TournamentReport, run_tournament};

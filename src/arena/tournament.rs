@@ -1,0 +1,137 @@
+//! A round-robin tournament: every pair of players meets over the openings, both colours,
+//! then a cross table and Elo ratings anchored on one player (random at 0 when present).
+
+use super::driver::GameConfig;
+use super::elo::{PairResult, Rating, rate};
+use super::openings::OpeningSet;
+use super::series::{MatchConfig, run_match};
+use super::stats::Tally;
+use crate::agents::{AgentError, AgentSpec};
+
+#[derive(Clone, Debug)]
+pub struct TournamentConfig {
+    pub players: Vec<AgentSpec>,
+    /// Games per pair; `None` plays every opening from both sides.
+    pub games_per_pair: Option<usize>,
+    pub openings: OpeningSet,
+    pub seed: u64,
+    pub game: GameConfig,
+    pub progress: bool,
+}
+
+pub struct TournamentReport {
+    pub names: Vec<String>,
+    /// (i, j, i's results against j) for i < j.
+    pub pairs: Vec<(usize, usize, Tally)>,
+    pub anchor: usize,
+    pub ratings: Vec<Rating>,
+    /// Every game, as PDN.
+    pub pdn: String,
+}
+
+pub fn run_tournament(config: &TournamentConfig) -> Result<TournamentReport, AgentError> {
+    let n = config.players.len();
+    if n < 2 {
+        return Err(AgentError("a tournament needs at least two players".into()));
+    }
+    let mut names = Vec::with_capacity(n);
+    for p in &config.players {
+        names.push(p.build(0)?.name());
+    }
+    let mut pairs = Vec::new();
+    let mut pdn = String::new();
+    for i in 0..n {
+        for j in i + 1..n {
+            let report = run_match(&MatchConfig {
+                first: config.players[i].clone(),
+                second: config.players[j].clone(),
+                games: config.games_per_pair,
+                openings: config.openings,
+                seed: config.seed ^ ((i * n + j) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                game: config.game,
+                progress: config.progress,
+            })?;
+            pairs.push((i, j, report.tally(None)));
+            pdn.push_str(&report.pdn());
+        }
+    }
+    let anchor = config
+        .players
+        .iter()
+        .position(|p| p.kind == "random")
+        .unwrap_or(0);
+    let results: Vec<PairResult> = pairs
+        .iter()
+        .map(|&(a, b, t)| PairResult {
+            a,
+            b,
+            games: t.games() as f64,
+            points_a: t.score() * t.games() as f64,
+        })
+        .collect();
+    let wdl: Vec<[u32; 3]> = pairs
+        .iter()
+        .map(|(_, _, t)| [t.wins, t.draws, t.losses])
+        .collect();
+    let ratings = rate(n, &results, &wdl, anchor, 200, config.seed);
+    Ok(TournamentReport {
+        names,
+        pairs,
+        anchor,
+        ratings,
+        pdn,
+    })
+}
+
+impl TournamentReport {
+    /// The row player's results against each column player, as wins-draws-losses.
+    fn cell(&self, row: usize, col: usize) -> String {
+        self.pairs
+            .iter()
+            .find_map(|&(a, b, t)| {
+                if (a, b) == (row, col) {
+                    Some(format!("{}-{}-{}", t.wins, t.draws, t.losses))
+                } else if (a, b) == (col, row) {
+                    Some(format!("{}-{}-{}", t.losses, t.draws, t.wins))
+                } else {
+                    None
+                }
+            })
+            .unwrap_or_else(|| "-".into())
+    }
+
+    /// The cross table (row player's W-D-L against each column player), then the ratings.
+    pub fn table(&self) -> String {
+        let n = self.names.len();
+        let label = |i: usize| format!("{}", i + 1);
+        let width = 12;
+        let mut s = format!("{:<4}{:<32}", "#", "player");
+        for j in 0..n {
+            s += &format!("{:>width$}", label(j));
+        }
+        s += &format!("{:>22}\n", "Elo (95% CI)");
+        for i in 0..n {
+            let name: String = self.names[i].chars().take(31).collect();
+            s += &format!("{:<4}{:<32}", label(i), name);
+            for j in 0..n {
+                s += &format!(
+                    "{:>width$}",
+                    if i == j {
+                        "x".to_string()
+                    } else {
+                        self.cell(i, j)
+                    }
+                );
+            }
+            let r = self.ratings[i];
+            let elo = if i == self.anchor {
+                "0 (anchor)".to_string()
+            } else {
+                format!("{:+.0} [{:+.0}, {:+.0}]", r.elo, r.low, r.high)
+            };
+            s += &format!("{elo:>22}\n");
+        }
+        s += "cells: the row player's wins-draws-losses against the column player\n";
+        s
+    }
+}
