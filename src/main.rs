@@ -129,22 +129,8 @@ struct TournamentArgs {
     /// Agent specs, e.g. `random alphabeta:depth=2 pso:model=runs/pso/best.ckpt`.
     #[arg(required = true, num_args = 2..)]
     players: Vec<String>,
-    /// Games per pair (default: every opening twice, once from each side).
-    #[arg(long)]
-    games: Option<usize>,
-    #[arg(long, value_enum, default_value_t = OpeningSet::Standard)]
-    openings: OpeningSet,
-    /// Write all games here as PDN.
-    #[arg(long)]
-    pdn: Option<PathBuf>,
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long)]
-    threads: Option<usize>,
-    /// Adjudicate games that reach this many plies (more pieces, then more kings, wins).
-    #[arg(long)]
-    max_plies: Option<usize>,
+    #[command(flatten)]
+    series: SeriesArgs,
 }
 
 #[derive(clap::Args)]
@@ -153,7 +139,14 @@ struct MatchArgs {
     agent1: String,
     /// Second agent spec, e.g. `random`.
     agent2: String,
-    /// Number of games (default: every opening twice, once from each side).
+    #[command(flatten)]
+    series: SeriesArgs,
+}
+
+/// How the games of a match or of each tournament pairing are played.
+#[derive(clap::Args)]
+struct SeriesArgs {
+    /// Games (per pair in a tournament; default: every opening twice, once from each side).
     #[arg(long)]
     games: Option<usize>,
     /// Starting positions.
@@ -170,6 +163,31 @@ struct MatchArgs {
     /// Adjudicate games that reach this many plies (more pieces, then more kings, wins).
     #[arg(long)]
     max_plies: Option<usize>,
+}
+
+impl SeriesArgs {
+    /// Runs `play` on the worker pool, prints its report and time, writes its PDN if asked.
+    fn run<R>(
+        &self,
+        play: impl FnOnce() -> Result<R> + Send,
+        report: impl Fn(&R) -> (String, String),
+    ) -> Result<()>
+    where
+        R: Send,
+    {
+        let pool = thread_pool(self.threads)?;
+        let t = Instant::now();
+        let result = pool.install(play)?;
+        let (summary, pdn) = report(&result);
+        print!("{summary}");
+        println!("({:.1} s)", t.elapsed().as_secs_f64());
+        if let Some(path) = &self.pdn {
+            checkers_zero::files::write_atomic(path, pdn.as_bytes())
+                .with_context(|| format!("could not write {}", path.display()))?;
+            println!("games written to {}", path.display());
+        }
+        Ok(())
+    }
 }
 
 fn main() {
@@ -297,54 +315,39 @@ fn run_play(args: PlayArgs) -> Result<()> {
 }
 
 fn run_tournament_cmd(args: TournamentArgs) -> Result<()> {
+    let a = &args.series;
     let config = TournamentConfig {
         players: args
             .players
             .iter()
             .map(|p| parse_spec(p))
             .collect::<Result<_>>()?,
-        games_per_pair: args.games,
-        openings: args.openings,
-        seed: args.seed,
+        games_per_pair: a.games,
+        openings: a.openings,
+        seed: a.seed,
         game: GameConfig {
-            max_plies: args.max_plies,
+            max_plies: a.max_plies,
         },
         progress: true,
     };
-    let pool = thread_pool(args.threads)?;
-    let t = Instant::now();
-    let report = pool.install(|| run_tournament(&config))?;
-    print!("{}", report.table());
-    println!("({:.1} s)", t.elapsed().as_secs_f64());
-    if let Some(path) = &args.pdn {
-        checkers_zero::files::write_atomic(path, report.pdn.as_bytes())
-            .with_context(|| format!("could not write {}", path.display()))?;
-        println!("games written to {}", path.display());
-    }
-    Ok(())
+    a.run(
+        || Ok(run_tournament(&config)?),
+        |r| (r.table(), r.pdn.clone()),
+    )
 }
 
 fn run_match_cmd(args: MatchArgs) -> Result<()> {
+    let a = &args.series;
     let config = MatchConfig {
         first: parse_spec(&args.agent1)?,
         second: parse_spec(&args.agent2)?,
-        games: args.games,
-        openings: args.openings,
-        seed: args.seed,
+        games: a.games,
+        openings: a.openings,
+        seed: a.seed,
         game: GameConfig {
-            max_plies: args.max_plies,
+            max_plies: a.max_plies,
         },
         progress: true,
     };
-    let pool = thread_pool(args.threads)?;
-    let t = Instant::now();
-    let report = pool.install(|| run_match(&config))?;
-    print!("{}", report.summary());
-    println!("  ({:.1} s)", t.elapsed().as_secs_f64());
-    if let Some(path) = &args.pdn {
-        checkers_zero::files::write_atomic(path, report.pdn().as_bytes())
-            .with_context(|| format!("could not write {}", path.display()))?;
-        println!("games written to {}", path.display());
-    }
-    Ok(())
+    a.run(|| Ok(run_match(&config)?), |r| (r.summary(), r.pdn()))
 }

@@ -1,6 +1,6 @@
 //! The ACF three-move ballots, embedded so the binary needs no outside file.
 
-use crate::game::{Game, parse_fen, to_fen};
+use crate::game::Game;
 
 const BALLOTS_TSV: &str = include_str!("../../data/three_move_ballots.tsv");
 
@@ -81,25 +81,27 @@ pub fn starting_games(set: OpeningSet) -> Vec<(String, Game)> {
     }
 }
 
-/// Checks an opening's moves lead to its recorded position.
-pub fn verify(opening: &Opening) -> Result<(), String> {
-    let played = opening.game();
-    let recorded = parse_fen(&opening.fen).map_err(|e| format!("ballot {}: {e}", opening.id))?;
-    if *played.position() == recorded {
-        Ok(())
-    } else {
-        Err(format!(
-            "ballot {}: moves give {} but the table says {}",
-            opening.id,
-            to_fen(played.position()),
-            opening.fen
-        ))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::{parse_fen, to_fen};
+
+    /// Checks an opening's moves lead to its recorded position.
+    pub fn verify(opening: &Opening) -> Result<(), String> {
+        let played = opening.game();
+        let recorded =
+            parse_fen(&opening.fen).map_err(|e| format!("ballot {}: {e}", opening.id))?;
+        if *played.position() == recorded {
+            Ok(())
+        } else {
+            Err(format!(
+                "ballot {}: moves give {} but the table says {}",
+                opening.id,
+                to_fen(played.position()),
+                opening.fen
+            ))
+        }
+    }
 
     #[test]
     fn all_174_ballots_reach_their_recorded_positions() {
