@@ -199,6 +199,7 @@ fn the_search_agents_play_whole_games_with_legal_moves() {
 
 #[test]
 fn az_needs_a_model_file_and_plays_with_one() {
+    use checkers_zero::mcts::save_model;
     use checkers_zero::nn::{Architecture, PolicyValueNet};
     use checkers_zero::tensor::Device;
     let missing = "az:model=/nonexistent/net.bin"
@@ -216,7 +217,7 @@ fn az_needs_a_model_file_and_plays_with_one() {
     let path = dir.join("tiny.bin");
     let arch = Architecture::preset("az-tiny").unwrap();
     let net = PolicyValueNet::new(arch, &Device::Cpu, &mut StdRng::seed_from_u64(0));
-    net.save(&path, None).unwrap();
+    save_model(&path, &net, Default::default(), None).unwrap();
     let spec = format!("az:model={},searches=24,batch=4,device=cpu", path.display());
     let mut az = spec.parse::<AgentSpec>().unwrap().build(0).unwrap();
     let mut game = Game::new();

@@ -10,7 +10,7 @@
 pub type Bitboard = u32;
 
 /// A diagonal direction on the fixed board (north = toward squares 1-4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Dir {
     NorthWest = 0,
     NorthEast = 1,

@@ -5,7 +5,9 @@ use super::moves::Move;
 use super::zobrist;
 
 /// The two sides. Black moves first and starts on squares 1-12.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Color {
     Black,
     White,
@@ -62,7 +64,8 @@ pub struct Piece {
 
 /// A position: three bitboards and the side to move (13 bytes, cheap to copy).
 /// Invariants (kept by every constructor): `black & white == 0`, `kings ⊆ black | white`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// (Serialised only inside checksummed files this program wrote.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Position {
     black: Bitboard,
     white: Bitboard,

@@ -2,12 +2,12 @@
 //! policy-value network). Both keep their tree between moves of a game.
 
 use super::evaluator::NetEvaluator;
+use super::model::load_model;
 use super::puct::{Puct, PuctConfig, most_visited};
 use super::tree::Tree;
 use super::uct::Uct;
 use crate::agents::{Agent, AgentError, Analysis, Decision, Limits, MoveScore};
 use crate::game::Game;
-use crate::nn::PolicyValueNet;
 use crate::tensor::Device;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -183,9 +183,9 @@ impl AzAgent {
         }
         let device = Device::from_name(&config.device)
             .map_err(|e| AgentError(format!("az option device: {e}")))?;
-        let (net, _) = PolicyValueNet::load(path, &device)
+        let (net, encoding, _) = load_model(path, &device)
             .map_err(|e| AgentError(format!("az: cannot load {}: {e}", path.display())))?;
-        let evaluator = NetEvaluator::new(net, Default::default(), device)
+        let evaluator = NetEvaluator::new(net, encoding, device)
             .map_err(|e| AgentError(format!("az: {}: {e}", path.display())))?;
         Ok(AzAgent {
             config,

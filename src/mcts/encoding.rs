@@ -82,7 +82,7 @@ pub struct EvalInput {
 }
 
 /// Which optional planes an encoding has.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Encoding {
     /// Earlier turn-start positions to show (the original design used 5).
     pub history: usize,

@@ -9,14 +9,14 @@ use crate::game::moves::jumpers;
 use crate::game::{Color, Move, Position};
 
 /// One hop: the piece on `from` (0-based square) steps or jumps in `dir`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Hop {
     pub from: u8,
     pub dir: Dir,
 }
 
 /// A position at a hop boundary: a turn start, or part-way through a multi-jump.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct HopState {
     /// The board with the jumping piece on its current square and the jumped pieces still on
     /// it; the side to move is the side making the turn.

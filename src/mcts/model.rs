@@ -1,0 +1,118 @@
+//! The AlphaZero model file: a policy-value network with the input encoding it was trained
+//! on, so a player of the file feeds it the same planes. The common checkpoint format
+//! ([`Checkpoint`]) with [`AzModel`] as its architecture record.
+
+use super::encoding::Encoding;
+use crate::nn::{Architecture, Checkpoint, CheckpointError, Optimizer, PolicyValueNet};
+use crate::tensor::Device;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// What rebuilds an AlphaZero network and says how to feed it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AzModel {
+    pub arch: Architecture,
+    pub encoding: Encoding,
+}
+
+impl std::fmt::Display for AzModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} with {} history positions{}",
+            self.arch,
+            self.encoding.history,
+            if self.encoding.legal_hops {
+                " and legal-hop planes"
+            } else {
+                ""
+            }
+        )
+    }
+}
+
+impl AzModel {
+    /// `preset` fed by `encoding` (the preset's input planes follow the encoding).
+    pub fn new(arch: Architecture, encoding: Encoding) -> AzModel {
+        AzModel {
+            arch: arch.with_input_planes(encoding.planes()),
+            encoding,
+        }
+    }
+
+    /// Rebuilds the network recorded in `ckpt` (in training mode) and its optimizer, if saved.
+    pub fn restore<A>(
+        &self,
+        ckpt: &Checkpoint<A>,
+        device: &Device,
+    ) -> Result<(PolicyValueNet, Option<Optimizer>), CheckpointError>
+    where
+        A: Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Display,
+    {
+        // The initial values are overwritten; any seed does.
+        let mut net = PolicyValueNet::new(self.arch.clone(), device, &mut StdRng::seed_from_u64(0));
+        ckpt.restore(&mut net, &ckpt.arch)?;
+        let optimizer = ckpt.optimizer(&net)?;
+        Ok((net, optimizer))
+    }
+}
+
+/// Writes `net` (fed by `encoding`) and optionally its optimizer to `path`, atomically.
+pub fn save_model(
+    path: &Path,
+    net: &PolicyValueNet,
+    encoding: Encoding,
+    optimizer: Option<&Optimizer>,
+) -> Result<(), CheckpointError> {
+    let model = AzModel {
+        arch: net.arch().clone(),
+        encoding,
+    };
+    Checkpoint::capture(model, net, optimizer).save(path)
+}
+
+/// Reads a model file: the network (in training mode), its encoding and saved optimizer.
+pub fn load_model(
+    path: &Path,
+    device: &Device,
+) -> Result<(PolicyValueNet, Encoding, Option<Optimizer>), CheckpointError> {
+    let ckpt = Checkpoint::<AzModel>::load(path)?;
+    let (net, optimizer) = ckpt.arch.restore(&ckpt, device)?;
+    Ok((net, ckpt.arch.encoding, optimizer))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_model_file_keeps_the_encoding_and_the_weights() {
+        let dir = std::env::temp_dir().join(format!("cz-model-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("m.ckpt");
+        let encoding = Encoding {
+            history: 1,
+            legal_hops: true,
+        };
+        let model = AzModel::new(Architecture::preset("az-tiny").unwrap(), encoding);
+        let net = PolicyValueNet::new(
+            model.arch.clone(),
+            &Device::Cpu,
+            &mut StdRng::seed_from_u64(5),
+        );
+        save_model(&path, &net, encoding, None).unwrap();
+        let (back, enc, opt) = load_model(&path, &Device::Cpu).unwrap();
+        assert_eq!(enc, encoding);
+        assert_eq!(back.arch().input_planes, 16);
+        assert!(opt.is_none());
+        let x = crate::tensor::Tensor::from_vec(vec![0.5; 16 * 64], &[1, 16, 8, 8], &Device::Cpu);
+        let (mut a, mut b) = (net, back);
+        a.set_train(false);
+        b.set_train(false);
+        use crate::nn::Module;
+        assert_eq!(a.predict(&x).1.to_vec(), b.predict(&x).1.to_vec());
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
