@@ -7,6 +7,7 @@ pub mod files;
 pub mod game;
 pub mod mcts;
 pub mod play;
+pub mod selfplay;
 
 pub mod backend;
 pub mod bench;

@@ -69,7 +69,7 @@ pub fn legal_mask(state: &HopState) -> [bool; POLICY_SIZE] {
 }
 
 /// One position to evaluate, with what the encoding may need beyond the board.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct EvalInput {
     pub state: HopState,
     /// Plies since the last man move or capture.

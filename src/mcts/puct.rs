@@ -2,7 +2,8 @@
 //! game is over, Dirichlet noise at the root, first-play urgency, and batches of leaves
 //! gathered with virtual loss so one network call serves several simulations.
 
-use super::evaluator::Evaluator;
+use super::encoding::EvalInput;
+use super::evaluator::{Evaluation, Evaluator};
 use super::tree::{Node, NodeId, Tree};
 use crate::game::Game;
 use rand::Rng;
@@ -147,6 +148,15 @@ pub fn pick_child(tree: &Tree, parent: NodeId, temperature: f32, rng: &mut impl 
     *kids.last().expect("an expanded node has children")
 }
 
+/// Leaves gathered for one evaluator call ([`Puct::gather`]).
+pub struct Leaves {
+    ids: Vec<NodeId>,
+    /// What to evaluate, one per leaf.
+    pub inputs: Vec<EvalInput>,
+    /// Simulations that ended on an exact value (already backed up).
+    exact: usize,
+}
+
 /// A PUCT search over one game's tree.
 pub struct Puct {
     pub config: PuctConfig,
@@ -191,16 +201,29 @@ impl Puct {
         }
     }
 
-    /// Gathers up to `batch` leaves (each under virtual loss, so the next descent looks
-    /// elsewhere), evaluates them in one call, expands them and backs their values up.
-    /// A descent that ends on a leaf already in the batch ends the gathering. Returns the
-    /// simulations completed (at least one).
+    /// One round: gathers leaves, evaluates them in one call, applies the answers. Returns
+    /// the simulations completed (at least one).
     fn round(&mut self, eval: &mut dyn Evaluator, batch: usize, rng: &mut impl Rng) -> usize {
+        let leaves = self.gather(batch, eval.history(), rng);
+        let evals = if leaves.inputs.is_empty() {
+            Vec::new()
+        } else {
+            eval.evaluate(&leaves.inputs)
+        };
+        self.apply(leaves, evals)
+    }
+
+    /// Gathers up to `batch` leaves (each under virtual loss, so the next descent looks
+    /// elsewhere) for one evaluator call; leaves whose value is exact are backed up at once.
+    /// A descent that ends on a leaf already gathered ends the gathering. A self-play worker
+    /// gathers from many games, evaluates all their leaves together and applies the answers
+    /// to each game with [`apply`](Self::apply).
+    pub fn gather(&mut self, batch: usize, history: usize, rng: &mut impl Rng) -> Leaves {
         self.draw_root_noise(rng);
         let mut leaves = Vec::with_capacity(batch);
         let mut inputs = Vec::with_capacity(batch);
         let mut exact = 0;
-        while leaves.len() + exact < batch {
+        while leaves.len() + exact < batch.max(1) {
             let leaf = self.descend();
             if self.tree.node(leaf).pending {
                 break;
@@ -213,20 +236,27 @@ impl Puct {
             }
             self.tree.set_pending(leaf, true);
             self.tree.virtual_loss(leaf, 1);
-            inputs.push(self.tree.eval_input(leaf, hops, eval.history()));
+            inputs.push(self.tree.eval_input(leaf, hops, history));
             leaves.push(leaf);
         }
-        if !leaves.is_empty() {
-            let evals = eval.evaluate(&inputs);
-            assert_eq!(evals.len(), leaves.len(), "one evaluation per input");
-            for ((&leaf, input), e) in leaves.iter().zip(&inputs).zip(evals) {
-                self.tree.virtual_loss(leaf, -1);
-                self.tree.set_pending(leaf, false);
-                self.tree.expand(leaf, &input.hops, &e.priors);
-                self.tree.backup(leaf, e.value);
-            }
+        Leaves {
+            ids: leaves,
+            inputs,
+            exact,
         }
-        leaves.len() + exact
+    }
+
+    /// Expands the gathered leaves with their evaluations (one per input, in order) and backs
+    /// the values up. Returns the simulations completed.
+    pub fn apply(&mut self, leaves: Leaves, evals: Vec<Evaluation>) -> usize {
+        assert_eq!(evals.len(), leaves.ids.len(), "one evaluation per input");
+        for ((&leaf, input), e) in leaves.ids.iter().zip(&leaves.inputs).zip(evals) {
+            self.tree.virtual_loss(leaf, -1);
+            self.tree.set_pending(leaf, false);
+            self.tree.expand(leaf, &input.hops, &e.priors);
+            self.tree.backup(leaf, e.value);
+        }
+        leaves.ids.len() + leaves.exact
     }
 
     /// Draws the root's Dirichlet noise (Gamma samples, normalised) once the root is

@@ -1,0 +1,291 @@
+//! Self-play games: each worker thread keeps many games going at once, gathers leaves from
+//! all of their searches, sends them to the evaluator in one call and applies the answers
+//! (AlphaZero.jl's and KataGo's design), so a network on the other end sees large batches.
+//!
+//! A game searches again at every hop of a multi-jump; a hop that is the only legal one is
+//! played without a search and gives no training sample. With playout-cap randomisation only
+//! full searches (with root noise and forced playouts) become samples.
+
+use super::replay::Sample;
+use crate::game::{Game, adjudicate};
+use crate::mcts::hops::move_of_hops;
+use crate::mcts::{
+    Evaluator, Hop, Leaves, PlayoutCap, Puct, PuctConfig, Temperature, Tree, pick_child,
+    policy_index,
+};
+use crate::train::run::derive_seed;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// How self-play games are played.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SelfPlayConfig {
+    /// The search; its noise and forced playouts apply to full searches only.
+    pub puct: PuctConfig,
+    pub playouts: PlayoutCap,
+    pub temperature: Temperature,
+    /// A game reaching this many plies is adjudicated (more pieces, then more kings).
+    pub max_plies: usize,
+    /// Games each worker keeps going at once.
+    pub concurrent_games: usize,
+}
+
+/// A finished self-play game and its training samples (results filled in).
+#[derive(Clone, Debug)]
+pub struct SelfPlayGame {
+    /// Which game of the batch (its seed follows from it).
+    pub index: u64,
+    pub game: Game,
+    pub samples: Vec<Sample>,
+    /// Simulations searched in this game.
+    pub simulations: u64,
+}
+
+/// One game in progress on a worker.
+struct Slot {
+    index: u64,
+    game: Game,
+    search: Puct,
+    rng: StdRng,
+    /// Hops played so far in the current turn.
+    turn: Vec<Hop>,
+    /// Simulations wanted and done for the current decision, and whether it is a full search.
+    target: u32,
+    done: u32,
+    full: bool,
+    samples: Vec<Sample>,
+    simulations: u64,
+}
+
+impl Slot {
+    fn new(index: u64, seed: u64, config: &SelfPlayConfig) -> Slot {
+        let game = Game::new();
+        Slot {
+            index,
+            search: Puct::new(config.puct, &game),
+            game,
+            rng: StdRng::seed_from_u64(derive_seed(seed, index, 0)),
+            turn: Vec::new(),
+            target: 0,
+            done: 0,
+            full: false,
+            samples: Vec::new(),
+            simulations: 0,
+        }
+    }
+
+    /// Plays forced hops until a decision needs a search (then sets its budget and returns
+    /// true) or the game is over (false).
+    fn next_decision(&mut self, config: &SelfPlayConfig) -> bool {
+        loop {
+            if self.turn.is_empty() {
+                if self.game.outcome().is_some() {
+                    return false;
+                }
+                if self.game.ply() >= config.max_plies {
+                    self.game.impose(adjudicate(self.game.position()));
+                    return false;
+                }
+            }
+            let hops = self.search.tree().root().state.hops();
+            if let [only] = hops[..] {
+                self.play(only);
+                continue;
+            }
+            let (target, full) = config.playouts.draw(&mut self.rng);
+            self.search.config.noise = config.puct.noise.filter(|_| full);
+            self.search.config.forced_playouts = config.puct.forced_playouts.filter(|_| full);
+            (self.target, self.done, self.full) = (target.max(1), 0, full);
+            return true;
+        }
+    }
+
+    /// Records the finished search as a sample (if full) and plays a hop chosen by visits.
+    fn decide(&mut self, config: &SelfPlayConfig, history: usize) {
+        let tree = self.search.tree();
+        if self.full {
+            let root = tree.root();
+            let turn = root.state.turn();
+            let policy = self
+                .search
+                .policy_target()
+                .into_iter()
+                .filter(|&(_, p)| p > 0.0)
+                .map(|(hop, p)| (policy_index(hop, turn) as u8, p))
+                .collect();
+            self.samples.push(Sample {
+                input: tree.eval_input(Tree::ROOT, root.state.hops(), history),
+                policy,
+                z: 0.0,
+                q: root.q(),
+            });
+        }
+        let t = config.temperature.at(self.game.ply());
+        let child = pick_child(tree, Tree::ROOT, t, &mut self.rng);
+        let hop = tree.node(child).hop;
+        self.play(hop);
+    }
+
+    fn play(&mut self, hop: Hop) {
+        self.search.advance_hop(hop);
+        self.turn.push(hop);
+        if self.search.tree().root().state.is_turn_start() {
+            let moves = self.game.legal_moves();
+            let mv = move_of_hops(&moves, &self.turn)
+                .expect("hops legal at each step make a legal move")
+                .clone();
+            self.game.play(mv);
+            self.turn.clear();
+        }
+    }
+
+    /// The finished game with each sample's result from its side to move.
+    fn finish(mut self) -> SelfPlayGame {
+        let outcome = self.game.outcome().expect("finished games have an outcome");
+        for s in &mut self.samples {
+            s.z = 2.0 * outcome.score_for(s.input.state.turn()) as f32 - 1.0;
+        }
+        SelfPlayGame {
+            index: self.index,
+            game: self.game,
+            samples: self.samples,
+            simulations: self.simulations,
+        }
+    }
+}
+
+/// Plays games until `next` (shared by all workers) reaches `total`, up to
+/// `config.concurrent_games` at once, handing each finished game to `done`. Game `i` draws
+/// its randomness from `seed` and `i` alone.
+pub fn play_games(
+    config: &SelfPlayConfig,
+    eval: &mut dyn Evaluator,
+    next: &AtomicU64,
+    total: u64,
+    seed: u64,
+    mut done: impl FnMut(SelfPlayGame),
+) {
+    let history = eval.history();
+    let mut slots: Vec<Slot> = Vec::new();
+    loop {
+        while slots.len() < config.concurrent_games.max(1) {
+            let index = next.fetch_add(1, Ordering::SeqCst);
+            if index >= total {
+                break;
+            }
+            slots.push(Slot::new(index, seed, config));
+        }
+        let mut i = 0;
+        while i < slots.len() {
+            let slot = &mut slots[i];
+            if slot.done >= slot.target {
+                if slot.target > 0 {
+                    slot.decide(config, history);
+                }
+                if !slot.next_decision(config) {
+                    done(slots.swap_remove(i).finish());
+                    continue;
+                }
+            }
+            i += 1;
+        }
+        if slots.is_empty() {
+            return;
+        }
+        let gathered: Vec<Leaves> = slots
+            .iter_mut()
+            .map(|s| {
+                let want = (s.target - s.done) as usize;
+                s.search
+                    .gather(config.puct.batch.min(want), history, &mut s.rng)
+            })
+            .collect();
+        let inputs: Vec<_> = gathered.iter().flat_map(|l| l.inputs.clone()).collect();
+        let mut evals = eval.evaluate(&inputs).into_iter();
+        for (slot, leaves) in slots.iter_mut().zip(gathered) {
+            let answers = evals.by_ref().take(leaves.inputs.len()).collect();
+            let n = slot.search.apply(leaves, answers) as u32;
+            slot.done += n;
+            slot.simulations += n as u64;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Outcome;
+    use crate::mcts::MaterialEvaluator;
+
+    fn config() -> SelfPlayConfig {
+        SelfPlayConfig {
+            puct: PuctConfig::self_play(),
+            playouts: PlayoutCap {
+                full: 24,
+                fast: 8,
+                full_probability: 0.5,
+            },
+            temperature: Temperature {
+                initial: 1.0,
+                plies: 8,
+                linear_decay: false,
+            },
+            max_plies: 60,
+            concurrent_games: 3,
+        }
+    }
+
+    #[test]
+    fn games_finish_with_legal_moves_and_samples_carry_their_results() {
+        let next = AtomicU64::new(0);
+        let mut games = Vec::new();
+        play_games(
+            &config(),
+            &mut MaterialEvaluator::default(),
+            &next,
+            5,
+            7,
+            |g| games.push(g),
+        );
+        assert_eq!(games.len(), 5);
+        games.sort_by_key(|g| g.index);
+        for g in &games {
+            let outcome = g.game.outcome().unwrap();
+            assert!(g.game.ply() <= 60);
+            // Replaying the moves from the start gives the same game (every move legal).
+            let mut replay = Game::new();
+            for mv in g.game.moves() {
+                assert!(replay.legal_moves().contains(mv));
+                replay.play(mv.clone());
+            }
+            assert!(!g.samples.is_empty() && g.simulations > 0);
+            for s in &g.samples {
+                let want = 2.0 * outcome.score_for(s.input.state.turn()) as f32 - 1.0;
+                assert_eq!(s.z, want);
+                let total: f32 = s.policy.iter().map(|p| p.1).sum();
+                assert!((total - 1.0).abs() < 1e-4, "policy sums to {total}");
+                assert!(s.input.hops.len() > 1, "forced hops are not samples");
+            }
+            if g.game.ply() >= 60 {
+                assert!(!matches!(
+                    outcome,
+                    Outcome::Win(_, crate::game::WinReason::NoMoves)
+                ));
+            }
+        }
+        // The same seed plays the same games, however many run at once.
+        let again = AtomicU64::new(0);
+        let mut one_at_a_time = Vec::new();
+        let c = SelfPlayConfig {
+            concurrent_games: 1,
+            ..config()
+        };
+        play_games(&c, &mut MaterialEvaluator::default(), &again, 5, 7, |g| {
+            one_at_a_time.push(g)
+        });
+        for (a, b) in games.iter().zip(&one_at_a_time) {
+            assert_eq!(a.game.moves(), b.game.moves());
+        }
+    }
+}

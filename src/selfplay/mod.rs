@@ -1,0 +1,87 @@
+//! Self-play (DESIGN.md, "Pipeline"): worker threads each keep many games going and send
+//! their leaves to one inference service that runs the network on batches; finished games
+//! become samples in the replay buffer.
+//!
+//! - [`games`]: a worker's games (search, move choice, samples).
+//! - [`inference`]: the batching inference service and its client evaluator.
+//! - [`replay`]: samples, the sliding-window buffer and training batches.
+
+pub mod games;
+pub mod inference;
+pub mod replay;
+
+pub use games::{SelfPlayConfig, SelfPlayGame, play_games};
+pub use inference::{InferenceClient, InferenceService, InferenceStats, inference_service};
+pub use replay::{ReplayBuffer, Sample, ValueTarget};
+
+use crate::mcts::Evaluator;
+use indicatif::ProgressBar;
+use std::sync::Mutex;
+use std::sync::atomic::AtomicU64;
+use std::time::{Duration, Instant};
+
+/// How a self-play phase runs: workers and the service's batching.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SelfPlayRun {
+    pub games: u64,
+    pub workers: usize,
+    /// Positions per network call at most.
+    pub max_batch: usize,
+    /// How long the service waits for more requests before running a partial batch.
+    pub wait: Duration,
+    pub seed: u64,
+}
+
+/// Finished games (in game order) and how fast they came.
+pub struct SelfPlayReport {
+    pub games: Vec<SelfPlayGame>,
+    pub elapsed: Duration,
+    pub inference: InferenceStats,
+}
+
+impl SelfPlayReport {
+    pub fn simulations(&self) -> u64 {
+        self.games.iter().map(|g| g.simulations).sum()
+    }
+
+    pub fn positions(&self) -> u64 {
+        self.games.iter().map(|g| g.game.ply() as u64).sum()
+    }
+}
+
+/// Plays `run.games` games with `eval` (run on this thread, behind the inference service)
+/// answering the leaves of `run.workers` worker threads; `bar` counts finished games.
+pub fn self_play(
+    eval: &mut dyn Evaluator,
+    config: &SelfPlayConfig,
+    run: &SelfPlayRun,
+    bar: Option<&ProgressBar>,
+) -> SelfPlayReport {
+    let start = Instant::now();
+    let (service, client) = inference_service(eval.history(), run.max_batch, run.wait);
+    let next = AtomicU64::new(0);
+    let finished = Mutex::new(Vec::new());
+    let inference = std::thread::scope(|scope| {
+        for _ in 0..run.workers.max(1) {
+            let mut client = client.clone();
+            let (next, finished) = (&next, &finished);
+            scope.spawn(move || {
+                play_games(config, &mut client, next, run.games, run.seed, |g| {
+                    finished.lock().expect("no worker panicked").push(g);
+                    if let Some(b) = bar {
+                        b.inc(1);
+                    }
+                });
+            });
+        }
+        drop(client);
+        service.serve(eval)
+    });
+    let mut games = finished.into_inner().expect("no worker panicked");
+    games.sort_by_key(|g| g.index);
+    SelfPlayReport {
+        games,
+        elapsed: start.elapsed(),
+        inference,
+    }
+}
