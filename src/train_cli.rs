@@ -1,6 +1,8 @@
 //! The `train-td`, `train-ga` and `train-pso` subcommands (part of the binary).
 
 use anyhow::{Context, Result, bail};
+use checkers_zero::tensor::Device;
+use checkers_zero::train::alphazero::{ConfigOverrides, Pipeline, TrainConfig, read_config_file};
 use checkers_zero::train::ga::{self, GaConfig, Scheme};
 use checkers_zero::train::pso::{self, PsoConfig, Topology};
 use checkers_zero::train::run::RunOptions;
@@ -50,6 +52,71 @@ fn hidden_list(text: &str) -> Result<Vec<usize>> {
         .map(|h| h.trim().parse::<usize>().ok().filter(|&h| h > 0))
         .collect::<Option<Vec<_>>>()
         .with_context(|| format!("--hidden {text:?}: expected widths like 40 or 40,10"))
+}
+
+/// AlphaZero self-play training.
+#[derive(clap::Args)]
+pub struct AzArgs {
+    /// Run folder (default: runs/az-<unix time>).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Continue the run in this folder from its last checkpoint (keys given here change it).
+    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["out", "preset", "config"])]
+    resume: Option<PathBuf>,
+    /// Preset: cpu (laptop) or gpu (desktop); default: gpu on a hardware GPU, else cpu.
+    #[arg(long)]
+    preset: Option<String>,
+    /// A JSON file of keys to change over the preset (the same names as the flags, with
+    /// underscores: {"games_per_iteration": 40}).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// auto (a hardware GPU, else the CPU), cpu or gpu (any adapter, software ones too).
+    #[arg(long, default_value = "auto")]
+    device: String,
+    #[command(flatten)]
+    keys: ConfigOverrides,
+}
+
+pub fn train_az(a: AzArgs) -> Result<()> {
+    let device = Device::from_name(&a.device).with_context(|| format!("--device {}", a.device))?;
+    let mut pipeline = match &a.resume {
+        Some(dir) => Pipeline::resume(dir, &a.keys, device.clone(), true)?,
+        None => {
+            let preset = a.preset.clone().unwrap_or_else(|| match device {
+                Device::Gpu(_) => "gpu".into(),
+                Device::Cpu => "cpu".into(),
+            });
+            let mut config = TrainConfig::preset(&preset).map_err(anyhow::Error::msg)?;
+            if let Some(path) = &a.config {
+                config.apply(&read_config_file(path).map_err(anyhow::Error::msg)?);
+            }
+            config.apply(&a.keys);
+            let out = a.out.clone().unwrap_or_else(|| {
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs());
+                PathBuf::from(format!("runs/az-{now}"))
+            });
+            eprintln!("preset {preset}, network {}", config.network);
+            Pipeline::create(&out, config, device.clone(), true)?
+        }
+    };
+    let dir = pipeline.dir().display().to_string();
+    let s = pipeline.state();
+    eprintln!(
+        "training {} on {} in {dir} from iteration {} of {} (resume with: checkers-zero train \
+         --resume {dir})",
+        s.model,
+        device.describe(),
+        s.iteration,
+        s.config.iterations
+    );
+    pipeline.run()?;
+    eprintln!(
+        "done: best network {dir}/best.ckpt (play it: checkers-zero play --agent \
+         az:model={dir}/best.ckpt)"
+    );
+    Ok(())
 }
 
 /// TD(lambda): a value MLP over the 32 squares trained online with eligibility traces.

@@ -132,9 +132,8 @@ impl Slot {
         self.turn.push(hop);
         if self.search.tree().root().state.is_turn_start() {
             let moves = self.game.legal_moves();
-            let mv = move_of_hops(&moves, &self.turn)
-                .expect("hops legal at each step make a legal move")
-                .clone();
+            let mv = *move_of_hops(&moves, &self.turn)
+                .expect("hops legal at each step make a legal move");
             self.game.play(mv);
             self.turn.clear();
         }
@@ -257,7 +256,7 @@ mod tests {
             let mut replay = Game::new();
             for mv in g.game.moves() {
                 assert!(replay.legal_moves().contains(mv));
-                replay.play(mv.clone());
+                replay.play(*mv);
             }
             assert!(!g.samples.is_empty() && g.simulations > 0);
             for s in &g.samples {

@@ -37,6 +37,8 @@ pub struct SelfPlayReport {
     pub games: Vec<SelfPlayGame>,
     pub elapsed: Duration,
     pub inference: InferenceStats,
+    /// Share of evaluations answered by a cache in front of the network (set by its owner).
+    pub cache_hit_rate: f64,
 }
 
 impl SelfPlayReport {
@@ -83,5 +85,6 @@ pub fn self_play(
         games,
         elapsed: start.elapsed(),
         inference,
+        cache_hit_rate: 0.0,
     }
 }

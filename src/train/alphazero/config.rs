@@ -1,0 +1,317 @@
+//! Every hyperparameter of an AlphaZero run, with presets for a laptop CPU and a desktop GPU.
+//! One list below defines each key once: the resolved [`TrainConfig`], and
+//! [`ConfigOverrides`] — the same keys, all optional — which is both the `train` command's
+//! flags (`--games-per-iteration 40`) and the config file's JSON keys
+//! (`{"games_per_iteration": 40}`). A run resolves preset, then file, then flags.
+
+use crate::mcts::{Encoding, PlayoutCap, PuctConfig, Temperature};
+use crate::nn::{Architecture, OptimConfig};
+use crate::selfplay::{SelfPlayConfig, ValueTarget};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The optimizer of the network's training.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum OptimizerKind {
+    Sgd,
+    Adam,
+}
+
+macro_rules! train_config {
+    ($( $(#[doc = $doc:literal])+ $name:ident : $ty:ty = $cpu:expr, $gpu:expr; )+) => {
+        /// A resolved run configuration (saved in the run folder and its checkpoints).
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct TrainConfig {
+            $( $(#[doc = $doc])+ pub $name: $ty, )+
+        }
+
+        /// Keys to change over a preset: command-line flags and config-file keys.
+        #[derive(Clone, Debug, Default, PartialEq, clap::Args, Serialize, Deserialize)]
+        #[serde(deny_unknown_fields, default)]
+        pub struct ConfigOverrides {
+            $( $(#[doc = $doc])+ #[arg(long)] pub $name: Option<$ty>, )+
+        }
+
+        impl TrainConfig {
+            /// Sized for a laptop CPU: a tiny network, short searches, small iterations.
+            pub fn cpu() -> TrainConfig {
+                TrainConfig { $( $name: $cpu.into(), )+ }
+            }
+
+            /// Sized for a desktop GPU: a larger network, longer searches, large batches.
+            pub fn gpu() -> TrainConfig {
+                TrainConfig { $( $name: $gpu.into(), )+ }
+            }
+
+            /// Replaces every key `o` sets.
+            pub fn apply(&mut self, o: &ConfigOverrides) {
+                $( if let Some(v) = &o.$name { self.$name = v.clone(); } )+
+            }
+        }
+    };
+}
+
+train_config! {
+    /// Iterations (self-play, training, gating) in the whole run.
+    iterations: u32 = 40u32, 200u32;
+    /// Self-play games per iteration.
+    games_per_iteration: u32 = 64u32, 400u32;
+    /// Gating games between the new network and the best (colours and ballots alternate).
+    gating_games: u32 = 20u32, 100u32;
+    /// Replace the best network when the new one scores at least this (0 to 1).
+    threshold: f32 = 0.55f32, 0.55f32;
+    /// Gate new networks; without it every new network plays the next self-play (AlphaZero).
+    gating: bool = true, true;
+    /// Simulations of a full search per move (self-play).
+    searches: u32 = 80u32, 400u32;
+    /// Simulations of a fast search (playout-cap randomisation; not a training target).
+    fast_searches: u32 = 20u32, 100u32;
+    /// Chance that a move gets a full search (1 turns playout-cap randomisation off).
+    full_search_probability: f32 = 0.5f32, 0.25f32;
+    /// Simulations per move in gating games.
+    gating_searches: u32 = 48u32, 200u32;
+    /// Exploration constant c_puct (AlphaZero's c_init with --c-base).
+    c_puct: f32 = 1.25f32, 1.25f32;
+    /// AlphaZero's c_base for log-growth c_puct (0: constant c_puct).
+    c_base: f32 = 19652.0f32, 19652.0f32;
+    /// First-play urgency: unvisited children count as the parent's value less this.
+    fpu_reduction: f32 = 0.25f32, 0.25f32;
+    /// KataGo's forced playouts factor k on full searches (0: off).
+    forced_playouts: f32 = 2.0f32, 2.0f32;
+    /// Dirichlet noise alpha at the root (Checkers-MCTS found 1.0 right for checkers).
+    dirichlet_alpha: f32 = 1.0f32, 1.0f32;
+    /// Share of the root prior replaced by noise.
+    dirichlet_epsilon: f32 = 0.25f32, 0.25f32;
+    /// Plies played at temperature 1 before moves become greedy.
+    temperature_plies: u32 = 16u32, 20u32;
+    /// Let the temperature fall linearly to 0 over those plies instead.
+    temperature_decay: bool = false, false;
+    /// Self-play games reaching this many plies are adjudicated (pieces, then kings).
+    max_plies: u32 = 160u32, 200u32;
+    /// Replay window in iterations.
+    replay_window: u32 = 3u32, 4u32;
+    /// Replay cap in positions (0: no cap; the newest iteration is always kept).
+    replay_positions: u32 = 0u32, 500_000u32;
+    /// Passes over the replay window per iteration.
+    epochs: u32 = 2u32, 2u32;
+    /// Training batch size.
+    batch_size: u32 = 128u32, 512u32;
+    /// Learning rate of the first iteration.
+    lr: f32 = 0.002f32, 0.01f32;
+    /// Learning rate factor per iteration (1: constant).
+    lr_decay: f32 = 0.97f32, 0.99f32;
+    /// Learning rate floor.
+    lr_min: f32 = 0.0002f32, 0.0005f32;
+    /// L2 weight decay.
+    weight_decay: f32 = 0.0001f32, 0.0001f32;
+    /// Optimizer.
+    optimizer: OptimizerKind = OptimizerKind::Adam, OptimizerKind::Sgd;
+    /// SGD momentum.
+    momentum: f32 = 0.9f32, 0.9f32;
+    /// Value target: the game result or its mean with the root search value.
+    value_target: ValueTarget = ValueTarget::Mean, ValueTarget::Mean;
+    /// Network preset (az-tiny, az-small, az-large, plain-7x128).
+    network: String = "az-tiny", "az-small";
+    /// Earlier positions shown to the network (history planes).
+    history: u32 = 0u32, 0u32;
+    /// Legal-hop input planes.
+    legal_hops: bool = false, false;
+    /// Self-play worker threads.
+    threads: u32 = 1u32, 4u32;
+    /// Games each worker keeps going at once.
+    games_per_thread: u32 = 24u32, 64u32;
+    /// Leaves each search gathers (under virtual loss) per network call.
+    leaf_batch: u32 = 4u32, 8u32;
+    /// Positions per network call at most (the inference service's batch).
+    inference_batch: u32 = 256u32, 1024u32;
+    /// Self-play games per iteration saved as PDN.
+    saved_games: u32 = 4u32, 4u32;
+    /// Seed of all randomness in the run.
+    seed: u64 = 0u64, 0u64;
+}
+
+impl TrainConfig {
+    /// The preset named `name`: "cpu" or "gpu".
+    pub fn preset(name: &str) -> Result<TrainConfig, String> {
+        match name {
+            "cpu" => Ok(TrainConfig::cpu()),
+            "gpu" => Ok(TrainConfig::gpu()),
+            other => Err(format!("unknown preset '{other}'; expected cpu or gpu")),
+        }
+    }
+
+    /// Checks ranges; the message names the key and what it must be.
+    pub fn validate(&self) -> Result<(), String> {
+        let positive = [
+            ("iterations", self.iterations),
+            ("games_per_iteration", self.games_per_iteration),
+            ("searches", self.searches),
+            ("fast_searches", self.fast_searches),
+            ("gating_searches", self.gating_searches),
+            ("max_plies", self.max_plies),
+            ("replay_window", self.replay_window),
+            ("epochs", self.epochs),
+            ("batch_size", self.batch_size),
+            ("threads", self.threads),
+            ("games_per_thread", self.games_per_thread),
+            ("leaf_batch", self.leaf_batch),
+            ("inference_batch", self.inference_batch),
+        ];
+        if let Some((key, _)) = positive.iter().find(|(_, v)| *v == 0) {
+            return Err(format!("{key} must be at least 1"));
+        }
+        let unit = [
+            ("threshold", self.threshold),
+            ("full_search_probability", self.full_search_probability),
+            ("dirichlet_epsilon", self.dirichlet_epsilon),
+        ];
+        if let Some((key, v)) = unit.iter().find(|(_, v)| !(0.0..=1.0).contains(v)) {
+            return Err(format!("{key} must be between 0 and 1 (got {v})"));
+        }
+        let non_negative = [
+            ("c_puct", self.c_puct),
+            ("c_base", self.c_base),
+            ("fpu_reduction", self.fpu_reduction),
+            ("forced_playouts", self.forced_playouts),
+            ("weight_decay", self.weight_decay),
+            ("momentum", self.momentum),
+            ("lr_min", self.lr_min),
+        ];
+        if let Some((key, v)) = non_negative
+            .iter()
+            .find(|(_, v)| !(v.is_finite() && *v >= 0.0))
+        {
+            return Err(format!("{key} must be a number >= 0 (got {v})"));
+        }
+        let positive_f = [
+            ("lr", self.lr),
+            ("lr_decay", self.lr_decay),
+            ("dirichlet_alpha", self.dirichlet_alpha),
+        ];
+        if let Some((key, v)) = positive_f
+            .iter()
+            .find(|(_, v)| !(v.is_finite() && *v > 0.0))
+        {
+            return Err(format!("{key} must be a number > 0 (got {v})"));
+        }
+        Architecture::preset(&self.network).map_err(|e| format!("network: {e}"))?;
+        Ok(())
+    }
+
+    pub fn encoding(&self) -> Encoding {
+        Encoding {
+            history: self.history as usize,
+            legal_hops: self.legal_hops,
+        }
+    }
+
+    /// The network's architecture (the preset reading this run's encoding).
+    pub fn architecture(&self) -> Architecture {
+        Architecture::preset(&self.network)
+            .expect("validated")
+            .with_input_planes(self.encoding().planes())
+    }
+
+    pub fn optim(&self) -> OptimConfig {
+        match self.optimizer {
+            OptimizerKind::Sgd => OptimConfig::Sgd {
+                momentum: self.momentum,
+                weight_decay: self.weight_decay,
+            },
+            OptimizerKind::Adam => OptimConfig::adam(self.weight_decay),
+        }
+    }
+
+    /// The learning rate of 0-based iteration `i`.
+    pub fn lr_at(&self, i: u32) -> f32 {
+        (self.lr * self.lr_decay.powi(i as i32)).max(self.lr_min)
+    }
+
+    /// How self-play searches and picks moves.
+    pub fn self_play(&self) -> SelfPlayConfig {
+        SelfPlayConfig {
+            puct: PuctConfig {
+                c_puct: self.c_puct,
+                c_base: (self.c_base > 0.0).then_some(self.c_base),
+                fpu_reduction: self.fpu_reduction,
+                noise: Some((self.dirichlet_alpha, self.dirichlet_epsilon)),
+                batch: self.leaf_batch as usize,
+                forced_playouts: (self.forced_playouts > 0.0).then_some(self.forced_playouts),
+            },
+            playouts: PlayoutCap {
+                full: self.searches,
+                fast: self.fast_searches,
+                full_probability: self.full_search_probability,
+            },
+            temperature: Temperature {
+                initial: 1.0,
+                plies: self.temperature_plies as usize,
+                linear_decay: self.temperature_decay,
+            },
+            max_plies: self.max_plies as usize,
+            concurrent_games: self.games_per_thread as usize,
+        }
+    }
+}
+
+/// Reads a config file: a JSON object of [`ConfigOverrides`] keys.
+pub fn read_config_file(path: &Path) -> Result<ConfigOverrides, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read config file {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "config file {}: {e} (expected a JSON object of train keys, e.g. \
+             {{\"games_per_iteration\": 40}})",
+            path.display()
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_validate_and_overrides_replace_only_what_they_set() {
+        for name in ["cpu", "gpu"] {
+            TrainConfig::preset(name).unwrap().validate().unwrap();
+        }
+        let mut c = TrainConfig::cpu();
+        let o: ConfigOverrides = serde_json::from_str(
+            r#"{"searches": 7, "optimizer": "sgd", "value_target": "result"}"#,
+        )
+        .unwrap();
+        c.apply(&o);
+        assert_eq!(c.searches, 7);
+        assert_eq!(c.optimizer, OptimizerKind::Sgd);
+        assert_eq!(c.value_target, ValueTarget::Result);
+        assert_eq!(
+            c.games_per_iteration,
+            TrainConfig::cpu().games_per_iteration
+        );
+        let bad = serde_json::from_str::<ConfigOverrides>(r#"{"serches": 7}"#).unwrap_err();
+        assert!(bad.to_string().contains("unknown field `serches`"), "{bad}");
+        c.threshold = 1.5;
+        assert!(c.validate().unwrap_err().contains("threshold"));
+        assert_eq!(
+            TrainConfig::preset("tpu").unwrap_err(),
+            "unknown preset 'tpu'; expected cpu or gpu"
+        );
+    }
+
+    #[test]
+    fn the_learning_rate_decays_per_iteration_to_its_floor() {
+        let c = TrainConfig {
+            lr: 0.1,
+            lr_decay: 0.5,
+            lr_min: 0.02,
+            ..TrainConfig::cpu()
+        };
+        assert_eq!(
+            [c.lr_at(0), c.lr_at(1), c.lr_at(2), c.lr_at(3)],
+            [0.1, 0.05, 0.025, 0.02]
+        );
+    }
+}

@@ -1,0 +1,73 @@
+//! Training the policy-value network on the replay window: shuffled minibatches, the
+//! AlphaZero loss (policy cross-entropy against the visit distribution plus value squared
+//! error), the optimizer's weight decay as the L2 term.
+
+use crate::mcts::Encoding;
+use crate::nn::{Ctx, Module, Optimizer, PolicyValueNet, alphazero_loss};
+use crate::selfplay::replay::{Sample, ValueTarget, batch};
+use crate::tensor::{Device, Var};
+use indicatif::ProgressBar;
+use rand::Rng;
+use rand::seq::SliceRandom;
+
+/// Mean losses over an iteration's training steps.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TrainStats {
+    pub policy_loss: f32,
+    pub value_loss: f32,
+    pub steps: u64,
+}
+
+/// What one training pass needs besides the network.
+pub struct TrainSpec<'a> {
+    pub encoding: &'a Encoding,
+    pub target: ValueTarget,
+    pub batch_size: usize,
+    pub epochs: u32,
+    pub device: &'a Device,
+}
+
+/// The minibatch steps for `n` samples: whole batches only (a tiny last batch would give
+/// batch norm poor statistics), or one batch of everything when there are fewer.
+pub fn steps_per_epoch(n: usize, batch_size: usize) -> usize {
+    if n == 0 { 0 } else { (n / batch_size).max(1) }
+}
+
+/// Trains `net` (in training mode) on `samples` for `spec.epochs` shuffled passes.
+pub fn train(
+    net: &mut PolicyValueNet,
+    opt: &mut Optimizer,
+    samples: &[&Sample],
+    spec: &TrainSpec,
+    rng: &mut impl Rng,
+    bar: Option<&ProgressBar>,
+) -> TrainStats {
+    net.set_train(true);
+    let per_epoch = steps_per_epoch(samples.len(), spec.batch_size);
+    let size = spec.batch_size.min(samples.len());
+    let mut order: Vec<usize> = (0..samples.len()).collect();
+    let mut stats = TrainStats::default();
+    for _ in 0..spec.epochs {
+        order.shuffle(rng);
+        for chunk in order.chunks_exact(size.max(1)).take(per_epoch) {
+            let picked: Vec<&Sample> = chunk.iter().map(|&i| samples[i]).collect();
+            let (x, pi, z) = batch(&picked, spec.encoding, spec.target, spec.device);
+            let ctx = Ctx::training();
+            let (logits, value) = net.forward(&ctx, &Var::constant(x));
+            let loss = alphazero_loss(&logits, &value, &pi, &z);
+            let grads = ctx.param_grads(&*net, &loss.total.backward());
+            opt.step(net, &grads);
+            stats.policy_loss += loss.policy.to_vec()[0];
+            stats.value_loss += loss.value.to_vec()[0];
+            stats.steps += 1;
+            if let Some(b) = bar {
+                b.inc(1);
+            }
+        }
+    }
+    let n = stats.steps.max(1) as f32;
+    stats.policy_loss /= n;
+    stats.value_loss /= n;
+    net.set_train(false);
+    stats
+}

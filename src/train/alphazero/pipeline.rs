@@ -1,0 +1,521 @@
+//! The run folder and the iteration loop.
+//!
+//! A run folder holds `config.json` (the resolved configuration), `state.ckpt` (the network
+//! in training, its optimizer, the replay buffer, the iteration, the best network's
+//! iteration — everything to resume), `best.ckpt` (the network to play), `models/`
+//! (every iteration's network, for Elo curves), `games/` (sample self-play games as PDN) and
+//! `metrics.jsonl` (one line per iteration). Randomness is derived from the seed and the
+//! iteration, so a resumed run draws what the uninterrupted run would have. Every file is
+//! written atomically, and `state.ckpt` last, after the files it refers to.
+
+use super::config::{ConfigOverrides, TrainConfig};
+use super::optimise::{TrainSpec, TrainStats, steps_per_epoch, train};
+use crate::agents::AgentSpec;
+use crate::arena::{GameConfig, MatchConfig, OpeningSet, run_match};
+use crate::files::write_atomic;
+use crate::game::{Color, Outcome, WinReason};
+use crate::mcts::{AzModel, CachedEvaluator, NetEvaluator, load_model, save_model};
+use crate::nn::{Checkpoint, Optimizer, PolicyValueNet};
+use crate::selfplay::{ReplayBuffer, SelfPlayReport, SelfPlayRun, self_play};
+use crate::tensor::Device;
+use crate::train::run::{RunDir, TrainError, derive_seed, progress};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// What `state.ckpt` records beside the network in training and its optimizer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AzState {
+    pub model: AzModel,
+    pub config: TrainConfig,
+    /// Iterations finished.
+    pub iteration: u32,
+    /// The iteration whose network is the best (0: the initial network).
+    pub best_iteration: u32,
+    pub replay: ReplayBuffer,
+    /// Wall time of the finished iterations.
+    pub elapsed_s: f64,
+}
+
+impl std::fmt::Display for AzState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "AlphaZero run state of {} after {} iterations",
+            self.model, self.iteration
+        )
+    }
+}
+
+/// One line of metrics.jsonl.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IterationRecord {
+    pub iteration: u32,
+    pub games: u64,
+    pub mean_plies: f64,
+    pub black_wins: u32,
+    pub white_wins: u32,
+    pub draws: u32,
+    /// Games ended by the length cap.
+    pub adjudicated: u32,
+    pub samples: usize,
+    pub replay_positions: usize,
+    pub policy_loss: f32,
+    pub value_loss: f32,
+    pub lr: f32,
+    pub train_steps: u64,
+    /// The new network's score against the best (none without gating).
+    pub gating_score: Option<f64>,
+    /// The new network's wins, draws and losses against the best.
+    pub gating_wdl: Option<[u32; 3]>,
+    pub promoted: bool,
+    pub best_iteration: u32,
+    pub selfplay_s: f64,
+    pub train_s: f64,
+    pub gating_s: f64,
+    /// Self-play moves (plies) per second.
+    pub positions_per_s: f64,
+    pub simulations_per_s: f64,
+    /// Positions the network evaluated per second of self-play.
+    pub evaluations_per_s: f64,
+    pub mean_batch: f64,
+    pub cache_hit_rate: f64,
+    pub elapsed_s: f64,
+}
+
+impl IterationRecord {
+    /// The one-line summary printed after each iteration.
+    pub fn summary(&self, iterations: u32) -> String {
+        let gating = match (self.gating_score, self.gating_wdl) {
+            (Some(s), Some([w, d, l])) => format!(
+                "gating {w}-{d}-{l} ({:.0}%){}",
+                100.0 * s,
+                if self.promoted { " -> new best" } else { "" }
+            ),
+            _ => "no gating".to_string(),
+        };
+        format!(
+            "iteration {}/{iterations}: {} games (B {} W {} D {}, {:.0} plies), loss p {:.3} \
+             v {:.3}, {gating}, best {}, {:.0} sims/s, batch {:.0}, {:.0}s",
+            self.iteration,
+            self.games,
+            self.black_wins,
+            self.white_wins,
+            self.draws,
+            self.mean_plies,
+            self.policy_loss,
+            self.value_loss,
+            self.best_iteration,
+            self.simulations_per_s,
+            self.mean_batch,
+            self.selfplay_s + self.train_s + self.gating_s
+        )
+    }
+}
+
+/// What an iteration did after self-play, for its metrics.
+struct IterationOutcome {
+    samples: usize,
+    stats: TrainStats,
+    lr: f32,
+    gating: Option<(f64, [u32; 3])>,
+    promoted: bool,
+    train_s: f64,
+    gating_s: f64,
+}
+
+/// A run in progress.
+pub struct Pipeline {
+    run: RunDir,
+    device: Device,
+    state: AzState,
+    net: PolicyValueNet,
+    opt: Optimizer,
+    best: PolicyValueNet,
+    progress: bool,
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
+    move |source| TrainError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+fn model_path(dir: &Path, iteration: u32) -> PathBuf {
+    dir.join("models").join(format!("iter-{iteration:04}.ckpt"))
+}
+
+impl Pipeline {
+    /// Starts a new run in `dir`, which must not hold one already.
+    pub fn create(
+        dir: &Path,
+        config: TrainConfig,
+        device: Device,
+        progress: bool,
+    ) -> Result<Pipeline, TrainError> {
+        config.validate().map_err(TrainError::Config)?;
+        if dir.join("state.ckpt").exists() || dir.join("config.json").exists() {
+            return Err(TrainError::Config(format!(
+                "{} already holds a run; continue it with --resume {0}, or choose another --out",
+                dir.display()
+            )));
+        }
+        let run = RunDir::create(dir)?;
+        for sub in ["models", "games"] {
+            let p = dir.join(sub);
+            std::fs::create_dir_all(&p).map_err(io(&p))?;
+        }
+        let config_path = dir.join("config.json");
+        let text = serde_json::to_string_pretty(&config).expect("plain data");
+        write_atomic(&config_path, text.as_bytes()).map_err(io(&config_path))?;
+        let model = AzModel::new(config.architecture(), config.encoding());
+        let mut rng = StdRng::seed_from_u64(derive_seed(config.seed, 0, 0));
+        let net = PolicyValueNet::new(model.arch.clone(), &device, &mut rng);
+        let opt = Optimizer::new(config.optim(), config.lr, &net);
+        save_model(&model_path(dir, 0), &net, model.encoding, None)?;
+        save_model(&run.best(), &net, model.encoding, None)?;
+        let state = AzState {
+            model,
+            config,
+            iteration: 0,
+            best_iteration: 0,
+            replay: ReplayBuffer::default(),
+            elapsed_s: 0.0,
+        };
+        Ok(Pipeline {
+            run,
+            device,
+            best: net.clone(),
+            net,
+            opt,
+            state,
+            progress,
+        })
+    }
+
+    /// Continues the run in `dir` from its last checkpoint (or from its start, if it stopped
+    /// before finishing an iteration). `overrides` may change anything but the network and
+    /// its encoding (e.g. more iterations).
+    pub fn resume(
+        dir: &Path,
+        overrides: &ConfigOverrides,
+        device: Device,
+        progress: bool,
+    ) -> Result<Pipeline, TrainError> {
+        let state_path = dir.join("state.ckpt");
+        if !state_path.exists() {
+            let config_path = dir.join("config.json");
+            let text = std::fs::read_to_string(&config_path).map_err(|e| {
+                TrainError::Config(format!(
+                    "{} is not a run folder (no state.ckpt or config.json: {e})",
+                    dir.display()
+                ))
+            })?;
+            let mut config: TrainConfig = serde_json::from_str(&text)
+                .map_err(|e| TrainError::Config(format!("{}: {e}", config_path.display())))?;
+            config.apply(overrides);
+            std::fs::remove_file(&config_path).map_err(io(&config_path))?;
+            return Pipeline::create(dir, config, device, progress);
+        }
+        let ckpt = Checkpoint::<AzState>::load(&state_path)?;
+        let mut state = ckpt.arch.clone();
+        let (net, opt) = state.model.restore(&ckpt, &device)?;
+        let opt = opt.ok_or_else(|| {
+            TrainError::Config(format!("{} holds no optimizer state", state_path.display()))
+        })?;
+        let mut config = state.config.clone();
+        config.apply(overrides);
+        config.validate().map_err(TrainError::Config)?;
+        if config.architecture() != state.model.arch || config.encoding() != state.model.encoding {
+            return Err(TrainError::Config(
+                "a resumed run keeps its network and encoding (network, history, legal_hops)"
+                    .into(),
+            ));
+        }
+        state.config = config;
+        let (best, _, _) = load_model(&model_path(dir, state.best_iteration), &device)?;
+        trim_metrics(dir, state.iteration)?;
+        Ok(Pipeline {
+            run: RunDir::create(dir)?,
+            device,
+            state,
+            net,
+            opt,
+            best,
+            progress,
+        })
+    }
+
+    pub fn state(&self) -> &AzState {
+        &self.state
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.run.dir
+    }
+
+    /// Runs iterations until the configured number is done.
+    pub fn run(&mut self) -> Result<(), TrainError> {
+        while self.state.iteration < self.state.config.iterations {
+            let record = self.iteration()?;
+            if self.progress {
+                eprintln!("{}", record.summary(self.state.config.iterations));
+            }
+        }
+        Ok(())
+    }
+
+    /// One iteration: self-play, training, gating, checkpoint, metrics.
+    pub fn iteration(&mut self) -> Result<IterationRecord, TrainError> {
+        let start = Instant::now();
+        let it = self.state.iteration + 1;
+        let c = self.state.config.clone();
+
+        let report = self.self_play(it)?;
+        let samples: Vec<_> = report
+            .games
+            .iter()
+            .flat_map(|g| g.samples.clone())
+            .collect();
+        let new_samples = samples.len();
+        let cap = (c.replay_positions > 0).then_some(c.replay_positions as usize);
+        self.state
+            .replay
+            .push(samples, c.replay_window as usize, cap);
+        self.save_games(it, &report)?;
+
+        let train_start = Instant::now();
+        let lr = c.lr_at(it - 1);
+        let stats = self.train(it, lr);
+        let train_s = train_start.elapsed().as_secs_f64();
+        save_model(
+            &model_path(&self.run.dir, it),
+            &self.net,
+            self.state.model.encoding,
+            None,
+        )?;
+
+        let gating_start = Instant::now();
+        let gating = if c.gating { Some(self.gate(it)?) } else { None };
+        let promoted = gating.is_none_or(|(score, _)| score >= c.threshold as f64);
+        if promoted {
+            self.best = self.net.clone();
+            self.state.best_iteration = it;
+            save_model(
+                &self.run.best(),
+                &self.best,
+                self.state.model.encoding,
+                None,
+            )?;
+        }
+        let gating_s = gating_start.elapsed().as_secs_f64();
+
+        self.state.iteration = it;
+        self.state.elapsed_s += start.elapsed().as_secs_f64();
+        Checkpoint::capture(self.state.clone(), &self.net, Some(&self.opt))
+            .save(&self.run.state())?;
+
+        let outcome = IterationOutcome {
+            samples: new_samples,
+            stats,
+            lr,
+            gating,
+            promoted,
+            train_s,
+            gating_s,
+        };
+        let record = self.record(it, &report, &outcome);
+        self.run.log(&record)?;
+        Ok(record)
+    }
+
+    fn bar(&self, len: u64, unit: &str, msg: String) -> Option<indicatif::ProgressBar> {
+        self.progress.then(|| {
+            let b = progress(len, 0, unit);
+            b.set_message(msg);
+            b
+        })
+    }
+
+    fn self_play(&mut self, it: u32) -> Result<SelfPlayReport, TrainError> {
+        let c = &self.state.config;
+        let net = NetEvaluator::new(
+            self.best.clone(),
+            self.state.model.encoding,
+            self.device.clone(),
+        )
+        .map_err(|e| TrainError::Config(e.to_string()))?;
+        // Self-play games share their openings, so positions recur across games.
+        let mut eval = CachedEvaluator::new(net, 1 << 18);
+        let bar = self.bar(
+            c.games_per_iteration as u64,
+            "games",
+            format!("iteration {it} self-play"),
+        );
+        let run = SelfPlayRun {
+            games: c.games_per_iteration as u64,
+            workers: c.threads as usize,
+            max_batch: c.inference_batch as usize,
+            wait: Duration::from_millis(2),
+            seed: derive_seed(c.seed, it as u64, 1),
+        };
+        let mut report = self_play(&mut eval, &c.self_play(), &run, bar.as_ref());
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        let lookups = (eval.hits + eval.misses).max(1);
+        report.cache_hit_rate = eval.hits as f64 / lookups as f64;
+        Ok(report)
+    }
+
+    fn train(&mut self, it: u32, lr: f32) -> TrainStats {
+        let c = &self.state.config;
+        let samples: Vec<_> = self.state.replay.samples().collect();
+        let steps = steps_per_epoch(samples.len(), c.batch_size as usize) as u64 * c.epochs as u64;
+        let bar = self.bar(steps, "steps", format!("iteration {it} training"));
+        let spec = TrainSpec {
+            encoding: &self.state.model.encoding,
+            target: c.value_target,
+            batch_size: c.batch_size as usize,
+            epochs: c.epochs,
+            device: &self.device,
+        };
+        self.opt.set_lr(lr);
+        let mut rng = StdRng::seed_from_u64(derive_seed(c.seed, it as u64, 2));
+        let stats = train(
+            &mut self.net,
+            &mut self.opt,
+            &samples,
+            &spec,
+            &mut rng,
+            bar.as_ref(),
+        );
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        stats
+    }
+
+    /// The new network against the best over the ballots: its score and (W, D, L).
+    fn gate(&self, it: u32) -> Result<(f64, [u32; 3]), TrainError> {
+        let c = &self.state.config;
+        let device = match self.device {
+            Device::Cpu => "cpu",
+            Device::Gpu(_) => "gpu",
+        };
+        let spec = |i: u32| -> Result<AgentSpec, TrainError> {
+            let path = model_path(&self.run.dir, i);
+            Ok(format!(
+                "az:model={},searches={},device={device}",
+                path.display(),
+                c.gating_searches
+            )
+            .parse()?)
+        };
+        let report = run_match(&MatchConfig {
+            first: spec(it)?,
+            second: spec(self.state.best_iteration)?,
+            games: Some(c.gating_games as usize),
+            openings: OpeningSet::Standard,
+            seed: derive_seed(c.seed, it as u64, 3),
+            game: GameConfig {
+                max_plies: Some(c.max_plies as usize),
+            },
+            progress: self.progress,
+        })?;
+        let t = report.tally(None);
+        Ok((t.score(), [t.wins, t.draws, t.losses]))
+    }
+
+    /// The first `saved_games` games of the iteration as PDN.
+    fn save_games(&self, it: u32, report: &SelfPlayReport) -> Result<(), TrainError> {
+        let n = self.state.config.saved_games as usize;
+        if n == 0 {
+            return Ok(());
+        }
+        let pdn: String = report
+            .games
+            .iter()
+            .take(n)
+            .map(|g| {
+                g.game.to_pdn(&[
+                    ("Event", format!("self-play iteration {it}")),
+                    ("Round", (g.index + 1).to_string()),
+                    ("Black", format!("iter-{:04}", self.state.best_iteration)),
+                    ("White", format!("iter-{:04}", self.state.best_iteration)),
+                ]) + "\n"
+            })
+            .collect();
+        let path = self.run.dir.join("games").join(format!("iter-{it:04}.pdn"));
+        write_atomic(&path, pdn.as_bytes()).map_err(io(&path))
+    }
+
+    fn record(&self, it: u32, report: &SelfPlayReport, done: &IterationOutcome) -> IterationRecord {
+        let games = report.games.len() as u64;
+        let secs = report.elapsed.as_secs_f64().max(1e-9);
+        let count = |f: &dyn Fn(&Outcome) -> bool| {
+            report
+                .games
+                .iter()
+                .filter(|g| g.game.outcome().is_some_and(|o| f(&o)))
+                .count() as u32
+        };
+        IterationRecord {
+            iteration: it,
+            games,
+            mean_plies: report.positions() as f64 / games.max(1) as f64,
+            black_wins: count(&|o| o.winner() == Some(Color::Black)),
+            white_wins: count(&|o| o.winner() == Some(Color::White)),
+            draws: count(&|o| o.winner().is_none()),
+            adjudicated: count(&|o| {
+                matches!(
+                    o,
+                    Outcome::Win(_, WinReason::Adjudication)
+                        | Outcome::Draw(crate::game::DrawReason::Adjudication)
+                )
+            }),
+            samples: done.samples,
+            replay_positions: self.state.replay.len(),
+            policy_loss: done.stats.policy_loss,
+            value_loss: done.stats.value_loss,
+            lr: done.lr,
+            train_steps: done.stats.steps,
+            gating_score: done.gating.map(|g| g.0),
+            gating_wdl: done.gating.map(|g| g.1),
+            promoted: done.promoted,
+            best_iteration: self.state.best_iteration,
+            selfplay_s: secs,
+            train_s: done.train_s,
+            gating_s: done.gating_s,
+            positions_per_s: report.positions() as f64 / secs,
+            simulations_per_s: report.simulations() as f64 / secs,
+            evaluations_per_s: report.inference.positions as f64 / secs,
+            mean_batch: report.inference.mean_batch(),
+            cache_hit_rate: report.cache_hit_rate,
+            elapsed_s: self.state.elapsed_s,
+        }
+    }
+}
+
+/// Drops metrics lines of iterations after `iteration` (written after the last checkpoint by
+/// a run that was then killed), so a resumed run's metrics have each iteration once.
+fn trim_metrics(dir: &Path, iteration: u32) -> Result<(), TrainError> {
+    let path = dir.join("metrics.jsonl");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(());
+    };
+    let kept: String = text
+        .lines()
+        .filter(|line| {
+            serde_json::from_str::<IterationRecord>(line).is_ok_and(|r| r.iteration <= iteration)
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    if kept != text {
+        write_atomic(&path, kept.as_bytes()).map_err(io(&path))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,177 @@
+//! The AlphaZero pipeline end to end on a tiny configuration: a run writes its checkpoints and
+//! metrics, a resumed run continues exactly where the last checkpoint left off, and damaged
+//! or foreign state files are refused with a clear error.
+
+use checkers_zero::mcts::load_model;
+use checkers_zero::nn::{Checkpoint, FORMAT_VERSION, MAGIC};
+use checkers_zero::tensor::Device;
+use checkers_zero::train::alphazero::{
+    AzState, ConfigOverrides, IterationRecord, Pipeline, TrainConfig,
+};
+use std::path::{Path, PathBuf};
+
+fn tiny(iterations: u32) -> TrainConfig {
+    TrainConfig {
+        iterations,
+        games_per_iteration: 4,
+        gating_games: 2,
+        searches: 8,
+        fast_searches: 4,
+        gating_searches: 6,
+        max_plies: 40,
+        batch_size: 16,
+        games_per_thread: 2,
+        threads: 2,
+        saved_games: 1,
+        ..TrainConfig::cpu()
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("cz-az-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn metrics(dir: &Path) -> Vec<IterationRecord> {
+    std::fs::read_to_string(dir.join("metrics.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every metrics line parses"))
+        .collect()
+}
+
+fn weights(path: &Path) -> Vec<Vec<f32>> {
+    let ckpt = Checkpoint::<AzState>::load(path).unwrap();
+    ckpt.params.iter().map(|p| p.data.clone()).collect()
+}
+
+#[test]
+fn a_short_run_checkpoints_and_a_resumed_run_continues_it_exactly() {
+    let straight = scratch("straight");
+    let mut p = Pipeline::create(&straight, tiny(2), Device::Cpu, false).unwrap();
+    p.run().unwrap();
+    assert_eq!(p.state().iteration, 2);
+    for file in [
+        "config.json",
+        "state.ckpt",
+        "best.ckpt",
+        "models/iter-0000.ckpt",
+        "models/iter-0002.ckpt",
+        "games/iter-0001.pdn",
+    ] {
+        assert!(straight.join(file).is_file(), "{file} written");
+    }
+    let m = metrics(&straight);
+    assert_eq!(m.iter().map(|r| r.iteration).collect::<Vec<_>>(), [1, 2]);
+    for r in &m {
+        assert_eq!(r.games, 4);
+        assert_eq!(r.black_wins + r.white_wins + r.draws, 4);
+        assert!(r.samples > 0 && r.train_steps > 0 && r.policy_loss.is_finite());
+        assert!(r.gating_wdl.unwrap().iter().sum::<u32>() == 2);
+        assert!(r.simulations_per_s > 0.0 && r.mean_batch >= 1.0);
+    }
+    let (best, _, _) = load_model(&straight.join("best.ckpt"), &Device::Cpu).unwrap();
+    assert_eq!(best.arch().name, "az-tiny");
+    assert!(
+        std::fs::read_to_string(straight.join("games/iter-0001.pdn"))
+            .unwrap()
+            .contains("[Event \"self-play iteration 1\"]")
+    );
+
+    // The same run stopped after one iteration (a metrics line written after the checkpoint
+    // by a killed run included) and resumed with more iterations.
+    let split = scratch("split");
+    Pipeline::create(&split, tiny(1), Device::Cpu, false)
+        .unwrap()
+        .run()
+        .unwrap();
+    let extra = std::fs::read_to_string(straight.join("metrics.jsonl")).unwrap();
+    let second_line = extra.lines().nth(1).unwrap();
+    let mut text = std::fs::read_to_string(split.join("metrics.jsonl")).unwrap();
+    text += &format!("{second_line}\n");
+    std::fs::write(split.join("metrics.jsonl"), text).unwrap();
+    let more = ConfigOverrides {
+        iterations: Some(2),
+        ..Default::default()
+    };
+    let mut resumed = Pipeline::resume(&split, &more, Device::Cpu, false).unwrap();
+    assert_eq!(resumed.state().iteration, 1);
+    resumed.run().unwrap();
+    assert_eq!(
+        metrics(&split)
+            .iter()
+            .map(|r| r.iteration)
+            .collect::<Vec<_>>(),
+        [1, 2],
+        "each iteration logged once"
+    );
+    assert_eq!(
+        weights(&straight.join("state.ckpt")),
+        weights(&split.join("state.ckpt")),
+        "a resumed run trains the same network as an uninterrupted one"
+    );
+    let a = Checkpoint::<AzState>::load(&straight.join("state.ckpt")).unwrap();
+    let b = Checkpoint::<AzState>::load(&split.join("state.ckpt")).unwrap();
+    assert_eq!(a.arch.replay, b.arch.replay);
+    assert_eq!(a.arch.best_iteration, b.arch.best_iteration);
+
+    // A resumed run keeps its network.
+    let other = ConfigOverrides {
+        network: Some("az-small".into()),
+        ..Default::default()
+    };
+    let err = Pipeline::resume(&split, &other, Device::Cpu, false)
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("keeps its network"), "{err}");
+    // A new run does not overwrite one.
+    let err = Pipeline::create(&split, tiny(1), Device::Cpu, false)
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("already holds a run"), "{err}");
+
+    for dir in [straight, split] {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
+
+#[test]
+fn damaged_or_foreign_state_files_are_refused_clearly() {
+    let dir = scratch("damaged");
+    Pipeline::create(&dir, tiny(1), Device::Cpu, false)
+        .unwrap()
+        .run()
+        .unwrap();
+    let state = dir.join("state.ckpt");
+    let good = std::fs::read(&state).unwrap();
+    let resume = || {
+        Pipeline::resume(&dir, &ConfigOverrides::default(), Device::Cpu, false)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    };
+
+    std::fs::write(&state, &good[..good.len() / 2]).unwrap();
+    assert!(resume().contains("truncated"), "{}", resume());
+
+    let mut newer = good.clone();
+    newer[MAGIC.len()..MAGIC.len() + 4].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
+    std::fs::write(&state, &newer).unwrap();
+    assert!(resume().contains("format version"), "{}", resume());
+
+    // A model file is not a run state.
+    std::fs::copy(dir.join("best.ckpt"), &state).unwrap();
+    assert!(resume().contains("damaged"), "{}", resume());
+
+    let err = Pipeline::resume(
+        &dir.join("nowhere"),
+        &ConfigOverrides::default(),
+        Device::Cpu,
+        false,
+    )
+    .err()
+    .unwrap();
+    assert!(err.to_string().contains("not a run folder"), "{err}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
