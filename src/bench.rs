@@ -2,8 +2,11 @@
 //! method of `../shared/bench/torch_reference.py`, so one run can set us beside PyTorch.
 
 use crate::game::{Position, perft};
+use crate::mcts::{AzModel, NetEvaluator};
 use crate::nn::{Architecture, Ctx, Module, Optimizer, PolicyValueNet, alphazero_loss};
+use crate::selfplay::{SelfPlayRun, self_play};
 use crate::tensor::{Device, Tensor, Var};
+use crate::train::alphazero::TrainConfig;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde_json::json;
@@ -112,4 +115,41 @@ pub fn nn(b: &NnBench) -> Result<(), String> {
         line(b, name, params, "train", batch, (n * batch) as f64 / el);
     }
     Ok(())
+}
+
+/// Self-play with a freshly initialised network of `config.network` (its games are those of an
+/// untrained network: longer and more drawn than a trained one's).
+pub fn selfplay(config: &TrainConfig, device: &Device, threads: usize, repeat: usize) {
+    let model = AzModel::new(config.architecture(), config.encoding());
+    let net = PolicyValueNet::new(model.arch.clone(), device, &mut StdRng::seed_from_u64(0));
+    let mut runs = Vec::new();
+    for run in 0..repeat.max(1) {
+        let mut eval = NetEvaluator::new(net.clone(), model.encoding, device.clone())
+            .expect("the architecture follows the encoding");
+        let spec = SelfPlayRun {
+            games: config.games_per_iteration as u64,
+            workers: config.threads as usize,
+            max_batch: config.inference_batch as usize,
+            wait: std::time::Duration::from_millis(2),
+            seed: run as u64,
+        };
+        let r = self_play(&mut eval, &config.self_play(), &spec, None);
+        let secs = r.elapsed.as_secs_f64();
+        let record = json!({"bench": "selfplay", "impl": "checkers-zero", "device": device.name(),
+            "threads": threads, "workers": config.threads, "net": config.network,
+            "searches": config.searches, "run": run, "games": r.games.len(),
+            "plies": r.positions(), "seconds": secs,
+            "games_per_hour": r.games.len() as f64 * 3600.0 / secs,
+            "simulations_per_s": r.simulations() as f64 / secs,
+            "evaluations_per_s": r.inference.positions as f64 / secs,
+            "mean_batch": r.inference.mean_batch()});
+        println!("{record}");
+        runs.push(record);
+    }
+    let rate = |r: &serde_json::Value| r["games_per_hour"].as_f64().unwrap_or(0.0);
+    runs.sort_by(|a, b| rate(a).total_cmp(&rate(b)));
+    let mut median = runs[runs.len() / 2].clone();
+    median["stat"] = json!("median");
+    median["runs"] = json!(runs.len());
+    println!("{median}");
 }

@@ -104,6 +104,36 @@ enum BenchCommand {
         #[arg(long, default_value_t = 3.0)]
         seconds: f64,
     },
+    /// Self-play throughput of a fresh network: games/hour, simulations/s, network
+    /// evaluations/s and mean inference batch, one JSON line per run and a median.
+    Selfplay {
+        /// Network preset.
+        #[arg(long, default_value = "az-tiny")]
+        net: String,
+        /// cpu, gpu (any adapter, software included) or auto.
+        #[arg(long, default_value = "cpu")]
+        device: String,
+        /// CPU threads for the network.
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        /// Simulations per move (every move a full search).
+        #[arg(long, default_value_t = 200)]
+        searches: u32,
+        /// Games per run.
+        #[arg(long, default_value_t = 16)]
+        games: u64,
+        /// Self-play worker threads.
+        #[arg(long, default_value_t = 1)]
+        workers: u32,
+        /// Games each worker keeps going at once.
+        #[arg(long, default_value_t = 16)]
+        games_per_worker: u32,
+        /// Leaves each search gathers per network call.
+        #[arg(long, default_value_t = 4)]
+        leaf_batch: u32,
+        #[arg(long, default_value_t = 3)]
+        repeat: usize,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -238,6 +268,33 @@ fn run(cli: Cli) -> Result<()> {
             thread_pool(Some(threads))?
                 .install(|| bench::nn(&config))
                 .map_err(anyhow::Error::msg)
+        }
+        Command::Bench(BenchCommand::Selfplay {
+            net,
+            device,
+            threads,
+            searches,
+            games,
+            workers,
+            games_per_worker,
+            leaf_batch,
+            repeat,
+        }) => {
+            let mut config = checkers_zero::train::alphazero::TrainConfig {
+                network: net,
+                searches,
+                full_search_probability: 1.0,
+                threads: workers,
+                games_per_thread: games_per_worker,
+                leaf_batch,
+                ..checkers_zero::train::alphazero::TrainConfig::cpu()
+            };
+            config.games_per_iteration = games as u32;
+            config.validate().map_err(anyhow::Error::msg)?;
+            let device = parse_device(&device)?;
+            thread_pool(Some(threads))?
+                .install(|| bench::selfplay(&config, &device, threads, repeat));
+            Ok(())
         }
         Command::Play(args) => run_play(args),
         Command::Match(args) => run_match_cmd(args),
