@@ -42,7 +42,7 @@ enum Command {
     Engine,
     /// Learn checkers from zero by AlphaZero self-play (no arguments: a fresh run on the best
     /// device with its preset).
-    Train(train_cli::AzArgs),
+    Train(Box<train_cli::AzArgs>),
     /// Train a TD(lambda) value network (agent `td`).
     TrainTd(train_cli::TdArgs),
     /// Evolve networks with a genetic algorithm (agent `ga`).
@@ -299,7 +299,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Play(args) => run_play(args),
         Command::Match(args) => run_match_cmd(args),
         Command::Tournament(args) => run_tournament_cmd(args),
-        Command::Train(args) => train_cli::train_az(args),
+        Command::Train(args) => train_cli::train_az(*args),
         Command::TrainTd(args) => train_cli::train_td(args),
         Command::TrainGa(args) => train_cli::train_ga(args),
         Command::TrainPso(args) => train_cli::train_pso(args),
