@@ -3,7 +3,8 @@
 use anyhow::{Context, Result, bail};
 use checkers_zero::agents::AgentSpec;
 use checkers_zero::arena::{
-    GameConfig, MatchConfig, OpeningSet, TournamentConfig, run_match, run_tournament,
+    DEFAULT_OPPONENTS, GameConfig, GauntletConfig, MatchConfig, OpeningSet, TournamentConfig,
+    run_gauntlet, run_match, run_tournament,
 };
 use checkers_zero::bench;
 use checkers_zero::game::{Color, Position, parse_fen, perft};
@@ -38,6 +39,8 @@ enum Command {
     Match(MatchArgs),
     /// Round-robin of agents over the ballots: cross table and Elo (random anchored at 0).
     Tournament(TournamentArgs),
+    /// One agent against a list of opponents over the ballots: score and Elo per opponent.
+    Gauntlet(GauntletArgs),
     /// Speak the engine line protocol on stdin/stdout (see README).
     Engine,
     /// Learn checkers from zero by AlphaZero self-play (no arguments: a fresh run on the best
@@ -167,6 +170,20 @@ struct TournamentArgs {
 }
 
 #[derive(clap::Args)]
+struct GauntletArgs {
+    /// The agent to measure, e.g. `az:model=runs/az/best.bin,searches=200`.
+    agent: String,
+    /// Opponent specs, separated by `;` (specs hold commas) or given by repeating the flag.
+    #[arg(long, value_delimiter = ';', default_values = DEFAULT_OPPONENTS.to_vec())]
+    opponents: Vec<String>,
+    /// Print one JSON object per opponent instead of the table (time and notes go to stderr).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    series: SeriesArgs,
+}
+
+#[derive(clap::Args)]
 struct MatchArgs {
     /// First agent spec, e.g. `alphabeta:depth=6`.
     agent1: String,
@@ -179,7 +196,8 @@ struct MatchArgs {
 /// How the games of a match or of each tournament pairing are played.
 #[derive(clap::Args)]
 struct SeriesArgs {
-    /// Games (per pair in a tournament; default: every opening twice, once from each side).
+    /// Games (per pair in a tournament, per opponent in a gauntlet; default: every opening
+    /// twice, once from each side).
     #[arg(long)]
     games: Option<usize>,
     /// Starting positions.
@@ -200,26 +218,41 @@ struct SeriesArgs {
 
 impl SeriesArgs {
     /// Runs `play` on the worker pool, prints its report and time, writes its PDN if asked.
+    /// With `machine_output` stdout gets only the report; the time and notes go to stderr.
     fn run<R>(
         &self,
         play: impl FnOnce() -> Result<R> + Send,
         report: impl Fn(&R) -> (String, String),
+        machine_output: bool,
     ) -> Result<()>
     where
         R: Send,
     {
+        let note = |text: String| {
+            if machine_output {
+                eprintln!("{text}");
+            } else {
+                println!("{text}");
+            }
+        };
         let pool = thread_pool(self.threads)?;
         let t = Instant::now();
         let result = pool.install(play)?;
         let (summary, pdn) = report(&result);
         print!("{summary}");
-        println!("({:.1} s)", t.elapsed().as_secs_f64());
+        note(format!("({:.1} s)", t.elapsed().as_secs_f64()));
         if let Some(path) = &self.pdn {
             checkers_zero::files::write_atomic(path, pdn.as_bytes())
                 .with_context(|| format!("could not write {}", path.display()))?;
-            println!("games written to {}", path.display());
+            note(format!("games written to {}", path.display()));
         }
         Ok(())
+    }
+
+    fn game_config(&self) -> GameConfig {
+        GameConfig {
+            max_plies: self.max_plies,
+        }
     }
 }
 
@@ -299,6 +332,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Play(args) => run_play(args),
         Command::Match(args) => run_match_cmd(args),
         Command::Tournament(args) => run_tournament_cmd(args),
+        Command::Gauntlet(args) => run_gauntlet_cmd(args),
         Command::Train(args) => train_cli::train_az(*args),
         Command::TrainTd(args) => train_cli::train_td(args),
         Command::TrainGa(args) => train_cli::train_ga(args),
@@ -386,14 +420,13 @@ fn run_tournament_cmd(args: TournamentArgs) -> Result<()> {
         games_per_pair: a.games,
         openings: a.openings,
         seed: a.seed,
-        game: GameConfig {
-            max_plies: a.max_plies,
-        },
+        game: a.game_config(),
         progress: true,
     };
     a.run(
         || Ok(run_tournament(&config)?),
         |r| (r.table(), r.pdn.clone()),
+        false,
     )
 }
 
@@ -405,10 +438,40 @@ fn run_match_cmd(args: MatchArgs) -> Result<()> {
         games: a.games,
         openings: a.openings,
         seed: a.seed,
-        game: GameConfig {
-            max_plies: a.max_plies,
-        },
+        game: a.game_config(),
         progress: true,
     };
-    a.run(|| Ok(run_match(&config)?), |r| (r.summary(), r.pdn()))
+    a.run(
+        || Ok(run_match(&config)?),
+        |r| (r.summary(), r.pdn()),
+        false,
+    )
+}
+
+fn run_gauntlet_cmd(args: GauntletArgs) -> Result<()> {
+    let a = &args.series;
+    let opponents = args
+        .opponents
+        .iter()
+        .filter(|o| !o.trim().is_empty())
+        .map(|o| parse_spec(o).with_context(|| format!("--opponents {o:?}")))
+        .collect::<Result<Vec<_>>>()?;
+    let config = GauntletConfig {
+        player: parse_spec(&args.agent)?,
+        opponents,
+        games: a.games,
+        openings: a.openings,
+        seed: a.seed,
+        game: a.game_config(),
+        progress: true,
+    };
+    let json = args.json;
+    a.run(
+        || Ok(run_gauntlet(&config)?),
+        |r| {
+            let text = if json { r.json_lines() } else { r.to_string() };
+            (text, r.pdn.clone())
+        },
+        json,
+    )
 }

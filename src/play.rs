@@ -3,7 +3,7 @@
 //! Line by line on any reader and writer (no raw terminal mode), so scripted input can
 //! drive it in tests. The person types PDN moves or commands; see [`HELP`].
 
-use crate::agents::{Agent, AgentSpec, Analysis, Limits};
+use crate::agents::{Agent, AgentSpec, Analysis, Limits, ScoreKind};
 use crate::game::{Color, Game, Move, Outcome, Position, WinReason, board_diagram_from};
 use crate::input::read_line;
 use std::io::{self, BufRead, Write};
@@ -24,12 +24,16 @@ commands:
   11-15, 15x24x31, 15x31   play a move in PDN (a multi-jump by its whole path or from-to)
   moves    list the legal moves
   board    draw the board again
-  hint     ask the agent what it would play here
+  hint     ask the agent what it would play here (search agents: every move's visits
+           and, with a network, its prior)
   undo     take back your last move and the agent's reply
   resign   give up the game
   quit     stop without a result
   help     this list
-board: b/w men, B/W kings, numbers on empty squares, [ ] the last move";
+board: b/w men, B/W kings, numbers on empty squares, [ ] the last move
+agent lines: value = its estimate for the side to move (az, mcts: -1 lost to +1 won;
+  alphabeta: men); visits = each move's share of the search; prior = the network's
+  probability for the move before searching (az only)";
 
 /// How many of the agent's move scores a hint shows.
 const HINT_MOVES: usize = 5;
@@ -147,6 +151,9 @@ impl<R: BufRead, W: Write> Session<R, W> {
             self.agent.name(),
             decision.mv
         )?;
+        if let Some(table) = decision.analysis.as_ref().and_then(move_table) {
+            write!(self.out, "{table}")?;
+        }
         self.game.play(decision.mv);
         Ok(())
     }
@@ -198,12 +205,6 @@ impl<R: BufRead, W: Write> Session<R, W> {
                 describe(&analysis)
             );
         };
-        let scores: Vec<String> = analysis
-            .moves
-            .iter()
-            .take(HINT_MOVES)
-            .map(|s| format!("{} {:+.2}", s.mv, s.score))
-            .collect();
         writeln!(
             self.out,
             "Hint: {} would play {}{}",
@@ -211,6 +212,15 @@ impl<R: BufRead, W: Write> Session<R, W> {
             best.mv,
             describe(&analysis)
         )?;
+        if let Some(table) = move_table(&analysis) {
+            return write!(self.out, "{table}");
+        }
+        let scores: Vec<String> = analysis
+            .moves
+            .iter()
+            .take(HINT_MOVES)
+            .map(|s| format!("{} {:+.2}", s.mv, s.score))
+            .collect();
         writeln!(self.out, "      scores: {}", scores.join(", "))
     }
 
@@ -292,6 +302,46 @@ fn describe(analysis: &Analysis) -> String {
     }
 }
 
+/// Width of the visit bar in [`move_table`] at a 100% share.
+const BAR_WIDTH: usize = 20;
+
+/// A search agent's view of every legal move, one line each, most visited first: its share
+/// of the visits (with a bar) and, where a network guided the search, its prior. `None` for
+/// analyses whose scores are not visit shares.
+fn move_table(analysis: &Analysis) -> Option<String> {
+    if analysis.score_kind != ScoreKind::VisitShare || analysis.moves.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = analysis.moves.iter().map(|m| m.mv.to_string()).collect();
+    let width = names
+        .iter()
+        .map(String::len)
+        .max()
+        .unwrap_or(0)
+        .max("move".len());
+    let with_priors = analysis.moves.iter().any(|m| m.prior.is_some());
+    let mut s = format!("  {:<width$}  {:>6}", "move", "visits");
+    if with_priors {
+        s += &format!("  {:>6}", "prior");
+    }
+    s += "\n";
+    for (m, name) in analysis.moves.iter().zip(&names) {
+        s += &format!("  {name:<width$}  {:>5.1}%", 100.0 * m.score);
+        if with_priors {
+            s += &m.prior.map_or_else(
+                || format!("  {:>6}", "-"),
+                |p| format!("  {:>5.1}%", 100.0 * p),
+            );
+        }
+        let bar = (m.score.clamp(0.0, 1.0) * BAR_WIDTH as f32).round() as usize;
+        if bar > 0 {
+            s += &format!("  {}", "#".repeat(bar));
+        }
+        s.push('\n');
+    }
+    Some(s)
+}
+
 /// Today's date as PDN writes it, `YYYY.MM.DD` (UTC).
 fn pdn_date(now: SystemTime) -> String {
     let secs = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
@@ -316,6 +366,7 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agents::MoveScore;
     use crate::game::parse_fen;
     use std::time::Duration;
 
@@ -494,6 +545,61 @@ mod tests {
             "hint\nquit\n",
         );
         assert!(out.contains("Hint: random would play 9x18"), "{out}");
+    }
+
+    #[test]
+    fn search_agents_show_every_moves_visits() {
+        let out = play(
+            "mcts:searches=40",
+            Color::Black,
+            None,
+            "hint\n11-15\nquit\n",
+        );
+        assert!(
+            out.contains("Hint: mcts:searches=40,c=1.41 would play "),
+            "{out}"
+        );
+        // Rollout MCTS has no network: visits without a prior column, the hint's table and
+        // the table after its own move each list all 7 opening moves.
+        assert_eq!(out.matches("  move   visits\n").count(), 2, "{out}");
+        assert!(!out.contains("prior"), "{out}");
+        let (_, after) = out.split_once("White (mcts").expect("the agent moved");
+        let rows = after.lines().skip(2).take_while(|l| l.contains('%'));
+        assert_eq!(rows.count(), 7, "{out}");
+    }
+
+    #[test]
+    fn move_tables_show_priors_and_bars() {
+        let pos = Position::start();
+        let moves = crate::game::legal_moves(&pos);
+        let analysis = Analysis {
+            moves: vec![
+                MoveScore {
+                    mv: moves[0],
+                    score: 0.75,
+                    prior: Some(0.5),
+                },
+                MoveScore {
+                    mv: moves[1],
+                    score: 0.0,
+                    prior: Some(0.125),
+                },
+            ],
+            score_kind: ScoreKind::VisitShare,
+            value: 0.1,
+            summary: String::new(),
+        };
+        let table = move_table(&analysis).unwrap();
+        let want = "  move   visits   prior
+  9-13    75.0%   50.0%  ###############
+  10-14    0.0%   12.5%
+";
+        assert_eq!(table, want, "{table}");
+        let values = Analysis {
+            score_kind: ScoreKind::Value,
+            ..analysis
+        };
+        assert_eq!(move_table(&values), None);
     }
 
     #[test]

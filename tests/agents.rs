@@ -214,3 +214,66 @@ fn tournament_cross_table_and_elo_order() {
     );
     assert_eq!(report.pdn.matches("[Event").count(), 48);
 }
+
+#[test]
+fn gauntlet_rows_add_up_and_print_as_json_lines() {
+    use checkers_zero::arena::{GauntletConfig, run_gauntlet};
+    let config = GauntletConfig {
+        player: "alphabeta:depth=1".parse().unwrap(),
+        opponents: ["random", "alphabeta:depth=1,king=2"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect(),
+        games: Some(6),
+        openings: OpeningSet::Standard,
+        seed: 3,
+        game: GameConfig::default(),
+        progress: false,
+    };
+    let report = run_gauntlet(&config).unwrap();
+    assert_eq!(report.player, "alphabeta:depth=1");
+    assert_eq!(report.rows.len(), 2);
+    for r in &report.rows {
+        let t = r.tally;
+        assert_eq!(t.wins + t.draws + t.losses, 6);
+        assert_eq!(
+            (r.as_black.games(), r.as_white.games()),
+            (3, 3),
+            "colours alternate"
+        );
+        assert_eq!(r.as_black.wins + r.as_white.wins, t.wins);
+        assert_eq!(r.as_black.losses + r.as_white.losses, t.losses);
+    }
+    assert_eq!(report.pdn.matches("[Event").count(), 12);
+
+    let json = report.json_lines();
+    let lines: Vec<&str> = json.lines().collect();
+    assert_eq!(lines.len(), 2);
+    for (line, row) in lines.iter().zip(&report.rows) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v["opponent"], row.opponent.as_str());
+        let count = |k: &str| v[k].as_u64().unwrap();
+        assert_eq!(count("games"), 6);
+        assert_eq!(count("wins") + count("draws") + count("losses"), 6);
+        let score = v["score"].as_f64().unwrap();
+        assert!(v["score_low"].as_f64().unwrap() <= score);
+        assert!(score <= v["score_high"].as_f64().unwrap());
+        // JSON has no infinity: a perfect or zero score leaves the Elo null.
+        assert_eq!(v["elo"].is_null(), score == 0.0 || score == 1.0, "{line}");
+    }
+
+    let table = report.to_string();
+    assert_eq!(table.lines().count(), 4, "{table}");
+    assert!(table.contains("alphabeta:depth=1,king=2"), "{table}");
+
+    let none = GauntletConfig {
+        opponents: Vec::new(),
+        ..config
+    };
+    assert!(
+        run_gauntlet(&none)
+            .unwrap_err()
+            .0
+            .contains("at least one opponent")
+    );
+}

@@ -2,7 +2,7 @@
 //! with alpha-beta first), and batches gathered under virtual loss give the same search as
 //! one leaf at a time where that must hold exactly.
 
-use checkers_zero::agents::{AgentSpec, Limits};
+use checkers_zero::agents::{AgentSpec, Limits, ScoreKind};
 use checkers_zero::game::{Game, Move, parse_fen, parse_move};
 use checkers_zero::mcts::{
     EvalInput, Evaluation, Evaluator, MaterialEvaluator, Puct, PuctConfig, Tree, hops_of,
@@ -10,6 +10,7 @@ use checkers_zero::mcts::{
 };
 use rand::SeedableRng;
 use rand::rngs::StdRng;
+use std::path::PathBuf;
 
 /// (position, the shot, the line): one move wins material by force, every other move does
 /// not. Found by alpha-beta in random positions of equal material.
@@ -197,11 +198,23 @@ fn the_search_agents_play_whole_games_with_legal_moves() {
     }
 }
 
-#[test]
-fn az_needs_a_model_file_and_plays_with_one() {
+/// A freshly initialised az-tiny network saved as `tiny.bin` in its own temporary folder,
+/// returned with the folder for the caller to remove.
+fn tiny_model(name: &str) -> (PathBuf, PathBuf) {
     use checkers_zero::mcts::save_model;
     use checkers_zero::nn::{Architecture, PolicyValueNet};
     use checkers_zero::tensor::Device;
+    let dir = std::env::temp_dir().join(format!("cz-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("tiny.bin");
+    let arch = Architecture::preset("az-tiny").unwrap();
+    let net = PolicyValueNet::new(arch, &Device::Cpu, &mut StdRng::seed_from_u64(0));
+    save_model(&path, &net, Default::default(), None).unwrap();
+    (dir, path)
+}
+
+#[test]
+fn az_needs_a_model_file_and_plays_with_one() {
     let missing = "az:model=/nonexistent/net.bin"
         .parse::<AgentSpec>()
         .unwrap()
@@ -212,12 +225,7 @@ fn az_needs_a_model_file_and_plays_with_one() {
     let bad = "az:searches=x".parse::<AgentSpec>().unwrap().build(0).err();
     assert!(bad.unwrap().0.contains("expected a number of simulations"));
 
-    let dir = std::env::temp_dir().join(format!("cz-az-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("tiny.bin");
-    let arch = Architecture::preset("az-tiny").unwrap();
-    let net = PolicyValueNet::new(arch, &Device::Cpu, &mut StdRng::seed_from_u64(0));
-    save_model(&path, &net, Default::default(), None).unwrap();
+    let (dir, path) = tiny_model("az");
     let spec = format!("az:model={},searches=24,batch=4,device=cpu", path.display());
     let mut az = spec.parse::<AgentSpec>().unwrap().build(0).unwrap();
     let mut game = Game::new();
@@ -228,6 +236,64 @@ fn az_needs_a_model_file_and_plays_with_one() {
         game.play(d.mv);
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn az_analysis_gives_every_legal_move_its_prior() {
+    let (dir, path) = tiny_model("az-priors");
+    // The start; and a position where 1x10 goes on to 17 or 19 beside 11x18 and 11x20, so a
+    // move's prior is a product of hop priors, or shared out while 10 is not yet expanded.
+    let games = [
+        Game::new(),
+        Game::from_position(parse_fen("B:W6,14,15,16:B1,11").unwrap()),
+    ];
+    for searches in [1, 64] {
+        let spec = format!(
+            "az:model={},searches={searches},batch=4,device=cpu",
+            path.display()
+        );
+        let mut az = spec.parse::<AgentSpec>().unwrap().build(0).unwrap();
+        for game in &games {
+            let a = az.analyse(game, &Limits::default()).unwrap();
+            assert_eq!(a.score_kind, ScoreKind::VisitShare);
+            let mut listed: Vec<Move> = a.moves.iter().map(|m| m.mv).collect();
+            let mut legal = game.legal_moves();
+            listed.sort_by_key(|m| m.to_string());
+            legal.sort_by_key(|m| m.to_string());
+            assert_eq!(listed, legal, "every legal move once");
+            let priors: Vec<f32> = a.moves.iter().map(|m| m.prior.unwrap()).collect();
+            assert!(priors.iter().all(|p| (0.0..=1.0).contains(p)), "{priors:?}");
+            // A softmax renormalised over the legal hops, in f32: rounding is ~1e-6 per move.
+            let sum: f32 = priors.iter().sum();
+            assert!(
+                (sum - 1.0).abs() < 1e-4,
+                "{searches} searches: {:?}",
+                a.moves
+            );
+            if searches == 1 && a.moves.len() == 4 {
+                // One search expands only the root: 1x10's prior is split between its ends.
+                let prior = |text: &str| a.moves.iter().find(|m| m.mv.to_string() == text);
+                let (p17, p19) = (prior("1x10x17").unwrap(), prior("1x10x19").unwrap());
+                assert_eq!(p17.prior, p19.prior);
+            }
+            let shares: f32 = a.moves.iter().map(|m| m.score).sum();
+            // One search only evaluates the root, so no move has a visit yet.
+            assert!(
+                (searches == 1 || shares > 0.0) && shares <= 1.0 + 1e-6,
+                "{shares}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    // Rollout MCTS has no policy: it reports visit shares and no priors.
+    let mut mcts = "mcts:searches=50"
+        .parse::<AgentSpec>()
+        .unwrap()
+        .build(0)
+        .unwrap();
+    let a = mcts.analyse(&Game::new(), &Limits::default()).unwrap();
+    assert_eq!(a.score_kind, ScoreKind::VisitShare);
+    assert!(a.moves.iter().all(|m| m.prior.is_none()));
 }
 
 #[test]

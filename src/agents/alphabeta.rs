@@ -8,7 +8,7 @@
 //! deterministic: the seed only shuffles the root moves, which decides ties between moves
 //! of equal score. A time limit (unlike depth and node limits) makes it timing-dependent.
 
-use super::{Agent, AgentError, Analysis, Decision, Limits, MoveScore};
+use super::{Agent, AgentError, Analysis, Decision, Limits, MoveScore, ScoreKind};
 use crate::game::moves::{generate, jumpers};
 use crate::game::record::FORTY_MOVE_PLIES;
 use crate::game::{Game, Move, Position, dedup_routes, move_to_pdn};
@@ -497,8 +497,10 @@ impl<E: Evaluator> AlphaBeta<E> {
                 .map(|&(mv, s)| MoveScore {
                     mv,
                     score: score_in_men(s),
+                    prior: None,
                 })
                 .collect(),
+            score_kind: ScoreKind::Value,
             value: score_in_men(score),
             summary: format!(
                 "depth {depth} score {} nodes {} pv {pv}",

@@ -33,11 +33,25 @@ impl Limits {
     }
 }
 
-/// An agent's view of one move: its score from the mover's side, in the agent's own units.
+/// An agent's view of one move: its score (see [`ScoreKind`]) and, where the agent has a
+/// policy network, the network's prior for it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MoveScore {
     pub mv: Move,
     pub score: f32,
+    /// The policy's probability of the move before search (see `mcts::Tree::move_stats` for
+    /// moves of several hops).
+    pub prior: Option<f32>,
+}
+
+/// What the scores of an [`Analysis`] measure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ScoreKind {
+    /// A value from the mover's side in the agent's own units (alpha-beta: men).
+    #[default]
+    Value,
+    /// The move's share of the search's visits at the root (0 to 1).
+    VisitShare,
 }
 
 /// What an agent thinks of a position, from the side to move.
@@ -45,6 +59,7 @@ pub struct MoveScore {
 pub struct Analysis {
     /// Scores of the moves it looked at, best first.
     pub moves: Vec<MoveScore>,
+    pub score_kind: ScoreKind,
     /// Its value of the position (positive: good for the side to move).
     pub value: f32,
     /// A short human-readable line (depth, nodes, principal variation, ...).

@@ -1,13 +1,18 @@
-//! Games between agents: the driver, ballot openings, matches, tournaments, statistics, Elo.
+//! Games between agents: the driver, ballot openings, matches, gauntlets, tournaments,
+//! statistics, Elo.
 
 pub mod driver;
 pub mod elo;
+pub mod gauntlet;
 pub mod openings;
 pub mod series;
 pub mod stats;
 pub mod tournament;
 
 pub use driver::{GameConfig, play_game};
+pub use gauntlet::{
+    DEFAULT_OPPONENTS, GauntletConfig, GauntletRecord, GauntletReport, GauntletRow, run_gauntlet,
+};
 pub use openings::{OpeningSet, ballots};
 pub use series::{MatchConfig, MatchReport, run_match};
 pub use stats::Tally;

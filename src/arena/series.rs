@@ -125,7 +125,7 @@ pub fn run_match(config: &MatchConfig) -> Result<MatchReport, AgentError> {
             .expect("static template")
             .progress_chars("=> "),
     );
-    bar.set_message("match");
+    bar.set_message(format!("{first_name} vs {second_name}"));
     let games: Result<Vec<MatchGame>, AgentError> = (0..total)
         .into_par_iter()
         .map(|round| {

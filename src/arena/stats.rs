@@ -99,7 +99,8 @@ pub fn elo_of(score: f64) -> f64 {
     }
 }
 
-fn fmt_elo(e: f64) -> String {
+/// An Elo difference with its sign, or `+inf` / `-inf`.
+pub fn fmt_elo(e: f64) -> String {
     if e.is_infinite() {
         if e > 0.0 {
             "+inf".into()

@@ -6,7 +6,7 @@ use super::model::load_model;
 use super::puct::{Puct, PuctConfig, most_visited};
 use super::tree::Tree;
 use super::uct::Uct;
-use crate::agents::{Agent, AgentError, Analysis, Decision, Limits, MoveScore};
+use crate::agents::{Agent, AgentError, Analysis, Decision, Limits, MoveScore, ScoreKind};
 use crate::game::Game;
 use crate::tensor::Device;
 use rand::SeedableRng;
@@ -42,8 +42,9 @@ impl Budget {
     }
 }
 
-/// The greedy move of a searched tree and what the search thinks of each move.
-fn decide(tree: &Tree, simulations: u64, elapsed: Duration) -> Decision {
+/// The greedy move of a searched tree and what the search thinks of each move: its visit
+/// share and, with `priors` (a network gave them, not a uniform stand-in), its prior.
+fn decide(tree: &Tree, simulations: u64, elapsed: Duration, priors: bool) -> Decision {
     let mv = tree.pick_move(most_visited);
     let root = tree.root();
     let total = root.visits.max(1) as f32;
@@ -54,8 +55,10 @@ fn decide(tree: &Tree, simulations: u64, elapsed: Duration) -> Decision {
             .map(|s| MoveScore {
                 mv: s.mv,
                 score: s.visits as f32 / total,
+                prior: priors.then_some(s.prior),
             })
             .collect(),
+        score_kind: ScoreKind::VisitShare,
         value: root.q(),
         summary: format!(
             "simulations {simulations} visits {} nodes {} sims/s {:.0} best {}",
@@ -119,7 +122,7 @@ impl Agent for MctsAgent {
             uct.simulate(&mut self.rng, &mut hops);
             done += 1;
         }
-        decide(uct.tree(), done, start.elapsed())
+        decide(uct.tree(), done, start.elapsed(), false)
     }
 
     fn analyse(&mut self, game: &Game, limits: &Limits) -> Option<Analysis> {
@@ -223,7 +226,7 @@ impl Agent for AzAgent {
             search.run(&mut self.evaluator, n as u32, &mut self.rng);
             done += n;
         }
-        decide(search.tree(), done, start.elapsed())
+        decide(search.tree(), done, start.elapsed(), true)
     }
 
     fn analyse(&mut self, game: &Game, limits: &Limits) -> Option<Analysis> {

@@ -401,16 +401,29 @@ impl Tree {
     }
 
     /// Visit counts of the moves from the root (the node their last hop reaches; 0 where the
-    /// search never got there) and the product of their hop priors, best first.
+    /// search never got there) and their priors, best first. A move's prior is the product of
+    /// its hops' priors; where the tree stops inside a multi-jump (a middle node never
+    /// expanded, so its hops' priors are unknown), the product so far is shared evenly by the
+    /// moves that go on from there. The priors of all legal moves thus sum to 1.
     pub fn move_stats(&self) -> Vec<MoveStats> {
         let moves = crate::game::legal_moves(self.root().state.position());
+        let paths: Vec<Vec<Hop>> = moves.iter().map(hops_of).collect();
         let mut stats: Vec<MoveStats> = moves
             .into_iter()
-            .map(|mv| {
+            .zip(&paths)
+            .map(|(mv, hops)| {
                 let mut at = Some(Self::ROOT);
                 let mut prior = 1.0;
-                for hop in hops_of(&mv) {
-                    at = at.and_then(|a| self.children(a).find(|&c| self.node(c).hop == hop));
+                for (k, hop) in hops.iter().enumerate() {
+                    let Some(a) = at.filter(|&a| self.node(a).is_expanded()) else {
+                        let prefix = &hops[..k];
+                        let sharing = paths.iter().filter(|p| p.starts_with(prefix)).count();
+                        prior /= sharing as f32;
+                        at = None;
+                        break;
+                    };
+                    // An expanded node has a child for every legal hop.
+                    at = self.children(a).find(|&c| self.node(c).hop == *hop);
                     prior *= at.map_or(0.0, |c| self.node(c).prior);
                 }
                 let node = at.map(|c| self.node(c));
@@ -438,7 +451,8 @@ impl Tree {
 #[derive(Clone, Debug, PartialEq)]
 pub struct MoveStats {
     pub mv: Move,
-    /// The product of the priors of its hops (0 if a hop was never expanded).
+    /// The product of the priors of its hops, shared out where the tree ends mid-move (see
+    /// [`Tree::move_stats`]).
     pub prior: f32,
     pub visits: u32,
     /// Its mean value for the side to move at the root, if visited.
