@@ -149,3 +149,27 @@ fn scripted_session() {
         "nothing after quit"
     );
 }
+
+#[test]
+fn the_az_agent_plays_the_built_in_network_or_a_named_model() {
+    let mut e = Engine::start();
+    assert_eq!(e.ask("setoption name agent value az"), "ok agent az seed 0");
+    assert_eq!(
+        e.ask("setoption name searches value 16"),
+        "ok agent az:searches=16 seed 0"
+    );
+    assert_eq!(e.ask("position startpos moves 11-15 23-19"), "ok");
+    let legal = e.ask("legal");
+    let (_, best) = e.go("go");
+    assert!(
+        words(&legal).contains(&best.as_str()),
+        "{best} is not in {legal}"
+    );
+    let reply = e.ask("setoption name model value /nonexistent/net.ckpt");
+    assert!(
+        reply.starts_with("error ") && reply.contains("no model file at /nonexistent/net.ckpt"),
+        "{reply}"
+    );
+    e.send("quit");
+    assert!(e.child.wait().unwrap().success());
+}

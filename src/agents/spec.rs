@@ -31,7 +31,8 @@ pub const KINDS: &[(&str, &str)] = &[
     ),
     (
         "az",
-        "AlphaZero search with a trained network: model=PATH (default models/default.bin), \
+        "AlphaZero search with a trained network: model=PATH (default: the built-in network, \
+         models/default.bin), \
          searches=N (simulations per move, default 200), batch=N (leaves per network call, \
          default 8), device=auto|cpu|gpu",
     ),
@@ -125,7 +126,7 @@ impl AgentSpec {
                 let d = AzConfig::default();
                 let batch = opts.take("batch", "leaves per network call, e.g. 8")?;
                 let config = AzConfig {
-                    model: opts.take("model", "a model file path")?.unwrap_or(d.model),
+                    model: opts.take("model", "a model file path")?.or(d.model),
                     searches: opts
                         .take("searches", "a number of simulations, e.g. 200")?
                         .unwrap_or(d.searches),

@@ -2,7 +2,7 @@
 //! policy-value network). Both keep their tree between moves of a game.
 
 use super::evaluator::NetEvaluator;
-use super::model::load_model;
+use super::model::{default_model, load_model};
 use super::puct::{Puct, PuctConfig, most_visited};
 use super::tree::Tree;
 use super::uct::Uct;
@@ -135,13 +135,11 @@ impl Agent for MctsAgent {
     }
 }
 
-/// Where `az` looks for its network unless told otherwise.
-pub const DEFAULT_MODEL: &str = "models/default.bin";
-
 /// Options of the `az` agent.
 #[derive(Clone, Debug)]
 pub struct AzConfig {
-    pub model: PathBuf,
+    /// A model file; `None` plays the network built into the program.
+    pub model: Option<PathBuf>,
     pub searches: u32,
     /// "auto", "cpu" or "gpu".
     pub device: String,
@@ -151,7 +149,7 @@ pub struct AzConfig {
 impl Default for AzConfig {
     fn default() -> Self {
         AzConfig {
-            model: PathBuf::from(DEFAULT_MODEL),
+            model: None,
             searches: 200,
             device: "auto".into(),
             puct: PuctConfig::default(),
@@ -176,20 +174,27 @@ impl AzAgent {
                 "az options: searches and batch must be at least 1".into(),
             ));
         }
-        let path = &config.model;
-        if !path.is_file() {
+        if let Some(path) = config.model.as_ref().filter(|p| !p.is_file()) {
             return Err(AgentError(format!(
-                "az: no model file at {} (train one with `checkers-zero train`, or give \
-                 model=PATH)",
+                "az: no model file at {} (train one with `checkers-zero train`, or leave out \
+                 model= to play the built-in network)",
                 path.display()
             )));
         }
         let device = Device::from_name(&config.device)
             .map_err(|e| AgentError(format!("az option device: {e}")))?;
-        let (net, encoding, _) = load_model(path, &device)
-            .map_err(|e| AgentError(format!("az: cannot load {}: {e}", path.display())))?;
+        let what = config
+            .model
+            .as_ref()
+            .map_or("the built-in network".to_string(), |p| p.display().to_string());
+        let loaded = match &config.model {
+            Some(path) => load_model(path, &device),
+            None => default_model(&device),
+        };
+        let (net, encoding, _) =
+            loaded.map_err(|e| AgentError(format!("az: cannot load {what}: {e}")))?;
         let evaluator = NetEvaluator::new(net, encoding, device)
-            .map_err(|e| AgentError(format!("az: {}: {e}", path.display())))?;
+            .map_err(|e| AgentError(format!("az: {what}: {e}")))?;
         Ok(AzAgent {
             config,
             evaluator,
@@ -202,11 +207,10 @@ impl AzAgent {
 
 impl Agent for AzAgent {
     fn name(&self) -> String {
-        format!(
-            "az:model={},searches={}",
-            self.config.model.display(),
-            self.config.searches
-        )
+        match &self.config.model {
+            Some(path) => format!("az:model={},searches={}", path.display(), self.config.searches),
+            None => format!("az:searches={}", self.config.searches),
+        }
     }
 
     fn select(&mut self, game: &Game, limits: &Limits) -> Decision {

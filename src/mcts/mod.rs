@@ -22,7 +22,7 @@ pub use agents::{AzAgent, AzConfig, MctsAgent};
 pub use encoding::{Encoding, EvalInput, hop_at, legal_mask, policy_index};
 pub use evaluator::{CachedEvaluator, Evaluation, Evaluator, MaterialEvaluator, NetEvaluator};
 pub use hops::{Hop, HopState, hops_of};
-pub use model::{AzModel, load_model, save_model};
+pub use model::{AzModel, LoadedModel, default_model, load_model, save_model};
 pub use puct::{Leaves, PlayoutCap, Puct, PuctConfig, Temperature, most_visited, pick_child};
 pub use tree::{MoveStats, Node, NodeId, Tree};
 pub use uct::Uct;

@@ -73,12 +73,22 @@ pub fn save_model(
     Checkpoint::capture(model, net, optimizer).save(path)
 }
 
+/// A network, the encoding that feeds it and its saved optimizer, if any.
+pub type LoadedModel = (PolicyValueNet, Encoding, Option<Optimizer>);
+
 /// Reads a model file: the network (in training mode), its encoding and saved optimizer.
-pub fn load_model(
-    path: &Path,
-    device: &Device,
-) -> Result<(PolicyValueNet, Encoding, Option<Optimizer>), CheckpointError> {
-    let ckpt = Checkpoint::<AzModel>::load(path)?;
+pub fn load_model(path: &Path, device: &Device) -> Result<LoadedModel, CheckpointError> {
+    rebuild(Checkpoint::<AzModel>::load(path)?, device)
+}
+
+/// The network shipped inside the program (models/default.bin: the best network of the
+/// learning run in docs/RESULTS.md), so `az` plays right after a build, from any folder.
+pub fn default_model(device: &Device) -> Result<LoadedModel, CheckpointError> {
+    static BYTES: &[u8] = include_bytes!("../../models/default.bin");
+    rebuild(Checkpoint::<AzModel>::from_bytes(BYTES)?, device)
+}
+
+fn rebuild(ckpt: Checkpoint<AzModel>, device: &Device) -> Result<LoadedModel, CheckpointError> {
     let (net, optimizer) = ckpt.arch.restore(&ckpt, device)?;
     Ok((net, ckpt.arch.encoding, optimizer))
 }
@@ -86,6 +96,16 @@ pub fn load_model(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_built_in_network_is_a_small_trained_cpu_preset_model() {
+        let bytes = std::fs::metadata("models/default.bin").unwrap().len();
+        assert!(bytes < 1 << 20, "models/default.bin is {bytes} bytes");
+        let (net, encoding, optimizer) = default_model(&Device::Cpu).unwrap();
+        assert_eq!(net.arch().name, "az-tiny");
+        assert_eq!(encoding, Encoding::default());
+        assert!(optimizer.is_none(), "a model to play carries no optimizer");
+    }
 
     #[test]
     fn a_model_file_keeps_the_encoding_and_the_weights() {
