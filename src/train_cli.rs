@@ -6,7 +6,7 @@ use checkers_zero::train::alphazero::{ConfigOverrides, Pipeline, TrainConfig, re
 use checkers_zero::train::ga::{self, GaConfig, Scheme};
 use checkers_zero::train::pso::{self, PsoConfig, Topology};
 use checkers_zero::train::run::RunOptions;
-use checkers_zero::train::td::{self, Opponent, TdConfig};
+use checkers_zero::train::td::{self, Opponent, Target, TdConfig};
 use std::path::PathBuf;
 
 /// Where a run writes and how it runs.
@@ -127,6 +127,10 @@ pub struct TdArgs {
     /// Training games in all (a resumed run counts its earlier games).
     #[arg(long, default_value_t = 20_000)]
     games: u64,
+    /// leaf: TD-Leaf, moves by the agent's search and training its principal-variation leaf;
+    /// root: plain TD(lambda) on the positions at the learner's turns, 1-ply greedy moves.
+    #[arg(long, value_enum, default_value_t = Target::Leaf)]
+    target: Target,
     #[arg(long, default_value_t = 0.01)]
     alpha: f32,
     #[arg(long, default_value_t = 0.9)]
@@ -228,6 +232,7 @@ pub struct PsoArgs {
 
 pub fn train_td(a: TdArgs) -> Result<()> {
     let config = TdConfig {
+        target: a.target,
         alpha: a.alpha,
         gamma: a.gamma,
         lambda: a.lambda,

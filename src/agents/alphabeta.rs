@@ -155,6 +155,11 @@ pub struct AlphaBeta<E: Evaluator = Material> {
     path: Vec<u64>,
     /// One move buffer per ply, reused.
     buffers: Vec<Vec<Move>>,
+    /// Per ply, the leaf of the best line found below the current node: the quiet position
+    /// whose evaluation gave its score, or `None` for an end, a draw or a table score.
+    leaves: Vec<Option<Position>>,
+    /// The leaf of the best root move's line after the last completed iteration.
+    root_leaf: Option<Position>,
     nodes: u64,
     node_limit: u64,
     deadline: Option<Instant>,
@@ -183,6 +188,8 @@ impl<E: Evaluator> AlphaBeta<E> {
             history: Box::new([[0; 32]; 32]),
             path: Vec::new(),
             buffers: Vec::new(),
+            leaves: Vec::new(),
+            root_leaf: None,
             nodes: 0,
             node_limit: u64::MAX,
             deadline: None,
@@ -234,6 +241,13 @@ impl<E: Evaluator> AlphaBeta<E> {
         generate(pos, &mut moves);
         dedup_routes(&mut moves);
         moves
+    }
+
+    fn set_leaf(&mut self, ply: usize, leaf: Option<Position>) {
+        if self.leaves.len() <= ply {
+            self.leaves.resize(ply + 1, None);
+        }
+        self.leaves[ply] = leaf;
     }
 
     fn out_of_budget(&mut self) -> bool {
@@ -297,6 +311,7 @@ impl<E: Evaluator> AlphaBeta<E> {
         quiet: u32,
     ) -> i32 {
         self.nodes += 1;
+        self.set_leaf(ply, None);
         if self.out_of_budget() {
             return 0;
         }
@@ -312,6 +327,7 @@ impl<E: Evaluator> AlphaBeta<E> {
         // Capture extension: at the horizon only quiet positions are evaluated.
         if depth <= 0 && !moves[0].is_capture() {
             self.buffers[ply] = moves;
+            self.set_leaf(ply, Some(*pos));
             return self.evaluate(pos);
         }
         let slot = self.tt_index(hash);
@@ -361,6 +377,7 @@ impl<E: Evaluator> AlphaBeta<E> {
             if score > best {
                 best = score;
                 best_index = index;
+                self.leaves[ply] = self.leaves[ply + 1];
             }
             if score > alpha {
                 alpha = score;
@@ -413,8 +430,11 @@ impl<E: Evaluator> AlphaBeta<E> {
         root.shuffle(&mut self.rng);
         let mut scored: Vec<(Move, i32)> = root.iter().map(|m| (*m, 0)).collect();
         let mut reached = 0;
+        self.root_leaf = None;
         for depth in 1..=max_depth {
             let mut alpha = -INF;
+            // The first move to reach the best score is the one the stable sort puts first.
+            let mut best_leaf = (-INF, None);
             let mut this_iter: Vec<(Move, i32)> = Vec::with_capacity(scored.len());
             if depth == 1 {
                 let moves: Vec<Move> = scored.iter().map(|s| s.0).collect();
@@ -441,6 +461,9 @@ impl<E: Evaluator> AlphaBeta<E> {
                     break;
                 }
                 alpha = alpha.max(score);
+                if score > best_leaf.0 {
+                    best_leaf = (score, self.leaves[1]);
+                }
                 this_iter.push((mv, score));
             }
             self.path.pop();
@@ -450,6 +473,7 @@ impl<E: Evaluator> AlphaBeta<E> {
             // Stable sort: among equal scores the earlier (seed-shuffled) move stays first.
             this_iter.sort_by_key(|m| std::cmp::Reverse(m.1));
             scored = this_iter;
+            self.root_leaf = best_leaf.1;
             reached = depth;
             // A forced move needs no more thought when a clock is running; at a fixed depth
             // the search goes on so the reported value is as deep as asked.
@@ -560,6 +584,18 @@ impl<E: Evaluator> AlphaBeta<E> {
             mv: scored[0].0,
             analysis: Some(analysis),
         }
+    }
+
+    /// The chosen move with its score and the leaf of its principal variation: the quiet
+    /// position whose evaluation is the root score (negated when the opponent is to move
+    /// there), or `None` when the score is an end, a draw or a table hit (TD-Leaf trains on it).
+    pub fn decide_with_leaf(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+    ) -> (Move, i32, Option<Position>) {
+        let (scored, _) = self.search(game, limits, false);
+        (scored[0].0, scored[0].1, self.root_leaf)
     }
 
     /// [`Agent::analyse`] for any evaluator.

@@ -11,6 +11,11 @@ use std::path::Path;
 /// enough that distinct values rarely tie, far below a win.
 const SCALE: f32 = 10_000.0;
 
+/// A search score back in network units, clamped to the network's range (a win is 1).
+pub fn score_to_value(score: i32) -> f32 {
+    (score as f32 / SCALE).clamp(-1.0, 1.0)
+}
+
 /// A value network as the search's leaf evaluation.
 pub struct NetEval {
     pub net: ValueNet,
@@ -39,21 +44,26 @@ pub struct NetAgent {
     search: AlphaBeta<NetEval>,
 }
 
+/// The agent's search: `depth` plies (and the capture extension) with `net` at the leaves.
+pub fn net_search(net: ValueNet, depth: u32, seed: u64) -> AlphaBeta<NetEval> {
+    let config = AlphaBetaConfig {
+        limits: Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        },
+        // A shallow search fills little of a table; a small one is quick to clear per game.
+        hash_mb: 1,
+        ..AlphaBetaConfig::default()
+    };
+    AlphaBeta::with_evaluator(config, seed, NetEval { net })
+}
+
 impl NetAgent {
     /// Searches `depth` plies with `net` at the leaves; `name` is the spec that rebuilds it.
     pub fn new(net: ValueNet, depth: u32, seed: u64, name: String) -> NetAgent {
-        let config = AlphaBetaConfig {
-            limits: Limits {
-                depth: Some(depth),
-                ..Limits::default()
-            },
-            // A shallow search fills little of a table; a small one is quick to clear per game.
-            hash_mb: 1,
-            ..AlphaBetaConfig::default()
-        };
         NetAgent {
             name,
-            search: AlphaBeta::with_evaluator(config, seed, NetEval { net }),
+            search: net_search(net, depth, seed),
         }
     }
 
