@@ -23,6 +23,9 @@ fn tiny(iterations: u32) -> TrainConfig {
         games_per_thread: 2,
         threads: 2,
         saved_games: 1,
+        gauntlet_every: 2,
+        gauntlet_games: 2,
+        gauntlet_opponents: "random".into(),
         ..TrainConfig::cpu()
     }
 }
@@ -71,6 +74,18 @@ fn a_short_run_checkpoints_and_a_resumed_run_continues_it_exactly() {
         assert!(r.gating_wdl.unwrap().iter().sum::<u32>() == 2);
         assert!(r.simulations_per_s > 0.0 && r.mean_batch >= 1.0);
     }
+    assert!(
+        m[0].gauntlet.is_none(),
+        "the gauntlet plays every second iteration"
+    );
+    let g = m[1]
+        .gauntlet
+        .as_ref()
+        .expect("iteration 2 plays the gauntlet");
+    assert_eq!(
+        (g.len(), g[0].opponent.as_str(), g[0].games),
+        (1, "random", 2)
+    );
     let (best, _, _) = load_model(&straight.join("best.ckpt"), &Device::Cpu).unwrap();
     assert_eq!(best.arch().name, "az-tiny");
     assert!(

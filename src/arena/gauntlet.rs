@@ -96,7 +96,7 @@ pub fn run_gauntlet(config: &GauntletConfig) -> Result<GauntletReport, AgentErro
 
 /// One opponent's line of a gauntlet, as `--json` prints it. An Elo value at a score of 0%
 /// or 100% is infinite, written as null (JSON has no infinity); the score tells its sign.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct GauntletRecord {
     pub player: String,
     pub opponent: String,

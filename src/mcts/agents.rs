@@ -186,7 +186,9 @@ impl AzAgent {
         let what = config
             .model
             .as_ref()
-            .map_or("the built-in network".to_string(), |p| p.display().to_string());
+            .map_or("the built-in network".to_string(), |p| {
+                p.display().to_string()
+            });
         let loaded = match &config.model {
             Some(path) => load_model(path, &device),
             None => default_model(&device),
@@ -208,7 +210,11 @@ impl AzAgent {
 impl Agent for AzAgent {
     fn name(&self) -> String {
         match &self.config.model {
-            Some(path) => format!("az:model={},searches={}", path.display(), self.config.searches),
+            Some(path) => format!(
+                "az:model={},searches={}",
+                path.display(),
+                self.config.searches
+            ),
             None => format!("az:searches={}", self.config.searches),
         }
     }

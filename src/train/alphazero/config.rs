@@ -4,6 +4,7 @@
 //! flags (`--games-per-iteration 40`) and the config file's JSON keys
 //! (`{"games_per_iteration": 40}`). A run resolves preset, then file, then flags.
 
+use crate::agents::AgentSpec;
 use crate::mcts::{Encoding, PlayoutCap, PuctConfig, Temperature};
 use crate::nn::{Architecture, OptimConfig};
 use crate::selfplay::{SelfPlayConfig, ValueTarget};
@@ -55,7 +56,7 @@ macro_rules! train_config {
 
 train_config! {
     /// Iterations (self-play, training, gating) in the whole run.
-    iterations: u32 = 40u32, 200u32;
+    iterations: u32 = 24u32, 200u32;
     /// Self-play games per iteration.
     games_per_iteration: u32 = 64u32, 400u32;
     /// Gating games between the new network and the best (colours and ballots alternate).
@@ -126,6 +127,13 @@ train_config! {
     leaf_batch: u32 = 4u32, 8u32;
     /// Positions per network call at most (the inference service's batch).
     inference_batch: u32 = 256u32, 1024u32;
+    /// Every N iterations (0: never) the best network plays the gauntlet opponents; the
+    /// scores go into metrics.jsonl (a strength curve against fixed opponents).
+    gauntlet_every: u32 = 0u32, 5u32;
+    /// Gauntlet games per opponent (over the ballots, colours alternating).
+    gauntlet_games: u32 = 20u32, 40u32;
+    /// Gauntlet opponents: agent specs separated by ';'.
+    gauntlet_opponents: String = "random;alphabeta:depth=4", "random;alphabeta:depth=4;alphabeta:depth=6";
     /// Self-play games per iteration saved as PDN.
     saved_games: u32 = 4u32, 4u32;
     /// Seed of all randomness in the run.
@@ -197,7 +205,21 @@ impl TrainConfig {
             return Err(format!("{key} must be a number > 0 (got {v})"));
         }
         Architecture::preset(&self.network).map_err(|e| format!("network: {e}"))?;
+        self.gauntlet_specs()?;
         Ok(())
+    }
+
+    /// The gauntlet opponents as agent specs.
+    pub fn gauntlet_specs(&self) -> Result<Vec<AgentSpec>, String> {
+        self.gauntlet_opponents
+            .split(';')
+            .filter(|s| !s.trim().is_empty())
+            .map(|s| {
+                s.trim()
+                    .parse()
+                    .map_err(|e| format!("gauntlet_opponents {s:?}: {e}"))
+            })
+            .collect()
     }
 
     pub fn encoding(&self) -> Encoding {

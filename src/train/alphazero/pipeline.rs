@@ -11,6 +11,7 @@
 use super::config::{ConfigOverrides, TrainConfig};
 use super::optimise::{TrainSpec, TrainStats, steps_per_epoch, train};
 use crate::agents::AgentSpec;
+use crate::arena::gauntlet::{GauntletConfig, GauntletRecord, run_gauntlet};
 use crate::arena::{GameConfig, MatchConfig, OpeningSet, run_match};
 use crate::files::write_atomic;
 use crate::game::{Color, Outcome, WinReason};
@@ -72,6 +73,8 @@ pub struct IterationRecord {
     pub gating_wdl: Option<[u32; 3]>,
     pub promoted: bool,
     pub best_iteration: u32,
+    /// The best network against the gauntlet opponents, on iterations that play it.
+    pub gauntlet: Option<Vec<GauntletRecord>>,
     pub selfplay_s: f64,
     pub train_s: f64,
     pub gating_s: f64,
@@ -96,9 +99,15 @@ impl IterationRecord {
             ),
             _ => "no gating".to_string(),
         };
+        let gauntlet: String = self
+            .gauntlet
+            .iter()
+            .flatten()
+            .map(|g| format!(", vs {} {:.0}%", g.opponent, 100.0 * g.score))
+            .collect();
         format!(
             "iteration {}/{iterations}: {} games (B {} W {} D {}, {:.0} plies), loss p {:.3} \
-             v {:.3}, {gating}, best {}, {:.0} sims/s, batch {:.0}, {:.0}s",
+             v {:.3}, {gating}, best {}{gauntlet}, {:.0} sims/s, batch {:.0}, {:.0}s",
             self.iteration,
             self.games,
             self.black_wins,
@@ -124,6 +133,7 @@ struct IterationOutcome {
     promoted: bool,
     train_s: f64,
     gating_s: f64,
+    gauntlet: Option<Vec<GauntletRecord>>,
 }
 
 /// A run in progress.
@@ -314,6 +324,11 @@ impl Pipeline {
             )?;
         }
         let gating_s = gating_start.elapsed().as_secs_f64();
+        let gauntlet = if c.gauntlet_every > 0 && it.is_multiple_of(c.gauntlet_every) {
+            Some(self.gauntlet(it)?)
+        } else {
+            None
+        };
 
         self.state.iteration = it;
         self.state.elapsed_s += start.elapsed().as_secs_f64();
@@ -328,6 +343,7 @@ impl Pipeline {
             promoted,
             train_s,
             gating_s,
+            gauntlet,
         };
         let record = self.record(it, &report, &outcome);
         self.run.log(&record)?;
@@ -401,25 +417,41 @@ impl Pipeline {
         stats
     }
 
-    /// The new network against the best over the ballots: its score and (W, D, L).
-    fn gate(&self, it: u32) -> Result<(f64, [u32; 3]), TrainError> {
-        let c = &self.state.config;
+    /// The `az` agent playing iteration `i`'s network at the gating budget.
+    fn az_spec(&self, i: u32) -> Result<AgentSpec, TrainError> {
         let device = match self.device {
             Device::Cpu => "cpu",
             Device::Gpu(_) => "gpu",
         };
-        let spec = |i: u32| -> Result<AgentSpec, TrainError> {
-            let path = model_path(&self.run.dir, i);
-            Ok(format!(
-                "az:model={},searches={},device={device}",
-                path.display(),
-                c.gating_searches
-            )
-            .parse()?)
-        };
+        Ok(format!(
+            "az:model={},searches={},device={device}",
+            model_path(&self.run.dir, i).display(),
+            self.state.config.gating_searches
+        )
+        .parse()?)
+    }
+
+    /// The best network against the gauntlet opponents.
+    fn gauntlet(&self, it: u32) -> Result<Vec<GauntletRecord>, TrainError> {
+        let c = &self.state.config;
+        let report = run_gauntlet(&GauntletConfig {
+            player: self.az_spec(self.state.best_iteration)?,
+            opponents: c.gauntlet_specs().map_err(TrainError::Config)?,
+            games: Some(c.gauntlet_games as usize),
+            openings: OpeningSet::Standard,
+            seed: derive_seed(c.seed, it as u64, 4),
+            game: GameConfig::default(),
+            progress: self.progress,
+        })?;
+        Ok(report.records())
+    }
+
+    /// The new network against the best over the ballots: its score and (W, D, L).
+    fn gate(&self, it: u32) -> Result<(f64, [u32; 3]), TrainError> {
+        let c = &self.state.config;
         let report = run_match(&MatchConfig {
-            first: spec(it)?,
-            second: spec(self.state.best_iteration)?,
+            first: self.az_spec(it)?,
+            second: self.az_spec(self.state.best_iteration)?,
             games: Some(c.gating_games as usize),
             openings: OpeningSet::Standard,
             seed: derive_seed(c.seed, it as u64, 3),
@@ -489,6 +521,7 @@ impl Pipeline {
             gating_wdl: done.gating.map(|g| g.1),
             promoted: done.promoted,
             best_iteration: self.state.best_iteration,
+            gauntlet: done.gauntlet.clone(),
             selfplay_s: secs,
             train_s: done.train_s,
             gating_s: done.gating_s,
