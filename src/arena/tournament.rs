@@ -105,14 +105,21 @@ impl TournamentReport {
         let n = self.names.len();
         let label = |i: usize| format!("{}", i + 1);
         let width = 12;
-        let mut s = format!("{:<4}{:<32}", "#", "player");
+        // Whole names: checkpoints of one run differ only at the end of a long path.
+        let name_width = self
+            .names
+            .iter()
+            .map(|s| s.chars().count())
+            .max()
+            .unwrap_or(0)
+            + 2;
+        let mut s = format!("{:<4}{:<name_width$}", "#", "player");
         for j in 0..n {
             s += &format!("{:>width$}", label(j));
         }
         s += &format!("{:>22}\n", "Elo (95% CI)");
         for i in 0..n {
-            let name: String = self.names[i].chars().take(31).collect();
-            s += &format!("{:<4}{:<32}", label(i), name);
+            s += &format!("{:<4}{:<name_width$}", label(i), self.names[i]);
             for j in 0..n {
                 s += &format!(
                     "{:>width$}",
