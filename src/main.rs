@@ -124,7 +124,7 @@ enum BenchCommand {
         searches: u32,
         /// Games per run.
         #[arg(long, default_value_t = 16)]
-        games: u64,
+        games: u32,
         /// Self-play worker threads.
         #[arg(long, default_value_t = 1)]
         workers: u32,
@@ -313,16 +313,16 @@ fn run(cli: Cli) -> Result<()> {
             leaf_batch,
             repeat,
         }) => {
-            let mut config = checkers_zero::train::alphazero::TrainConfig {
+            let config = checkers_zero::train::alphazero::TrainConfig {
                 network: net,
                 searches,
                 full_search_probability: 1.0,
                 threads: workers,
                 games_per_thread: games_per_worker,
                 leaf_batch,
+                games_per_iteration: games,
                 ..checkers_zero::train::alphazero::TrainConfig::cpu()
             };
-            config.games_per_iteration = games as u32;
             config.validate().map_err(anyhow::Error::msg)?;
             let device = parse_device(&device)?;
             thread_pool(Some(threads))?

@@ -5,8 +5,6 @@
 use super::encoding::Encoding;
 use crate::nn::{Architecture, Checkpoint, CheckpointError, Optimizer, PolicyValueNet};
 use crate::tensor::Device;
-use rand::SeedableRng;
-use rand::rngs::StdRng;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -51,11 +49,7 @@ impl AzModel {
     where
         A: Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Display,
     {
-        // The initial values are overwritten; any seed does.
-        let mut net = PolicyValueNet::new(self.arch.clone(), device, &mut StdRng::seed_from_u64(0));
-        ckpt.restore(&mut net, &ckpt.arch)?;
-        let optimizer = ckpt.optimizer(&net)?;
-        Ok((net, optimizer))
+        PolicyValueNet::from_checkpoint(&self.arch, ckpt, device)
     }
 }
 
@@ -96,6 +90,8 @@ fn rebuild(ckpt: Checkpoint<AzModel>, device: &Device) -> Result<LoadedModel, Ch
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::SeedableRng;
+    use rand::rngs::StdRng;
 
     #[test]
     fn the_built_in_network_is_a_small_trained_cpu_preset_model() {

@@ -175,8 +175,22 @@ impl PolicyValueNet {
         device: &Device,
     ) -> Result<(PolicyValueNet, Option<Optimizer>), CheckpointError> {
         let ckpt = Checkpoint::<Architecture>::load(path)?;
+        PolicyValueNet::from_checkpoint(&ckpt.arch, &ckpt, device)
+    }
+
+    /// Rebuilds a network of architecture `arch` (in training mode) and its saved optimizer,
+    /// if any, from a checkpoint whose architecture record is `ckpt.arch` (an [`Architecture`]
+    /// or a record that contains one).
+    pub fn from_checkpoint<A>(
+        arch: &Architecture,
+        ckpt: &Checkpoint<A>,
+        device: &Device,
+    ) -> Result<(PolicyValueNet, Option<Optimizer>), CheckpointError>
+    where
+        A: Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Display,
+    {
         // The initial values are overwritten; any seed does.
-        let mut net = PolicyValueNet::new(ckpt.arch.clone(), device, &mut StdRng::seed_from_u64(0));
+        let mut net = PolicyValueNet::new(arch.clone(), device, &mut StdRng::seed_from_u64(0));
         ckpt.restore(&mut net, &ckpt.arch)?;
         let optimizer = ckpt.optimizer(&net)?;
         Ok((net, optimizer))

@@ -483,10 +483,7 @@ pub fn train(config: GaConfig, generations: u64, opts: &RunOptions) -> Result<()
         None => Population::new(config)?,
     };
     let mut dir = RunDir::create(&opts.out)?;
-    let bar = progress(generations, pop.generation, "generations");
-    if !opts.progress {
-        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-    }
+    let bar = progress(generations, pop.generation, "generations", opts.progress);
     bar.set_message("train-ga");
     while pop.generation < generations {
         let report = pop.step();
@@ -494,9 +491,7 @@ pub fn train(config: GaConfig, generations: u64, opts: &RunOptions) -> Result<()
             net.save(&dir.best())?;
         }
         pop.save(&dir.state())?;
-        let mut record = serde_json::to_value(&report).expect("plain data");
-        record["trainer"] = "ga".into();
-        dir.log(&record)?;
+        dir.log_report("ga", &report)?;
         bar.set_message(format!(
             "train-ga best {:+.0} mean {:+.1}",
             report.best_fitness, report.mean_fitness

@@ -399,10 +399,7 @@ pub fn train(
         None => Swarm::new(config)?,
     };
     let mut dir = RunDir::create(&opts.out)?;
-    let bar = progress(iterations, swarm.iteration, "iterations");
-    if !opts.progress {
-        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-    }
+    let bar = progress(iterations, swarm.iteration, "iterations", opts.progress);
     bar.set_message("train-pso");
     while swarm.iteration < iterations {
         let report = swarm.step();
@@ -410,9 +407,7 @@ pub fn train(
             net.save(&dir.best())?;
         }
         swarm.save(&dir.state())?;
-        let mut record = serde_json::to_value(&report).expect("plain data");
-        record["trainer"] = "pso".into();
-        dir.log(&record)?;
+        dir.log_report("pso", &report)?;
         bar.set_message(format!("train-pso best {:+.0}", report.best_fitness));
         bar.inc(1);
     }

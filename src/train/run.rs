@@ -70,6 +70,13 @@ impl RunDir {
         self.dir.join("state.ckpt")
     }
 
+    /// Logs a trainer's report with a `"trainer"` key naming the trainer.
+    pub fn log_report(&mut self, trainer: &str, report: &impl Serialize) -> Result<(), TrainError> {
+        let mut record = serde_json::to_value(report).expect("plain data");
+        record["trainer"] = trainer.into();
+        self.log(&record)
+    }
+
     pub fn log(&mut self, record: &impl Serialize) -> Result<(), TrainError> {
         let line = serde_json::to_string(record).expect("metrics are plain data");
         writeln!(self.metrics, "{line}").map_err(|source| TrainError::Io {
@@ -79,9 +86,12 @@ impl RunDir {
     }
 }
 
-/// A bar on stderr over `len` steps named `unit`, starting at `done`.
-pub fn progress(len: u64, done: u64, unit: &str) -> ProgressBar {
+/// A bar on stderr over `len` steps named `unit`, starting at `done`; hidden unless `show`.
+pub fn progress(len: u64, done: u64, unit: &str, show: bool) -> ProgressBar {
     let bar = ProgressBar::new(len);
+    if !show {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
     bar.set_style(
         ProgressStyle::with_template(&format!(
             "{{msg}} [{{bar:30}}] {{pos}}/{{len}} {unit} ({{eta}} left)"

@@ -315,10 +315,7 @@ pub fn train(config: TdConfig, total_games: u64, opts: &RunOptions) -> Result<()
     let config = state.config.clone();
     let mut dir = RunDir::create(&opts.out)?;
     let latest = dir.dir.join("latest.ckpt");
-    let bar = progress(total_games, state.games, "games");
-    if !opts.progress {
-        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-    }
+    let bar = progress(total_games, state.games, "games", opts.progress);
     bar.set_message("train-td");
     let (mut results, mut t0) = (0.0f64, Instant::now());
     let mut played = 0u64;

@@ -40,7 +40,7 @@ pub fn train(
     samples: &[&Sample],
     spec: &TrainSpec,
     rng: &mut impl Rng,
-    bar: Option<&ProgressBar>,
+    bar: &ProgressBar,
 ) -> TrainStats {
     net.set_train(true);
     let per_epoch = steps_per_epoch(samples.len(), spec.batch_size);
@@ -60,9 +60,7 @@ pub fn train(
             stats.policy_loss += loss.policy.to_vec()[0];
             stats.value_loss += loss.value.to_vec()[0];
             stats.steps += 1;
-            if let Some(b) = bar {
-                b.inc(1);
-            }
+            bar.inc(1);
         }
     }
     let n = stats.steps.max(1) as f32;

@@ -350,12 +350,10 @@ impl Pipeline {
         Ok(record)
     }
 
-    fn bar(&self, len: u64, unit: &str, msg: String) -> Option<indicatif::ProgressBar> {
-        self.progress.then(|| {
-            let b = progress(len, 0, unit);
-            b.set_message(msg);
-            b
-        })
+    fn bar(&self, len: u64, unit: &str, msg: String) -> indicatif::ProgressBar {
+        let bar = progress(len, 0, unit, self.progress);
+        bar.set_message(msg);
+        bar
     }
 
     fn self_play(&mut self, it: u32) -> Result<SelfPlayReport, TrainError> {
@@ -380,10 +378,8 @@ impl Pipeline {
             wait: Duration::from_millis(2),
             seed: derive_seed(c.seed, it as u64, 1),
         };
-        let mut report = self_play(&mut eval, &c.self_play(), &run, bar.as_ref());
-        if let Some(b) = bar {
-            b.finish_and_clear();
-        }
+        let mut report = self_play(&mut eval, &c.self_play(), &run, Some(&bar));
+        bar.finish_and_clear();
         let lookups = (eval.hits + eval.misses).max(1);
         report.cache_hit_rate = eval.hits as f64 / lookups as f64;
         Ok(report)
@@ -409,11 +405,9 @@ impl Pipeline {
             &samples,
             &spec,
             &mut rng,
-            bar.as_ref(),
+            &bar,
         );
-        if let Some(b) = bar {
-            b.finish_and_clear();
-        }
+        bar.finish_and_clear();
         stats
     }
 
