@@ -3,8 +3,8 @@
 use anyhow::{Context, Result, bail};
 use checkers_zero::agents::AgentSpec;
 use checkers_zero::arena::{
-    DEFAULT_OPPONENTS, GameConfig, GauntletConfig, MatchConfig, OpeningSet, TournamentConfig,
-    run_gauntlet, run_match, run_tournament,
+    DEFAULT_OPPONENTS, GameConfig, GauntletConfig, MatchConfig, OpeningSet, Series,
+    TournamentConfig, run_gauntlet, run_match, run_tournament,
 };
 use checkers_zero::bench;
 use checkers_zero::game::{Color, Position, parse_fen, perft};
@@ -249,9 +249,16 @@ impl SeriesArgs {
         Ok(())
     }
 
-    fn game_config(&self) -> GameConfig {
-        GameConfig {
-            max_plies: self.max_plies,
+    /// How each series of games is played, with a progress bar.
+    fn series(&self) -> Series {
+        Series {
+            games: self.games,
+            openings: self.openings,
+            seed: self.seed,
+            game: GameConfig {
+                max_plies: self.max_plies,
+            },
+            progress: true,
         }
     }
 }
@@ -417,11 +424,7 @@ fn run_tournament_cmd(args: TournamentArgs) -> Result<()> {
             .iter()
             .map(|p| parse_spec(p))
             .collect::<Result<_>>()?,
-        games_per_pair: a.games,
-        openings: a.openings,
-        seed: a.seed,
-        game: a.game_config(),
-        progress: true,
+        series: a.series(),
     };
     a.run(
         || Ok(run_tournament(&config)?),
@@ -435,11 +438,7 @@ fn run_match_cmd(args: MatchArgs) -> Result<()> {
     let config = MatchConfig {
         first: parse_spec(&args.agent1)?,
         second: parse_spec(&args.agent2)?,
-        games: a.games,
-        openings: a.openings,
-        seed: a.seed,
-        game: a.game_config(),
-        progress: true,
+        series: a.series(),
     };
     a.run(
         || Ok(run_match(&config)?),
@@ -459,11 +458,7 @@ fn run_gauntlet_cmd(args: GauntletArgs) -> Result<()> {
     let config = GauntletConfig {
         player: parse_spec(&args.agent)?,
         opponents,
-        games: a.games,
-        openings: a.openings,
-        seed: a.seed,
-        game: a.game_config(),
-        progress: true,
+        series: a.series(),
     };
     let json = args.json;
     a.run(

@@ -2,7 +2,7 @@
 //! yardstick result that alpha-beta depth 6 never loses to random over the ballots.
 
 use checkers_zero::agents::{AgentSpec, Limits};
-use checkers_zero::arena::{GameConfig, MatchConfig, OpeningSet, run_match};
+use checkers_zero::arena::{GameConfig, MatchConfig, OpeningSet, Series, run_match};
 use checkers_zero::game::{Color, Game, Position, dedup_routes_of, legal_moves};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -62,6 +62,17 @@ fn men_only_positions(count: usize, seed: u64) -> Vec<Position> {
     out
 }
 
+/// Quiet series over the standard ballots.
+fn series(games: Option<usize>, seed: u64) -> Series {
+    Series {
+        games,
+        openings: OpeningSet::Standard,
+        seed,
+        game: GameConfig::default(),
+        progress: false,
+    }
+}
+
 #[test]
 fn alphabeta_scores_equal_plain_minimax() {
     for depth in [1u32, 3, 4] {
@@ -100,11 +111,7 @@ fn alphabeta_is_deterministic_for_a_seed() {
     let config = MatchConfig {
         first: "alphabeta:depth=4".parse().unwrap(),
         second: "alphabeta:depth=3".parse().unwrap(),
-        games: Some(6),
-        openings: OpeningSet::Standard,
-        seed: 11,
-        game: GameConfig::default(),
-        progress: false,
+        series: series(Some(6), 11),
     };
     let a = run_match(&config).unwrap();
     let b = run_match(&config).unwrap();
@@ -155,11 +162,7 @@ fn alphabeta_depth_6_never_loses_to_random_over_the_ballots() {
     let config = MatchConfig {
         first: "alphabeta:depth=6".parse().unwrap(),
         second: "random".parse().unwrap(),
-        games: None,
-        openings: OpeningSet::Standard,
-        seed: 2026,
-        game: GameConfig::default(),
-        progress: false,
+        series: series(None, 2026),
     };
     let report = run_match(&config).unwrap();
     let tally = report.tally(None);
@@ -172,11 +175,7 @@ fn deeper_alphabeta_beats_shallower() {
     let config = MatchConfig {
         first: "alphabeta:depth=6".parse().unwrap(),
         second: "alphabeta:depth=2".parse().unwrap(),
-        games: Some(40),
-        openings: OpeningSet::Standard,
-        seed: 5,
-        game: GameConfig::default(),
-        progress: false,
+        series: series(Some(40), 5),
     };
     let t = run_match(&config).unwrap().tally(None);
     assert!(t.score() > 0.6, "depth 6 vs depth 2: {}", t.summary());
@@ -190,11 +189,7 @@ fn tournament_cross_table_and_elo_order() {
             .iter()
             .map(|s| s.parse().unwrap())
             .collect(),
-        games_per_pair: Some(16),
-        openings: OpeningSet::Standard,
-        seed: 9,
-        game: GameConfig::default(),
-        progress: false,
+        series: series(Some(16), 9),
     };
     let report = run_tournament(&config).unwrap();
     assert_eq!(report.pairs.len(), 3);
@@ -224,11 +219,7 @@ fn gauntlet_rows_add_up_and_print_as_json_lines() {
             .iter()
             .map(|s| s.parse().unwrap())
             .collect(),
-        games: Some(6),
-        openings: OpeningSet::Standard,
-        seed: 3,
-        game: GameConfig::default(),
-        progress: false,
+        series: series(Some(6), 3),
     };
     let report = run_gauntlet(&config).unwrap();
     assert_eq!(report.player, "alphabeta:depth=1");

@@ -2,9 +2,8 @@
 //! alternating, with its score and Elo difference per opponent. The command line prints it
 //! as a table or as JSON lines; a trainer can call [`run_gauntlet`] after an iteration.
 
-use super::driver::GameConfig;
 use super::openings::OpeningSet;
-use super::series::{MatchConfig, run_match};
+use super::series::{MatchConfig, Series, run_match};
 use super::stats::{Tally, fmt_elo};
 use crate::agents::{AgentError, AgentSpec};
 use crate::game::Color;
@@ -25,13 +24,8 @@ pub const DEFAULT_OPPONENTS: &[&str] = &[
 pub struct GauntletConfig {
     pub player: AgentSpec,
     pub opponents: Vec<AgentSpec>,
-    /// Games per opponent; `None` plays every opening twice (once from each side).
-    pub games: Option<usize>,
-    pub openings: OpeningSet,
-    pub seed: u64,
-    pub game: GameConfig,
-    /// Show a progress bar on stderr for each opponent.
-    pub progress: bool,
+    /// How each opponent is played (its `games` are per opponent).
+    pub series: Series,
 }
 
 /// The player's results against one opponent.
@@ -70,12 +64,7 @@ pub fn run_gauntlet(config: &GauntletConfig) -> Result<GauntletReport, AgentErro
         let report = run_match(&MatchConfig {
             first: config.player.clone(),
             second: opponent.clone(),
-            games: config.games,
-            openings: config.openings,
-            // Each opponent gets its own seed, so two equal specs do not replay one match.
-            seed: config.seed ^ (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-            game: config.game,
-            progress: config.progress,
+            series: config.series.nth(i as u64 + 1),
         })?;
         rows.push(GauntletRow {
             opponent: report.second.clone(),
@@ -87,8 +76,8 @@ pub fn run_gauntlet(config: &GauntletConfig) -> Result<GauntletReport, AgentErro
     }
     Ok(GauntletReport {
         player,
-        openings: config.openings,
-        seed: config.seed,
+        openings: config.series.openings,
+        seed: config.series.seed,
         rows,
         pdn,
     })

@@ -14,6 +14,6 @@ pub use gauntlet::{
     DEFAULT_OPPONENTS, GauntletConfig, GauntletRecord, GauntletReport, GauntletRow, run_gauntlet,
 };
 pub use openings::{OpeningSet, ballots};
-pub use series::{MatchConfig, MatchReport, run_match};
+pub use series::{MatchConfig, MatchReport, Series, run_match};
 pub use stats::Tally;
 pub use tournament::{TournamentConfig, TournamentReport, run_tournament};

@@ -8,10 +8,10 @@ use crate::game::{Color, Game};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
-#[derive(Clone, Debug)]
-pub struct MatchConfig {
-    pub first: AgentSpec,
-    pub second: AgentSpec,
+/// How each series of games between two agents is played (a match, each pair of a
+/// tournament, each opponent of a gauntlet).
+#[derive(Clone, Copy, Debug)]
+pub struct Series {
     /// Games to play; `None` plays every opening twice (once from each side).
     pub games: Option<usize>,
     pub openings: OpeningSet,
@@ -19,6 +19,24 @@ pub struct MatchConfig {
     pub game: GameConfig,
     /// Show a progress bar on stderr.
     pub progress: bool,
+}
+
+impl Series {
+    /// The same settings with a seed of its own for the `k`-th series of a larger event, so
+    /// two series between equal specs do not replay each other.
+    pub fn nth(&self, k: u64) -> Series {
+        Series {
+            seed: self.seed ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            ..*self
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    pub first: AgentSpec,
+    pub second: AgentSpec,
+    pub series: Series,
 }
 
 /// One finished game of a match.
@@ -113,9 +131,9 @@ pub fn run_match(config: &MatchConfig) -> Result<MatchReport, AgentError> {
     // Build once up front so a bad spec fails before any game is played.
     let first_name = config.first.build(0)?.name();
     let second_name = config.second.build(0)?.name();
-    let starts = starting_games(config.openings);
-    let total = config.games.unwrap_or(2 * starts.len());
-    let bar = if config.progress {
+    let starts = starting_games(config.series.openings);
+    let total = config.series.games.unwrap_or(2 * starts.len());
+    let bar = if config.series.progress {
         ProgressBar::new(total as u64)
     } else {
         ProgressBar::hidden()
@@ -135,15 +153,25 @@ pub fn run_match(config: &MatchConfig) -> Result<MatchReport, AgentError> {
             } else {
                 Color::White
             };
-            let mut first = config.first.build(game_seed(config.seed, round, 1))?;
-            let mut second = config.second.build(game_seed(config.seed, round, 2))?;
+            let mut first = config
+                .first
+                .build(game_seed(config.series.seed, round, 1))?;
+            let mut second = config
+                .second
+                .build(game_seed(config.series.seed, round, 2))?;
             let game = match first_color {
-                Color::Black => {
-                    play_game(first.as_mut(), second.as_mut(), start.clone(), config.game)
-                }
-                Color::White => {
-                    play_game(second.as_mut(), first.as_mut(), start.clone(), config.game)
-                }
+                Color::Black => play_game(
+                    first.as_mut(),
+                    second.as_mut(),
+                    start.clone(),
+                    config.series.game,
+                ),
+                Color::White => play_game(
+                    second.as_mut(),
+                    first.as_mut(),
+                    start.clone(),
+                    config.series.game,
+                ),
             };
             bar.inc(1);
             Ok(MatchGame {

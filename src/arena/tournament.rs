@@ -1,22 +1,16 @@
 //! A round-robin tournament: every pair of players meets over the openings, both colours,
 //! then a cross table and Elo ratings anchored on one player (random at 0 when present).
 
-use super::driver::GameConfig;
 use super::elo::{PairResult, Rating, rate};
-use super::openings::OpeningSet;
-use super::series::{MatchConfig, run_match};
+use super::series::{MatchConfig, Series, run_match};
 use super::stats::Tally;
 use crate::agents::{AgentError, AgentSpec};
 
 #[derive(Clone, Debug)]
 pub struct TournamentConfig {
     pub players: Vec<AgentSpec>,
-    /// Games per pair; `None` plays every opening from both sides.
-    pub games_per_pair: Option<usize>,
-    pub openings: OpeningSet,
-    pub seed: u64,
-    pub game: GameConfig,
-    pub progress: bool,
+    /// How each pair plays (its `games` are per pair).
+    pub series: Series,
 }
 
 pub struct TournamentReport {
@@ -45,11 +39,7 @@ pub fn run_tournament(config: &TournamentConfig) -> Result<TournamentReport, Age
             let report = run_match(&MatchConfig {
                 first: config.players[i].clone(),
                 second: config.players[j].clone(),
-                games: config.games_per_pair,
-                openings: config.openings,
-                seed: config.seed ^ ((i * n + j) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-                game: config.game,
-                progress: config.progress,
+                series: config.series.nth((i * n + j) as u64),
             })?;
             pairs.push((i, j, report.tally(None)));
             pdn.push_str(&report.pdn());
@@ -73,7 +63,7 @@ pub fn run_tournament(config: &TournamentConfig) -> Result<TournamentReport, Age
         .iter()
         .map(|(_, _, t)| [t.wins, t.draws, t.losses])
         .collect();
-    let ratings = rate(n, &results, &wdl, anchor, 200, config.seed);
+    let ratings = rate(n, &results, &wdl, anchor, 200, config.series.seed);
     Ok(TournamentReport {
         names,
         pairs,

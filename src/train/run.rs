@@ -2,7 +2,7 @@
 //! derived from the one `--seed`, progress bars, and the strength report against an agent.
 
 use crate::agents::AgentSpec;
-use crate::arena::{GameConfig, MatchConfig, OpeningSet, Tally, run_match};
+use crate::arena::{GameConfig, MatchConfig, OpeningSet, Series, Tally, run_match};
 use crate::game::Color;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
@@ -158,11 +158,13 @@ pub fn strength(
     let report = run_match(&MatchConfig {
         first: learner.clone(),
         second: opponent.clone(),
-        games: Some(2 * per_colour),
-        openings,
-        seed,
-        game: GameConfig::default(),
-        progress: false,
+        series: Series {
+            games: Some(2 * per_colour),
+            openings,
+            seed,
+            game: GameConfig::default(),
+            progress: false,
+        },
     })?;
     Ok(Strength {
         as_black: report.tally(Some(Color::Black)),

@@ -12,7 +12,7 @@ use super::config::{ConfigOverrides, TrainConfig};
 use super::optimise::{TrainSpec, TrainStats, steps_per_epoch, train};
 use crate::agents::AgentSpec;
 use crate::arena::gauntlet::{GauntletConfig, GauntletRecord, run_gauntlet};
-use crate::arena::{GameConfig, MatchConfig, OpeningSet, run_match};
+use crate::arena::{GameConfig, MatchConfig, OpeningSet, Series, run_match};
 use crate::files::write_atomic;
 use crate::game::{Color, Outcome, WinReason};
 use crate::mcts::{AzModel, CachedEvaluator, NetEvaluator, load_model, save_model};
@@ -431,11 +431,13 @@ impl Pipeline {
         let report = run_gauntlet(&GauntletConfig {
             player: self.az_spec(self.state.best_iteration)?,
             opponents: c.gauntlet_specs().map_err(TrainError::Config)?,
-            games: Some(c.gauntlet_games as usize),
-            openings: OpeningSet::Standard,
-            seed: derive_seed(c.seed, it as u64, 4),
-            game: GameConfig::default(),
-            progress: self.progress,
+            series: Series {
+                games: Some(c.gauntlet_games as usize),
+                openings: OpeningSet::Standard,
+                seed: derive_seed(c.seed, it as u64, 4),
+                game: GameConfig::default(),
+                progress: self.progress,
+            },
         })?;
         Ok(report.records())
     }
@@ -446,13 +448,15 @@ impl Pipeline {
         let report = run_match(&MatchConfig {
             first: self.az_spec(it)?,
             second: self.az_spec(self.state.best_iteration)?,
-            games: Some(c.gating_games as usize),
-            openings: OpeningSet::Standard,
-            seed: derive_seed(c.seed, it as u64, 3),
-            game: GameConfig {
-                max_plies: Some(c.max_plies as usize),
+            series: Series {
+                games: Some(c.gating_games as usize),
+                openings: OpeningSet::Standard,
+                seed: derive_seed(c.seed, it as u64, 3),
+                game: GameConfig {
+                    max_plies: Some(c.max_plies as usize),
+                },
+                progress: self.progress,
             },
-            progress: self.progress,
         })?;
         let t = report.tally(None);
         Ok((t.score(), [t.wins, t.draws, t.losses]))
