@@ -11,15 +11,18 @@ use std::path::PathBuf;
 
 /// Where a run writes and how it runs.
 #[derive(clap::Args)]
+#[group(skip)]
 pub struct RunArgs {
-    /// Output folder: best.ckpt, state.ckpt, metrics.jsonl.
-    #[arg(long)]
-    out: PathBuf,
-    /// Continue from a state.ckpt; its saved configuration is used (only the length and
-    /// --out come from this command line).
-    #[arg(long)]
+    /// A new run folder: best.ckpt (the network to play), state.ckpt (to resume),
+    /// metrics.jsonl, run.lock (held while the run runs).
+    #[arg(long, value_name = "RUN_DIR", required_unless_present = "resume")]
+    out: Option<PathBuf>,
+    /// Continue the run in this folder from its state.ckpt, with its saved settings: only the
+    /// run's length and --threads (and train-pso's --eval-games) combine with it.
+    #[arg(long, value_name = "RUN_DIR", conflicts_with = "out")]
     resume: Option<PathBuf>,
-    #[arg(long, default_value_t = 0)]
+    /// Seed of every random choice of the run.
+    #[arg(long, default_value_t = 0, conflicts_with = "resume")]
     seed: u64,
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long)]
@@ -29,8 +32,12 @@ pub struct RunArgs {
 impl RunArgs {
     fn options(&self) -> RunOptions {
         RunOptions {
-            out: self.out.clone(),
-            resume: self.resume.clone(),
+            dir: self
+                .resume
+                .clone()
+                .or(self.out.clone())
+                .expect("clap requires one"),
+            resume: self.resume.is_some(),
             progress: true,
         }
     }
@@ -129,30 +136,34 @@ pub struct TdArgs {
     games: u64,
     /// leaf: TD-Leaf, moves by the agent's search and training its principal-variation leaf;
     /// root: plain TD(lambda) on the positions at the learner's turns, 1-ply greedy moves.
-    #[arg(long, value_enum, default_value_t = Target::Leaf)]
+    #[arg(long, value_enum, default_value_t = Target::Leaf, conflicts_with = "resume")]
     target: Target,
-    #[arg(long, default_value_t = 0.01)]
+    /// Learning rate of the TD update.
+    #[arg(long, default_value_t = 0.01, conflicts_with = "resume")]
     alpha: f32,
-    #[arg(long, default_value_t = 0.9)]
+    /// Discount per ply of the TD target.
+    #[arg(long, default_value_t = 0.9, conflicts_with = "resume")]
     gamma: f32,
-    #[arg(long, default_value_t = 0.3)]
+    /// Trace decay: 0 learns from the next position only, 1 from the game's result.
+    #[arg(long, default_value_t = 0.3, conflicts_with = "resume")]
     lambda: f32,
     /// Chance of a random move during training.
-    #[arg(long, default_value_t = 0.1)]
+    #[arg(long, default_value_t = 0.1, conflicts_with = "resume")]
     epsilon: f32,
     /// Hidden layer widths, comma-separated.
-    #[arg(long, default_value = "40")]
+    #[arg(long, default_value = "40", conflicts_with = "resume")]
     hidden: String,
-    #[arg(long, value_enum, default_value_t = Opponent::Random)]
+    /// Whom the learner plays while training.
+    #[arg(long, value_enum, default_value_t = Opponent::Random, conflicts_with = "resume")]
     opponent: Opponent,
     /// Training games reaching this many plies are adjudicated on material.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 200, conflicts_with = "resume")]
     max_plies: usize,
     /// Evaluate (against random and alpha-beta depth 2) and checkpoint every N games.
-    #[arg(long, default_value_t = 500)]
+    #[arg(long, default_value_t = 500, conflicts_with = "resume")]
     eval_every: u64,
     /// Evaluation games per colour against each opponent.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, conflicts_with = "resume")]
     eval_games: usize,
 }
 
@@ -164,27 +175,28 @@ pub struct GaArgs {
     /// Generations in all (a resumed run counts its earlier ones).
     #[arg(long, default_value_t = 100)]
     generations: u64,
-    #[arg(long, value_enum, default_value_t = Scheme::Durham)]
+    #[arg(long, value_enum, default_value_t = Scheme::Durham, conflicts_with = "resume")]
     scheme: Scheme,
     /// Networks kept per generation (the Durham scheme needs 15).
-    #[arg(long, default_value_t = 15)]
+    #[arg(long, default_value_t = 15, conflicts_with = "resume")]
     population: usize,
     /// Games each network plays as Black per generation.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, conflicts_with = "resume")]
     games: usize,
     /// Alpha-beta depth during training.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, conflicts_with = "resume")]
     depth: u32,
     /// A game reaching this many plies is a draw.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, conflicts_with = "resume")]
     max_plies: usize,
-    #[arg(long, default_value = "40,10")]
+    /// Hidden layer widths, comma-separated.
+    #[arg(long, default_value = "40,10", conflicts_with = "resume")]
     hidden: String,
     /// King input value (Blondie24: the starting value, then evolved; 2.0 in that study).
-    #[arg(long, default_value_t = 1.5)]
+    #[arg(long, default_value_t = 1.5, conflicts_with = "resume")]
     king: f32,
     /// Start games from random three-move ballots instead of the start position.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "resume")]
     ballots: bool,
 }
 
@@ -196,34 +208,41 @@ pub struct PsoArgs {
     /// Iterations in all (a resumed run counts its earlier ones).
     #[arg(long, default_value_t = 500)]
     iterations: u64,
-    #[arg(long, default_value_t = 40)]
+    /// Particles in the swarm (one network each).
+    #[arg(long, default_value_t = 40, conflicts_with = "resume")]
     particles: usize,
-    #[arg(long, default_value_t = 10)]
+    /// Hidden units of the 32-H-1 network.
+    #[arg(long, default_value_t = 10, conflicts_with = "resume")]
     hidden: usize,
     /// Games each particle (and each personal best) plays per iteration.
-    #[arg(long, default_value_t = 15)]
+    #[arg(long, default_value_t = 15, conflicts_with = "resume")]
     games: usize,
     /// Alpha-beta depth (1: the study's 1-ply lookahead).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, conflicts_with = "resume")]
     depth: u32,
     /// A game reaching this many plies is a draw.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, conflicts_with = "resume")]
     max_plies: usize,
-    #[arg(long, default_value_t = 0.15)]
+    /// Largest velocity component (each weight moves at most this far per iteration).
+    #[arg(long, default_value_t = 0.15, conflicts_with = "resume")]
     vmax: f32,
-    #[arg(long, default_value_t = 1.0)]
+    /// Cognitive coefficient: the pull towards a particle's personal best.
+    #[arg(long, default_value_t = 1.0, conflicts_with = "resume")]
     c1: f32,
-    #[arg(long, default_value_t = 1.0)]
+    /// Social coefficient: the pull towards the neighbourhood's best.
+    #[arg(long, default_value_t = 1.0, conflicts_with = "resume")]
     c2: f32,
     /// Inertia weight w on the previous velocity.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, conflicts_with = "resume")]
     inertia: f32,
     /// Clerc's constriction factor (needs c1 + c2 > 4).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "resume")]
     constriction: bool,
-    #[arg(long, value_enum, default_value_t = Topology::Gbest)]
+    /// Neighbourhood whose best pulls each particle.
+    #[arg(long, value_enum, default_value_t = Topology::Gbest, conflicts_with = "resume")]
     topology: Topology,
-    #[arg(long)]
+    /// Start games from random three-move ballots instead of the start position.
+    #[arg(long, conflicts_with = "resume")]
     ballots: bool,
     /// Final games per colour of the best network against random (0: none).
     #[arg(long, default_value_t = 10_000)]
@@ -249,7 +268,7 @@ pub fn train_td(a: TdArgs) -> Result<()> {
     a.run
         .pool()?
         .install(|| td::train(config, a.games, &opts))?;
-    println!("network: {}", opts.out.join("best.ckpt").display());
+    println!("network: {}", opts.dir.join("best.ckpt").display());
     Ok(())
 }
 
@@ -270,7 +289,7 @@ pub fn train_ga(a: GaArgs) -> Result<()> {
     a.run
         .pool()?
         .install(|| ga::train(config, a.generations, &opts))?;
-    println!("champion: {}", opts.out.join("best.ckpt").display());
+    println!("champion: {}", opts.dir.join("best.ckpt").display());
     Ok(())
 }
 
@@ -296,7 +315,7 @@ pub fn train_pso(a: PsoArgs) -> Result<()> {
         .run
         .pool()?
         .install(|| pso::train(config, a.iterations, a.eval_games, &opts))?;
-    println!("global best: {}", opts.out.join("best.ckpt").display());
+    println!("global best: {}", opts.dir.join("best.ckpt").display());
     if let Some(s) = result {
         print!("{}", s.table("pso global best", "random"));
     }

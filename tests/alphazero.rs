@@ -94,8 +94,8 @@ fn a_short_run_checkpoints_and_a_resumed_run_continues_it_exactly() {
             .contains("[Event \"self-play iteration 1\"]")
     );
 
-    // The same run stopped after one iteration (a metrics line written after the checkpoint
-    // by a killed run included) and resumed with more iterations.
+    // The same run stopped after one iteration (with the metrics line of a second iteration
+    // that a killed run logged but never checkpointed) and resumed with more iterations.
     let split = scratch("split");
     Pipeline::create(&split, tiny(1), Device::Cpu, false)
         .unwrap()
@@ -130,6 +130,17 @@ fn a_short_run_checkpoints_and_a_resumed_run_continues_it_exactly() {
     let b = Checkpoint::<AzState>::load(&split.join("state.ckpt")).unwrap();
     assert_eq!(a.arch.replay, b.arch.replay);
     assert_eq!(a.arch.best_iteration, b.arch.best_iteration);
+
+    // One process owns a run folder: a second one is told who holds it.
+    let err = Pipeline::resume(&split, &more, Device::Cpu, false)
+        .err()
+        .unwrap();
+    let text = err.to_string();
+    assert!(
+        text.contains("in use by process") && text.contains(&std::process::id().to_string()),
+        "{text}"
+    );
+    drop(resumed);
 
     // A resumed run keeps its network.
     let other = ConfigOverrides {
@@ -187,6 +198,78 @@ fn damaged_or_foreign_state_files_are_refused_clearly() {
     )
     .err()
     .unwrap();
-    assert!(err.to_string().contains("not a run folder"), "{err}");
+    assert!(err.to_string().contains("no such run folder"), "{err}");
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The checkpoint marks an iteration done, so the iteration's metrics line must be on disk
+/// before it: when the line cannot be written, no checkpoint claims the iteration.
+#[test]
+fn an_iteration_is_checkpointed_only_after_its_metrics_line() {
+    let dir = scratch("order");
+    let mut p = Pipeline::create(&dir, tiny(1), Device::Cpu, false).unwrap();
+    // A folder where metrics.jsonl should be: appending to it fails.
+    std::fs::create_dir(dir.join("metrics.jsonl")).unwrap();
+    let err = p
+        .iteration()
+        .err()
+        .expect("the metrics line cannot be written");
+    assert!(err.to_string().contains("metrics.jsonl"), "{err}");
+    assert!(
+        !dir.join("state.ckpt").exists(),
+        "no checkpoint of an iteration whose metrics were lost"
+    );
+    drop(p);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A run that stopped before its first checkpoint restarts from config.json, which is replaced
+/// atomically: a failure while restarting leaves the run's settings in place.
+#[test]
+fn restarting_a_run_never_loses_its_config() {
+    let dir = scratch("config");
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = serde_json::to_string_pretty(&tiny(1)).unwrap();
+    std::fs::write(dir.join("config.json"), &text).unwrap();
+    // A file where the models folder goes makes the restart fail part-way.
+    std::fs::write(dir.join("models"), "not a folder").unwrap();
+    let err = Pipeline::resume(&dir, &ConfigOverrides::default(), Device::Cpu, false)
+        .err()
+        .expect("models/ cannot be made");
+    assert!(err.to_string().contains("models"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("config.json")).unwrap(),
+        text
+    );
+    std::fs::remove_file(dir.join("models")).unwrap();
+    let p = Pipeline::resume(&dir, &ConfigOverrides::default(), Device::Cpu, false).unwrap();
+    assert_eq!(p.state().config, tiny(1));
+    drop(p);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Every setting is checked before any work starts: a bad gauntlet opponent is refused before
+/// the run folder is made, not after the first iteration.
+#[test]
+fn bad_settings_fail_before_any_work() {
+    let dir = scratch("late");
+    for (opponents, needle) in [
+        ("random;alphabeta:depth=0", "depth"),
+        ("random;alphabeta:dpeth=3", "no option"),
+        ("td:model=/nonexistent/best.ckpt", "nonexistent"),
+    ] {
+        let config = TrainConfig {
+            gauntlet_opponents: opponents.into(),
+            ..tiny(1)
+        };
+        let err = Pipeline::create(&dir, config, Device::Cpu, false)
+            .err()
+            .expect("refused");
+        let text = err.to_string();
+        assert!(
+            text.contains("gauntlet_opponents") && text.contains(needle),
+            "{opponents}: {text}"
+        );
+        assert!(!dir.exists(), "nothing written for a refused run");
+    }
 }

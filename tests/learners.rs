@@ -88,18 +88,18 @@ fn td_resumes_exactly_and_its_agent_plays_through_the_registry() {
         seed: 3,
         ..TdConfig::default()
     };
-    let run = |out: &PathBuf, resume: Option<PathBuf>, games: u64| {
+    let run = |dir: &PathBuf, resume: bool, games: u64| {
         let opts = RunOptions {
-            out: out.clone(),
+            dir: dir.clone(),
             resume,
             progress: false,
         };
         td::train(config.clone(), games, &opts).unwrap();
     };
     let (a, b) = (temp("td-a"), temp("td-b"));
-    run(&a, None, 4);
-    run(&b, None, 2);
-    run(&b, Some(b.join("state.ckpt")), 4);
+    run(&a, false, 4);
+    run(&b, false, 2);
+    run(&b, true, 4);
     let read = |d: &PathBuf| std::fs::read(d.join("latest.ckpt")).unwrap();
     assert_eq!(
         read(&a),

@@ -8,7 +8,8 @@
 //! Gaussian mutation (and an evolving king value); the 30 play, scoring +1 / 0 / -2, and the
 //! best 15 survive.
 
-use super::run::{RunDir, RunOptions, TrainError, derive_seed, progress};
+use super::run::{RunOptions, TrainError, derive_seed, progress};
+use super::run_dir::RunDir;
 use super::tournament::{self, Arena, Pairing, Player, Points};
 use super::value_net::{Activation, Features, Learner, ValueArch, ValueNet};
 use crate::arena::OpeningSet;
@@ -478,11 +479,15 @@ impl Population {
 
 /// Runs generations until `generations` have been played (counting a resumed run's).
 pub fn train(config: GaConfig, generations: u64, opts: &RunOptions) -> Result<(), TrainError> {
-    let mut pop = match &opts.resume {
-        Some(path) => Population::load(path)?,
-        None => Population::new(config)?,
+    let (mut dir, mut pop) = if opts.resume {
+        let mut dir = RunDir::resume(&opts.dir)?;
+        let pop = Population::load(&dir.require_state()?)?;
+        dir.resume_metrics_at("generation", pop.generation)?;
+        (dir, pop)
+    } else {
+        let pop = Population::new(config)?;
+        (RunDir::create(&opts.dir, &["state.ckpt"])?, pop)
     };
-    let mut dir = RunDir::create(&opts.out)?;
     let bar = progress(generations, pop.generation, "generations", opts.progress);
     bar.set_message("train-ga");
     while pop.generation < generations {
@@ -490,8 +495,9 @@ pub fn train(config: GaConfig, generations: u64, opts: &RunOptions) -> Result<()
         if let Some(net) = pop.champion_net() {
             net.save(&dir.best())?;
         }
-        pop.save(&dir.state())?;
+        // The checkpoint marks the generation done, so it comes after its metrics line.
         dir.log_report("ga", &report)?;
+        pop.save(&dir.state())?;
         bar.set_message(format!(
             "train-ga best {:+.0} mean {:+.1}",
             report.best_fitness, report.mean_fitness

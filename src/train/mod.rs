@@ -6,6 +6,7 @@ pub mod alphazero;
 pub mod ga;
 pub mod pso;
 pub mod run;
+pub mod run_dir;
 pub mod td;
 pub mod tournament;
 pub mod value_net;

@@ -4,9 +4,8 @@
 //! pool (+1 win, -2 loss, 0 draw), which makes the two comparable, and then
 //! v = chi (w v + c1 r1 (pbest - x) + c2 r2 (nbest - x)), clamped to +-vmax, x = x + v.
 
-use super::run::{
-    RunDir, RunOptions, Strength, TrainError, derive_seed, learner_spec, progress, strength,
-};
+use super::run::{RunOptions, Strength, TrainError, derive_seed, learner_spec, progress, strength};
+use super::run_dir::RunDir;
 use super::tournament::{self, Arena, Pairing, Player, Points};
 use super::value_net::{Activation, Features, Learner, ValueArch, ValueNet};
 use crate::agents::AgentSpec;
@@ -394,11 +393,15 @@ pub fn train(
     eval_games: usize,
     opts: &RunOptions,
 ) -> Result<Option<Strength>, TrainError> {
-    let mut swarm = match &opts.resume {
-        Some(path) => Swarm::load(path)?,
-        None => Swarm::new(config)?,
+    let (mut dir, mut swarm) = if opts.resume {
+        let mut dir = RunDir::resume(&opts.dir)?;
+        let swarm = Swarm::load(&dir.require_state()?)?;
+        dir.resume_metrics_at("iteration", swarm.iteration)?;
+        (dir, swarm)
+    } else {
+        let swarm = Swarm::new(config)?;
+        (RunDir::create(&opts.dir, &["state.ckpt"])?, swarm)
     };
-    let mut dir = RunDir::create(&opts.out)?;
     let bar = progress(iterations, swarm.iteration, "iterations", opts.progress);
     bar.set_message("train-pso");
     while swarm.iteration < iterations {
@@ -406,8 +409,9 @@ pub fn train(
         if let Some(net) = swarm.best_net() {
             net.save(&dir.best())?;
         }
-        swarm.save(&dir.state())?;
+        // The checkpoint marks the iteration done, so it comes after its metrics line.
         dir.log_report("pso", &report)?;
+        swarm.save(&dir.state())?;
         bar.set_message(format!("train-pso best {:+.0}", report.best_fitness));
         bar.inc(1);
     }

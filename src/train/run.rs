@@ -1,13 +1,10 @@
-//! What every training run shares: its output folder (checkpoints, metrics.jsonl), seeds
+//! What every training run shares beside its folder ([`super::run_dir`]): errors, seeds
 //! derived from the one `--seed`, progress bars, and the strength report against an agent.
 
 use crate::agents::AgentSpec;
 use crate::arena::{GameConfig, MatchConfig, OpeningSet, Series, Tally, run_match};
 use crate::game::Color;
 use indicatif::{ProgressBar, ProgressStyle};
-use serde::Serialize;
-use std::fs::{File, OpenOptions};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
@@ -23,6 +20,9 @@ pub enum TrainError {
     Checkpoint(#[from] crate::nn::CheckpointError),
     #[error(transparent)]
     Agent(#[from] crate::agents::AgentError),
+    /// The run folder belongs to another process.
+    #[error("{0}")]
+    InUse(String),
 }
 
 /// A seed for one purpose (`a`, `b`) of a run, independent of thread count and of how the
@@ -34,56 +34,6 @@ pub fn derive_seed(seed: u64, a: u64, b: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
-}
-
-/// A run's folder: `best.ckpt` (the network to play), `state.ckpt` (to resume),
-/// `metrics.jsonl` (one JSON object per line, appended).
-pub struct RunDir {
-    pub dir: PathBuf,
-    metrics: File,
-}
-
-impl RunDir {
-    pub fn create(dir: &Path) -> Result<RunDir, TrainError> {
-        let io = |source| TrainError::Io {
-            path: dir.to_owned(),
-            source,
-        };
-        std::fs::create_dir_all(dir).map_err(io)?;
-        let path = dir.join("metrics.jsonl");
-        let metrics = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(|source| TrainError::Io { path, source })?;
-        Ok(RunDir {
-            dir: dir.to_owned(),
-            metrics,
-        })
-    }
-
-    pub fn best(&self) -> PathBuf {
-        self.dir.join("best.ckpt")
-    }
-
-    pub fn state(&self) -> PathBuf {
-        self.dir.join("state.ckpt")
-    }
-
-    /// Logs a trainer's report with a `"trainer"` key naming the trainer.
-    pub fn log_report(&mut self, trainer: &str, report: &impl Serialize) -> Result<(), TrainError> {
-        let mut record = serde_json::to_value(report).expect("plain data");
-        record["trainer"] = trainer.into();
-        self.log(&record)
-    }
-
-    pub fn log(&mut self, record: &impl Serialize) -> Result<(), TrainError> {
-        let line = serde_json::to_string(record).expect("metrics are plain data");
-        writeln!(self.metrics, "{line}").map_err(|source| TrainError::Io {
-            path: self.dir.join("metrics.jsonl"),
-            source,
-        })
-    }
 }
 
 /// A bar on stderr over `len` steps named `unit`, starting at `done`; hidden unless `show`.
@@ -182,8 +132,10 @@ pub fn learner_spec(kind: &str, path: &Path, depth: u32) -> Result<AgentSpec, Tr
 /// Where a run writes and whether it continues an earlier one.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
-    pub out: PathBuf,
-    /// A `state.ckpt` to continue from; its configuration replaces the given one.
-    pub resume: Option<PathBuf>,
+    /// The run folder.
+    pub dir: PathBuf,
+    /// Continue the run in `dir` from its `state.ckpt`, whose configuration replaces the
+    /// given one.
+    pub resume: bool,
     pub progress: bool,
 }

@@ -13,7 +13,8 @@
 //! positions at the learner's turns and moves by a 1-ply greedy over the raw children; its
 //! score against random rises and collapses within a few thousand games.
 
-use super::run::{RunDir, RunOptions, TrainError, derive_seed, learner_spec, progress, strength};
+use super::run::{RunOptions, TrainError, derive_seed, learner_spec, progress, strength};
+use super::run_dir::RunDir;
 use super::value_net::{Activation, Features, Learner, ValueArch, ValueNet};
 use crate::agents::alphabeta::AlphaBeta;
 use crate::agents::learned::{NetEval, net_search, score_to_value};
@@ -280,8 +281,10 @@ impl std::fmt::Display for TdState {
 
 /// Trains until `total_games` games have been played (counting those of a resumed run).
 pub fn train(config: TdConfig, total_games: u64, opts: &RunOptions) -> Result<(), TrainError> {
-    let (mut net, mut state) = match &opts.resume {
-        Some(path) => {
+    let (mut dir, mut net, mut state) = if opts.resume {
+        let mut dir = RunDir::resume(&opts.dir)?;
+        let (net, state) = {
+            let path = &dir.require_state()?;
             let ckpt = Checkpoint::<TdState>::load(path)?;
             let arch = ckpt.arch.config.arch();
             let weights: Vec<f32> = ckpt.params.iter().flat_map(|t| t.data.clone()).collect();
@@ -297,23 +300,24 @@ pub fn train(config: TdConfig, total_games: u64, opts: &RunOptions) -> Result<()
             let mut net = net;
             net.set_weights(&weights);
             (net, ckpt.arch)
-        }
-        None => {
-            config.validate()?;
-            let net = ValueNet::new(
-                config.arch(),
-                &mut StdRng::seed_from_u64(derive_seed(config.seed, 0, 0)),
-            );
-            let state = TdState {
-                config,
-                games: 0,
-                best_score: f64::NEG_INFINITY,
-            };
-            (net, state)
-        }
+        };
+        dir.resume_metrics_at("games", state.games)?;
+        (dir, net, state)
+    } else {
+        config.validate()?;
+        let dir = RunDir::create(&opts.dir, &["state.ckpt"])?;
+        let net = ValueNet::new(
+            config.arch(),
+            &mut StdRng::seed_from_u64(derive_seed(config.seed, 0, 0)),
+        );
+        let state = TdState {
+            config,
+            games: 0,
+            best_score: f64::NEG_INFINITY,
+        };
+        (dir, net, state)
     };
     let config = state.config.clone();
-    let mut dir = RunDir::create(&opts.out)?;
     let latest = dir.dir.join("latest.ckpt");
     let bar = progress(total_games, state.games, "games", opts.progress);
     bar.set_message("train-td");
@@ -350,7 +354,6 @@ pub fn train(config: TdConfig, total_games: u64, opts: &RunOptions) -> Result<()
                 state.best_score = score;
                 net.save(&dir.best())?;
             }
-            Checkpoint::capture(state.clone(), &net, None).save(&dir.state())?;
             bar.set_message(format!(
                 "train-td vs random {:.0}% vs ab2 {:.0}%",
                 100.0 * vs_random.score(),
@@ -365,6 +368,8 @@ pub fn train(config: TdConfig, total_games: u64, opts: &RunOptions) -> Result<()
                 "vs_alphabeta2": vs_ab2.record(),
                 "new_best": improved,
             }))?;
+            // The checkpoint marks these games done, so it comes after their metrics line.
+            Checkpoint::capture(state.clone(), &net, None).save(&dir.state())?;
             (results, played, t0) = (0.0, 0, Instant::now());
         }
     }

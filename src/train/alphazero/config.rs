@@ -209,17 +209,19 @@ impl TrainConfig {
         Ok(())
     }
 
-    /// The gauntlet opponents as agent specs.
+    /// The gauntlet opponents as agent specs, each built once so that a bad one (an unknown
+    /// option, a missing model) fails before any work, not after the first iteration.
     pub fn gauntlet_specs(&self) -> Result<Vec<AgentSpec>, String> {
         self.gauntlet_opponents
             .split(';')
             .filter(|s| !s.trim().is_empty())
             .map(|s| {
-                s.trim()
-                    .parse()
-                    .map_err(|e| format!("gauntlet_opponents {s:?}: {e}"))
+                let spec: AgentSpec = s.trim().parse().map_err(|e| format!("{e}"))?;
+                spec.build(0).map_err(|e| format!("{e}"))?;
+                Ok(spec)
             })
-            .collect()
+            .collect::<Result<_, String>>()
+            .map_err(|e| format!("gauntlet_opponents: {e}"))
     }
 
     pub fn encoding(&self) -> Encoding {
@@ -282,13 +284,30 @@ impl TrainConfig {
 pub fn read_config_file(path: &Path) -> Result<ConfigOverrides, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read config file {}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| {
-        format!(
-            "config file {}: {e} (expected a JSON object of train keys, e.g. \
-             {{\"games_per_iteration\": 40}})",
-            path.display()
-        )
-    })
+    from_json_object(&text).map_err(|e| format!("config file {}: {e}", path.display()))
+}
+
+/// Train keys (a config or its overrides) from JSON text. Only an object is a config: serde
+/// would read an array's items into the keys by position.
+pub fn from_json_object<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+    let expected = "expected a JSON object of train keys, e.g. {\"games_per_iteration\": 40}";
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("{e} ({expected})"))?;
+    if !value.is_object() {
+        return Err(format!("{} ({expected})", json_kind(&value)));
+    }
+    serde_json::from_value(value).map_err(|e| format!("{e} ({expected})"))
+}
+
+fn json_kind(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Null => "null",
+        serde_json::Value::Object(_) => "an object",
+    }
 }
 
 #[cfg(test)]
@@ -321,6 +340,26 @@ mod tests {
             TrainConfig::preset("tpu").unwrap_err(),
             "unknown preset 'tpu'; expected cpu or gpu"
         );
+    }
+
+    #[test]
+    fn only_a_json_object_is_a_config() {
+        let o: ConfigOverrides = from_json_object(r#"{"searches": 7}"#).unwrap();
+        assert_eq!(o.searches, Some(7));
+        for (text, needle) in [
+            ("[2]", "an array"),
+            ("[]", "an array"),
+            ("7", "a number"),
+            ("null", "null"),
+            (r#"{"serches": 7}"#, "unknown field"),
+            ("{", "EOF"),
+        ] {
+            let e = from_json_object::<ConfigOverrides>(text).unwrap_err();
+            assert!(
+                e.contains(needle) && e.contains("expected a JSON object"),
+                "{text}: {e}"
+            );
+        }
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! (every iteration's network, for Elo curves), `games/` (sample self-play games as PDN) and
 //! `metrics.jsonl` (one line per iteration). Randomness is derived from the seed and the
 //! iteration, so a resumed run draws what the uninterrupted run would have. Every file is
-//! written atomically, and `state.ckpt` last, after the files it refers to.
+//! written atomically, and `state.ckpt` last, after the files it refers to and the
+//! iteration's metrics line; the folder is locked by its one owner ([`RunDir`]).
 
 use super::config::{ConfigOverrides, TrainConfig};
 use super::optimise::{TrainSpec, TrainStats, steps_per_epoch, train};
@@ -19,7 +20,8 @@ use crate::mcts::{AzModel, CachedEvaluator, NetEvaluator, load_model, save_model
 use crate::nn::{Checkpoint, Optimizer, PolicyValueNet};
 use crate::selfplay::{ReplayBuffer, SelfPlayReport, SelfPlayRun, self_play};
 use crate::tensor::Device;
-use crate::train::run::{RunDir, TrainError, derive_seed, progress};
+use crate::train::run::{TrainError, derive_seed, progress};
+use crate::train::run_dir::RunDir;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde::{Deserialize, Serialize};
@@ -154,6 +156,8 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
     }
 }
 
+const CONFIG_FILE: &str = "config.json";
+
 fn model_path(dir: &Path, iteration: u32) -> PathBuf {
     dir.join("models").join(format!("iter-{iteration:04}.ckpt"))
 }
@@ -167,18 +171,23 @@ impl Pipeline {
         progress: bool,
     ) -> Result<Pipeline, TrainError> {
         config.validate().map_err(TrainError::Config)?;
-        if dir.join("state.ckpt").exists() || dir.join("config.json").exists() {
-            return Err(TrainError::Config(format!(
-                "{} already holds a run; continue it with --resume {0}, or choose another --out",
-                dir.display()
-            )));
-        }
-        let run = RunDir::create(dir)?;
+        let run = RunDir::create(dir, &[CONFIG_FILE, "state.ckpt"])?;
+        Pipeline::start(run, config, device, progress)
+    }
+
+    /// Writes the run's first files into the claimed folder `run`.
+    fn start(
+        run: RunDir,
+        config: TrainConfig,
+        device: Device,
+        progress: bool,
+    ) -> Result<Pipeline, TrainError> {
+        let dir = &run.dir;
         for sub in ["models", "games"] {
             let p = dir.join(sub);
             std::fs::create_dir_all(&p).map_err(io(&p))?;
         }
-        let config_path = dir.join("config.json");
+        let config_path = dir.join(CONFIG_FILE);
         let text = serde_json::to_string_pretty(&config).expect("plain data");
         write_atomic(&config_path, text.as_bytes()).map_err(io(&config_path))?;
         let model = AzModel::new(config.architecture(), config.encoding());
@@ -215,20 +224,23 @@ impl Pipeline {
         device: Device,
         progress: bool,
     ) -> Result<Pipeline, TrainError> {
-        let state_path = dir.join("state.ckpt");
+        let mut run = RunDir::resume(dir)?;
+        let state_path = run.state();
         if !state_path.exists() {
-            let config_path = dir.join("config.json");
+            let config_path = dir.join(CONFIG_FILE);
             let text = std::fs::read_to_string(&config_path).map_err(|e| {
                 TrainError::Config(format!(
-                    "{} is not a run folder (no state.ckpt or config.json: {e})",
+                    "{} is not a run folder (no state.ckpt or {CONFIG_FILE}: {e})",
                     dir.display()
                 ))
             })?;
-            let mut config: TrainConfig = serde_json::from_str(&text)
+            let mut config: TrainConfig = super::config::from_json_object(&text)
                 .map_err(|e| TrainError::Config(format!("{}: {e}", config_path.display())))?;
             config.apply(overrides);
-            std::fs::remove_file(&config_path).map_err(io(&config_path))?;
-            return Pipeline::create(dir, config, device, progress);
+            config.validate().map_err(TrainError::Config)?;
+            // Nothing was checkpointed: start again, config.json replaced atomically.
+            run.resume_metrics_at("iteration", 0)?;
+            return Pipeline::start(run, config, device, progress);
         }
         let ckpt = Checkpoint::<AzState>::load(&state_path)?;
         let mut state = ckpt.arch.clone();
@@ -247,9 +259,9 @@ impl Pipeline {
         }
         state.config = config;
         let (best, _, _) = load_model(&model_path(dir, state.best_iteration), &device)?;
-        trim_metrics(dir, state.iteration)?;
+        run.resume_metrics_at("iteration", state.iteration as u64)?;
         Ok(Pipeline {
-            run: RunDir::create(dir)?,
+            run,
             device,
             state,
             net,
@@ -332,9 +344,6 @@ impl Pipeline {
 
         self.state.iteration = it;
         self.state.elapsed_s += start.elapsed().as_secs_f64();
-        Checkpoint::capture(self.state.clone(), &self.net, Some(&self.opt))
-            .save(&self.run.state())?;
-
         let outcome = IterationOutcome {
             samples: new_samples,
             stats,
@@ -346,7 +355,11 @@ impl Pipeline {
             gauntlet,
         };
         let record = self.record(it, &report, &outcome);
+        // The checkpoint marks the iteration done, so its metrics line goes first: a kill
+        // between the two repeats the iteration on resume, which drops the line (never loses it).
         self.run.log(&record)?;
+        Checkpoint::capture(self.state.clone(), &self.net, Some(&self.opt))
+            .save(&self.run.state())?;
         Ok(record)
     }
 
@@ -531,24 +544,4 @@ impl Pipeline {
             elapsed_s: self.state.elapsed_s,
         }
     }
-}
-
-/// Drops metrics lines of iterations after `iteration` (written after the last checkpoint by
-/// a run that was then killed), so a resumed run's metrics have each iteration once.
-fn trim_metrics(dir: &Path, iteration: u32) -> Result<(), TrainError> {
-    let path = dir.join("metrics.jsonl");
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        return Ok(());
-    };
-    let kept: String = text
-        .lines()
-        .filter(|line| {
-            serde_json::from_str::<IterationRecord>(line).is_ok_and(|r| r.iteration <= iteration)
-        })
-        .map(|l| format!("{l}\n"))
-        .collect();
-    if kept != text {
-        write_atomic(&path, kept.as_bytes()).map_err(io(&path))?;
-    }
-    Ok(())
 }
