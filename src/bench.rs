@@ -1,5 +1,5 @@
 //! Benchmarks printing one JSON object per measurement. `nn` uses the keys and the timing
-//! method of `../shared/bench/torch_reference.py`, so one run can set us beside PyTorch.
+//! method of bench/pytorch_reference.py, so one run can set us beside PyTorch.
 
 use crate::game::{Position, perft};
 use crate::mcts::{AzModel, NetEvaluator};

@@ -88,7 +88,7 @@ enum BenchCommand {
         unique: bool,
     },
     /// Policy-value network speed (inference at several batches, a training step), printed
-    /// with the same JSON keys as ../shared/bench/torch_reference.py.
+    /// with the same JSON keys as bench/pytorch_reference.py.
     Nn {
         /// Presets, comma-separated: az-tiny, az-small, az-large, plain-7x128.
         #[arg(long, default_value = "az-tiny,az-small,plain-7x128")]
@@ -171,7 +171,7 @@ struct TournamentArgs {
 
 #[derive(clap::Args)]
 struct GauntletArgs {
-    /// The agent to measure, e.g. `az:model=runs/az/best.bin,searches=200`.
+    /// The agent to measure, e.g. `az:model=runs/az/best.ckpt,searches=200`.
     agent: String,
     /// Opponent specs, separated by `;` (specs hold commas) or given by repeating the flag.
     #[arg(long, value_delimiter = ';', default_values = DEFAULT_OPPONENTS.to_vec())]

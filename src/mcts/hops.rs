@@ -1,7 +1,7 @@
-//! The hop-level view of the game that MCTS and the network act in (DESIGN.md, "Network view
-//! of a turn"): a turn is one hop (a step) or a sequence of jumps by the same piece, each jump
-//! a separate action. A [`HopState`] is a position part-way through a turn: the mover's piece
-//! has already moved, the pieces it jumped are still on the board (they block landings and
+//! The hop-level view of the game that MCTS and the network act in (docs/ARCHITECTURE.md, "The
+//! network acts in hops"): a turn is one hop (a step) or a sequence of jumps by the same piece,
+//! each jump a separate action. A [`HopState`] is a position part-way through a turn: the mover's
+//! piece has already moved, the pieces it jumped are still on the board (they block landings and
 //! cannot be jumped twice, as in the move generator) and are removed when the turn ends.
 
 use crate::game::board::{Bitboard, Dir, Squares, jump_landing, neighbour};

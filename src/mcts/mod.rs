@@ -1,5 +1,5 @@
-//! Monte Carlo tree search in the hop-level view of the game (DESIGN.md, "Network view of a
-//! turn"): every hop of a multi-jump is one action, and values keep the sign of the side to
+//! Monte Carlo tree search in the hop-level view of the game (docs/ARCHITECTURE.md, "The network
+//! acts in hops"): every hop of a multi-jump is one action, and values keep the sign of the side to
 //! move.
 //!
 //! - [`hops`]: the hop-level game (a turn as a sequence of hops).

@@ -1,6 +1,6 @@
-//! The policy-value network family of `shared/bench/torch_reference.py`: a 3x3 conv stem, a
-//! body of residual (or plain) blocks, a policy head giving 128 logits (32 dark squares x 4
-//! diagonal directions) and a value head giving a value in (-1, 1).
+//! The policy-value network family (built in PyTorch too, by bench/pytorch_reference.py): a
+//! 3x3 conv stem, a body of residual (or plain) blocks, a policy head giving 128 logits (32
+//! dark squares x 4 diagonal directions) and a value head giving a value in (-1, 1).
 
 use super::{
     BatchNorm2d, Checkpoint, CheckpointError, Conv2d, Ctx, Linear, Module, Optimizer, ResidualBlock,
@@ -27,7 +27,7 @@ pub struct Architecture {
     pub residual: bool,
 }
 
-/// name, input planes, channels, blocks, residual — as NETS in torch_reference.py.
+/// name, input planes, channels, blocks, residual — as PRESETS in bench/pytorch_reference.py.
 const PRESETS: [(&str, usize, usize, usize, bool); 4] = [
     ("az-tiny", 8, 32, 4, true),
     ("az-small", 8, 64, 6, true),

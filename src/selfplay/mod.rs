@@ -1,6 +1,6 @@
-//! Self-play (DESIGN.md, "Pipeline"): worker threads each keep many games going and send
-//! their leaves to one inference service that runs the network on batches; finished games
-//! become samples in the replay buffer.
+//! Self-play (docs/ARCHITECTURE.md, "Pipeline"): worker threads each keep many games going and send
+//! their leaves to one inference service that runs the network on batches; finished games become
+//! samples in the replay buffer.
 //!
 //! - [`games`]: a worker's games (search, move choice, samples).
 //! - [`inference`]: the batching inference service and its client evaluator.

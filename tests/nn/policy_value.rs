@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 #[test]
 fn preset_parameter_counts_match_pytorch() {
-    // sum(p.numel() for p in net.parameters()) of torch_reference.py's networks.
+    // sum(p.numel() for p in net.parameters()) of bench/pytorch_reference.py's networks.
     for (name, count) in [
         ("az-tiny", 80999),
         ("az-small", 453191),
@@ -117,7 +117,7 @@ fn training_steps_reduce_the_alphazero_loss() {
     let x = Tensor::randn(&[16, 8, 8, 8], 1.0, &mut r, &dev);
     let pi = Tensor::randn(&[16, POLICY_SIZE], 2.0, &mut r, &dev).softmax(-1);
     let z = Tensor::randn(&[16], 1.0, &mut r, &dev).tanh();
-    // As torch_reference.py trains: SGD, momentum 0.9, weight decay 1e-4.
+    // As bench/pytorch_reference.py trains: SGD, momentum 0.9, weight decay 1e-4.
     let mut opt = Optimizer::sgd(0.02, 0.9, 1e-4, &net);
     let mut losses = Vec::new();
     for _ in 0..12 {

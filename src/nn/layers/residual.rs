@@ -1,4 +1,4 @@
-//! The body block of the policy-value networks (`Block` in torch_reference.py).
+//! The body block of the policy-value networks (`BodyBlock` in bench/pytorch_reference.py).
 
 use super::{BatchNorm2d, Conv2d};
 use crate::nn::{Ctx, Module};

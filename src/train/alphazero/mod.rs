@@ -1,7 +1,7 @@
-//! The AlphaZero pipeline (DESIGN.md, "Pipeline"): each iteration plays self-play games with
-//! the best network, adds their samples to the replay window, trains the candidate network
-//! on the window, gates it against the best (replacing the best when it scores at least the
-//! threshold) and checkpoints, so a killed run resumes at the last finished iteration.
+//! The AlphaZero pipeline (docs/ARCHITECTURE.md, "Pipeline"): each iteration plays self-play games
+//! with the best network, adds their samples to the replay window, trains the candidate network on
+//! the window, gates it against the best (replacing the best when it scores at least the threshold)
+//! and checkpoints, so a killed run resumes at the last finished iteration.
 //!
 //! - [`config`]: every hyperparameter, presets, the config file.
 //! - [`pipeline`]: the run folder, the iteration loop, resume.
