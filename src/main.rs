@@ -77,13 +77,16 @@ struct PerftArgs {
 enum BenchCommand {
     /// perft speed: nodes, seconds and nodes per second, one JSON line per run and a median.
     Perft {
+        /// Plies to count.
         #[arg(long, default_value_t = 12)]
         depth: u32,
+        /// Worker threads.
         #[arg(long, default_value_t = 1)]
         threads: usize,
         /// Timed runs; the last line reports their median.
-        #[arg(long, default_value_t = 3)]
+        #[arg(long, default_value_t = 3, value_parser = at_least_one)]
         repeat: usize,
+        /// Count capture routes with the same start, end and captured pieces once.
         #[arg(long)]
         unique: bool,
     },
@@ -99,8 +102,10 @@ enum BenchCommand {
         /// CPU threads.
         #[arg(long, default_value_t = 2)]
         threads: usize,
+        /// Inference batch sizes, comma-separated.
         #[arg(long, default_value = "1,16,64,256")]
         batches: String,
+        /// Batch size of the timed training step.
         #[arg(long, default_value_t = 256)]
         train_batch: usize,
         /// Seconds per measurement.
@@ -134,7 +139,8 @@ enum BenchCommand {
         /// Leaves each search gathers per network call.
         #[arg(long, default_value_t = 4)]
         leaf_batch: u32,
-        #[arg(long, default_value_t = 3)]
+        /// Timed runs; the last line reports their median.
+        #[arg(long, default_value_t = 3, value_parser = at_least_one)]
         repeat: usize,
     },
 }
@@ -147,7 +153,9 @@ enum Side {
 
 #[derive(clap::Args)]
 struct PlayArgs {
-    /// The opponent, e.g. `alphabeta:depth=8`, `alphabeta:time=2000`, `random`.
+    /// The opponent, any agent spec: `random`, `alphabeta:depth=8`, `alphabeta:time=2000`,
+    /// `mcts:searches=1000`, `az` (the built-in trained network), `az:model=PATH`,
+    /// `td:model=PATH`, `ga:model=PATH`, `pso:model=PATH` (see the README).
     #[arg(long, default_value = "alphabeta:depth=6")]
     agent: String,
     /// Your colour (Black moves first).
@@ -156,6 +164,7 @@ struct PlayArgs {
     /// Start from this PDN FEN.
     #[arg(long)]
     fen: Option<String>,
+    /// Seed of the agent's random choices (tie-breaks, sampling).
     #[arg(long, default_value_t = 0)]
     seed: u64,
 }
@@ -198,7 +207,7 @@ struct MatchArgs {
 struct SeriesArgs {
     /// Games (per pair in a tournament, per opponent in a gauntlet; default: every opening
     /// twice, once from each side).
-    #[arg(long)]
+    #[arg(long, value_parser = at_least_one)]
     games: Option<usize>,
     /// Starting positions.
     #[arg(long, value_enum, default_value_t = OpeningSet::Standard)]
@@ -206,13 +215,14 @@ struct SeriesArgs {
     /// Write all games here as PDN.
     #[arg(long)]
     pdn: Option<PathBuf>,
+    /// Seed of the agents' random choices and of the opening order.
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long)]
     threads: Option<usize>,
     /// Adjudicate games that reach this many plies (more pieces, then more kings, wins).
-    #[arg(long)]
+    #[arg(long, value_parser = at_least_one)]
     max_plies: Option<usize>,
 }
 
@@ -236,6 +246,11 @@ impl SeriesArgs {
             }
         };
         let pool = thread_pool(self.threads)?;
+        if let Some(path) = &self.pdn {
+            // Found out now, not after hours of games.
+            checkers_zero::files::check_writable(path)
+                .with_context(|| format!("--pdn {}: cannot write there", path.display()))?;
+        }
         let t = Instant::now();
         let result = pool.install(play)?;
         let (summary, pdn) = report(&result);
@@ -264,9 +279,43 @@ impl SeriesArgs {
 }
 
 fn main() {
+    // Mesa's device-select Vulkan layer reorders adapters (we choose our own) and, without a
+    // display, prints "XDG_RUNTIME_DIR is invalid" twice, which a user cannot act on. A user's
+    // own setting wins.
+    if std::env::var_os("NODEVICE_SELECT").is_none() {
+        // SAFETY: the first statement of main: no other thread exists to read the environment.
+        unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
+    }
     if let Err(e) = run(Cli::parse()) {
-        eprintln!("error: {e:#}");
+        eprintln!("error: {}", one_line(&e));
         std::process::exit(1);
+    }
+}
+
+/// The error and its causes on one line, each cause once: many messages already quote their
+/// cause (`{path}: {source}`), and printing the chain again doubled them.
+fn one_line(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            if !text.is_empty() {
+                text += ": ";
+            }
+            text += &cause;
+        }
+    }
+    text.replace('\n', " ")
+}
+
+/// A count that must be at least 1.
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("expected at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "expected a whole number of at least 1, got {text:?}"
+        )),
     }
 }
 
@@ -469,4 +518,119 @@ fn run_gauntlet_cmd(args: GauntletArgs) -> Result<()> {
         },
         json,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every flag and argument of every subcommand says what it is for.
+    #[test]
+    fn every_argument_has_help() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if !matches!(id, "help" | "version") && arg.get_help().is_none() {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                if sub.get_about().is_none() {
+                    missing.push(format!("{path} {} (no about)", sub.get_name()));
+                }
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&Cli::command(), "checkers-zero", &mut missing);
+        assert!(missing.is_empty(), "without help: {missing:#?}");
+    }
+
+    #[test]
+    fn errors_print_each_cause_once() {
+        let os = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let inner = format!("runs/x/state.ckpt: {os}");
+        let e = anyhow::Error::new(os)
+            .context(inner)
+            .context("--resume runs/x");
+        let text = one_line(&e);
+        assert_eq!(text.matches("not found").count(), 1, "{text}");
+        assert!(
+            text.starts_with("--resume runs/x: runs/x/state.ckpt"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn counts_of_zero_are_refused_by_the_parser() {
+        for args in [
+            &["checkers-zero", "bench", "perft", "--repeat", "0"][..],
+            &[
+                "checkers-zero",
+                "match",
+                "random",
+                "random",
+                "--max-plies",
+                "0",
+            ],
+            &["checkers-zero", "match", "random", "random", "--games", "0"],
+            &["checkers-zero", "bench", "selfplay", "--repeat", "0"],
+        ] {
+            let e = Cli::try_parse_from(args).err().expect("refused");
+            assert!(e.to_string().contains("at least 1"), "{args:?}: {e}");
+        }
+    }
+
+    /// Shell words of one example line: quotes group, `#` outside quotes starts a comment.
+    fn shell_words(line: &str) -> Vec<String> {
+        let (mut words, mut word, mut quote, mut in_word) =
+            (Vec::new(), String::new(), None, false);
+        for c in line.chars() {
+            match (quote, c) {
+                (None, '#') if !in_word => break,
+                (None, '"' | '\'') => (quote, in_word) = (Some(c), true),
+                (Some(q), c) if c == q => quote = None,
+                (None, c) if c.is_whitespace() => {
+                    if in_word {
+                        words.push(std::mem::take(&mut word));
+                    }
+                    in_word = false;
+                }
+                (_, c) => (word, in_word) = (word + &c.to_string(), true),
+            }
+        }
+        if in_word {
+            words.push(word);
+        }
+        words
+    }
+
+    /// Every command line the README shows parses, and every agent spec in it that names no
+    /// file of the reader's own builds.
+    #[test]
+    fn the_readme_examples_are_valid_command_lines() {
+        let readme = include_str!("../README.md");
+        let mut checked = 0;
+        for line in readme.lines() {
+            let words = shell_words(line);
+            if words.first().map(String::as_str) != Some("checkers-zero") {
+                continue;
+            }
+            let cli = Cli::try_parse_from(&words)
+                .unwrap_or_else(|e| panic!("README example {line:?}: {e}"));
+            let specs: Vec<String> = match cli.command {
+                Command::Play(a) => vec![a.agent],
+                Command::Match(a) => vec![a.agent1, a.agent2],
+                Command::Tournament(a) => a.players,
+                Command::Gauntlet(a) => [vec![a.agent], a.opponents].concat(),
+                _ => Vec::new(),
+            };
+            for spec in specs.iter().filter(|s| !s.contains("model=")) {
+                parse_spec(spec).unwrap_or_else(|e| panic!("README example {line:?}: {e}"));
+            }
+            checked += 1;
+        }
+        assert!(checked >= 20, "only {checked} examples found");
+    }
 }

@@ -175,6 +175,7 @@ pub struct GaArgs {
     /// Generations in all (a resumed run counts its earlier ones).
     #[arg(long, default_value_t = 100)]
     generations: u64,
+    /// Which study's evolution scheme.
     #[arg(long, value_enum, default_value_t = Scheme::Durham, conflicts_with = "resume")]
     scheme: Scheme,
     /// Networks kept per generation (the Durham scheme needs 15).
