@@ -1,0 +1,80 @@
+//! The command line as a user meets it: bad input gets one clear error line before any work
+//! is done, and nothing a user cannot act on is printed.
+
+use std::process::{Command, Output};
+
+fn run(args: &[&str], env_remove: &[&str]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_checkers-zero"));
+    cmd.args(args);
+    for var in env_remove {
+        cmd.env_remove(var);
+    }
+    cmd.output().expect("run checkers-zero")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Probing for a GPU adapter (Vulkan through wgpu, Mesa's lavapipe on CI) prints nothing
+/// from the drivers, also without a desktop session's XDG_RUNTIME_DIR.
+#[test]
+fn probing_for_a_gpu_prints_no_driver_noise() {
+    let out = run(
+        &[
+            "bench",
+            "nn",
+            "--device",
+            "auto",
+            "--net",
+            "az-tiny",
+            "--batches",
+            "1",
+            "--train-batch",
+            "2",
+            "--seconds",
+            "0.05",
+        ],
+        &["XDG_RUNTIME_DIR"],
+    );
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("XDG_RUNTIME_DIR"), "driver noise: {err}");
+    assert!(err.starts_with("device: "), "{err}");
+}
+
+/// A PDN file that cannot be written is found out before the games, not after them.
+#[test]
+fn an_unwritable_pdn_path_fails_before_any_game() {
+    let started = std::time::Instant::now();
+    let out = run(
+        &[
+            "match",
+            "alphabeta:depth=4",
+            "alphabeta:depth=4",
+            "--pdn",
+            "/nonexistent-folder/games.pdn",
+        ],
+        &[],
+    );
+    let err = stderr(&out);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("--pdn") && err.contains("does not exist"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty(), "no games were reported");
+    // 314 games at depth 4 take minutes; a refusal takes well under that.
+    assert!(started.elapsed().as_secs() < 30);
+}
+
+/// An operating-system error reaches the user once, with the file it is about.
+#[test]
+fn os_errors_are_printed_once_with_their_file() {
+    let out = run(&["play", "--agent", "td:model=/nonexistent/best.ckpt"], &[]);
+    let err = stderr(&out);
+    assert!(!out.status.success());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(err.matches("os error").count(), 1, "{err}");
+    assert!(err.contains("/nonexistent/best.ckpt"), "{err}");
+}
