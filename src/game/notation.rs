@@ -6,6 +6,7 @@
 use super::board::{Bitboard, Squares, neighbour};
 use super::moves::{Move, legal_moves};
 use super::position::{Color, Position};
+use crate::input::quoted;
 use std::fmt::Write;
 
 /// A one-line explanation of why some text is not a valid move or position.
@@ -27,12 +28,14 @@ pub fn move_to_pdn(mv: &Move) -> String {
     s
 }
 
-/// Parses a square number 1..=32 into a 0-based square.
+/// Parses a square number 1..=32 (digits only: no sign, no spaces) into a 0-based square.
 fn parse_square(tok: &str, what: &str) -> Result<u8, NotationError> {
-    match tok.trim().parse::<u8>() {
-        Ok(n @ 1..=32) => Ok(n - 1),
+    let digits = !tok.is_empty() && tok.len() <= 2 && tok.bytes().all(|b| b.is_ascii_digit());
+    match tok.parse::<u8>() {
+        Ok(n @ 1..=32) if digits => Ok(n - 1),
         _ => err(format!(
-            "{what}: expected a square number 1-32, got {tok:?}"
+            "{what}: expected a square number 1-32, got {}",
+            quoted(tok)
         )),
     }
 }
@@ -50,11 +53,16 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, NotationError> {
     for tok in lower.split(['-', 'x']) {
         match tok.parse::<u8>() {
             Ok(n @ 1..=32) => squares.push(n - 1),
-            _ => return err(format!("{text:?} is not a move: {expected} (squares 1-32)")),
+            _ => {
+                return err(format!(
+                    "{} is not a move: {expected} (squares 1-32)",
+                    quoted(text)
+                ));
+            }
         }
     }
     if squares.len() < 2 {
-        return err(format!("{text:?} is not a move: {expected}"));
+        return err(format!("{} is not a move: {expected}", quoted(text)));
     }
     let legal = legal_moves(pos);
     if legal.is_empty() {
@@ -184,23 +192,29 @@ pub fn to_fen(pos: &Position) -> String {
     format!("{side}:W{}:B{}", list(Color::White), list(Color::Black))
 }
 
+/// Most pieces a side can have: a position with more is not one a game can reach.
+const MAX_PIECES: u32 = 12;
+
 /// Parses PDN FEN: `B:W21,22,...:B1,...`, lists in either order, `K` before kings, ranges
-/// such as `1-12` or `K1-3`, optional spaces and a trailing period.
+/// such as `1-12` or `K1-3`, spaces around the separators and a trailing period. Text that is
+/// not a position is refused with the reason: stray characters, a square outside 1-32, more
+/// than 12 pieces a side, a man on its own crowning row.
 pub fn parse_fen(text: &str) -> Result<Position, NotationError> {
     let example = "expected e.g. B:W21-32:B1-12";
-    let cleaned: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    let cleaned = cleaned.trim_end_matches('.');
-    if cleaned.is_empty() {
+    let body = text.trim();
+    let body = body.strip_suffix('.').unwrap_or(body).trim_end();
+    if body.is_empty() {
         return err(format!("empty FEN: {example}"));
     }
-    let mut parts = cleaned.split(':');
+    let mut parts = body.split(':').map(str::trim);
     let first = parts.next().unwrap_or("");
     let turn = match first {
         "B" | "b" => Color::Black,
         "W" | "w" => Color::White,
         _ => {
             return err(format!(
-                "FEN must start with the side to move, B or W, got {first:?}: {example}"
+                "FEN must start with the side to move, B or W, got {}: {example}",
+                quoted(first)
             ));
         }
     };
@@ -212,14 +226,22 @@ pub fn parse_fen(text: &str) -> Result<Position, NotationError> {
             Some('B') => Color::Black,
             _ => {
                 return err(format!(
-                    "FEN piece list must start with W or B, got {part:?}: {example}"
+                    "FEN piece list must start with W or B, got {}: {example}",
+                    quoted(part)
                 ));
             }
         };
         if sets[color.index()].is_some() {
             return err(format!("FEN lists {color}'s pieces twice"));
         }
-        sets[color.index()] = Some(parse_piece_list(chars.as_str(), color)?);
+        let (pieces, kings) = parse_piece_list(chars.as_str().trim_start(), color)?;
+        if pieces.count_ones() > MAX_PIECES {
+            return err(format!(
+                "FEN gives {color} {} pieces; a side has at most {MAX_PIECES}",
+                pieces.count_ones()
+            ));
+        }
+        sets[color.index()] = Some((pieces, kings));
     }
     let (Some((black, black_kings)), Some((white, white_kings))) = (sets[0], sets[1]) else {
         return err(format!(
@@ -245,21 +267,25 @@ pub fn parse_fen(text: &str) -> Result<Position, NotationError> {
         .ok_or_else(|| NotationError("inconsistent FEN piece lists".into()))
 }
 
-/// Parses `21,22,K30,1-4` into (all pieces, kings).
+/// Parses `21,22,K30,1-4` into (all pieces, kings); spaces may stand around `,` and `-` but
+/// not inside a number.
 fn parse_piece_list(list: &str, color: Color) -> Result<(Bitboard, Bitboard), NotationError> {
     let mut pieces = 0u32;
     let mut kings = 0u32;
     if list.is_empty() {
         return Ok((0, 0));
     }
-    for item in list.split(',') {
+    for item in list.split(',').map(str::trim) {
         let (king, body) = match item.strip_prefix(['K', 'k']) {
             Some(rest) => (true, rest),
             None => (false, item),
         };
-        let what = format!("{color} piece {item:?}");
+        let what = format!("{color} piece {}", quoted(item));
         let (lo, hi) = match body.split_once('-') {
-            Some((a, b)) => (parse_square(a, &what)?, parse_square(b, &what)?),
+            Some((a, b)) => (
+                parse_square(a.trim(), &what)?,
+                parse_square(b.trim(), &what)?,
+            ),
             None => {
                 let s = parse_square(body, &what)?;
                 (s, s)
@@ -321,6 +347,41 @@ mod tests {
             assert!(!e.0.is_empty() && !e.0.contains('\n'), "{bad}: {e}");
         }
         assert!(parse_fen("B:W1:B30").unwrap_err().0.contains("king row"));
+    }
+
+    /// Text that PDN FEN allows is read; text that is not a reachable position is refused
+    /// with its reason, never read as something else.
+    #[test]
+    fn what_is_not_a_position_is_refused() {
+        let start = Position::start();
+        for ok in [
+            "B:W21-32:B1-12",
+            "B:W 21 - 32 : B 1-12",
+            "B:W21, 22,23,24,25,26,27,28,29,30,31,32:B1-12.",
+        ] {
+            assert_eq!(parse_fen(ok).unwrap(), start, "{ok}");
+        }
+        for (bad, needle) in [
+            ("B:W21-32:B1-13", "at most 12"),
+            ("B:W20-32:B1-12", "at most 12"),
+            ("B:W+21:B1", "\"+21\""),
+            ("B:W 2 1:B1", "\"2 1\""),
+            ("B:W21,,22:B1", "\"\""),
+            ("B:W021:B1", "\"021\""),
+            ("B:W21:B1;", "\"1;\""),
+            ("B:W21:B1-33", "\"33\""),
+            ("B:WK 21:B1", "\" 21\""),
+        ] {
+            let e = parse_fen(bad).unwrap_err().0;
+            assert!(e.contains(needle), "{bad}: {e}");
+        }
+        let long = format!("B:W{}:B1", "1".repeat(100_000));
+        let e = parse_fen(&long).unwrap_err().0;
+        assert!(
+            e.len() < 200,
+            "a long input is cut in the message: {} bytes",
+            e.len()
+        );
     }
 
     #[test]
