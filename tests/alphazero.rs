@@ -186,9 +186,23 @@ fn damaged_or_foreign_state_files_are_refused_clearly() {
     std::fs::write(&state, &newer).unwrap();
     assert!(resume().contains("format version"), "{}", resume());
 
-    // A model file is not a run state.
+    // A model file is not a run state, and is called what it is.
     std::fs::copy(dir.join("best.ckpt"), &state).unwrap();
-    assert!(resume().contains("damaged"), "{}", resume());
+    assert!(
+        resume().contains("holds an AlphaZero model, not an AlphaZero run state"),
+        "{}",
+        resume()
+    );
+    // Every checkpoint error names its file.
+    let mut flipped = good.clone();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 1;
+    std::fs::write(&state, &flipped).unwrap();
+    assert!(
+        resume().contains("damaged") && resume().contains(&state.display().to_string()),
+        "{}",
+        resume()
+    );
 
     let err = Pipeline::resume(
         &dir.join("nowhere"),

@@ -84,8 +84,8 @@ impl NetAgent {
         if !(1..=64).contains(&depth) {
             return Err(AgentError(format!("{k} depth={depth}: expected 1-64")));
         }
-        let net = ValueNet::load(Path::new(model))
-            .map_err(|e| AgentError(format!("{k} model={model}: {e}")))?;
+        let net =
+            ValueNet::load(Path::new(model)).map_err(|e| AgentError(format!("{k} agent: {e}")))?;
         if net.arch().learner != kind {
             return Err(AgentError(format!(
                 "{k} model={model}: the checkpoint holds a {}, not a {k} network",

@@ -189,12 +189,12 @@ impl AzAgent {
             .map_or("the built-in network".to_string(), |p| {
                 p.display().to_string()
             });
-        let loaded = match &config.model {
+        // A model file's errors name the file already.
+        let (net, encoding, _) = match &config.model {
             Some(path) => load_model(path, &device),
             None => default_model(&device),
-        };
-        let (net, encoding, _) =
-            loaded.map_err(|e| AgentError(format!("az: cannot load {what}: {e}")))?;
+        }
+        .map_err(|e| AgentError(format!("az: {e}")))?;
         let evaluator = NetEvaluator::new(net, encoding, device)
             .map_err(|e| AgentError(format!("az: {what}: {e}")))?;
         Ok(AzAgent {

@@ -15,6 +15,10 @@ pub struct AzModel {
     pub encoding: Encoding,
 }
 
+impl crate::nn::CheckpointKind for AzModel {
+    const KIND: &'static str = "an AlphaZero model";
+}
+
 impl std::fmt::Display for AzModel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(

@@ -1,9 +1,12 @@
 //! The checkpoint file: a model's architecture, parameters and batch-norm running statistics,
 //! and optionally its optimizer's state.
 //!
-//! Layout: the magic bytes, the format version (u32 LE), the payload's length (u64 LE) and its
-//! FNV-1a 64 checksum (u64 LE), then the payload: a bincode-encoded [`Checkpoint`], whose first
-//! field is the architecture. Every way a file can be wrong is a [`CheckpointError`].
+//! Layout: the magic bytes, the format version (u32 LE), the kind of contents (a length byte
+//! and that many bytes of text, [`CheckpointKind::KIND`]; since version 2), the payload's
+//! length (u64 LE) and its FNV-1a 64 checksum (u64 LE), then the payload: a bincode-encoded
+//! [`Checkpoint`], whose first field is the architecture. Version 1 files (no kind) are still
+//! read. Every way a file can be wrong is a [`CheckpointError`]; errors of [`Checkpoint::load`]
+//! name the file.
 
 use super::{Module, Optimizer, OptimizerState};
 use crate::tensor::{Device, Tensor};
@@ -13,9 +16,18 @@ use std::fmt::Display;
 use std::path::{Path, PathBuf};
 
 pub const MAGIC: [u8; 8] = *b"CZ-CKPT\0";
-/// Bumped whenever the payload's layout changes; older files are then rejected by name.
-pub const FORMAT_VERSION: u32 = 1;
-const HEADER_LEN: usize = MAGIC.len() + 4 + 8 + 8;
+/// Bumped whenever the layout changes; files of an unknown version are rejected by name.
+pub const FORMAT_VERSION: u32 = 2;
+/// The first version, without the kind of contents.
+const UNTYPED_VERSION: u32 = 1;
+
+/// What a checkpoint holds, written in its header so that a file of another kind (a model
+/// where a run state is wanted, an AlphaZero model given to a TD agent) is named for what it
+/// is instead of being called damaged. The text is stored: changing it makes older files of
+/// that kind unreadable.
+pub trait CheckpointKind {
+    const KIND: &'static str;
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
@@ -36,6 +48,27 @@ pub enum CheckpointError {
     Architecture { file: String, model: String },
     #[error("checkpoint does not match the model: {0}")]
     Mismatch(String),
+    #[error("the file holds {found}, not {expected}")]
+    Kind {
+        found: String,
+        expected: &'static str,
+    },
+    /// Any of the above, of the file at `path`.
+    #[error("{}: {error}", path.display())]
+    InFile {
+        path: PathBuf,
+        error: Box<CheckpointError>,
+    },
+}
+
+impl CheckpointError {
+    /// The error without the file it was found in.
+    pub fn into_cause(self) -> CheckpointError {
+        match self {
+            CheckpointError::InFile { error, .. } => error.into_cause(),
+            e => e,
+        }
+    }
 }
 
 /// A tensor's shape and data on the host.
@@ -117,26 +150,36 @@ impl<A: Serialize + DeserializeOwned + PartialEq + Display> Checkpoint<A> {
         }
     }
 
-    pub fn to_bytes(&self) -> Vec<u8> {
+    pub fn to_bytes(&self) -> Vec<u8>
+    where
+        A: CheckpointKind,
+    {
         let payload = bincode::serde::encode_to_vec(self, bincode::config::standard())
             .expect("a checkpoint holds only plain data, which always encodes");
-        let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+        let kind = A::KIND.as_bytes();
+        let kind_len = u8::try_from(kind.len()).expect("a kind name is short");
+        let mut out = Vec::with_capacity(MAGIC.len() + 21 + kind.len() + payload.len());
         out.extend_from_slice(&MAGIC);
         out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.push(kind_len);
+        out.extend_from_slice(kind);
         out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
         out.extend_from_slice(&checksum(&payload).to_le_bytes());
         out.extend_from_slice(&payload);
         out
     }
 
-    pub fn from_bytes(bytes: &[u8]) -> Result<Checkpoint<A>, CheckpointError> {
-        let truncated = |expected: u64| CheckpointError::Truncated {
+    pub fn from_bytes(bytes: &[u8]) -> Result<Checkpoint<A>, CheckpointError>
+    where
+        A: CheckpointKind,
+    {
+        let truncated = |expected: usize| CheckpointError::Truncated {
             found: bytes.len() as u64,
-            expected,
+            expected: expected as u64,
         };
         if bytes.len() < MAGIC.len() {
             return Err(if MAGIC.starts_with(bytes) {
-                truncated(HEADER_LEN as u64)
+                truncated(MAGIC.len() + 4)
             } else {
                 CheckpointError::BadMagic
             });
@@ -144,21 +187,40 @@ impl<A: Serialize + DeserializeOwned + PartialEq + Display> Checkpoint<A> {
         if bytes[..MAGIC.len()] != MAGIC {
             return Err(CheckpointError::BadMagic);
         }
-        if bytes.len() < HEADER_LEN {
-            return Err(truncated(HEADER_LEN as u64));
+        let mut at = MAGIC.len();
+        let version = read_u32(bytes.get(at..at + 4).ok_or(truncated(at + 4))?);
+        at += 4;
+        match version {
+            UNTYPED_VERSION => {}
+            FORMAT_VERSION => {
+                let len = *bytes.get(at).ok_or(truncated(at + 1))? as usize;
+                let kind = bytes
+                    .get(at + 1..at + 1 + len)
+                    .ok_or(truncated(at + 1 + len))?;
+                at += 1 + len;
+                if kind != A::KIND.as_bytes() {
+                    return Err(CheckpointError::Kind {
+                        found: String::from_utf8_lossy(kind).into_owned(),
+                        expected: A::KIND,
+                    });
+                }
+            }
+            found => {
+                return Err(CheckpointError::Version {
+                    found,
+                    expected: FORMAT_VERSION,
+                });
+            }
         }
-        let version = read_u32(&bytes[8..12]);
-        if version != FORMAT_VERSION {
-            return Err(CheckpointError::Version {
-                found: version,
-                expected: FORMAT_VERSION,
-            });
-        }
-        let (len, sum) = (read_u64(&bytes[12..20]), read_u64(&bytes[20..28]));
-        let payload = &bytes[HEADER_LEN..];
+        let header = bytes.get(at..at + 16).ok_or(truncated(at + 16))?;
+        let (len, sum) = (read_u64(&header[..8]), read_u64(&header[8..]));
+        let payload = &bytes[at + 16..];
         match (payload.len() as u64).cmp(&len) {
             std::cmp::Ordering::Less => {
-                return Err(truncated((HEADER_LEN as u64).saturating_add(len)));
+                return Err(CheckpointError::Truncated {
+                    found: bytes.len() as u64,
+                    expected: ((at + 16) as u64).saturating_add(len),
+                });
             }
             std::cmp::Ordering::Greater => {
                 return Err(CheckpointError::Damaged(format!(
@@ -174,7 +236,18 @@ impl<A: Serialize + DeserializeOwned + PartialEq + Display> Checkpoint<A> {
             ));
         }
         let (ckpt, used) = bincode::serde::decode_from_slice(payload, bincode::config::standard())
-            .map_err(|e| CheckpointError::Damaged(format!("cannot decode the contents ({e})")))?;
+            .map_err(|e| {
+                let untyped = if version == UNTYPED_VERSION {
+                    format!(
+                        "; a version {UNTYPED_VERSION} file does not record what it holds, so it \
+                         may be another kind of checkpoint than {}",
+                        A::KIND
+                    )
+                } else {
+                    String::new()
+                };
+                CheckpointError::Damaged(format!("cannot decode the contents ({e}){untyped}"))
+            })?;
         if used != payload.len() {
             return Err(CheckpointError::Damaged(format!(
                 "{} undecoded bytes at the end",
@@ -185,19 +258,28 @@ impl<A: Serialize + DeserializeOwned + PartialEq + Display> Checkpoint<A> {
     }
 
     /// Writes the file atomically (a killed run leaves the old file or the new one).
-    pub fn save(&self, path: &Path) -> Result<(), CheckpointError> {
+    pub fn save(&self, path: &Path) -> Result<(), CheckpointError>
+    where
+        A: CheckpointKind,
+    {
         crate::files::write_atomic(path, &self.to_bytes()).map_err(|source| CheckpointError::Io {
             path: path.to_owned(),
             source,
         })
     }
 
-    pub fn load(path: &Path) -> Result<Checkpoint<A>, CheckpointError> {
+    pub fn load(path: &Path) -> Result<Checkpoint<A>, CheckpointError>
+    where
+        A: CheckpointKind,
+    {
         let bytes = std::fs::read(path).map_err(|source| CheckpointError::Io {
             path: path.to_owned(),
             source,
         })?;
-        Checkpoint::from_bytes(&bytes)
+        Checkpoint::from_bytes(&bytes).map_err(|e| CheckpointError::InFile {
+            path: path.to_owned(),
+            error: Box::new(e),
+        })
     }
 
     /// Loads the parameters and buffers into `model`, whose architecture is `model_arch`. The

@@ -31,7 +31,9 @@ mod optim;
 mod policy_value;
 mod schedule;
 
-pub use checkpoint::{Checkpoint, CheckpointError, FORMAT_VERSION, MAGIC, TensorData};
+pub use checkpoint::{
+    Checkpoint, CheckpointError, CheckpointKind, FORMAT_VERSION, MAGIC, TensorData,
+};
 pub use layers::{
     BatchNorm2d, Conv2d, Flatten, Linear, Relu, Reshape, ResidualBlock, Sequential, Sigmoid, Tanh,
 };

@@ -78,6 +78,10 @@ impl Architecture {
     }
 }
 
+impl crate::nn::CheckpointKind for Architecture {
+    const KIND: &'static str = "a policy-value network";
+}
+
 impl std::fmt::Display for Architecture {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let kind = if self.residual {

@@ -240,6 +240,10 @@ pub struct GaState {
     pub champions: Vec<(u64, f32)>,
 }
 
+impl crate::nn::CheckpointKind for GaState {
+    const KIND: &'static str = "a train-ga run state";
+}
+
 impl std::fmt::Display for GaState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "ga population after {} generations", self.generation)

@@ -191,6 +191,10 @@ pub struct PsoState {
     pub iteration: u64,
 }
 
+impl crate::nn::CheckpointKind for PsoState {
+    const KIND: &'static str = "a train-pso run state";
+}
+
 impl std::fmt::Display for PsoState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "pso swarm after {} iterations", self.iteration)

@@ -273,6 +273,10 @@ pub struct TdState {
     pub best_score: f64,
 }
 
+impl crate::nn::CheckpointKind for TdState {
+    const KIND: &'static str = "a train-td run state";
+}
+
 impl std::fmt::Display for TdState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "td training state after {} games", self.games)

@@ -67,6 +67,10 @@ impl ValueArch {
     }
 }
 
+impl crate::nn::CheckpointKind for ValueArch {
+    const KIND: &'static str = "a TD, GA or PSO value network";
+}
+
 impl std::fmt::Display for ValueArch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let hidden: Vec<String> = self.hidden.iter().map(|h| h.to_string()).collect();

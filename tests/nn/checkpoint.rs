@@ -88,7 +88,14 @@ fn saved_bytes(name: &str) -> (PathBuf, Vec<u8>) {
 fn load_err(path: &PathBuf, bytes: &[u8]) -> CheckpointError {
     std::fs::write(path, bytes).unwrap();
     let err = match PolicyValueNet::load(path, &cpu()) {
-        Err(e) => e,
+        Err(e) => {
+            let text = e.to_string();
+            assert!(
+                text.contains(&path.display().to_string()),
+                "names the file: {text}"
+            );
+            e.into_cause()
+        }
         Ok(_) => panic!("a bad checkpoint was accepted"),
     };
     let msg = err.to_string();
@@ -97,6 +104,21 @@ fn load_err(path: &PathBuf, bytes: &[u8]) -> CheckpointError {
         "one-line message: {msg:?}"
     );
     err
+}
+
+/// Files of the first format version, which did not record what they hold, still load.
+#[test]
+fn version_1_files_without_a_kind_still_load() {
+    let (path, v2) = saved_bytes("v1.ckpt");
+    let kind_len = v2[12] as usize;
+    assert_eq!(&v2[13..13 + kind_len], b"a policy-value network");
+    let mut v1 = v2[..8].to_vec();
+    v1.extend_from_slice(&1u32.to_le_bytes());
+    v1.extend_from_slice(&v2[13 + kind_len..]);
+    std::fs::write(&path, &v1).unwrap();
+    let (loaded, _) = PolicyValueNet::load(&path, &cpu()).unwrap();
+    assert_eq!(loaded.arch(), &tiny());
+    std::fs::remove_file(&path).unwrap();
 }
 
 #[test]

@@ -42,6 +42,10 @@ pub struct AzState {
     pub elapsed_s: f64,
 }
 
+impl crate::nn::CheckpointKind for AzState {
+    const KIND: &'static str = "an AlphaZero run state";
+}
+
 impl std::fmt::Display for AzState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
