@@ -11,5 +11,5 @@ pub mod config;
 pub mod optimise;
 pub mod pipeline;
 
-pub use config::{ConfigOverrides, OptimizerKind, TrainConfig, read_config_file};
+pub use config::{ConfigOverrides, OptimizerKind, TrainConfig, from_json_object, read_config_file};
 pub use pipeline::{AzState, IterationRecord, Pipeline};
