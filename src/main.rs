@@ -84,7 +84,7 @@ enum BenchCommand {
         #[arg(long, default_value_t = 1)]
         threads: usize,
         /// Timed runs; the last line reports their median.
-        #[arg(long, default_value_t = 3, value_parser = at_least_one)]
+        #[arg(long, default_value_t = 3, value_parser = at_least_one::<usize>)]
         repeat: usize,
         /// Count capture routes with the same start, end and captured pieces once.
         #[arg(long)]
@@ -140,7 +140,7 @@ enum BenchCommand {
         #[arg(long, default_value_t = 4)]
         leaf_batch: u32,
         /// Timed runs; the last line reports their median.
-        #[arg(long, default_value_t = 3, value_parser = at_least_one)]
+        #[arg(long, default_value_t = 3, value_parser = at_least_one::<usize>)]
         repeat: usize,
     },
 }
@@ -207,7 +207,7 @@ struct MatchArgs {
 struct SeriesArgs {
     /// Games (per pair in a tournament, per opponent in a gauntlet; default: every opening
     /// twice, once from each side).
-    #[arg(long, value_parser = at_least_one)]
+    #[arg(long, value_parser = at_least_one::<usize>)]
     games: Option<usize>,
     /// Starting positions.
     #[arg(long, value_enum, default_value_t = OpeningSet::Standard)]
@@ -222,7 +222,7 @@ struct SeriesArgs {
     #[arg(long)]
     threads: Option<usize>,
     /// Adjudicate games that reach this many plies (more pieces, then more kings, wins).
-    #[arg(long, value_parser = at_least_one)]
+    #[arg(long, value_parser = at_least_one::<usize>)]
     max_plies: Option<usize>,
 }
 
@@ -309,9 +309,9 @@ fn one_line(e: &anyhow::Error) -> String {
 }
 
 /// A count that must be at least 1.
-fn at_least_one(text: &str) -> Result<usize, String> {
-    match text.parse::<usize>() {
-        Ok(0) => Err("expected at least 1".into()),
+fn at_least_one<T: std::str::FromStr + PartialEq + Default>(text: &str) -> Result<T, String> {
+    match text.parse::<T>() {
+        Ok(n) if n == T::default() => Err("expected at least 1".into()),
         Ok(n) => Ok(n),
         Err(_) => Err(format!(
             "expected a whole number of at least 1, got {text:?}"
@@ -576,6 +576,31 @@ mod tests {
             ],
             &["checkers-zero", "match", "random", "random", "--games", "0"],
             &["checkers-zero", "bench", "selfplay", "--repeat", "0"],
+            &["checkers-zero", "train-td", "--out", "r", "--games", "0"],
+            &[
+                "checkers-zero",
+                "train-td",
+                "--out",
+                "r",
+                "--eval-games",
+                "0",
+            ],
+            &[
+                "checkers-zero",
+                "train-ga",
+                "--out",
+                "r",
+                "--generations",
+                "0",
+            ],
+            &[
+                "checkers-zero",
+                "train-pso",
+                "--out",
+                "r",
+                "--iterations",
+                "0",
+            ],
         ] {
             let e = Cli::try_parse_from(args).err().expect("refused");
             assert!(e.to_string().contains("at least 1"), "{args:?}: {e}");

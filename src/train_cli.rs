@@ -132,7 +132,7 @@ pub struct TdArgs {
     #[command(flatten)]
     run: RunArgs,
     /// Training games in all (a resumed run counts its earlier games).
-    #[arg(long, default_value_t = 20_000)]
+    #[arg(long, default_value_t = 20_000, value_parser = crate::at_least_one::<u64>)]
     games: u64,
     /// leaf: TD-Leaf, moves by the agent's search and training its principal-variation leaf;
     /// root: plain TD(lambda) on the positions at the learner's turns, 1-ply greedy moves.
@@ -163,7 +163,12 @@ pub struct TdArgs {
     #[arg(long, default_value_t = 500, conflicts_with = "resume")]
     eval_every: u64,
     /// Evaluation games per colour against each opponent.
-    #[arg(long, default_value_t = 100, conflicts_with = "resume")]
+    #[arg(
+        long,
+        default_value_t = 100,
+        conflicts_with = "resume",
+        value_parser = crate::at_least_one::<usize>
+    )]
     eval_games: usize,
 }
 
@@ -173,7 +178,7 @@ pub struct GaArgs {
     #[command(flatten)]
     run: RunArgs,
     /// Generations in all (a resumed run counts its earlier ones).
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = crate::at_least_one::<u64>)]
     generations: u64,
     /// Which study's evolution scheme.
     #[arg(long, value_enum, default_value_t = Scheme::Durham, conflicts_with = "resume")]
@@ -207,7 +212,7 @@ pub struct PsoArgs {
     #[command(flatten)]
     run: RunArgs,
     /// Iterations in all (a resumed run counts its earlier ones).
-    #[arg(long, default_value_t = 500)]
+    #[arg(long, default_value_t = 500, value_parser = crate::at_least_one::<u64>)]
     iterations: u64,
     /// Particles in the swarm (one network each).
     #[arg(long, default_value_t = 40, conflicts_with = "resume")]
