@@ -85,7 +85,7 @@ impl RunDir {
         }
         Err(TrainError::Config(format!(
             "{}: no state.ckpt to resume from (the run stopped before its first checkpoint); \
-             start it again with --out after removing the folder",
+             start it again with --out {0}",
             self.dir.display()
         )))
     }
