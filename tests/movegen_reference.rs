@@ -150,10 +150,10 @@ fn ours(pos: &Position) -> BTreeSet<(u8, Vec<u8>, Vec<u8>)> {
 }
 
 /// A random position: each square empty or holding one of four piece kinds; men on their
-/// own king row become kings.
+/// own king row become kings; a side's pieces past 12 are left off, as FEN refuses them.
 fn arb_position() -> impl Strategy<Value = (Vec<(u8, Piece)>, bool)> {
     (proptest::collection::vec(0u8..10, 32), any::<bool>()).prop_map(|(cells, black_to_move)| {
-        let mut pieces = Vec::new();
+        let mut pieces: Vec<(u8, Piece)> = Vec::new();
         for (i, &k) in cells.iter().enumerate() {
             let n = i as u8 + 1;
             let piece = match k {
@@ -175,6 +175,14 @@ fn arb_position() -> impl Strategy<Value = (Vec<(u8, Piece)>, bool)> {
                 },
                 _ => continue,
             };
+            if pieces
+                .iter()
+                .filter(|(_, p)| p.black == piece.black)
+                .count()
+                == 12
+            {
+                continue;
+            }
             let on_crown_row = if piece.black { n >= 29 } else { n <= 4 };
             pieces.push((
                 n,

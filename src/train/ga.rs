@@ -9,7 +9,7 @@
 //! best 15 survive.
 
 use super::run::{RunOptions, TrainError, derive_seed, progress};
-use super::run_dir::RunDir;
+use super::run_dir::open_run;
 use super::tournament::{self, Arena, Pairing, Player, Points};
 use super::value_net::{Activation, Features, Learner, ValueArch, ValueNet};
 use crate::arena::OpeningSet;
@@ -483,15 +483,13 @@ impl Population {
 
 /// Runs generations until `generations` have been played (counting a resumed run's).
 pub fn train(config: GaConfig, generations: u64, opts: &RunOptions) -> Result<(), TrainError> {
-    let (mut dir, mut pop) = if opts.resume {
-        let mut dir = RunDir::resume(&opts.dir)?;
-        let pop = Population::load(&dir.require_state()?)?;
-        dir.resume_metrics_at("generation", pop.generation)?;
-        (dir, pop)
-    } else {
-        let pop = Population::new(config)?;
-        (RunDir::create(&opts.dir, &["state.ckpt"])?, pop)
-    };
+    let (mut dir, mut pop) = open_run(
+        opts,
+        "generation",
+        || Population::new(config),
+        Population::load,
+        |p| p.generation,
+    )?;
     let bar = progress(generations, pop.generation, "generations", opts.progress);
     bar.set_message("train-ga");
     while pop.generation < generations {

@@ -5,7 +5,7 @@
 //! v = chi (w v + c1 r1 (pbest - x) + c2 r2 (nbest - x)), clamped to +-vmax, x = x + v.
 
 use super::run::{RunOptions, Strength, TrainError, derive_seed, learner_spec, progress, strength};
-use super::run_dir::RunDir;
+use super::run_dir::open_run;
 use super::tournament::{self, Arena, Pairing, Player, Points};
 use super::value_net::{Activation, Features, Learner, ValueArch, ValueNet};
 use crate::agents::AgentSpec;
@@ -397,15 +397,13 @@ pub fn train(
     eval_games: usize,
     opts: &RunOptions,
 ) -> Result<Option<Strength>, TrainError> {
-    let (mut dir, mut swarm) = if opts.resume {
-        let mut dir = RunDir::resume(&opts.dir)?;
-        let swarm = Swarm::load(&dir.require_state()?)?;
-        dir.resume_metrics_at("iteration", swarm.iteration)?;
-        (dir, swarm)
-    } else {
-        let swarm = Swarm::new(config)?;
-        (RunDir::create(&opts.dir, &["state.ckpt"])?, swarm)
-    };
+    let (mut dir, mut swarm) = open_run(
+        opts,
+        "iteration",
+        || Swarm::new(config),
+        Swarm::load,
+        |s| s.iteration,
+    )?;
     let bar = progress(iterations, swarm.iteration, "iterations", opts.progress);
     bar.set_message("train-pso");
     while swarm.iteration < iterations {

@@ -2,7 +2,7 @@
 //! repairs a run owes to a predecessor that was killed (temporary files, metrics lines of an
 //! iteration that never reached its checkpoint).
 
-use super::run::TrainError;
+use super::run::{RunOptions, TrainError};
 use crate::files::remove_stale_temps;
 use serde::Serialize;
 use std::fs::{File, OpenOptions, TryLockError};
@@ -22,6 +22,28 @@ pub struct RunDir {
     _lock: RunLock,
     /// The pid in a lock file left by a process that died without releasing it.
     pub taken_over_from: Option<String>,
+}
+
+/// Claims the run folder of `opts` for a classic learner, whose state lives in `state.ckpt`: a
+/// new run's state comes from `new` (which validates its settings before the folder is
+/// made); a resumed run's from `load`, and metrics lines past its progress (`key`, as
+/// counted by `done`) are dropped.
+pub fn open_run<S>(
+    opts: &RunOptions,
+    key: &str,
+    new: impl FnOnce() -> Result<S, TrainError>,
+    load: impl FnOnce(&Path) -> Result<S, TrainError>,
+    done: impl FnOnce(&S) -> u64,
+) -> Result<(RunDir, S), TrainError> {
+    if opts.resume {
+        let mut dir = RunDir::resume(&opts.dir)?;
+        let state = load(&dir.require_state()?)?;
+        dir.resume_metrics_at(key, done(&state))?;
+        Ok((dir, state))
+    } else {
+        let state = new()?;
+        Ok((RunDir::create(&opts.dir, &["state.ckpt"])?, state))
+    }
 }
 
 impl RunDir {

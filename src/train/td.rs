@@ -14,7 +14,7 @@
 //! score against random rises and collapses within a few thousand games.
 
 use super::run::{RunOptions, TrainError, derive_seed, learner_spec, progress, strength};
-use super::run_dir::RunDir;
+use super::run_dir::open_run;
 use super::value_net::{Activation, Features, Learner, ValueArch, ValueNet};
 use crate::agents::alphabeta::AlphaBeta;
 use crate::agents::learned::{NetEval, net_search, score_to_value};
@@ -25,6 +25,7 @@ use crate::nn::Checkpoint;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
+use std::path::Path;
 use std::time::Instant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -285,31 +286,8 @@ impl std::fmt::Display for TdState {
 
 /// Trains until `total_games` games have been played (counting those of a resumed run).
 pub fn train(config: TdConfig, total_games: u64, opts: &RunOptions) -> Result<(), TrainError> {
-    let (mut dir, mut net, mut state) = if opts.resume {
-        let mut dir = RunDir::resume(&opts.dir)?;
-        let (net, state) = {
-            let path = &dir.require_state()?;
-            let ckpt = Checkpoint::<TdState>::load(path)?;
-            let arch = ckpt.arch.config.arch();
-            let weights: Vec<f32> = ckpt.params.iter().flat_map(|t| t.data.clone()).collect();
-            let net = ValueNet::new(arch, &mut StdRng::seed_from_u64(0));
-            if weights.len() != net.weights().len() {
-                return Err(TrainError::Config(format!(
-                    "{}: {} weights where the network has {}",
-                    path.display(),
-                    weights.len(),
-                    net.weights().len()
-                )));
-            }
-            let mut net = net;
-            net.set_weights(&weights);
-            (net, ckpt.arch)
-        };
-        dir.resume_metrics_at("games", state.games)?;
-        (dir, net, state)
-    } else {
+    let new = || {
         config.validate()?;
-        let dir = RunDir::create(&opts.dir, &["state.ckpt"])?;
         let net = ValueNet::new(
             config.arch(),
             &mut StdRng::seed_from_u64(derive_seed(config.seed, 0, 0)),
@@ -319,8 +297,28 @@ pub fn train(config: TdConfig, total_games: u64, opts: &RunOptions) -> Result<()
             games: 0,
             best_score: f64::NEG_INFINITY,
         };
-        (dir, net, state)
+        Ok((net, state))
     };
+    let load = |path: &Path| {
+        let ckpt = Checkpoint::<TdState>::load(path)?;
+        let arch = ckpt.arch.config.arch();
+        let weights: Vec<f32> = ckpt.params.iter().flat_map(|t| t.data.clone()).collect();
+        let mut net = ValueNet::new(arch, &mut StdRng::seed_from_u64(0));
+        if weights.len() != net.weights().len() {
+            return Err(TrainError::Config(format!(
+                "{}: {} weights where the network has {}",
+                path.display(),
+                weights.len(),
+                net.weights().len()
+            )));
+        }
+        net.set_weights(&weights);
+        Ok((net, ckpt.arch))
+    };
+    let (mut dir, (mut net, mut state)) =
+        open_run(opts, "games", new, load, |(_, s): &(ValueNet, TdState)| {
+            s.games
+        })?;
     let config = state.config.clone();
     let latest = dir.dir.join("latest.ckpt");
     let bar = progress(total_games, state.games, "games", opts.progress);
