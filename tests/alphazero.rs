@@ -226,8 +226,7 @@ fn an_iteration_is_checkpointed_only_after_its_metrics_line() {
     std::fs::create_dir(dir.join("metrics.jsonl")).unwrap();
     let err = p
         .iteration()
-        .err()
-        .expect("the metrics line cannot be written");
+        .expect_err("the metrics line cannot be written");
     assert!(err.to_string().contains("metrics.jsonl"), "{err}");
     assert!(
         !dir.join("state.ckpt").exists(),

@@ -179,10 +179,10 @@ proptest! {
 
     #[test]
     fn agent_specs_build_or_refuse(text in prop_oneof![bytes_text(), tokens(SPEC_TOKENS, 10)]) {
-        if let Ok(spec) = text.parse::<AgentSpec>() {
-            if let Err(e) = spec.build(0) {
-                prop_assert!(!e.0.is_empty() && !e.0.contains('\n'), "{:?}", e.0);
-            }
+        if let Ok(spec) = text.parse::<AgentSpec>()
+            && let Err(e) = spec.build(0)
+        {
+            prop_assert!(!e.0.is_empty() && !e.0.contains('\n'), "{:?}", e.0);
         }
     }
 
