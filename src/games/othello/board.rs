@@ -41,8 +41,6 @@ impl Iterator for Squares {
     }
 }
 
-impl ExactSizeIterator for Squares {}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -140,8 +140,8 @@ impl Position {
 
 #[cfg(test)]
 mod tests {
-    use super::super::position::Color;
     use super::*;
+    use crate::games::othello::Color;
 
     #[test]
     fn start_moves_and_first_flip() {

@@ -60,6 +60,7 @@ pub fn perft_parallel(pos: &Position, depth: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::othello::Color;
 
     #[test]
     fn shallow_counts_from_the_start() {
@@ -79,7 +80,7 @@ mod tests {
     #[test]
     fn passes_count_and_finished_games_are_empty_leaves() {
         // White must pass, Black then plays c1 and the game is over.
-        let p = Position::from_discs(1, 2, super::super::Color::White).unwrap();
+        let p = Position::from_discs(1, 2, Color::White).unwrap();
         assert_eq!([0, 1, 2, 3].map(|d| perft(&p, d)), [1, 1, 1, 0]);
     }
 }

@@ -111,7 +111,8 @@ impl Position {
         self.opponent
     }
 
-    /// One colour's discs.
+    /// One colour's discs. (Compared as numbers: `==` on enums is not yet allowed in a
+    /// const fn.)
     pub const fn discs(&self, color: Color) -> Bitboard {
         if color as u8 == self.turn as u8 {
             self.mover
