@@ -5,6 +5,7 @@ pub mod arena;
 pub mod engine;
 pub mod files;
 pub mod game;
+pub mod games;
 pub mod mcts;
 pub mod play;
 pub mod selfplay;

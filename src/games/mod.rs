@@ -1,0 +1,3 @@
+//! The games the engine can play, each a self-contained rules module.
+
+pub mod othello;
