@@ -2,6 +2,7 @@
 //! method of bench/pytorch_reference.py, so one run can set us beside PyTorch.
 
 use crate::game::{Position, perft};
+use crate::games::{GameName, othello};
 use crate::mcts::{AzModel, NetEvaluator};
 use crate::nn::{Architecture, Ctx, Module, Optimizer, PolicyValueNet, alphazero_loss};
 use crate::selfplay::{SelfPlayRun, self_play};
@@ -12,34 +13,39 @@ use rand::rngs::StdRng;
 use serde_json::json;
 use std::time::Instant;
 
-/// perft from the start position `repeat` times on the current rayon pool (one thread: the
+/// perft of `game` from its start position `repeat` times on the current rayon pool (one thread: the
 /// serial search); one line per run, then one with the median.
-pub fn perft(depth: u32, threads: usize, repeat: usize, unique: bool) {
-    let pos = Position::start();
+pub fn perft(game: GameName, depth: u32, threads: usize, repeat: usize, unique: bool) {
+    let count: Box<dyn Fn() -> u64> = match (game, threads) {
+        (GameName::Othello, 1) => {
+            Box::new(|| othello::perft::perft(&othello::Position::start(), depth))
+        }
+        (GameName::Othello, _) => {
+            Box::new(|| othello::perft::perft_parallel(&othello::Position::start(), depth))
+        }
+        (_, 1) => Box::new(|| perft::perft(&Position::start(), depth, unique)),
+        _ => Box::new(|| perft::perft_parallel(&Position::start(), depth, unique)),
+    };
     let mut runs = Vec::new();
     for run in 0..repeat.max(1) {
         let t = Instant::now();
-        let nodes = if threads == 1 {
-            perft::perft(&pos, depth, unique)
-        } else {
-            perft::perft_parallel(&pos, depth, unique)
-        };
+        let nodes = count();
         let secs = t.elapsed().as_secs_f64();
         runs.push((secs, nodes));
         println!(
             "{}",
-            json!({"bench": "perft", "impl": "checkers-zero", "depth": depth, "unique": unique,
-                "threads": threads, "run": run, "nodes": nodes, "seconds": secs,
-                "nodes_per_s": nodes as f64 / secs})
+            json!({"bench": "perft", "impl": "checkers-zero", "game": game.as_str(), "depth": depth,
+                "unique": unique, "threads": threads, "run": run, "nodes": nodes,
+                "seconds": secs, "nodes_per_s": nodes as f64 / secs})
         );
     }
     runs.sort_by(|a, b| a.0.total_cmp(&b.0));
     let (secs, nodes) = runs[runs.len() / 2];
     println!(
         "{}",
-        json!({"bench": "perft", "impl": "checkers-zero", "depth": depth, "unique": unique,
-            "threads": threads, "stat": "median", "runs": runs.len(), "nodes": nodes,
-            "seconds": secs, "nodes_per_s": nodes as f64 / secs})
+        json!({"bench": "perft", "impl": "checkers-zero", "game": game.as_str(), "depth": depth,
+            "unique": unique, "threads": threads, "stat": "median", "runs": runs.len(),
+            "nodes": nodes, "seconds": secs, "nodes_per_s": nodes as f64 / secs})
     );
 }
 

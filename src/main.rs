@@ -8,6 +8,7 @@ use checkers_zero::arena::{
 };
 use checkers_zero::bench;
 use checkers_zero::game::{Color, Position, parse_fen, perft};
+use checkers_zero::games::{GameName, othello};
 use checkers_zero::tensor::Device;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -56,10 +57,14 @@ enum Command {
 
 #[derive(clap::Args)]
 struct PerftArgs {
-    /// Plies to search.
+    /// The game.
+    #[arg(long, value_enum, default_value_t = GameName::Checkers)]
+    game: GameName,
+    /// Plies to search (Othello: a pass is a ply).
     #[arg(long, short)]
     depth: u32,
-    /// Start from this PDN FEN instead of the initial position.
+    /// Start from this position instead of the initial one: PDN FEN for checkers, the
+    /// 64-square text for Othello (`---...XO--... X`).
     #[arg(long)]
     fen: Option<String>,
     /// Print the count below each root move.
@@ -77,6 +82,9 @@ struct PerftArgs {
 enum BenchCommand {
     /// perft speed: nodes, seconds and nodes per second, one JSON line per run and a median.
     Perft {
+        /// The game.
+        #[arg(long, value_enum, default_value_t = GameName::Checkers)]
+        game: GameName,
         /// Plies to count.
         #[arg(long, default_value_t = 12)]
         depth: u32,
@@ -323,12 +331,17 @@ fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Perft(args) => run_perft(args),
         Command::Bench(BenchCommand::Perft {
+            game,
             depth,
             threads,
             repeat,
             unique,
         }) => {
-            thread_pool(Some(threads))?.install(|| bench::perft(depth, threads, repeat, unique));
+            if game == GameName::Othello && unique {
+                bail!("--unique folds checkers capture routes; Othello has none");
+            }
+            thread_pool(Some(threads))?
+                .install(|| bench::perft(game, depth, threads, repeat, unique));
             Ok(())
         }
         Command::Bench(BenchCommand::Nn {
@@ -418,22 +431,57 @@ fn start_position(fen: Option<&str>) -> Result<Position> {
 }
 
 fn run_perft(args: PerftArgs) -> Result<()> {
-    let pos = start_position(args.fen.as_deref())?;
     let pool = thread_pool(args.threads)?;
     let t = Instant::now();
-    let nodes = if args.divide {
-        let rows = pool.install(|| perft::divide(&pos, args.depth, args.unique));
-        for (mv, n) in &rows {
-            println!("{mv}: {n}");
+    let (depth, divide, unique) = (args.depth, args.divide, args.unique);
+    let (rows, nodes): (Vec<(String, u64)>, u64) = match args.game {
+        GameName::Checkers => {
+            let pos = start_position(args.fen.as_deref())?;
+            if divide {
+                let rows: Vec<(String, u64)> = pool
+                    .install(|| perft::divide(&pos, depth, unique))
+                    .into_iter()
+                    .map(|(mv, n)| (mv.to_string(), n))
+                    .collect();
+                let total = rows.iter().map(|r| r.1).sum();
+                (rows, total)
+            } else {
+                (
+                    vec![],
+                    pool.install(|| perft::perft_parallel(&pos, depth, unique)),
+                )
+            }
         }
-        rows.iter().map(|r| r.1).sum()
-    } else {
-        pool.install(|| perft::perft_parallel(&pos, args.depth, args.unique))
+        GameName::Othello => {
+            if unique {
+                bail!("--unique folds checkers capture routes; Othello has none");
+            }
+            let pos = match args.fen.as_deref() {
+                None => othello::Position::start(),
+                Some(text) => othello::parse_position(text).context("bad --fen")?,
+            };
+            if divide {
+                let rows: Vec<(String, u64)> = pool
+                    .install(|| othello::perft::divide(&pos, depth))
+                    .into_iter()
+                    .map(|(mv, n)| (mv.to_string(), n))
+                    .collect();
+                let total = rows.iter().map(|r| r.1).sum();
+                (rows, total)
+            } else {
+                (
+                    vec![],
+                    pool.install(|| othello::perft::perft_parallel(&pos, depth)),
+                )
+            }
+        }
     };
+    for (mv, n) in &rows {
+        println!("{mv}: {n}");
+    }
     let secs = t.elapsed().as_secs_f64();
     println!(
-        "perft({}) = {nodes}  ({secs:.3} s, {:.1} M nodes/s)",
-        args.depth,
+        "perft({depth}) = {nodes}  ({secs:.3} s, {:.1} M nodes/s)",
         nodes as f64 / secs.max(1e-9) / 1e6
     );
     Ok(())
