@@ -17,10 +17,30 @@ struct Engine {
     lines: Receiver<String>,
 }
 
+const BIN: &str = env!("CARGO_BIN_EXE_checkers-zero");
+
+/// `checkers-zero ARGS` with its address space capped (KiB) by the shell, so that a large
+/// allocation fails on any machine, however much memory it has.
+#[cfg(unix)]
+fn with_memory_cap(kib: u64, args: &[&str]) -> Command {
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\""))
+        .arg(BIN)
+        .args(args);
+    command
+}
+
 impl Engine {
     fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
-            .arg("engine")
+        let mut command = Command::new(BIN);
+        command.arg("engine");
+        Engine::spawn(command)
+    }
+
+    fn spawn(mut command: Command) -> Engine {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -115,7 +135,7 @@ fn scripted_session() {
     );
     assert!(
         e.ask("setoption name depth value banana")
-            .starts_with("error alphabeta option depth=")
+            .starts_with("error alphabeta option depth: expected a search depth")
     );
     assert_eq!(
         e.ask("setoption name agent value random"),
@@ -172,4 +192,46 @@ fn the_az_agent_plays_the_built_in_network_or_a_named_model() {
     );
     e.send("quit");
     assert!(e.child.wait().unwrap().success());
+}
+
+/// A table size in range that memory cannot hold is a one-line error, in the engine (which
+/// keeps its agent) and on the command line, never an abort.
+#[cfg(unix)]
+#[test]
+fn a_table_too_big_for_memory_is_an_error() {
+    // 2 GiB of address space: plenty for the program, not for a 64 GiB table.
+    const CAP_KIB: u64 = 2 << 20;
+    let mut e = Engine::spawn(with_memory_cap(CAP_KIB, &["engine"]));
+    let expected = "error alphabeta hash=65536: could not allocate 65536 MiB for the \
+                    transposition table";
+    assert_eq!(e.ask("setoption name hash value 65536"), expected);
+    assert_eq!(
+        e.ask("setoption name agent value alphabeta:hash=65536"),
+        expected
+    );
+    assert_eq!(e.ask("isready"), "readyok");
+    assert_eq!(
+        e.ask("setoption name depth value 3"),
+        "ok agent alphabeta:depth=3 seed 0",
+        "the old agent stays"
+    );
+    e.send("quit");
+    assert!(e.child.wait().unwrap().success());
+
+    for args in [
+        &["match", "alphabeta:hash=65536", "random", "--games", "1"][..],
+        &["play", "--agent", "alphabeta:hash=65536"],
+    ] {
+        let out = with_memory_cap(CAP_KIB, args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run checkers-zero");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert_eq!(
+            stderr.trim_end(),
+            format!("error: {}", &expected["error ".len()..]),
+            "{args:?}"
+        );
+    }
 }

@@ -8,6 +8,8 @@
 //! deterministic: the seed only shuffles the root moves, which decides ties between moves
 //! of equal score. A time limit (unlike depth and node limits) makes it timing-dependent.
 
+use super::settings::{self, MAX_DEPTH};
+use super::spec::setting_error;
 use super::{Agent, AgentError, Analysis, Decision, Limits, MoveScore, ScoreKind};
 use crate::game::moves::{generate, jumpers};
 use crate::game::record::FORTY_MOVE_PLIES;
@@ -24,7 +26,6 @@ const WIN: i32 = 1_000_000;
 const INF: i32 = WIN + 1;
 /// Scores beyond this are wins or losses at a known distance.
 const WIN_BOUND: i32 = WIN - 10_000;
-const MAX_DEPTH: u32 = 64;
 
 /// Scores a quiet position for the side to move, in hundredths of a man; magnitudes must stay
 /// well below a win's (under 100 000 men is plenty).
@@ -90,26 +91,26 @@ impl Default for AlphaBetaConfig {
 }
 
 impl AlphaBetaConfig {
+    /// Checks each setting as a spec would (configs may come from code).
     pub fn validate(&self) -> Result<(), AgentError> {
-        if let Some(d) = self.limits.depth
-            && !(1..=MAX_DEPTH).contains(&d)
-        {
-            return Err(AgentError(format!(
-                "alphabeta depth={d}: expected 1-{MAX_DEPTH}"
-            )));
-        }
-        if !(self.king_weight.is_finite() && self.king_weight > 0.0 && self.king_weight <= 100.0) {
-            return Err(AgentError(format!(
-                "alphabeta king={}: expected a king value in men between 0 and 100",
-                self.king_weight
-            )));
-        }
-        if !(1..=65536).contains(&self.hash_mb) {
-            return Err(AgentError(format!(
-                "alphabeta hash={}: expected 1-65536 MiB",
-                self.hash_mb
-            )));
-        }
+        let err = |key| move |e| setting_error("alphabeta", key, e);
+        let l = &self.limits;
+        l.depth
+            .map(|d| settings::DEPTH.check(d))
+            .transpose()
+            .map_err(err("depth"))?;
+        l.movetime
+            .map(|t| settings::MOVETIME_MS.check(t.as_millis().try_into().unwrap_or(u64::MAX)))
+            .transpose()
+            .map_err(err("time"))?;
+        l.nodes
+            .map(|n| settings::NODES.check(n))
+            .transpose()
+            .map_err(err("nodes"))?;
+        settings::KING
+            .check(self.king_weight)
+            .map_err(err("king"))?;
+        settings::HASH_MB.check(self.hash_mb).map_err(err("hash"))?;
         Ok(())
     }
 }
@@ -168,23 +169,42 @@ pub struct AlphaBeta<E: Evaluator = Material> {
 
 impl AlphaBeta {
     /// The material-evaluation agent.
-    pub fn new(config: AlphaBetaConfig, seed: u64) -> Self {
+    pub fn new(config: AlphaBetaConfig, seed: u64) -> Result<Self, AgentError> {
         let material = Material::new(config.king_weight);
         AlphaBeta::with_evaluator(config, seed, material)
     }
 }
 
+/// A table of `hash_mb` MiB (rounded down to a power of two entries), or an error if the
+/// memory cannot be had: a size within range must not abort the process.
+fn transposition_table(hash_mb: usize) -> Result<Vec<TtEntry>, AgentError> {
+    let entries = hash_mb.saturating_mul(1 << 20) / std::mem::size_of::<TtEntry>();
+    let entries = (entries.next_power_of_two() / 2).max(1024);
+    let mut tt = Vec::new();
+    tt.try_reserve_exact(entries).map_err(|_| {
+        AgentError(format!(
+            "alphabeta hash={hash_mb}: could not allocate {hash_mb} MiB for the transposition table"
+        ))
+    })?;
+    tt.resize(entries, EMPTY_ENTRY);
+    Ok(tt)
+}
+
 impl<E: Evaluator> AlphaBeta<E> {
-    pub fn with_evaluator(config: AlphaBetaConfig, seed: u64, evaluator: E) -> Self {
-        let entries = (config.hash_mb << 20) / std::mem::size_of::<TtEntry>();
-        let entries = entries.next_power_of_two() / 2;
-        AlphaBeta {
+    pub fn with_evaluator(
+        config: AlphaBetaConfig,
+        seed: u64,
+        evaluator: E,
+    ) -> Result<Self, AgentError> {
+        config.validate()?;
+        let tt = transposition_table(config.hash_mb)?;
+        Ok(AlphaBeta {
             config,
             seed,
             rng: StdRng::seed_from_u64(seed),
             evaluator,
             prefetched: Vec::new(),
-            tt: vec![EMPTY_ENTRY; entries.max(1024)],
+            tt,
             history: Box::new([[0; 32]; 32]),
             path: Vec::new(),
             buffers: Vec::new(),
@@ -194,7 +214,7 @@ impl<E: Evaluator> AlphaBeta<E> {
             node_limit: u64::MAX,
             deadline: None,
             stopped: false,
-        }
+        })
     }
 
     pub fn evaluator_mut(&mut self) -> &mut E {

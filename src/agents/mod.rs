@@ -5,6 +5,7 @@
 pub mod alphabeta;
 pub mod learned;
 pub mod random;
+pub mod settings;
 pub mod spec;
 
 use crate::game::{Game, Move};

@@ -6,9 +6,11 @@
 //! script can read one reply per command. A bad line gets one `error ...` line and leaves
 //! the session as it was.
 
+use crate::agents::settings::{self, Setting};
 use crate::agents::{Agent, AgentError, AgentSpec, Analysis, Limits};
 use crate::game::{Game, NotationError, Position, move_to_pdn, parse_fen, to_fen};
 use crate::input::read_line;
+use std::fmt::Display;
 use std::io::{self, BufRead, Write};
 use std::str::FromStr;
 use std::time::Duration;
@@ -224,15 +226,19 @@ fn move_error(index: usize, e: NotationError) -> ProtocolError {
 }
 
 /// `depth N`, `movetime MS` and `nodes N` in any order; those not given keep the agent's own.
+/// The values are checked as agent specs check `depth=`, `time=` and `nodes=`.
 fn parse_limits(args: &[&str]) -> Result<Limits, ProtocolError> {
     let mut limits = Limits::default();
     let mut words = args.iter();
     while let Some(key) = words.next() {
         let value = words.next().copied();
         match key.to_ascii_lowercase().as_str() {
-            "depth" => limits.depth = Some(positive(key, value)?),
-            "movetime" => limits.movetime = Some(Duration::from_millis(positive(key, value)?)),
-            "nodes" => limits.nodes = Some(positive(key, value)?),
+            "depth" => limits.depth = Some(limit(key, value, &settings::DEPTH)?),
+            "movetime" => {
+                let ms = limit(key, value, &settings::MOVETIME_MS)?;
+                limits.movetime = Some(Duration::from_millis(ms));
+            }
+            "nodes" => limits.nodes = Some(limit(key, value, &settings::NODES)?),
             _ => {
                 return fail(format!(
                     "go: unknown limit {key:?}: expected depth N, movetime MS or nodes N"
@@ -243,20 +249,21 @@ fn parse_limits(args: &[&str]) -> Result<Limits, ProtocolError> {
     Ok(limits)
 }
 
-/// The number after a `go` limit, which must be at least 1.
-fn positive<T: FromStr + PartialOrd + From<u8>>(
+/// The value after a `go` limit.
+fn limit<T: FromStr + Display>(
     key: &str,
     value: Option<&str>,
+    setting: &Setting<T>,
 ) -> Result<T, ProtocolError> {
     let Some(text) = value else {
-        return fail(format!("go {key}: expected a whole number after {key}"));
+        return fail(format!(
+            "go {key}: expected {} after {key}",
+            setting.expected
+        ));
     };
-    match text.parse::<T>() {
-        Ok(n) if n >= T::from(1) => Ok(n),
-        _ => fail(format!(
-            "go {key}: expected a whole number of at least 1, got {text:?}"
-        )),
-    }
+    setting
+        .parse(text)
+        .map_err(|e| ProtocolError(format!("go {key}: {e}")))
 }
 
 fn info_line(analysis: &Analysis) -> String {
@@ -356,7 +363,11 @@ mod tests {
             "{}",
             out[1]
         );
-        assert!(out[2].starts_with("error alphabeta depth=0"), "{}", out[2]);
+        assert!(
+            out[2].starts_with("error alphabeta option depth: expected a search depth"),
+            "{}",
+            out[2]
+        );
         assert_eq!(out[3], "ok agent alphabeta:depth=2 seed 7");
         assert!(out[4].starts_with("error seed \"-1\""), "{}", out[4]);
         assert_eq!(out[5], "ok agent random seed 7");
@@ -373,6 +384,48 @@ mod tests {
             out[9]
         );
         assert_eq!(out.len(), 10);
+    }
+
+    /// A depth, time or node count gets the same verdict and message whether it comes in an
+    /// agent spec (play, match, tournaments), by `setoption` or as a `go` limit.
+    #[test]
+    fn limits_are_judged_alike_by_every_route() {
+        for (spec_key, go_key, value, other) in [
+            ("depth", "depth", "0", "nodes 100"),
+            ("depth", "depth", "65", "nodes 100"),
+            ("depth", "depth", "64", "nodes 100"),
+            ("depth", "depth", "x", "nodes 100"),
+            ("time", "movetime", "0", "depth 1"),
+            ("time", "movetime", "1", "depth 1"),
+            ("time", "movetime", "18446744073709551616", "depth 1"),
+            ("nodes", "nodes", "0", "depth 1"),
+            ("nodes", "nodes", "-5", "depth 1"),
+            ("nodes", "nodes", "100", "depth 1"),
+        ] {
+            let by_spec = format!("alphabeta:{spec_key}={value}")
+                .parse::<AgentSpec>()
+                .and_then(|s| s.build(0).map(|_| ()))
+                .map_err(|e| e.0);
+            let out = session(
+                format!("setoption name {spec_key} value {value}\ngo {go_key} {value} {other}\n")
+                    .as_bytes(),
+            );
+            let case = format!("{spec_key}={value}: {out:?}");
+            match by_spec {
+                Ok(()) => {
+                    assert!(out[0].starts_with("ok agent "), "{case}");
+                    assert!(out.last().unwrap().starts_with("bestmove "), "{case}");
+                }
+                Err(e) => {
+                    let message = e
+                        .strip_prefix(&format!("alphabeta option {spec_key}: "))
+                        .unwrap_or_else(|| panic!("{case}: {e}"));
+                    assert_eq!(out[0], format!("error {e}"), "{case}");
+                    assert_eq!(out[1], format!("error go {go_key}: {message}"), "{case}");
+                    assert_eq!(out.len(), 2, "{case}");
+                }
+            }
+        }
     }
 
     #[test]
@@ -400,9 +453,9 @@ mod tests {
             "error expected position startpos",
             "error bad FEN: FEN must start with the side to move",
             "error move 2 of the moves list: \"banana\" is not a move",
-            "error go depth: expected a whole number after depth",
-            "error go depth: expected a whole number of at least 1, got \"x\"",
-            "error go depth: expected a whole number of at least 1, got \"0\"",
+            "error go depth: expected a search depth, a whole number 1-64 after depth",
+            "error go depth: expected a search depth, a whole number 1-64, got \"x\"",
+            "error go depth: expected a search depth, a whole number 1-64, got \"0\"",
             "error go: unknown limit \"speed\"",
             "error isready takes no arguments",
             "error legal takes no arguments",

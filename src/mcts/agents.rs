@@ -6,6 +6,8 @@ use super::model::{default_model, load_model};
 use super::puct::{Puct, PuctConfig, most_visited};
 use super::tree::Tree;
 use super::uct::Uct;
+use crate::agents::settings;
+use crate::agents::spec::setting_error;
 use crate::agents::{Agent, AgentError, Analysis, Decision, Limits, MoveScore, ScoreKind};
 use crate::game::Game;
 use crate::tensor::Device;
@@ -85,12 +87,12 @@ pub struct MctsAgent {
 
 impl MctsAgent {
     pub fn new(searches: u32, c: f32, seed: u64) -> Result<MctsAgent, AgentError> {
-        if searches == 0 || !(c.is_finite() && c >= 0.0) {
-            return Err(AgentError(format!(
-                "mcts options: searches must be at least 1 and c a number >= 0 (got \
-                 searches={searches}, c={c})"
-            )));
-        }
+        settings::SEARCHES
+            .check(searches)
+            .map_err(|e| setting_error("mcts", "searches", e))?;
+        settings::EXPLORATION
+            .check(c)
+            .map_err(|e| setting_error("mcts", "c", e))?;
         Ok(MctsAgent {
             searches,
             c,
@@ -169,11 +171,12 @@ pub struct AzAgent {
 impl AzAgent {
     /// Loads the network; a missing or unreadable model file is a clear error.
     pub fn new(config: AzConfig, seed: u64) -> Result<AzAgent, AgentError> {
-        if config.searches == 0 || config.puct.batch == 0 {
-            return Err(AgentError(
-                "az options: searches and batch must be at least 1".into(),
-            ));
-        }
+        settings::SEARCHES
+            .check(config.searches)
+            .map_err(|e| setting_error("az", "searches", e))?;
+        settings::BATCH
+            .check(config.puct.batch)
+            .map_err(|e| setting_error("az", "batch", e))?;
         if let Some(path) = config.model.as_ref().filter(|p| !p.is_file()) {
             return Err(AgentError(format!(
                 "az: no model file at {} (train one with `checkers-zero train`, or leave out \
