@@ -10,7 +10,7 @@
 
 use super::settings::{self, MAX_DEPTH};
 use super::spec::setting_error;
-use super::{Agent, AgentError, Analysis, Decision, Limits, MoveScore, ScoreKind};
+use super::{Agent, AgentError, Analysis, Decision, Limits, MoveScore, ScoreKind, StopFlag};
 use crate::game::moves::{generate, jumpers};
 use crate::game::record::FORTY_MOVE_PLIES;
 use crate::game::{Game, Move, Position, dedup_routes, move_to_pdn};
@@ -81,8 +81,7 @@ impl Default for AlphaBetaConfig {
         AlphaBetaConfig {
             limits: Limits {
                 depth: Some(6),
-                movetime: None,
-                nodes: None,
+                ..Limits::default()
             },
             king_weight: 1.5,
             hash_mb: 16,
@@ -164,6 +163,8 @@ pub struct AlphaBeta<E: Evaluator = Material> {
     nodes: u64,
     node_limit: u64,
     deadline: Option<Instant>,
+    /// The caller's stop flag for the current search.
+    stop: Option<StopFlag>,
     stopped: bool,
 }
 
@@ -213,6 +214,7 @@ impl<E: Evaluator> AlphaBeta<E> {
             nodes: 0,
             node_limit: u64::MAX,
             deadline: None,
+            stop: None,
             stopped: false,
         })
     }
@@ -273,11 +275,9 @@ impl<E: Evaluator> AlphaBeta<E> {
     fn out_of_budget(&mut self) -> bool {
         if self.nodes >= self.node_limit {
             self.stopped = true;
-        } else if self.nodes.is_multiple_of(1024)
-            && let Some(deadline) = self.deadline
-            && Instant::now() >= deadline
-        {
-            self.stopped = true;
+        } else if self.nodes.is_multiple_of(1024) {
+            let late = self.deadline.is_some_and(|d| Instant::now() >= d);
+            self.stopped = late || self.stop.as_ref().is_some_and(StopFlag::is_set);
         }
         self.stopped
     }
@@ -435,12 +435,13 @@ impl<E: Evaluator> AlphaBeta<E> {
     /// with their scores from the last completed iteration, best first, and the depth reached.
     /// With `exact`, every root move gets a full-window search (all scores exact).
     fn search(&mut self, game: &Game, limits: &Limits, exact: bool) -> (Vec<(Move, i32)>, u32) {
-        let limits = limits.or(self.config.limits);
+        let limits = limits.or(&self.config.limits);
         let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         self.nodes = 0;
         self.stopped = false;
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
-        self.deadline = limits.movetime.map(|t| Instant::now() + t);
+        self.deadline = limits.deadline(Instant::now());
+        self.stop = limits.stop;
         let pos = *game.position();
         let quiet = game.quiet_plies();
         let history = game.reversible_hashes();

@@ -93,10 +93,11 @@ impl AgentSpec {
                         .setting("time", &settings::MOVETIME_MS)?
                         .map(Duration::from_millis),
                     nodes: opts.setting("nodes", &settings::NODES)?,
+                    ..Limits::default()
                 };
                 let config = AlphaBetaConfig {
                     // Default depth 6 only when no limit is given at all.
-                    limits: given.or(defaults.limits),
+                    limits: given.or(&defaults.limits),
                     king_weight: opts
                         .setting("king", &settings::KING)?
                         .unwrap_or(defaults.king_weight),

@@ -16,31 +16,39 @@ use rand::rngs::StdRng;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// How much to search for one move: simulations and an optional deadline.
+/// How much to search for one move: simulations, an optional deadline and the caller's
+/// stop flag.
 struct Budget {
     simulations: u64,
     deadline: Option<Instant>,
+    limits: Limits,
 }
 
 impl Budget {
-    /// `limits` if they bound the search (nodes = simulations, movetime), else `searches`.
+    /// `limits` if they bound the search (nodes = simulations, movetime, infinite), else
+    /// `searches`.
     fn new(limits: &Limits, searches: u32) -> Budget {
-        let deadline = limits.movetime.map(|t| Instant::now() + t);
-        let simulations = match (limits.nodes, deadline) {
-            (Some(n), _) => n,
-            (None, Some(_)) => u64::MAX,
-            (None, None) => searches as u64,
+        let deadline = limits.deadline(Instant::now());
+        let simulations = match limits.nodes {
+            Some(n) => n,
+            None if limits.infinite || limits.movetime.is_some() => u64::MAX,
+            None => searches as u64,
         };
         Budget {
             simulations: simulations.max(1),
             deadline,
+            limits: limits.clone(),
         }
     }
 
     /// Whether to search on after `done` simulations: always at least once, so there is a
-    /// searched move to give (reading the clock costs far less than a simulation).
+    /// searched move to give (reading the clock and the flag costs far less than a
+    /// simulation).
     fn more(&self, done: u64) -> bool {
-        done == 0 || (done < self.simulations && self.deadline.is_none_or(|d| Instant::now() < d))
+        done == 0
+            || (done < self.simulations
+                && self.deadline.is_none_or(|d| Instant::now() < d)
+                && !self.limits.stop_requested())
     }
 }
 
