@@ -433,8 +433,9 @@ impl<E: Evaluator> AlphaBeta<E> {
 
     /// Iterative deepening at the root; returns the root moves (after route de-duplication)
     /// with their scores from the last completed iteration, best first, and the depth reached.
-    /// With `exact`, every root move gets a full-window search (all scores exact).
-    fn search(&mut self, game: &Game, limits: &Limits, exact: bool) -> (Vec<(Move, i32)>, u32) {
+    /// With `exact`, every root move gets a full-window search (all scores exact); without,
+    /// a move that cannot beat the best so far is only bounded from above.
+    fn search(&mut self, game: &Game, limits: &Limits, exact: bool) -> (Vec<RootMove>, u32) {
         let limits = limits.or(&self.config.limits);
         let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         self.nodes = 0;
@@ -449,20 +450,27 @@ impl<E: Evaluator> AlphaBeta<E> {
         self.path.extend_from_slice(&history[..history.len() - 1]);
         let mut root = self.moves_at(0, &pos);
         root.shuffle(&mut self.rng);
-        let mut scored: Vec<(Move, i32)> = root.iter().map(|m| (*m, 0)).collect();
+        let mut scored: Vec<RootMove> = root
+            .iter()
+            .map(|&mv| RootMove {
+                mv,
+                score: 0,
+                upper_bound: false,
+            })
+            .collect();
         let mut reached = 0;
         self.root_leaf = None;
         for depth in 1..=max_depth {
             let mut alpha = -INF;
             // The first move to reach the best score is the one the stable sort puts first.
             let mut best_leaf = (-INF, None);
-            let mut this_iter: Vec<(Move, i32)> = Vec::with_capacity(scored.len());
+            let mut this_iter: Vec<RootMove> = Vec::with_capacity(scored.len());
             if depth == 1 {
-                let moves: Vec<Move> = scored.iter().map(|s| s.0).collect();
+                let moves: Vec<Move> = scored.iter().map(|s| s.mv).collect();
                 self.prefetch_leaves(&pos, &moves);
             }
             self.path.push(pos.hash());
-            for &(mv, _) in &scored {
+            for &RootMove { mv, .. } in &scored {
                 let child = pos.apply(&mv);
                 let child_quiet = if pos.is_irreversible(&mv) {
                     0
@@ -481,25 +489,31 @@ impl<E: Evaluator> AlphaBeta<E> {
                 if self.stopped && depth > 1 {
                     break;
                 }
+                // Fail-soft: a score at or below the window's alpha is an upper bound.
+                let upper_bound = score <= window_alpha;
                 alpha = alpha.max(score);
                 if score > best_leaf.0 {
                     best_leaf = (score, self.leaves[1]);
                 }
-                this_iter.push((mv, score));
+                this_iter.push(RootMove {
+                    mv,
+                    score,
+                    upper_bound,
+                });
             }
             self.path.pop();
             if self.stopped && depth > 1 {
                 break;
             }
             // Stable sort: among equal scores the earlier (seed-shuffled) move stays first.
-            this_iter.sort_by_key(|m| std::cmp::Reverse(m.1));
+            this_iter.sort_by_key(|m| std::cmp::Reverse(m.score));
             scored = this_iter;
             self.root_leaf = best_leaf.1;
             reached = depth;
             // A forced move needs no more thought when a clock is running; at a fixed depth
             // the search goes on so the reported value is as deep as asked.
             let forced = scored.len() == 1 && self.deadline.is_some();
-            let decided = forced || scored[0].1.abs() >= WIN_BOUND;
+            let decided = forced || scored[0].score.abs() >= WIN_BOUND;
             if self.stopped || (decided && !exact) {
                 break;
             }
@@ -533,16 +547,19 @@ impl<E: Evaluator> AlphaBeta<E> {
         line.join(" ")
     }
 
-    fn analysis(&mut self, game: &Game, scored: &[(Move, i32)], depth: u32) -> Analysis {
-        let (best, score) = scored[0];
+    fn analysis(&mut self, game: &Game, scored: &[RootMove], depth: u32) -> Analysis {
+        let RootMove {
+            mv: best, score, ..
+        } = scored[0];
         let pv = self.principal_variation(game, best, depth.max(1) as usize);
         Analysis {
             moves: scored
                 .iter()
-                .map(|&(mv, s)| MoveScore {
-                    mv,
-                    score: score_in_men(s),
+                .map(|m| MoveScore {
+                    mv: m.mv,
+                    score: score_in_men(m.score),
                     prior: None,
+                    upper_bound: m.upper_bound,
                 })
                 .collect(),
             score_kind: ScoreKind::Value,
@@ -554,6 +571,15 @@ impl<E: Evaluator> AlphaBeta<E> {
             ),
         }
     }
+}
+
+/// A root move's score from the last completed iteration.
+#[derive(Clone, Copy)]
+struct RootMove {
+    mv: Move,
+    score: i32,
+    /// The move was only shown to score at most `score` (it could not beat an earlier move).
+    upper_bound: bool,
 }
 
 /// Win scores are stored relative to the node so they stay right when found at another ply.
@@ -602,7 +628,7 @@ impl<E: Evaluator> AlphaBeta<E> {
         let (scored, depth) = self.search(game, limits, false);
         let analysis = self.analysis(game, &scored, depth);
         Decision {
-            mv: scored[0].0,
+            mv: scored[0].mv,
             analysis: Some(analysis),
         }
     }
@@ -616,7 +642,7 @@ impl<E: Evaluator> AlphaBeta<E> {
         limits: &Limits,
     ) -> (Move, i32, Option<Position>) {
         let (scored, _) = self.search(game, limits, false);
-        (scored[0].0, scored[0].1, self.root_leaf)
+        (scored[0].mv, scored[0].score, self.root_leaf)
     }
 
     /// [`Agent::analyse`] for any evaluator.

@@ -123,6 +123,9 @@ pub struct MoveScore {
     /// The policy's probability of the move before search (see `mcts::Tree::move_stats` for
     /// moves of several hops).
     pub prior: Option<f32>,
+    /// The search only proved that the move scores at most `score` (alpha-beta's moves that
+    /// could not beat the best); false for exact scores and visit shares.
+    pub upper_bound: bool,
 }
 
 /// What the scores of an [`Analysis`] measure.

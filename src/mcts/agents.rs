@@ -66,6 +66,7 @@ fn decide(tree: &Tree, simulations: u64, elapsed: Duration, priors: bool) -> Dec
                 mv: s.mv,
                 score: s.visits as f32 / total,
                 prior: priors.then_some(s.prior),
+                upper_bound: false,
             })
             .collect(),
         score_kind: ScoreKind::VisitShare,
