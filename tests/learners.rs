@@ -127,7 +127,10 @@ fn td_resumes_exactly_and_its_agent_plays_through_the_registry() {
         ("td".to_string(), "needs model=PATH"),
         (format!("ga:model={}", model.display()), "not a ga network"),
         ("pso:model=/nonexistent.ckpt".to_string(), "cannot access"),
-        (format!("td:model={},depth=0", model.display()), "depth=0"),
+        (
+            format!("td:model={},depth=0", model.display()),
+            "td option depth: expected a search depth",
+        ),
     ] {
         let e = spec
             .parse::<AgentSpec>()
