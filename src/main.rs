@@ -407,7 +407,9 @@ fn run(cli: Cli) -> Result<()> {
         Command::TrainGa(args) => train_cli::train_ga(args),
         Command::TrainPso(args) => train_cli::train_pso(args),
         Command::Engine => {
-            checkers_zero::engine::run(std::io::stdin().lock(), std::io::stdout())?;
+            // The engine reads on a thread of its own, which the stdin lock cannot move to.
+            let stdin = std::io::BufReader::new(std::io::stdin());
+            checkers_zero::engine::run(stdin, std::io::stdout())?;
             Ok(())
         }
     }

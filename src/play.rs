@@ -30,8 +30,9 @@ commands:
   resign   give up the game
   quit     stop without a result
   help     this list
-board: b/w men, B/W kings, numbers on empty squares, [ ] the last move
-agent lines: value = its estimate for the side to move (az, mcts: -1 lost to +1 won;
+board: b/w men, B/W kings, numbers on empty squares, [ ] the last move, x the pieces
+  it captured
+agent lines: value = its estimate for the side named (az, mcts: -1 lost to +1 won;
   alphabeta: men); visits = each move's share of the search; prior = the network's
   probability for the move before searching (az only)";
 
@@ -144,7 +145,7 @@ impl<R: BufRead, W: Write> Session<R, W> {
         let note = decision
             .analysis
             .as_ref()
-            .map_or_else(|| ".".into(), describe);
+            .map_or_else(|| ".".into(), |a| describe(a, side));
         writeln!(
             self.out,
             "{side} ({}) plays {}{note}",
@@ -159,13 +160,26 @@ impl<R: BufRead, W: Write> Session<R, W> {
     }
 
     fn show_position(&mut self) -> io::Result<()> {
-        let highlight = self.game.moves().last().map_or(0, move_squares);
+        let last = self.game.moves().last();
+        let highlight = last.map_or(0, move_squares);
+        let captured = last.map_or(0, Move::captured);
         let pos = self.game.position();
         writeln!(
             self.out,
             "\n{}",
-            board_diagram_from(pos, highlight, self.human)
+            board_diagram_from(pos, highlight, captured, self.human)
         )?;
+        if captured != 0 {
+            let squares: Vec<String> = (0..32)
+                .filter(|sq| captured & (1 << sq) != 0)
+                .map(|sq| (sq + 1).to_string())
+                .collect();
+            writeln!(
+                self.out,
+                "x: captured by the last move ({}).",
+                squares.join(", ")
+            )?;
+        }
         if self.game.outcome().is_none() {
             writeln!(self.out, "{} to move.", pos.turn())?;
             self.list_moves()?;
@@ -184,12 +198,13 @@ impl<R: BufRead, W: Write> Session<R, W> {
     /// The agent's view of the position: its full analysis if it has one, else its choice.
     fn hint(&mut self) -> io::Result<()> {
         let limits = Limits::default();
+        let side = self.game.position().turn();
         let Some(analysis) = self.agent.analyse(&self.game, &limits) else {
             let decision = self.agent.select(&self.game, &limits);
             let note = decision
                 .analysis
                 .as_ref()
-                .map_or_else(|| ".".into(), describe);
+                .map_or_else(|| ".".into(), |a| describe(a, side));
             return writeln!(
                 self.out,
                 "Hint: {} would play {}{note}",
@@ -202,7 +217,7 @@ impl<R: BufRead, W: Write> Session<R, W> {
                 self.out,
                 "Hint: {}{}",
                 self.agent.name(),
-                describe(&analysis)
+                describe(&analysis, side)
             );
         };
         writeln!(
@@ -210,7 +225,7 @@ impl<R: BufRead, W: Write> Session<R, W> {
             "Hint: {} would play {}{}",
             self.agent.name(),
             best.mv,
-            describe(&analysis)
+            describe(&analysis, side)
         )?;
         if let Some(table) = move_table(&analysis) {
             return write!(self.out, "{table}");
@@ -292,13 +307,16 @@ fn move_squares(mv: &Move) -> u32 {
         .fold(1u32 << mv.from(), |acc, &sq| acc | (1u32 << sq))
 }
 
-/// `: value +0.25 (depth 6 ...)`, the agent's value and its own summary.
-fn describe(analysis: &Analysis) -> String {
+/// `: value +0.25 for White (depth 6 ...)`: the agent's value, from the view of `side` (the
+/// side to move where it searched, which is not the side to move on the board shown next),
+/// and its own summary.
+fn describe(analysis: &Analysis, side: Color) -> String {
     let summary = analysis.summary.trim();
+    let value = format!(": value {:+.2} for {side}", analysis.value);
     if summary.is_empty() {
-        format!(": value {:+.2}", analysis.value)
+        value
     } else {
-        format!(": value {:+.2} ({summary})", analysis.value)
+        format!("{value} ({summary})")
     }
 }
 
@@ -407,9 +425,14 @@ mod tests {
         assert!(out.contains("undo     take back"), "{out}");
         assert!(out.contains("You play 11-15."), "{out}");
         assert!(out.contains("White (alphabeta:depth=2) plays "), "{out}");
+        // The value is White's (the agent's), though Black is to move on the board shown next.
+        let (_, line) = out
+            .split_once("White (alphabeta:depth=2) plays ")
+            .expect("the agent's move");
+        let line = line.lines().next().unwrap();
         assert!(
-            out.contains(": value ") && out.contains("(depth 2 score"),
-            "{out}"
+            line.contains(": value ") && line.contains(" for White (depth 2 score"),
+            "{line}"
         );
         assert!(
             out.contains("Game stopped unfinished.") && out.contains("[Result \"*\"]"),
@@ -480,6 +503,17 @@ mod tests {
             out.contains("Result: Black wins: White has no legal move."),
             "{out}"
         );
+        // The final board (Black's view) marks 13x22's squares and the man it took on 17.
+        let (_, last_board) = out.rsplit_once("White (alphabeta").unwrap();
+        assert!(
+            last_board.contains("  | 20      19      18      x      |  20..17"),
+            "{last_board}"
+        );
+        assert!(
+            last_board.contains("x: captured by the last move (17)."),
+            "{last_board}"
+        );
+        assert_eq!(out.matches("x: captured").count(), 1, "{out}");
         for tag in [
             "[Event \"checkers-zero play\"]",
             "[Black \"human\"]",
@@ -534,7 +568,7 @@ mod tests {
             "hint\nquit\n",
         );
         assert!(
-            out.contains("Hint: alphabeta:depth=2 would play 9x18: value"),
+            out.contains("Hint: alphabeta:depth=2 would play 9x18: value +1.00 for Black"),
             "{out}"
         );
         assert!(out.contains("scores: 9x18 "), "{out}");
@@ -578,11 +612,13 @@ mod tests {
                     mv: moves[0],
                     score: 0.75,
                     prior: Some(0.5),
+                    upper_bound: false,
                 },
                 MoveScore {
                     mv: moves[1],
                     score: 0.0,
                     prior: Some(0.125),
+                    upper_bound: false,
                 },
             ],
             score_kind: ScoreKind::VisitShare,

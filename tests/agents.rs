@@ -93,15 +93,24 @@ fn alphabeta_scores_equal_plain_minimax() {
                     checkers_zero::game::to_fen(&pos)
                 );
             }
-            // select() searches with pruning but must find a move of the same best value.
-            let chosen = agent.select(&game, &Limits::default());
+            assert!(analysis.moves.iter().all(|m| !m.upper_bound));
+            // select() searches with pruning but must find a move of the same best value, and
+            // each other move's score is exact or marked as an upper bound.
+            // A fresh agent: the analysis's exact table entries would hide the bounds.
+            let mut fresh = spec.build(7).unwrap();
+            let chosen = fresh.select(&game, &Limits::default()).analysis.unwrap();
             let best = analysis.moves[0].score;
-            assert_eq!(
-                chosen.analysis.unwrap().value,
-                best,
-                "depth {depth} {}",
-                checkers_zero::game::to_fen(&pos)
-            );
+            let fen = checkers_zero::game::to_fen(&pos);
+            assert_eq!(chosen.value, best, "depth {depth} {fen}");
+            assert!(!chosen.moves[0].upper_bound, "{fen}");
+            for ms in &chosen.moves {
+                let exact = in_men(-minimax(&pos.apply(&ms.mv), depth as i32 - 1, 1));
+                if ms.upper_bound {
+                    assert!(ms.score >= exact, "{} at depth {depth} in {fen}", ms.mv);
+                } else {
+                    assert_eq!(ms.score, exact, "{} at depth {depth} in {fen}", ms.mv);
+                }
+            }
         }
     }
 }

@@ -5,11 +5,15 @@
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Long enough for a depth-4 search on a slow CI machine; a missing flush fails instead of
 /// hanging the test run.
 const REPLY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What "at once" means for `stop`, `quit` and `isready` during a search: far above what
+/// they take (milliseconds), yet far below the searches they interrupt (unbounded).
+const PROMPT: Duration = Duration::from_secs(5);
 
 struct Engine {
     child: Child,
@@ -17,10 +21,30 @@ struct Engine {
     lines: Receiver<String>,
 }
 
+const BIN: &str = env!("CARGO_BIN_EXE_checkers-zero");
+
+/// `checkers-zero ARGS` with its address space capped (KiB) by the shell, so that a large
+/// allocation fails on any machine, however much memory it has.
+#[cfg(unix)]
+fn with_memory_cap(kib: u64, args: &[&str]) -> Command {
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\""))
+        .arg(BIN)
+        .args(args);
+    command
+}
+
 impl Engine {
     fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
-            .arg("engine")
+        let mut command = Command::new(BIN);
+        command.arg("engine");
+        Engine::spawn(command)
+    }
+
+    fn spawn(mut command: Command) -> Engine {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -48,9 +72,47 @@ impl Engine {
     }
 
     fn reply(&self, after: &str) -> String {
+        self.reply_within(after, REPLY_TIMEOUT)
+    }
+
+    fn reply_within(&self, after: &str, timeout: Duration) -> String {
         self.lines
-            .recv_timeout(REPLY_TIMEOUT)
-            .unwrap_or_else(|e| panic!("no reply to {after:?}: {e}"))
+            .recv_timeout(timeout)
+            .unwrap_or_else(|e| panic!("no reply to {after:?} within {timeout:?}: {e}"))
+    }
+
+    /// Asserts that nothing is written for `quiet` (a search still running).
+    fn silent_for(&self, quiet: Duration, after: &str) {
+        if let Ok(line) = self.lines.recv_timeout(quiet) {
+            panic!("{after:?}: expected no reply yet, got {line:?}");
+        }
+    }
+
+    /// Sends `stop` and returns the running search's move, which must come promptly.
+    fn stop(&mut self) -> String {
+        self.send("stop");
+        loop {
+            let line = self.reply_within("stop", PROMPT);
+            if let Some(mv) = line.strip_prefix("bestmove ") {
+                return mv.to_string();
+            }
+            assert!(line.starts_with("info "), "after stop: {line:?}");
+        }
+    }
+
+    /// Waits (boundedly) for the process to end.
+    fn exits_within(&mut self, timeout: Duration) -> std::process::ExitStatus {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait for the engine") {
+                return status;
+            }
+            if start.elapsed() > timeout {
+                let _ = self.child.kill();
+                panic!("the engine did not end within {timeout:?}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// Sends a command that has a one-line reply and returns it.
@@ -71,6 +133,14 @@ impl Engine {
                 None => panic!("{command}: expected info or bestmove, got {line:?}"),
             }
         }
+    }
+}
+
+/// A failed test must not leave an engine searching forever.
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
@@ -115,7 +185,7 @@ fn scripted_session() {
     );
     assert!(
         e.ask("setoption name depth value banana")
-            .starts_with("error alphabeta option depth=")
+            .starts_with("error alphabeta option depth: expected a search depth")
     );
     assert_eq!(
         e.ask("setoption name agent value random"),
@@ -165,6 +235,13 @@ fn the_az_agent_plays_the_built_in_network_or_a_named_model() {
         words(&legal).contains(&best.as_str()),
         "{best} is not in {legal}"
     );
+    e.send("go infinite");
+    e.silent_for(Duration::from_millis(300), "go infinite");
+    let best = e.stop();
+    assert!(
+        words(&legal).contains(&best.as_str()),
+        "{best} is not in {legal}"
+    );
     let reply = e.ask("setoption name model value /nonexistent/net.ckpt");
     assert!(
         reply.starts_with("error ") && reply.contains("no model file at /nonexistent/net.ckpt"),
@@ -172,4 +249,92 @@ fn the_az_agent_plays_the_built_in_network_or_a_named_model() {
     );
     e.send("quit");
     assert!(e.child.wait().unwrap().success());
+}
+
+/// A table size in range that memory cannot hold is a one-line error, in the engine (which
+/// keeps its agent) and on the command line, never an abort.
+#[cfg(unix)]
+#[test]
+fn a_table_too_big_for_memory_is_an_error() {
+    // 2 GiB of address space: plenty for the program, not for a 64 GiB table.
+    const CAP_KIB: u64 = 2 << 20;
+    let mut e = Engine::spawn(with_memory_cap(CAP_KIB, &["engine"]));
+    let expected = "error alphabeta hash=65536: could not allocate 65536 MiB for the \
+                    transposition table";
+    assert_eq!(e.ask("setoption name hash value 65536"), expected);
+    assert_eq!(
+        e.ask("setoption name agent value alphabeta:hash=65536"),
+        expected
+    );
+    assert_eq!(e.ask("isready"), "readyok");
+    assert_eq!(
+        e.ask("setoption name depth value 3"),
+        "ok agent alphabeta:depth=3 seed 0",
+        "the old agent stays"
+    );
+    e.send("quit");
+    assert!(e.child.wait().unwrap().success());
+
+    for args in [
+        &["match", "alphabeta:hash=65536", "random", "--games", "1"][..],
+        &["play", "--agent", "alphabeta:hash=65536"],
+    ] {
+        let out = with_memory_cap(CAP_KIB, args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run checkers-zero");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert_eq!(
+            stderr.trim_end(),
+            format!("error: {}", &expected["error ".len()..]),
+            "{args:?}"
+        );
+    }
+}
+
+/// `go infinite` searches until `stop`, for every kind of agent (random too: its move waits
+/// for `stop`); `isready` is answered during the search, other commands after its bestmove.
+#[test]
+fn go_infinite_until_stop() {
+    let mut e = Engine::start();
+    assert_eq!(e.ask("position startpos moves 11-15 23-19"), "ok");
+    let legal = e.ask("legal");
+    for agent in ["alphabeta", "mcts", "random"] {
+        let reply = e.ask(&format!("setoption name agent value {agent}"));
+        assert!(reply.starts_with("ok agent "), "{reply}");
+        e.send("go infinite");
+        e.silent_for(Duration::from_millis(300), "go infinite");
+        e.send("isready");
+        assert_eq!(e.reply_within("isready", PROMPT), "readyok", "{agent}");
+        e.send("fen");
+        e.silent_for(Duration::from_millis(300), "fen during a search");
+        let best = e.stop();
+        assert!(
+            words(&legal).contains(&best.as_str()),
+            "{agent}: {best} is not in {legal}"
+        );
+        assert!(e.reply("fen").starts_with("fen B:"), "{agent}");
+    }
+    // Nothing to stop: no reply, and the session goes on.
+    e.send("stop");
+    assert_eq!(e.ask("isready"), "readyok");
+    e.send("quit");
+    assert!(e.exits_within(PROMPT).success());
+}
+
+/// `quit` during a search that would never end stops it and ends the session at once; a
+/// movetime too large for the clock is no panic.
+#[test]
+fn quit_during_a_long_search() {
+    let mut e = Engine::start();
+    e.send("go movetime 18446744073709551615");
+    e.send("isready");
+    assert_eq!(e.reply_within("isready", PROMPT), "readyok");
+    let best = e.stop();
+    assert!(!best.is_empty());
+    e.send("go movetime 18446744073709551615");
+    e.silent_for(Duration::from_millis(300), "go movetime");
+    e.send("quit");
+    assert!(e.exits_within(PROMPT).success());
 }

@@ -96,6 +96,8 @@ const SPEC_TOKENS: &[&str] = &[
     "x",
     "18446744073709551616",
     "99999999999",
+    "65536",
+    "4294967296",
     "/nonexistent.ckpt",
     "models/default.bin",
     " ",

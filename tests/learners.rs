@@ -131,7 +131,10 @@ fn td_resumes_exactly_and_its_agent_plays_through_the_registry() {
             "td:model=models/default.bin".to_string(),
             "holds an AlphaZero model, not a TD, GA or PSO value network",
         ),
-        (format!("td:model={},depth=0", model.display()), "depth=0"),
+        (
+            format!("td:model={},depth=0", model.display()),
+            "td option depth: expected a search depth",
+        ),
     ] {
         let e = spec
             .parse::<AgentSpec>()

@@ -8,7 +8,9 @@
 //! deterministic: the seed only shuffles the root moves, which decides ties between moves
 //! of equal score. A time limit (unlike depth and node limits) makes it timing-dependent.
 
-use super::{Agent, AgentError, Analysis, Decision, Limits, MoveScore, ScoreKind};
+use super::settings::{self, MAX_DEPTH};
+use super::spec::setting_error;
+use super::{Agent, AgentError, Analysis, Decision, Limits, MoveScore, ScoreKind, StopFlag};
 use crate::game::moves::{generate, jumpers};
 use crate::game::record::FORTY_MOVE_PLIES;
 use crate::game::{Game, Move, Position, dedup_routes, move_to_pdn};
@@ -24,7 +26,6 @@ const WIN: i32 = 1_000_000;
 const INF: i32 = WIN + 1;
 /// Scores beyond this are wins or losses at a known distance.
 const WIN_BOUND: i32 = WIN - 10_000;
-const MAX_DEPTH: u32 = 64;
 
 /// Scores a quiet position for the side to move, in hundredths of a man; magnitudes must stay
 /// well below a win's (under 100 000 men is plenty).
@@ -80,8 +81,7 @@ impl Default for AlphaBetaConfig {
         AlphaBetaConfig {
             limits: Limits {
                 depth: Some(6),
-                movetime: None,
-                nodes: None,
+                ..Limits::default()
             },
             king_weight: 1.5,
             hash_mb: 16,
@@ -90,26 +90,26 @@ impl Default for AlphaBetaConfig {
 }
 
 impl AlphaBetaConfig {
+    /// Checks each setting as a spec would (configs may come from code).
     pub fn validate(&self) -> Result<(), AgentError> {
-        if let Some(d) = self.limits.depth
-            && !(1..=MAX_DEPTH).contains(&d)
-        {
-            return Err(AgentError(format!(
-                "alphabeta depth={d}: expected 1-{MAX_DEPTH}"
-            )));
-        }
-        if !(self.king_weight.is_finite() && self.king_weight > 0.0 && self.king_weight <= 100.0) {
-            return Err(AgentError(format!(
-                "alphabeta king={}: expected a king value in men between 0 and 100",
-                self.king_weight
-            )));
-        }
-        if !(1..=65536).contains(&self.hash_mb) {
-            return Err(AgentError(format!(
-                "alphabeta hash={}: expected 1-65536 MiB",
-                self.hash_mb
-            )));
-        }
+        let err = |key| move |e| setting_error("alphabeta", key, e);
+        let l = &self.limits;
+        l.depth
+            .map(|d| settings::DEPTH.check(d))
+            .transpose()
+            .map_err(err("depth"))?;
+        l.movetime
+            .map(|t| settings::MOVETIME_MS.check(t.as_millis().try_into().unwrap_or(u64::MAX)))
+            .transpose()
+            .map_err(err("time"))?;
+        l.nodes
+            .map(|n| settings::NODES.check(n))
+            .transpose()
+            .map_err(err("nodes"))?;
+        settings::KING
+            .check(self.king_weight)
+            .map_err(err("king"))?;
+        settings::HASH_MB.check(self.hash_mb).map_err(err("hash"))?;
         Ok(())
     }
 }
@@ -163,28 +163,49 @@ pub struct AlphaBeta<E: Evaluator = Material> {
     nodes: u64,
     node_limit: u64,
     deadline: Option<Instant>,
+    /// The caller's stop flag for the current search.
+    stop: Option<StopFlag>,
     stopped: bool,
 }
 
 impl AlphaBeta {
     /// The material-evaluation agent.
-    pub fn new(config: AlphaBetaConfig, seed: u64) -> Self {
+    pub fn new(config: AlphaBetaConfig, seed: u64) -> Result<Self, AgentError> {
         let material = Material::new(config.king_weight);
         AlphaBeta::with_evaluator(config, seed, material)
     }
 }
 
+/// A table of `hash_mb` MiB (rounded down to a power of two entries), or an error if the
+/// memory cannot be had: a size within range must not abort the process.
+fn transposition_table(hash_mb: usize) -> Result<Vec<TtEntry>, AgentError> {
+    let entries = hash_mb.saturating_mul(1 << 20) / std::mem::size_of::<TtEntry>();
+    let entries = (entries.next_power_of_two() / 2).max(1024);
+    let mut tt = Vec::new();
+    tt.try_reserve_exact(entries).map_err(|_| {
+        AgentError(format!(
+            "alphabeta hash={hash_mb}: could not allocate {hash_mb} MiB for the transposition table"
+        ))
+    })?;
+    tt.resize(entries, EMPTY_ENTRY);
+    Ok(tt)
+}
+
 impl<E: Evaluator> AlphaBeta<E> {
-    pub fn with_evaluator(config: AlphaBetaConfig, seed: u64, evaluator: E) -> Self {
-        let entries = (config.hash_mb << 20) / std::mem::size_of::<TtEntry>();
-        let entries = entries.next_power_of_two() / 2;
-        AlphaBeta {
+    pub fn with_evaluator(
+        config: AlphaBetaConfig,
+        seed: u64,
+        evaluator: E,
+    ) -> Result<Self, AgentError> {
+        config.validate()?;
+        let tt = transposition_table(config.hash_mb)?;
+        Ok(AlphaBeta {
             config,
             seed,
             rng: StdRng::seed_from_u64(seed),
             evaluator,
             prefetched: Vec::new(),
-            tt: vec![EMPTY_ENTRY; entries.max(1024)],
+            tt,
             history: Box::new([[0; 32]; 32]),
             path: Vec::new(),
             buffers: Vec::new(),
@@ -193,8 +214,9 @@ impl<E: Evaluator> AlphaBeta<E> {
             nodes: 0,
             node_limit: u64::MAX,
             deadline: None,
+            stop: None,
             stopped: false,
-        }
+        })
     }
 
     pub fn evaluator_mut(&mut self) -> &mut E {
@@ -253,11 +275,9 @@ impl<E: Evaluator> AlphaBeta<E> {
     fn out_of_budget(&mut self) -> bool {
         if self.nodes >= self.node_limit {
             self.stopped = true;
-        } else if self.nodes.is_multiple_of(1024)
-            && let Some(deadline) = self.deadline
-            && Instant::now() >= deadline
-        {
-            self.stopped = true;
+        } else if self.nodes.is_multiple_of(1024) {
+            let late = self.deadline.is_some_and(|d| Instant::now() >= d);
+            self.stopped = late || self.stop.as_ref().is_some_and(StopFlag::is_set);
         }
         self.stopped
     }
@@ -413,14 +433,16 @@ impl<E: Evaluator> AlphaBeta<E> {
 
     /// Iterative deepening at the root; returns the root moves (after route de-duplication)
     /// with their scores from the last completed iteration, best first, and the depth reached.
-    /// With `exact`, every root move gets a full-window search (all scores exact).
-    fn search(&mut self, game: &Game, limits: &Limits, exact: bool) -> (Vec<(Move, i32)>, u32) {
-        let limits = limits.or(self.config.limits);
+    /// With `exact`, every root move gets a full-window search (all scores exact); without,
+    /// a move that cannot beat the best so far is only bounded from above.
+    fn search(&mut self, game: &Game, limits: &Limits, exact: bool) -> (Vec<RootMove>, u32) {
+        let limits = limits.or(&self.config.limits);
         let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         self.nodes = 0;
         self.stopped = false;
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
-        self.deadline = limits.movetime.map(|t| Instant::now() + t);
+        self.deadline = limits.deadline(Instant::now());
+        self.stop = limits.stop;
         let pos = *game.position();
         let quiet = game.quiet_plies();
         let history = game.reversible_hashes();
@@ -428,20 +450,27 @@ impl<E: Evaluator> AlphaBeta<E> {
         self.path.extend_from_slice(&history[..history.len() - 1]);
         let mut root = self.moves_at(0, &pos);
         root.shuffle(&mut self.rng);
-        let mut scored: Vec<(Move, i32)> = root.iter().map(|m| (*m, 0)).collect();
+        let mut scored: Vec<RootMove> = root
+            .iter()
+            .map(|&mv| RootMove {
+                mv,
+                score: 0,
+                upper_bound: false,
+            })
+            .collect();
         let mut reached = 0;
         self.root_leaf = None;
         for depth in 1..=max_depth {
             let mut alpha = -INF;
             // The first move to reach the best score is the one the stable sort puts first.
             let mut best_leaf = (-INF, None);
-            let mut this_iter: Vec<(Move, i32)> = Vec::with_capacity(scored.len());
+            let mut this_iter: Vec<RootMove> = Vec::with_capacity(scored.len());
             if depth == 1 {
-                let moves: Vec<Move> = scored.iter().map(|s| s.0).collect();
+                let moves: Vec<Move> = scored.iter().map(|s| s.mv).collect();
                 self.prefetch_leaves(&pos, &moves);
             }
             self.path.push(pos.hash());
-            for &(mv, _) in &scored {
+            for &RootMove { mv, .. } in &scored {
                 let child = pos.apply(&mv);
                 let child_quiet = if pos.is_irreversible(&mv) {
                     0
@@ -460,25 +489,31 @@ impl<E: Evaluator> AlphaBeta<E> {
                 if self.stopped && depth > 1 {
                     break;
                 }
+                // Fail-soft: a score at or below the window's alpha is an upper bound.
+                let upper_bound = score <= window_alpha;
                 alpha = alpha.max(score);
                 if score > best_leaf.0 {
                     best_leaf = (score, self.leaves[1]);
                 }
-                this_iter.push((mv, score));
+                this_iter.push(RootMove {
+                    mv,
+                    score,
+                    upper_bound,
+                });
             }
             self.path.pop();
             if self.stopped && depth > 1 {
                 break;
             }
             // Stable sort: among equal scores the earlier (seed-shuffled) move stays first.
-            this_iter.sort_by_key(|m| std::cmp::Reverse(m.1));
+            this_iter.sort_by_key(|m| std::cmp::Reverse(m.score));
             scored = this_iter;
             self.root_leaf = best_leaf.1;
             reached = depth;
             // A forced move needs no more thought when a clock is running; at a fixed depth
             // the search goes on so the reported value is as deep as asked.
             let forced = scored.len() == 1 && self.deadline.is_some();
-            let decided = forced || scored[0].1.abs() >= WIN_BOUND;
+            let decided = forced || scored[0].score.abs() >= WIN_BOUND;
             if self.stopped || (decided && !exact) {
                 break;
             }
@@ -512,16 +547,19 @@ impl<E: Evaluator> AlphaBeta<E> {
         line.join(" ")
     }
 
-    fn analysis(&mut self, game: &Game, scored: &[(Move, i32)], depth: u32) -> Analysis {
-        let (best, score) = scored[0];
+    fn analysis(&mut self, game: &Game, scored: &[RootMove], depth: u32) -> Analysis {
+        let RootMove {
+            mv: best, score, ..
+        } = scored[0];
         let pv = self.principal_variation(game, best, depth.max(1) as usize);
         Analysis {
             moves: scored
                 .iter()
-                .map(|&(mv, s)| MoveScore {
-                    mv,
-                    score: score_in_men(s),
+                .map(|m| MoveScore {
+                    mv: m.mv,
+                    score: score_in_men(m.score),
                     prior: None,
+                    upper_bound: m.upper_bound,
                 })
                 .collect(),
             score_kind: ScoreKind::Value,
@@ -533,6 +571,15 @@ impl<E: Evaluator> AlphaBeta<E> {
             ),
         }
     }
+}
+
+/// A root move's score from the last completed iteration.
+#[derive(Clone, Copy)]
+struct RootMove {
+    mv: Move,
+    score: i32,
+    /// The move was only shown to score at most `score` (it could not beat an earlier move).
+    upper_bound: bool,
 }
 
 /// Win scores are stored relative to the node so they stay right when found at another ply.
@@ -581,7 +628,7 @@ impl<E: Evaluator> AlphaBeta<E> {
         let (scored, depth) = self.search(game, limits, false);
         let analysis = self.analysis(game, &scored, depth);
         Decision {
-            mv: scored[0].0,
+            mv: scored[0].mv,
             analysis: Some(analysis),
         }
     }
@@ -595,7 +642,7 @@ impl<E: Evaluator> AlphaBeta<E> {
         limits: &Limits,
     ) -> (Move, i32, Option<Position>) {
         let (scored, _) = self.search(game, limits, false);
-        (scored[0].0, scored[0].1, self.root_leaf)
+        (scored[0].mv, scored[0].score, self.root_leaf)
     }
 
     /// [`Agent::analyse`] for any evaluator.

@@ -2,6 +2,8 @@
 //! leaves of the alpha-beta search (1 ply by default).
 
 use super::alphabeta::{AlphaBeta, AlphaBetaConfig, Evaluator};
+use super::settings;
+use super::spec::setting_error;
 use super::{Agent, AgentError, Analysis, Decision, Limits};
 use crate::game::{Game, Position};
 use crate::train::value_net::{Learner, ValueNet};
@@ -55,7 +57,8 @@ pub fn net_search(net: ValueNet, depth: u32, seed: u64) -> AlphaBeta<NetEval> {
         hash_mb: 1,
         ..AlphaBetaConfig::default()
     };
-    AlphaBeta::with_evaluator(config, seed, NetEval { net })
+    // A fixed 1 MiB table: failing to get it is running out of memory, not a bad setting.
+    AlphaBeta::with_evaluator(config, seed, NetEval { net }).expect("a 1 MiB table")
 }
 
 impl NetAgent {
@@ -80,10 +83,9 @@ impl NetAgent {
                 "agent {k} needs model=PATH, a checkpoint written by train-{k}"
             ))
         })?;
-        let depth = depth.unwrap_or(1);
-        if !(1..=64).contains(&depth) {
-            return Err(AgentError(format!("{k} depth={depth}: expected 1-64")));
-        }
+        let depth = settings::DEPTH
+            .check(depth.unwrap_or(1))
+            .map_err(|e| setting_error(k, "depth", e))?;
         let net =
             ValueNet::load(Path::new(model)).map_err(|e| AgentError(format!("{k} agent: {e}")))?;
         if net.arch().learner != kind {

@@ -5,31 +5,112 @@
 pub mod alphabeta;
 pub mod learned;
 pub mod random;
+pub mod settings;
 pub mod spec;
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_fall_back_to_defaults_but_keep_their_stop_flag() {
+        let defaults = Limits {
+            depth: Some(6),
+            ..Limits::default()
+        };
+        let flag = StopFlag::default();
+        let given = Limits {
+            stop: Some(flag.clone()),
+            ..Limits::default()
+        };
+        let used = given.or(&defaults);
+        assert_eq!(used.depth, Some(6));
+        assert_eq!(used.stop, Some(flag.clone()));
+        assert!(!used.stop_requested());
+        flag.stop();
+        assert!(used.stop_requested());
+        let infinite = Limits {
+            infinite: true,
+            ..Limits::default()
+        };
+        assert_eq!(infinite.or(&defaults).depth, None);
+        // A movetime too large for the clock means no deadline, not a panic.
+        let huge = Limits {
+            movetime: Some(Duration::MAX),
+            ..Limits::default()
+        };
+        assert_eq!(huge.deadline(Instant::now()), None);
+    }
+}
+
 use crate::game::{Game, Move};
-use std::time::Duration;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 pub use spec::{AgentError, AgentSpec};
+
+/// Set by another thread to make a running search return its best move so far (the engine's
+/// `stop`). Searches poll it cheaply, as they poll their clock.
+#[derive(Clone, Debug, Default)]
+pub struct StopFlag(Arc<AtomicBool>);
+
+impl StopFlag {
+    pub fn stop(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    pub fn is_set(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Two flags are equal when they are the same flag.
+impl PartialEq for StopFlag {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for StopFlag {}
 
 /// Search limits for one move; a search stops at the first limit reached. Limits given for a
 /// move replace the agent's own as a whole (unset fields are then unbounded), so `movetime`
 /// alone searches by time without the agent's default depth.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Limits {
     pub depth: Option<u32>,
     pub movetime: Option<Duration>,
     pub nodes: Option<u64>,
+    /// No bound at all: search until `stop` (or as deep as the search can go).
+    pub infinite: bool,
+    /// Every search polls this and, once set, returns its best move so far.
+    pub stop: Option<StopFlag>,
 }
 
 impl Limits {
+    /// True if no bound is given (not even `infinite`): the agent's own limits apply.
     pub fn is_empty(&self) -> bool {
-        self.depth.is_none() && self.movetime.is_none() && self.nodes.is_none()
+        self.depth.is_none() && self.movetime.is_none() && self.nodes.is_none() && !self.infinite
     }
 
-    /// These limits if any is set, else `defaults`.
-    pub fn or(self, defaults: Limits) -> Limits {
-        if self.is_empty() { defaults } else { self }
+    /// These bounds if any is given, else those of `defaults`; the stop flag is always ours.
+    pub fn or(&self, defaults: &Limits) -> Limits {
+        let bounds = if self.is_empty() { defaults } else { self };
+        Limits {
+            stop: self.stop.clone(),
+            ..bounds.clone()
+        }
+    }
+
+    /// When the time runs out for a search started at `start`; `None` for no time limit or
+    /// one so far off that the clock cannot represent it.
+    pub fn deadline(&self, start: Instant) -> Option<Instant> {
+        self.movetime.and_then(|t| start.checked_add(t))
+    }
+
+    pub fn stop_requested(&self) -> bool {
+        self.stop.as_ref().is_some_and(StopFlag::is_set)
     }
 }
 
@@ -42,6 +123,9 @@ pub struct MoveScore {
     /// The policy's probability of the move before search (see `mcts::Tree::move_stats` for
     /// moves of several hops).
     pub prior: Option<f32>,
+    /// The search only proved that the move scores at most `score` (alpha-beta's moves that
+    /// could not beat the best); false for exact scores and visit shares.
+    pub upper_bound: bool,
 }
 
 /// What the scores of an [`Analysis`] measure.

@@ -4,10 +4,12 @@
 use super::alphabeta::{AlphaBeta, AlphaBetaConfig};
 use super::learned::NetAgent;
 use super::random::RandomAgent;
+use super::settings::{self, Setting};
 use super::{Agent, Limits};
 use crate::mcts::uct::DEFAULT_C;
 use crate::mcts::{AzAgent, AzConfig, MctsAgent, PuctConfig};
 use crate::train::value_net::Learner;
+use std::fmt::Display;
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -86,24 +88,24 @@ impl AgentSpec {
             "alphabeta" => {
                 let defaults = AlphaBetaConfig::default();
                 let given = Limits {
-                    depth: opts.take("depth", "a search depth 1-64")?,
+                    depth: opts.setting("depth", &settings::DEPTH)?,
                     movetime: opts
-                        .take::<u64>("time", "milliseconds per move")?
+                        .setting("time", &settings::MOVETIME_MS)?
                         .map(Duration::from_millis),
-                    nodes: opts.take("nodes", "a node count")?,
+                    nodes: opts.setting("nodes", &settings::NODES)?,
+                    ..Limits::default()
                 };
                 let config = AlphaBetaConfig {
                     // Default depth 6 only when no limit is given at all.
-                    limits: given.or(defaults.limits),
+                    limits: given.or(&defaults.limits),
                     king_weight: opts
-                        .take("king", "a king value in men, e.g. 1.5")?
+                        .setting("king", &settings::KING)?
                         .unwrap_or(defaults.king_weight),
                     hash_mb: opts
-                        .take("hash", "megabytes, e.g. 16")?
+                        .setting("hash", &settings::HASH_MB)?
                         .unwrap_or(defaults.hash_mb),
                 };
-                config.validate()?;
-                Box::new(AlphaBeta::new(config, seed))
+                Box::new(AlphaBeta::new(config, seed)?)
             }
             kind @ ("td" | "ga" | "pso") => {
                 let learner = match kind {
@@ -112,23 +114,23 @@ impl AgentSpec {
                     _ => Learner::Pso,
                 };
                 let model: Option<String> = opts.take("model", "a checkpoint path")?;
-                let depth = opts.take("depth", "a search depth 1-64")?;
+                let depth = opts.setting("depth", &settings::DEPTH)?;
                 Box::new(NetAgent::load(learner, model.as_deref(), depth, seed)?)
             }
             "mcts" => Box::new(MctsAgent::new(
-                opts.take("searches", "a number of simulations, e.g. 1000")?
+                opts.setting("searches", &settings::SEARCHES)?
                     .unwrap_or(1000),
-                opts.take("c", "an exploration constant, e.g. 1.41")?
+                opts.setting("c", &settings::EXPLORATION)?
                     .unwrap_or(DEFAULT_C),
                 seed,
             )?),
             "az" => {
                 let d = AzConfig::default();
-                let batch = opts.take("batch", "leaves per network call, e.g. 8")?;
+                let batch = opts.setting("batch", &settings::BATCH)?;
                 let config = AzConfig {
                     model: opts.take("model", "a model file path")?.or(d.model),
                     searches: opts
-                        .take("searches", "a number of simulations, e.g. 200")?
+                        .setting("searches", &settings::SEARCHES)?
                         .unwrap_or(d.searches),
                     device: opts.take("device", "auto, cpu or gpu")?.unwrap_or(d.device),
                     puct: PuctConfig {
@@ -207,6 +209,23 @@ impl Options<'_> {
         }
     }
 
+    /// A value of one of the [`settings`], with the message every route gives for it.
+    fn setting<T: FromStr + Display>(
+        &mut self,
+        key: &'static str,
+        setting: &Setting<T>,
+    ) -> Result<Option<T>, AgentError> {
+        self.used.push(key);
+        self.spec
+            .get(key)
+            .map(|v| {
+                setting
+                    .parse(v)
+                    .map_err(|e| setting_error(&self.spec.kind, key, e))
+            })
+            .transpose()
+    }
+
     fn finish(self) -> Result<(), AgentError> {
         for (k, _) in &self.spec.options {
             if !self.used.contains(&k.as_str()) {
@@ -225,6 +244,12 @@ impl Options<'_> {
     }
 }
 
+/// `alphabeta option depth: expected ...`: the route-independent message of a setting,
+/// named by agent and key.
+pub fn setting_error(kind: &str, key: &str, message: String) -> AgentError {
+    AgentError(format!("{kind} option {key}: {message}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,7 +265,27 @@ mod tests {
             ("alphabeta:depth", "key=value"),
             ("alphabeta:depht=3", "no option \"depht\""),
             ("alphabeta:depth=x", "expected a search depth"),
-            ("alphabeta:depth=0", "depth"),
+            (
+                "alphabeta:depth=0",
+                "alphabeta option depth: expected a search depth",
+            ),
+            (
+                "alphabeta:time=0",
+                "alphabeta option time: expected milliseconds",
+            ),
+            (
+                "alphabeta:nodes=0",
+                "alphabeta option nodes: expected a node count",
+            ),
+            (
+                "mcts:searches=0",
+                "mcts option searches: expected a number of simulations",
+            ),
+            (
+                "az:batch=0",
+                "az option batch: expected leaves per network call",
+            ),
+            ("az:batch=1000000000000", "az option batch"),
             ("random:depth=3", "takes no options"),
         ] {
             let e = bad

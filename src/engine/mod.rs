@@ -1,33 +1,44 @@
-//! The line protocol on stdin/stdout, for scripts, GUIs and other engines
-//! (docs/engine-protocol.md describes it for users).
+//! The line protocol on stdin/stdout, for scripts, GUIs and other engines (README.md's
+//! "Engine protocol" section describes it for users).
 //!
 //! One command per line. Every non-blank line gets exactly one reply line, except `go`
-//! (its `bestmove` may follow `info` lines), `help` (several lines) and `quit` (none), so a
-//! script can read one reply per command. A bad line gets one `error ...` line and leaves
-//! the session as it was.
+//! (its `bestmove` may follow `info` lines), `help` (several lines), `stop` and `quit`
+//! (none), so a script can read one reply per command. A bad line gets one `error ...` line
+//! and leaves the session as it was.
+//!
+//! A reader thread keeps reading while a search runs on its own thread, so `stop`, `quit`
+//! and `isready` act at once; other commands wait for the search to end and are then
+//! answered in order.
 
-use crate::agents::{Agent, AgentError, AgentSpec, Analysis, Limits};
+use crate::agents::settings::{self, Setting};
+use crate::agents::{Agent, AgentError, AgentSpec, Analysis, Decision, Limits, StopFlag};
 use crate::game::{Game, NotationError, Position, move_to_pdn, parse_fen, to_fen};
 use crate::input::read_line;
+use std::collections::VecDeque;
+use std::fmt::Display;
 use std::io::{self, BufRead, Write};
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::str::FromStr;
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Duration;
 
 /// The agent a session starts with (its own default depth is 6).
 const DEFAULT_AGENT: &str = "alphabeta";
 
-const COMMANDS: &str = "isready, position, go, legal, fen, newgame, setoption, help or quit";
+const COMMANDS: &str = "isready, position, go, stop, legal, fen, newgame, setoption, help or quit";
 
 const HELP: &[&str] = &[
-    "isready: replies readyok",
+    "isready: replies readyok (at once, even during a search)",
     "position startpos [moves M1 M2 ...] | position fen FEN [moves M1 M2 ...]: sets the position; replies ok",
-    "go [depth N] [movetime MS] [nodes N]: replies info lines, then bestmove MOVE",
+    "go [depth N] [movetime MS] [nodes N] | go infinite: replies info lines, then bestmove MOVE",
+    "stop: ends the running search at once, which then replies; no reply of its own",
     "legal: replies legal M1 M2 ... (every legal move, full PDN path)",
     "fen: replies fen FEN (the current position)",
     "newgame: back to the start position, the agent forgets the last game; replies ok",
     "setoption name agent|seed|OPTION value V: replies ok agent SPEC seed N",
     "help: this list",
-    "quit: ends the session",
+    "quit: stops any search and ends the session",
+    "during a search: stop, quit and isready act at once; other commands wait for its bestmove",
 ];
 
 /// A one-line reason why a command was not carried out.
@@ -52,27 +63,85 @@ fn ok() -> Reply {
     Ok(vec!["ok".into()])
 }
 
-/// Runs a protocol session until `quit` or end of input.
-pub fn run(mut input: impl BufRead, mut output: impl Write) -> io::Result<()> {
-    let mut engine = Engine::new();
-    while let Some(line) = read_line(&mut input)? {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let Some((&command, args)) = words.split_first() else {
-            continue;
-        };
-        if command.eq_ignore_ascii_case("quit") {
-            break;
+/// What the session's threads tell its main loop.
+enum Event {
+    Line(String),
+    /// End of input, or why it could not be read.
+    InputEnd(io::Result<()>),
+    /// A search is over: the agent comes back with its decision, or the search's panic.
+    Searched(Box<dyn Agent>, std::thread::Result<Decision>),
+}
+
+/// Runs a protocol session until `quit` or end of input. At end of input a running search
+/// is finished first (stopped, if it is `go infinite`), so piped scripts get every reply.
+pub fn run(input: impl BufRead + Send + 'static, mut output: impl Write) -> io::Result<()> {
+    let (events, inbox) = channel();
+    let reader = events.clone();
+    // Detached: it may be blocked reading when `quit` ends the session.
+    std::thread::spawn(move || read_lines(input, reader));
+    let mut engine = Engine::new(events);
+    let mut held: VecDeque<String> = VecDeque::new();
+    let mut input_end = None;
+    loop {
+        // Commands held during a search run once it is over, until one starts another.
+        while engine.search.is_none()
+            && let Some(line) = held.pop_front()
+        {
+            if engine.command(&line, &mut output)? == Flow::Quit {
+                return Ok(());
+            }
         }
-        let reply = engine
-            .execute(command, args)
-            .unwrap_or_else(|e| vec![format!("error {e}")]);
-        for line in reply {
-            writeln!(output, "{}", one_line(&line))?;
+        if let Some(end) = &mut input_end {
+            match &engine.search {
+                None => return std::mem::replace(end, Ok(())),
+                // No `stop` can come any more.
+                Some(search) if search.infinite => engine.stop(&mut output)?,
+                Some(_) => {}
+            }
         }
-        // Scripts wait for each reply line by line.
-        output.flush()?;
+        let event = inbox.recv().expect("the engine holds a sender");
+        match event {
+            Event::Line(line) => {
+                if engine.search.is_none() {
+                    if engine.command(&line, &mut output)? == Flow::Quit {
+                        return Ok(());
+                    }
+                    continue;
+                }
+                let word = line.split_whitespace().next().map(str::to_ascii_lowercase);
+                match word.as_deref() {
+                    None => {}
+                    Some("stop") => engine.stop(&mut output)?,
+                    Some("quit") => {
+                        engine.stop(&mut output)?;
+                        engine.wait(&inbox, &mut output)?;
+                        return Ok(());
+                    }
+                    Some("isready") if held.is_empty() => {
+                        engine.command(&line, &mut output)?;
+                    }
+                    Some(_) => held.push_back(line),
+                }
+            }
+            Event::InputEnd(end) => input_end = Some(end),
+            Event::Searched(agent, result) => engine.searched(agent, result, &mut output)?,
+        }
     }
-    Ok(())
+}
+
+/// The reader thread: every input line, then the end.
+fn read_lines(mut input: impl BufRead, events: Sender<Event>) {
+    loop {
+        let event = match read_line(&mut input) {
+            Ok(Some(line)) => Event::Line(line),
+            Ok(None) => Event::InputEnd(Ok(())),
+            Err(e) => Event::InputEnd(Err(e)),
+        };
+        let last = matches!(event, Event::InputEnd(_));
+        if events.send(event).is_err() || last {
+            return;
+        }
+    }
 }
 
 /// Control characters (newlines above all) would split a reply; garbage input can carry
@@ -83,24 +152,72 @@ fn one_line(text: &str) -> String {
         .collect()
 }
 
+/// Writes reply lines and flushes them: scripts wait for each reply line by line.
+fn write_lines(output: &mut impl Write, lines: &[String]) -> io::Result<()> {
+    for line in lines {
+        writeln!(output, "{}", one_line(line))?;
+    }
+    output.flush()
+}
+
+#[derive(PartialEq, Eq)]
+enum Flow {
+    Continue,
+    Quit,
+}
+
+/// A search on its own thread.
+struct Search {
+    stop: StopFlag,
+    /// `go infinite`: its bestmove waits for `stop`, even if the search ends earlier.
+    infinite: bool,
+    /// The decision of an infinite search that ended before `stop`.
+    result: Option<Decision>,
+}
+
 /// A session's state: the game so far and the agent that answers `go`.
 struct Engine {
     game: Game,
     spec: AgentSpec,
     seed: u64,
-    agent: Box<dyn Agent>,
+    /// `None` while a search has it.
+    agent: Option<Box<dyn Agent>>,
+    search: Option<Search>,
+    /// Where searches report.
+    events: Sender<Event>,
 }
 
 impl Engine {
-    fn new() -> Engine {
+    fn new(events: Sender<Event>) -> Engine {
         let spec = AgentSpec::new(DEFAULT_AGENT);
         let agent = spec.build(0).expect("the default agent spec is valid");
         Engine {
             game: Game::new(),
             spec,
             seed: 0,
-            agent,
+            agent: Some(agent),
+            search: None,
+            events,
         }
+    }
+
+    /// Carries out one line and writes its reply (none for `stop`, `quit` and `go`, whose
+    /// reply comes when its search ends).
+    fn command(&mut self, line: &str, output: &mut impl Write) -> io::Result<Flow> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some((&command, args)) = words.split_first() else {
+            return Ok(Flow::Continue);
+        };
+        let reply = match command.to_ascii_lowercase().as_str() {
+            "quit" => return Ok(Flow::Quit),
+            // A stop with no search running has nothing to stop (it may have just ended).
+            "stop" => return Ok(Flow::Continue),
+            _ => self
+                .execute(command, args)
+                .unwrap_or_else(|e| vec![format!("error {e}")]),
+        };
+        write_lines(output, &reply)?;
+        Ok(Flow::Continue)
     }
 
     fn execute(&mut self, command: &str, args: &[&str]) -> Reply {
@@ -116,13 +233,20 @@ impl Engine {
             "newgame" => {
                 no_args(command, args)?;
                 self.game = Game::new();
-                self.agent.new_game();
+                self.agent_mut().new_game();
                 ok()
             }
             "setoption" => self.set_option(args),
             "help" => Ok(HELP.iter().map(|line| format!("help {line}")).collect()),
             _ => fail(format!("unknown command {command:?}: expected {COMMANDS}")),
         }
+    }
+
+    /// The agent; commands other than `stop`, `quit` and `isready` wait while a search has it.
+    fn agent_mut(&mut self) -> &mut Box<dyn Agent> {
+        self.agent
+            .as_mut()
+            .expect("commands that use the agent wait for the search to end")
     }
 
     /// `position startpos|fen FEN [moves ...]`: the new game replaces the old one only if
@@ -140,15 +264,73 @@ impl Engine {
         ok()
     }
 
+    /// Starts the search on its own thread; its reply comes with [`Event::Searched`].
     fn go(&mut self, args: &[&str]) -> Reply {
-        let limits = parse_limits(args)?;
+        let mut limits = parse_limits(args)?;
         if let Some(outcome) = self.game.outcome() {
             return fail(format!("game over: {outcome}"));
         }
-        let decision = self.agent.select(&self.game, &limits);
-        let mut reply: Vec<String> = decision.analysis.iter().map(info_line).collect();
-        reply.push(format!("bestmove {}", move_to_pdn(&decision.mv)));
-        Ok(reply)
+        let stop = StopFlag::default();
+        limits.stop = Some(stop.clone());
+        let mut agent = self.agent.take().expect("go waits for the last search");
+        let game = self.game.clone();
+        let events = self.events.clone();
+        let infinite = limits.infinite;
+        std::thread::spawn(move || {
+            // A panicking search is re-raised on the main thread instead of leaving it
+            // waiting for a reply that never comes.
+            let result = catch_unwind(AssertUnwindSafe(|| agent.select(&game, &limits)));
+            let _ = events.send(Event::Searched(agent, result));
+        });
+        self.search = Some(Search {
+            stop,
+            infinite,
+            result: None,
+        });
+        Ok(Vec::new())
+    }
+
+    /// A search ended: its reply, unless it is `go infinite` and `stop` has not come yet.
+    fn searched(
+        &mut self,
+        agent: Box<dyn Agent>,
+        result: std::thread::Result<Decision>,
+        output: &mut impl Write,
+    ) -> io::Result<()> {
+        self.agent = Some(agent);
+        let decision = result.unwrap_or_else(|panic| resume_unwind(panic));
+        let search = self.search.as_mut().expect("a search was running");
+        if search.infinite && !search.stop.is_set() {
+            search.result = Some(decision);
+            return Ok(());
+        }
+        self.search = None;
+        write_lines(output, &go_reply(&decision))
+    }
+
+    /// Makes the running search (if any) return at once; an infinite search that already
+    /// ended replies now.
+    fn stop(&mut self, output: &mut impl Write) -> io::Result<()> {
+        let Some(search) = &mut self.search else {
+            return Ok(());
+        };
+        search.stop.stop();
+        if let Some(decision) = search.result.take() {
+            self.search = None;
+            write_lines(output, &go_reply(&decision))?;
+        }
+        Ok(())
+    }
+
+    /// Waits for the running search (if any) to end and reply, ignoring other input.
+    fn wait(&mut self, inbox: &Receiver<Event>, output: &mut impl Write) -> io::Result<()> {
+        while self.search.is_some() {
+            if let Event::Searched(agent, result) = inbox.recv().expect("the engine holds a sender")
+            {
+                self.searched(agent, result, output)?;
+            }
+        }
+        Ok(())
     }
 
     fn legal(&self) -> String {
@@ -193,7 +375,7 @@ impl Engine {
 
     /// Builds the agent first, so an invalid spec leaves the previous one in force.
     fn install(&mut self, spec: AgentSpec, seed: u64) -> Reply {
-        self.agent = spec.build(seed)?;
+        self.agent = Some(spec.build(seed)?);
         self.spec = spec;
         self.seed = seed;
         Ok(vec![format!("ok agent {} seed {seed}", self.spec)])
@@ -224,18 +406,35 @@ fn move_error(index: usize, e: NotationError) -> ProtocolError {
 }
 
 /// `depth N`, `movetime MS` and `nodes N` in any order; those not given keep the agent's own.
+/// The values are checked as agent specs check `depth=`, `time=` and `nodes=`.
 fn parse_limits(args: &[&str]) -> Result<Limits, ProtocolError> {
     let mut limits = Limits::default();
+    if let Some((first, rest)) = args.split_first()
+        && first.eq_ignore_ascii_case("infinite")
+    {
+        return match rest.first() {
+            None => Ok(Limits {
+                infinite: true,
+                ..limits
+            }),
+            Some(extra) => fail(format!(
+                "go infinite searches until stop and takes no other limit, got {extra:?}"
+            )),
+        };
+    }
     let mut words = args.iter();
     while let Some(key) = words.next() {
         let value = words.next().copied();
         match key.to_ascii_lowercase().as_str() {
-            "depth" => limits.depth = Some(positive(key, value)?),
-            "movetime" => limits.movetime = Some(Duration::from_millis(positive(key, value)?)),
-            "nodes" => limits.nodes = Some(positive(key, value)?),
+            "depth" => limits.depth = Some(limit(key, value, &settings::DEPTH)?),
+            "movetime" => {
+                let ms = limit(key, value, &settings::MOVETIME_MS)?;
+                limits.movetime = Some(Duration::from_millis(ms));
+            }
+            "nodes" => limits.nodes = Some(limit(key, value, &settings::NODES)?),
             _ => {
                 return fail(format!(
-                    "go: unknown limit {key:?}: expected depth N, movetime MS or nodes N"
+                    "go: unknown limit {key:?}: expected depth N, movetime MS, nodes N or infinite"
                 ));
             }
         }
@@ -243,20 +442,28 @@ fn parse_limits(args: &[&str]) -> Result<Limits, ProtocolError> {
     Ok(limits)
 }
 
-/// The number after a `go` limit, which must be at least 1.
-fn positive<T: FromStr + PartialOrd + From<u8>>(
+/// The value after a `go` limit.
+fn limit<T: FromStr + Display>(
     key: &str,
     value: Option<&str>,
+    setting: &Setting<T>,
 ) -> Result<T, ProtocolError> {
     let Some(text) = value else {
-        return fail(format!("go {key}: expected a whole number after {key}"));
+        return fail(format!(
+            "go {key}: expected {} after {key}",
+            setting.expected
+        ));
     };
-    match text.parse::<T>() {
-        Ok(n) if n >= T::from(1) => Ok(n),
-        _ => fail(format!(
-            "go {key}: expected a whole number of at least 1, got {text:?}"
-        )),
-    }
+    setting
+        .parse(text)
+        .map_err(|e| ProtocolError(format!("go {key}: {e}")))
+}
+
+/// `info` lines for the analysis (if any), then `bestmove`.
+fn go_reply(decision: &Decision) -> Vec<String> {
+    let mut reply: Vec<String> = decision.analysis.iter().map(info_line).collect();
+    reply.push(format!("bestmove {}", move_to_pdn(&decision.mv)));
+    reply
 }
 
 fn info_line(analysis: &Analysis) -> String {
@@ -330,6 +537,25 @@ mod tests {
         assert!(out[5].starts_with("bestmove "), "{out:?}");
     }
 
+    /// Commands sent during a search are answered after its bestmove, in order; at the end
+    /// of input `go infinite` is stopped, since no `stop` can come.
+    #[test]
+    fn piped_scripts_get_replies_in_order() {
+        let out = session(b"go depth 3\nfen\ngo infinite\nisready\nlegal 1\n");
+        assert!(out[0].starts_with("info ") && out[1].starts_with("bestmove "));
+        assert!(out[2].starts_with("fen B:"), "{out:?}");
+        assert!(out[3].starts_with("info ") && out[4].starts_with("bestmove "));
+        assert_eq!(out[5], "readyok");
+        assert!(out[6].starts_with("error legal takes no arguments"));
+        assert_eq!(out.len(), 7, "{out:?}");
+        let out = session(b"go infinite depth 3\ngo movetime 0\n");
+        assert_eq!(
+            out[0],
+            "error go infinite searches until stop and takes no other limit, got \"depth\""
+        );
+        assert!(out[1].starts_with("error go movetime: expected milliseconds"));
+    }
+
     #[test]
     fn illegal_moves_are_explained_and_the_old_position_stays() {
         let out = session(
@@ -356,7 +582,11 @@ mod tests {
             "{}",
             out[1]
         );
-        assert!(out[2].starts_with("error alphabeta depth=0"), "{}", out[2]);
+        assert!(
+            out[2].starts_with("error alphabeta option depth: expected a search depth"),
+            "{}",
+            out[2]
+        );
         assert_eq!(out[3], "ok agent alphabeta:depth=2 seed 7");
         assert!(out[4].starts_with("error seed \"-1\""), "{}", out[4]);
         assert_eq!(out[5], "ok agent random seed 7");
@@ -373,6 +603,48 @@ mod tests {
             out[9]
         );
         assert_eq!(out.len(), 10);
+    }
+
+    /// A depth, time or node count gets the same verdict and message whether it comes in an
+    /// agent spec (play, match, tournaments), by `setoption` or as a `go` limit.
+    #[test]
+    fn limits_are_judged_alike_by_every_route() {
+        for (spec_key, go_key, value, other) in [
+            ("depth", "depth", "0", "nodes 100"),
+            ("depth", "depth", "65", "nodes 100"),
+            ("depth", "depth", "64", "nodes 100"),
+            ("depth", "depth", "x", "nodes 100"),
+            ("time", "movetime", "0", "depth 1"),
+            ("time", "movetime", "1", "depth 1"),
+            ("time", "movetime", "18446744073709551616", "depth 1"),
+            ("nodes", "nodes", "0", "depth 1"),
+            ("nodes", "nodes", "-5", "depth 1"),
+            ("nodes", "nodes", "100", "depth 1"),
+        ] {
+            let by_spec = format!("alphabeta:{spec_key}={value}")
+                .parse::<AgentSpec>()
+                .and_then(|s| s.build(0).map(|_| ()))
+                .map_err(|e| e.0);
+            let out = session(
+                format!("setoption name {spec_key} value {value}\ngo {go_key} {value} {other}\n")
+                    .as_bytes(),
+            );
+            let case = format!("{spec_key}={value}: {out:?}");
+            match by_spec {
+                Ok(()) => {
+                    assert!(out[0].starts_with("ok agent "), "{case}");
+                    assert!(out.last().unwrap().starts_with("bestmove "), "{case}");
+                }
+                Err(e) => {
+                    let message = e
+                        .strip_prefix(&format!("alphabeta option {spec_key}: "))
+                        .unwrap_or_else(|| panic!("{case}: {e}"));
+                    assert_eq!(out[0], format!("error {e}"), "{case}");
+                    assert_eq!(out[1], format!("error go {go_key}: {message}"), "{case}");
+                    assert_eq!(out.len(), 2, "{case}");
+                }
+            }
+        }
     }
 
     #[test]
@@ -400,9 +672,9 @@ mod tests {
             "error expected position startpos",
             "error bad FEN: FEN must start with the side to move",
             "error move 2 of the moves list: \"banana\" is not a move",
-            "error go depth: expected a whole number after depth",
-            "error go depth: expected a whole number of at least 1, got \"x\"",
-            "error go depth: expected a whole number of at least 1, got \"0\"",
+            "error go depth: expected a search depth, a whole number 1-64 after depth",
+            "error go depth: expected a search depth, a whole number 1-64, got \"x\"",
+            "error go depth: expected a search depth, a whole number 1-64, got \"0\"",
             "error go: unknown limit \"speed\"",
             "error isready takes no arguments",
             "error legal takes no arguments",
@@ -427,6 +699,7 @@ mod tests {
             "fen",
             "newgame",
             "setoption",
+            "stop",
             "quit",
         ] {
             assert!(
@@ -447,6 +720,8 @@ mod tests {
         "depth",
         "movetime",
         "nodes",
+        "infinite",
+        "stop",
         "legal",
         "isready",
         "newgame",

@@ -3,7 +3,8 @@
 //! Every playable square shows its piece (`b` black man, `B` black king, `w` white man,
 //! `W` white king) or, when empty, its square number, so moves can be read off the board.
 //! Light squares are blank. Each row ends with the range of square numbers it holds, which
-//! names the occupied squares too.
+//! names the occupied squares too. Squares can be marked: `[ ]` around those of the last
+//! move, `x` on those whose pieces it captured.
 
 use super::board::{Bitboard, row_col};
 use super::position::{Color, Position};
@@ -14,19 +15,25 @@ const CELL: usize = 4;
 /// The board seen from White's side: square 1 top-left, square 29 the bottom-left corner.
 /// Squares in `highlight` (e.g. those of the last move) are shown in brackets.
 pub fn board_diagram(pos: &Position, highlight: Bitboard) -> String {
-    board_diagram_from(pos, highlight, Color::White)
+    board_diagram_from(pos, highlight, 0, Color::White)
 }
 
 /// The board with `viewer`'s side at the bottom. Black's view is White's turned half round,
 /// so square 32 is top-left and each side's men move up the page for their own player.
-pub fn board_diagram_from(pos: &Position, highlight: Bitboard, viewer: Color) -> String {
+/// Empty squares in `captured` show `x` instead of their number.
+pub fn board_diagram_from(
+    pos: &Position,
+    highlight: Bitboard,
+    captured: Bitboard,
+    viewer: Color,
+) -> String {
     let border = format!("  +{}+\n", "-".repeat(8 * CELL));
     let mut out = border.clone();
     for row in squares_by_row(viewer) {
         let cells: String = row
             .iter()
             .map(|cell| match cell {
-                Some(sq) => square_text(pos, *sq, highlight),
+                Some(sq) => square_text(pos, *sq, highlight, captured),
                 None => " ".repeat(CELL),
             })
             .collect();
@@ -53,8 +60,8 @@ fn squares_by_row(viewer: Color) -> [[Option<u8>; 8]; 8] {
     grid
 }
 
-/// One square's text, `CELL` characters wide: its piece letter or its number.
-fn square_text(pos: &Position, sq: u8, highlight: Bitboard) -> String {
+/// One square's text, `CELL` characters wide: its piece letter, `x` or its number.
+fn square_text(pos: &Position, sq: u8, highlight: Bitboard, captured: Bitboard) -> String {
     let body = match pos.piece_at(sq) {
         Some(piece) => {
             let letter = if piece.color == Color::Black {
@@ -69,6 +76,7 @@ fn square_text(pos: &Position, sq: u8, highlight: Bitboard) -> String {
             };
             letter.to_string()
         }
+        None if captured & (1u32 << sq) != 0 => "x".to_string(),
         None => (sq + 1).to_string(),
     };
     let body = if highlight & (1u32 << sq) != 0 {
@@ -116,10 +124,28 @@ mod tests {
         assert_eq!(rows[8], "  | 29      30      31      B      |  29..32");
 
         // Turned round for Black: 32 top-left, 1 bottom-right, each row read right to left.
-        let d = board_diagram_from(&after, 0, Color::Black);
+        let d = board_diagram_from(&after, 0, 0, Color::Black);
         let rows = lines_of(&d);
         assert_eq!(rows[1], "  |     B       31      30      29 |  32..29");
         assert_eq!(rows[5], "  |     16      w       14      13 |  16..13");
         assert_eq!(rows[8], "  | 4       3       2       W      |  4..1");
+    }
+
+    #[test]
+    fn captured_squares_show_x() {
+        let pos = parse_fen("B:W14,23:B9").unwrap();
+        let mv = parse_move(&pos, "9x27").unwrap();
+        let after = pos.apply(&mv);
+        let marked = mv
+            .path()
+            .iter()
+            .fold(1 << mv.from(), |m, &sq| m | (1 << sq));
+        let d = board_diagram_from(&after, marked, mv.captured(), Color::White);
+        let rows = lines_of(&d);
+        assert_eq!(rows[3], "  |    [9]      10      11      12 |  9..12");
+        assert_eq!(rows[4], "  | 13      x       15      16     |  13..16");
+        assert_eq!(rows[5], "  |     17     [18]     19      20 |  17..20");
+        assert_eq!(rows[6], "  | 21      22      x       24     |  21..24");
+        assert_eq!(rows[7], "  |     25      26     [b]      28 |  25..28");
     }
 }

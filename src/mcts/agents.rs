@@ -6,6 +6,8 @@ use super::model::{default_model, load_model};
 use super::puct::{Puct, PuctConfig, most_visited};
 use super::tree::Tree;
 use super::uct::Uct;
+use crate::agents::settings;
+use crate::agents::spec::setting_error;
 use crate::agents::{Agent, AgentError, Analysis, Decision, Limits, MoveScore, ScoreKind};
 use crate::game::Game;
 use crate::tensor::Device;
@@ -14,31 +16,39 @@ use rand::rngs::StdRng;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// How much to search for one move: simulations and an optional deadline.
+/// How much to search for one move: simulations, an optional deadline and the caller's
+/// stop flag.
 struct Budget {
     simulations: u64,
     deadline: Option<Instant>,
+    limits: Limits,
 }
 
 impl Budget {
-    /// `limits` if they bound the search (nodes = simulations, movetime), else `searches`.
+    /// `limits` if they bound the search (nodes = simulations, movetime, infinite), else
+    /// `searches`.
     fn new(limits: &Limits, searches: u32) -> Budget {
-        let deadline = limits.movetime.map(|t| Instant::now() + t);
-        let simulations = match (limits.nodes, deadline) {
-            (Some(n), _) => n,
-            (None, Some(_)) => u64::MAX,
-            (None, None) => searches as u64,
+        let deadline = limits.deadline(Instant::now());
+        let simulations = match limits.nodes {
+            Some(n) => n,
+            None if limits.infinite || limits.movetime.is_some() => u64::MAX,
+            None => searches as u64,
         };
         Budget {
             simulations: simulations.max(1),
             deadline,
+            limits: limits.clone(),
         }
     }
 
     /// Whether to search on after `done` simulations: always at least once, so there is a
-    /// searched move to give (reading the clock costs far less than a simulation).
+    /// searched move to give (reading the clock and the flag costs far less than a
+    /// simulation).
     fn more(&self, done: u64) -> bool {
-        done == 0 || (done < self.simulations && self.deadline.is_none_or(|d| Instant::now() < d))
+        done == 0
+            || (done < self.simulations
+                && self.deadline.is_none_or(|d| Instant::now() < d)
+                && !self.limits.stop_requested())
     }
 }
 
@@ -56,6 +66,7 @@ fn decide(tree: &Tree, simulations: u64, elapsed: Duration, priors: bool) -> Dec
                 mv: s.mv,
                 score: s.visits as f32 / total,
                 prior: priors.then_some(s.prior),
+                upper_bound: false,
             })
             .collect(),
         score_kind: ScoreKind::VisitShare,
@@ -85,12 +96,12 @@ pub struct MctsAgent {
 
 impl MctsAgent {
     pub fn new(searches: u32, c: f32, seed: u64) -> Result<MctsAgent, AgentError> {
-        if searches == 0 || !(c.is_finite() && c >= 0.0) {
-            return Err(AgentError(format!(
-                "mcts options: searches must be at least 1 and c a number >= 0 (got \
-                 searches={searches}, c={c})"
-            )));
-        }
+        settings::SEARCHES
+            .check(searches)
+            .map_err(|e| setting_error("mcts", "searches", e))?;
+        settings::EXPLORATION
+            .check(c)
+            .map_err(|e| setting_error("mcts", "c", e))?;
         Ok(MctsAgent {
             searches,
             c,
@@ -169,11 +180,12 @@ pub struct AzAgent {
 impl AzAgent {
     /// Loads the network; a missing or unreadable model file is a clear error.
     pub fn new(config: AzConfig, seed: u64) -> Result<AzAgent, AgentError> {
-        if config.searches == 0 || config.puct.batch == 0 {
-            return Err(AgentError(
-                "az options: searches and batch must be at least 1".into(),
-            ));
-        }
+        settings::SEARCHES
+            .check(config.searches)
+            .map_err(|e| setting_error("az", "searches", e))?;
+        settings::BATCH
+            .check(config.puct.batch)
+            .map_err(|e| setting_error("az", "batch", e))?;
         if let Some(path) = config.model.as_ref().filter(|p| !p.is_file()) {
             return Err(AgentError(format!(
                 "az: no model file at {} (train one with `checkers-zero train`, or leave out \
