@@ -435,24 +435,30 @@ fn start_position(fen: Option<&str>) -> Result<Position> {
 fn run_perft(args: PerftArgs) -> Result<()> {
     let pool = thread_pool(args.threads)?;
     let t = Instant::now();
-    let (depth, divide, unique) = (args.depth, args.divide, args.unique);
-    let (rows, nodes): (Vec<(String, u64)>, u64) = match args.game {
+    let (depth, unique) = (args.depth, args.unique);
+    // With --divide: the count under each root move, printed; else the parallel total.
+    let count = |divide: &(dyn Fn() -> Vec<(String, u64)> + Sync),
+                 total: &(dyn Fn() -> u64 + Sync)| {
+        if !args.divide {
+            return pool.install(total);
+        }
+        let rows = pool.install(divide);
+        for (mv, n) in &rows {
+            println!("{mv}: {n}");
+        }
+        rows.iter().map(|r| r.1).sum()
+    };
+    fn named<M: std::fmt::Display>(rows: Vec<(M, u64)>) -> Vec<(String, u64)> {
+        rows.into_iter()
+            .map(|(mv, n)| (mv.to_string(), n))
+            .collect()
+    }
+    let nodes = match args.game {
         GameName::Checkers => {
             let pos = start_position(args.fen.as_deref())?;
-            if divide {
-                let rows: Vec<(String, u64)> = pool
-                    .install(|| perft::divide(&pos, depth, unique))
-                    .into_iter()
-                    .map(|(mv, n)| (mv.to_string(), n))
-                    .collect();
-                let total = rows.iter().map(|r| r.1).sum();
-                (rows, total)
-            } else {
-                (
-                    vec![],
-                    pool.install(|| perft::perft_parallel(&pos, depth, unique)),
-                )
-            }
+            count(&|| named(perft::divide(&pos, depth, unique)), &|| {
+                perft::perft_parallel(&pos, depth, unique)
+            })
         }
         GameName::Othello => {
             if unique {
@@ -462,25 +468,11 @@ fn run_perft(args: PerftArgs) -> Result<()> {
                 None => othello::Position::start(),
                 Some(text) => othello::parse_position(text).context("bad --fen")?,
             };
-            if divide {
-                let rows: Vec<(String, u64)> = pool
-                    .install(|| othello::perft::divide(&pos, depth))
-                    .into_iter()
-                    .map(|(mv, n)| (mv.to_string(), n))
-                    .collect();
-                let total = rows.iter().map(|r| r.1).sum();
-                (rows, total)
-            } else {
-                (
-                    vec![],
-                    pool.install(|| othello::perft::perft_parallel(&pos, depth)),
-                )
-            }
+            count(&|| named(othello::perft::divide(&pos, depth)), &|| {
+                othello::perft::perft_parallel(&pos, depth)
+            })
         }
     };
-    for (mv, n) in &rows {
-        println!("{mv}: {n}");
-    }
     let secs = t.elapsed().as_secs_f64();
     println!(
         "perft({depth}) = {nodes}  ({secs:.3} s, {:.1} M nodes/s)",

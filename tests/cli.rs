@@ -78,3 +78,19 @@ fn os_errors_are_printed_once_with_their_file() {
     assert_eq!(err.matches("os error").count(), 1, "{err}");
     assert!(err.contains("/nonexistent/best.ckpt"), "{err}");
 }
+
+/// perft of either game from the command line, Othello's against its published count.
+#[test]
+fn perft_counts_both_games() {
+    for (args, want) in [
+        (
+            &["perft", "--game", "othello", "--depth", "9"][..],
+            "perft(9) = 3005288 ",
+        ),
+        (&["perft", "--depth", "8"], "perft(8) = 845931 "),
+    ] {
+        let out = run(args, &[]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.starts_with(want), "{args:?}: {text}");
+    }
+}

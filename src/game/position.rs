@@ -4,23 +4,11 @@ use super::board::{Bitboard, Dir, ROW_1_TO_4, ROW_29_TO_32, Squares};
 use super::moves::Move;
 use super::zobrist;
 
-/// The two sides. Black moves first and starts on squares 1-12.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-pub enum Color {
-    Black,
-    White,
-}
+/// The two sides; Black moves first and starts on squares 1-12.
+pub use crate::games::side::Color;
 
+/// Checkers' directions and rows of a side (an inherent impl beside the game's rules).
 impl Color {
-    pub const fn opposite(self) -> Color {
-        match self {
-            Color::Black => Color::White,
-            Color::White => Color::Black,
-        }
-    }
-
     /// The directions this side's men move in.
     pub const fn forward(self) -> [Dir; 2] {
         match self {
@@ -35,23 +23,6 @@ impl Color {
             Color::Black => ROW_29_TO_32,
             Color::White => ROW_1_TO_4,
         }
-    }
-
-    pub const fn index(self) -> usize {
-        self as usize
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Color::Black => "Black",
-            Color::White => "White",
-        }
-    }
-}
-
-impl std::fmt::Display for Color {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
     }
 }
 

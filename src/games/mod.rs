@@ -1,6 +1,7 @@
 //! The games the engine can play, each a self-contained rules module.
 
 pub mod othello;
+pub mod side;
 
 /// The games the program plays, as `--game` names them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

@@ -3,38 +3,7 @@
 use super::board::{Bitboard, Squares, square};
 use super::zobrist;
 
-/// The two sides. Black moves first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Color {
-    Black,
-    White,
-}
-
-impl Color {
-    pub const fn opposite(self) -> Color {
-        match self {
-            Color::Black => Color::White,
-            Color::White => Color::Black,
-        }
-    }
-
-    pub const fn index(self) -> usize {
-        self as usize
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Color::Black => "Black",
-            Color::White => "White",
-        }
-    }
-}
-
-impl std::fmt::Display for Color {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub use crate::games::side::Color;
 
 /// How a finished game ended: more discs wins, equal counts draw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
