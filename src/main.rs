@@ -1,7 +1,7 @@
 //! The `checkers-zero` command line: one subcommand per user task.
 
 use anyhow::{Context, Result, bail};
-use checkers_zero::agents::AgentSpec;
+use checkers_zero::agents::{AgentSpec, Player};
 use checkers_zero::arena::{
     DEFAULT_OPPONENTS, GameConfig, GauntletConfig, MatchConfig, OpeningSet, Series,
     TournamentConfig, run_gauntlet, run_match, run_tournament,
@@ -493,6 +493,11 @@ fn parse_spec(text: &str) -> Result<AgentSpec> {
     Ok(spec)
 }
 
+/// A match, tournament or gauntlet player from its spec, built once to check it.
+fn parse_player(text: &str) -> Result<Player> {
+    Ok(parse_spec(text)?.into())
+}
+
 fn run_play(args: PlayArgs) -> Result<()> {
     let opts = checkers_zero::play::PlayOptions {
         agent: parse_spec(&args.agent)?,
@@ -513,7 +518,7 @@ fn run_tournament_cmd(args: TournamentArgs) -> Result<()> {
         players: args
             .players
             .iter()
-            .map(|p| parse_spec(p))
+            .map(|p| parse_player(p))
             .collect::<Result<_>>()?,
         series: a.series(),
     };
@@ -527,8 +532,8 @@ fn run_tournament_cmd(args: TournamentArgs) -> Result<()> {
 fn run_match_cmd(args: MatchArgs) -> Result<()> {
     let a = &args.series;
     let config = MatchConfig {
-        first: parse_spec(&args.agent1)?,
-        second: parse_spec(&args.agent2)?,
+        first: parse_player(&args.agent1)?,
+        second: parse_player(&args.agent2)?,
         series: a.series(),
     };
     a.run(
@@ -544,10 +549,10 @@ fn run_gauntlet_cmd(args: GauntletArgs) -> Result<()> {
         .opponents
         .iter()
         .filter(|o| !o.trim().is_empty())
-        .map(|o| parse_spec(o).with_context(|| format!("--opponents {o:?}")))
+        .map(|o| parse_player(o).with_context(|| format!("--opponents {o:?}")))
         .collect::<Result<Vec<_>>>()?;
     let config = GauntletConfig {
-        player: parse_spec(&args.agent)?,
+        player: parse_player(&args.agent)?,
         opponents,
         series: a.series(),
     };

@@ -1,7 +1,7 @@
 //! The baseline agents: alpha-beta against a plain minimax, determinism, limits, and the
 //! yardstick result that alpha-beta depth 6 never loses to random over the ballots.
 
-use checkers_zero::agents::{AgentSpec, Limits};
+use checkers_zero::agents::{AgentSpec, Limits, Player};
 use checkers_zero::arena::{GameConfig, MatchConfig, OpeningSet, Series, run_match};
 use checkers_zero::game::{Color, Game, Position, dedup_routes_of, legal_moves};
 use rand::rngs::StdRng;
@@ -11,6 +11,10 @@ use std::time::{Duration, Instant};
 const WIN: i32 = 1_000_000;
 
 /// Material from the side to move, in hundredths of a man (king 1.5).
+fn player(spec: &str) -> Player {
+    spec.parse::<AgentSpec>().unwrap().into()
+}
+
 fn material(pos: &Position) -> i32 {
     let side =
         |c: Color| pos.men(c).count_ones() as i32 * 100 + pos.kings_of(c).count_ones() as i32 * 150;
@@ -118,8 +122,8 @@ fn alphabeta_scores_equal_plain_minimax() {
 #[test]
 fn alphabeta_is_deterministic_for_a_seed() {
     let config = MatchConfig {
-        first: "alphabeta:depth=4".parse().unwrap(),
-        second: "alphabeta:depth=3".parse().unwrap(),
+        first: player("alphabeta:depth=4"),
+        second: player("alphabeta:depth=3"),
         series: series(Some(6), 11),
     };
     let a = run_match(&config).unwrap();
@@ -169,8 +173,8 @@ fn limits_are_respected() {
 #[test]
 fn alphabeta_depth_6_never_loses_to_random_over_the_ballots() {
     let config = MatchConfig {
-        first: "alphabeta:depth=6".parse().unwrap(),
-        second: "random".parse().unwrap(),
+        first: player("alphabeta:depth=6"),
+        second: player("random"),
         series: series(None, 2026),
     };
     let report = run_match(&config).unwrap();
@@ -182,8 +186,8 @@ fn alphabeta_depth_6_never_loses_to_random_over_the_ballots() {
 #[test]
 fn deeper_alphabeta_beats_shallower() {
     let config = MatchConfig {
-        first: "alphabeta:depth=6".parse().unwrap(),
-        second: "alphabeta:depth=2".parse().unwrap(),
+        first: player("alphabeta:depth=6"),
+        second: player("alphabeta:depth=2"),
         series: series(Some(40), 5),
     };
     let t = run_match(&config).unwrap().tally(None);
@@ -196,7 +200,7 @@ fn tournament_cross_table_and_elo_order() {
     let config = TournamentConfig {
         players: ["random", "alphabeta:depth=1", "alphabeta:depth=4"]
             .iter()
-            .map(|s| s.parse().unwrap())
+            .map(|s| player(s))
             .collect(),
         series: series(Some(16), 9),
     };
@@ -223,10 +227,10 @@ fn tournament_cross_table_and_elo_order() {
 fn gauntlet_rows_add_up_and_print_as_json_lines() {
     use checkers_zero::arena::{GauntletConfig, run_gauntlet};
     let config = GauntletConfig {
-        player: "alphabeta:depth=1".parse().unwrap(),
+        player: player("alphabeta:depth=1"),
         opponents: ["random", "alphabeta:depth=1,king=2"]
             .iter()
-            .map(|s| s.parse().unwrap())
+            .map(|s| player(s))
             .collect(),
         series: series(Some(6), 3),
     };

@@ -357,3 +357,49 @@ fn an_evaluation_cache_changes_nothing_but_the_number_of_calls() {
     assert_eq!(cached.misses, misses);
     assert!(cached.hits >= misses);
 }
+
+/// The trainer's gating plays networks from memory (`AzNetwork`): such a player plays exactly
+/// the games of the `az` agent that loads the same network from its file.
+#[test]
+fn a_network_in_memory_plays_as_its_file_does() {
+    use checkers_zero::agents::Player;
+    use checkers_zero::arena::{GameConfig, MatchConfig, OpeningSet, Series, run_match};
+    use checkers_zero::mcts::{AzConfig, AzNetwork, default_model};
+    use checkers_zero::tensor::Device;
+    use std::sync::Arc;
+
+    let (net, encoding, _) = default_model(&Device::Cpu).unwrap();
+    let path = std::env::temp_dir().join(format!("cz-mem-{}.ckpt", std::process::id()));
+    checkers_zero::mcts::save_model(&path, &net, encoding, None).unwrap();
+    let spec = format!("az:model={},searches=16,device=cpu", path.display());
+    let from_file: Player = spec.parse::<AgentSpec>().unwrap().into();
+    let in_memory: Player = Arc::new(AzNetwork {
+        net,
+        encoding,
+        device: Device::Cpu,
+        config: AzConfig {
+            searches: 16,
+            ..AzConfig::default()
+        },
+        name: format!("az:model={},searches=16", path.display()),
+    });
+    let games = |first: Player| {
+        let report = run_match(&MatchConfig {
+            first,
+            second: "alphabeta:depth=2".parse::<AgentSpec>().unwrap().into(),
+            series: Series {
+                games: Some(4),
+                openings: OpeningSet::Standard,
+                seed: 9,
+                game: GameConfig {
+                    max_plies: Some(60),
+                },
+                progress: false,
+            },
+        })
+        .unwrap();
+        report.pdn()
+    };
+    assert_eq!(games(from_file), games(in_memory));
+    std::fs::remove_file(&path).unwrap();
+}

@@ -8,41 +8,6 @@ pub mod random;
 pub mod settings;
 pub mod spec;
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn limits_fall_back_to_defaults_but_keep_their_stop_flag() {
-        let defaults = Limits {
-            depth: Some(6),
-            ..Limits::default()
-        };
-        let flag = StopFlag::default();
-        let given = Limits {
-            stop: Some(flag.clone()),
-            ..Limits::default()
-        };
-        let used = given.or(&defaults);
-        assert_eq!(used.depth, Some(6));
-        assert_eq!(used.stop, Some(flag.clone()));
-        assert!(!used.stop_requested());
-        flag.stop();
-        assert!(used.stop_requested());
-        let infinite = Limits {
-            infinite: true,
-            ..Limits::default()
-        };
-        assert_eq!(infinite.or(&defaults).depth, None);
-        // A movetime too large for the clock means no deadline, not a panic.
-        let huge = Limits {
-            movetime: Some(Duration::MAX),
-            ..Limits::default()
-        };
-        assert_eq!(huge.deadline(Instant::now()), None);
-    }
-}
-
 use crate::game::{Game, Move};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -171,4 +136,61 @@ pub trait Agent: Send {
 
     /// Forgets anything carried over from an earlier game.
     fn new_game(&mut self) {}
+}
+
+/// What makes a fresh agent for each game of a match: an [`AgentSpec`], or a network held in
+/// memory (the trainer's gating and gauntlet, which need no file round trip).
+pub trait AgentSource: Send + Sync + std::fmt::Debug {
+    /// A new agent whose randomness comes from `seed`.
+    fn build(&self, seed: u64) -> Result<Box<dyn Agent>, AgentError>;
+}
+
+/// A player in a match, tournament or gauntlet.
+pub type Player = Arc<dyn AgentSource>;
+
+impl AgentSource for AgentSpec {
+    fn build(&self, seed: u64) -> Result<Box<dyn Agent>, AgentError> {
+        AgentSpec::build(self, seed)
+    }
+}
+
+impl From<AgentSpec> for Player {
+    fn from(spec: AgentSpec) -> Player {
+        Arc::new(spec)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_fall_back_to_defaults_but_keep_their_stop_flag() {
+        let defaults = Limits {
+            depth: Some(6),
+            ..Limits::default()
+        };
+        let flag = StopFlag::default();
+        let given = Limits {
+            stop: Some(flag.clone()),
+            ..Limits::default()
+        };
+        let used = given.or(&defaults);
+        assert_eq!(used.depth, Some(6));
+        assert_eq!(used.stop, Some(flag.clone()));
+        assert!(!used.stop_requested());
+        flag.stop();
+        assert!(used.stop_requested());
+        let infinite = Limits {
+            infinite: true,
+            ..Limits::default()
+        };
+        assert_eq!(infinite.or(&defaults).depth, None);
+        // A movetime too large for the clock means no deadline, not a panic.
+        let huge = Limits {
+            movetime: Some(Duration::MAX),
+            ..Limits::default()
+        };
+        assert_eq!(huge.deadline(Instant::now()), None);
+    }
 }

@@ -5,7 +5,7 @@
 use super::openings::OpeningSet;
 use super::series::{MatchConfig, Series, run_match};
 use super::stats::{Tally, fmt_elo};
-use crate::agents::{AgentError, AgentSpec};
+use crate::agents::{AgentError, Player};
 use crate::game::Color;
 use clap::ValueEnum;
 use serde::Serialize;
@@ -22,8 +22,8 @@ pub const DEFAULT_OPPONENTS: &[&str] = &[
 
 #[derive(Clone, Debug)]
 pub struct GauntletConfig {
-    pub player: AgentSpec,
-    pub opponents: Vec<AgentSpec>,
+    pub player: Player,
+    pub opponents: Vec<Player>,
     /// How each opponent is played (its `games` are per opponent).
     pub series: Series,
 }

@@ -3,7 +3,7 @@
 use super::driver::{GameConfig, play_game};
 use super::openings::{OpeningSet, starting_games};
 use super::stats::Tally;
-use crate::agents::{AgentError, AgentSpec};
+use crate::agents::{AgentError, Player};
 use crate::game::{Color, Game};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -34,8 +34,8 @@ impl Series {
 
 #[derive(Clone, Debug)]
 pub struct MatchConfig {
-    pub first: AgentSpec,
-    pub second: AgentSpec,
+    pub first: Player,
+    pub second: Player,
     pub series: Series,
 }
 

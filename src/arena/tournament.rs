@@ -4,11 +4,11 @@
 use super::elo::{PairResult, Rating, rate};
 use super::series::{MatchConfig, Series, run_match};
 use super::stats::Tally;
-use crate::agents::{AgentError, AgentSpec};
+use crate::agents::{AgentError, Player};
 
 #[derive(Clone, Debug)]
 pub struct TournamentConfig {
-    pub players: Vec<AgentSpec>,
+    pub players: Vec<Player>,
     /// How each pair plays (its `games` are per pair).
     pub series: Series,
 }
@@ -45,11 +45,7 @@ pub fn run_tournament(config: &TournamentConfig) -> Result<TournamentReport, Age
             pdn.push_str(&report.pdn());
         }
     }
-    let anchor = config
-        .players
-        .iter()
-        .position(|p| p.kind == "random")
-        .unwrap_or(0);
+    let anchor = names.iter().position(|n| n == "random").unwrap_or(0);
     let results: Vec<PairResult> = pairs
         .iter()
         .map(|&(a, b, t)| PairResult {

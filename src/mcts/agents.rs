@@ -1,6 +1,7 @@
 //! The search agents: `mcts` (UCT with random rollouts) and `az` (PUCT with a trained
 //! policy-value network). Both keep their tree between moves of a game.
 
+use super::encoding::Encoding;
 use super::evaluator::NetEvaluator;
 use super::model::{default_model, load_model};
 use super::puct::{Puct, PuctConfig, most_visited};
@@ -8,8 +9,11 @@ use super::tree::Tree;
 use super::uct::Uct;
 use crate::agents::settings;
 use crate::agents::spec::setting_error;
-use crate::agents::{Agent, AgentError, Analysis, Decision, Limits, MoveScore, ScoreKind};
+use crate::agents::{
+    Agent, AgentError, AgentSource, Analysis, Decision, Limits, MoveScore, ScoreKind,
+};
 use crate::game::Game;
+use crate::nn::PolicyValueNet;
 use crate::tensor::Device;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -170,7 +174,9 @@ impl Default for AzConfig {
 
 /// `az`: PUCT guided by a policy-value network, greedy (temperature 0), no noise.
 pub struct AzAgent {
-    config: AzConfig,
+    name: String,
+    searches: u32,
+    puct: PuctConfig,
     evaluator: NetEvaluator,
     rng: StdRng,
     seed: u64,
@@ -209,26 +215,61 @@ impl AzAgent {
         .map_err(|e| AgentError(format!("az: {e}")))?;
         let evaluator = NetEvaluator::new(net, encoding, device)
             .map_err(|e| AgentError(format!("az: {what}: {e}")))?;
-        Ok(AzAgent {
-            config,
+        let name = match &config.model {
+            Some(path) => format!("az:model={},searches={}", path.display(), config.searches),
+            None => format!("az:searches={}", config.searches),
+        };
+        Ok(AzAgent::with_evaluator(evaluator, &config, name, seed))
+    }
+
+    fn with_evaluator(evaluator: NetEvaluator, config: &AzConfig, name: String, seed: u64) -> Self {
+        AzAgent {
+            name,
+            searches: config.searches,
+            puct: config.puct,
             evaluator,
             rng: StdRng::seed_from_u64(seed),
             seed,
             search: None,
-        })
+        }
+    }
+}
+
+/// The `az` agent of a network held in memory, for each game of a match: the trainer's
+/// gating and gauntlet play the networks they hold instead of reloading them from files.
+#[derive(Clone)]
+pub struct AzNetwork {
+    pub net: PolicyValueNet,
+    pub encoding: Encoding,
+    pub device: Device,
+    /// `searches` and `puct` are used; `model` and `device` are not.
+    pub config: AzConfig,
+    /// The agent's name: the spec that plays the same network from its file.
+    pub name: String,
+}
+
+impl std::fmt::Debug for AzNetwork {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
+impl AgentSource for AzNetwork {
+    fn build(&self, seed: u64) -> Result<Box<dyn Agent>, AgentError> {
+        let evaluator = NetEvaluator::new(self.net.clone(), self.encoding, self.device.clone())
+            .map_err(|e| AgentError(format!("{}: {e}", self.name)))?;
+        Ok(Box::new(AzAgent::with_evaluator(
+            evaluator,
+            &self.config,
+            self.name.clone(),
+            seed,
+        )))
     }
 }
 
 impl Agent for AzAgent {
     fn name(&self) -> String {
-        match &self.config.model {
-            Some(path) => format!(
-                "az:model={},searches={}",
-                path.display(),
-                self.config.searches
-            ),
-            None => format!("az:searches={}", self.config.searches),
-        }
+        self.name.clone()
     }
 
     fn select(&mut self, game: &Game, limits: &Limits) -> Decision {
@@ -237,12 +278,12 @@ impl Agent for AzAgent {
                 s.follow(game);
                 s
             }
-            None => self.search.insert(Puct::new(self.config.puct, game)),
+            None => self.search.insert(Puct::new(self.puct, game)),
         };
-        let budget = Budget::new(limits, self.config.searches);
+        let budget = Budget::new(limits, self.searches);
         let start = Instant::now();
         let mut done = 0;
-        let chunk = self.config.puct.batch as u64;
+        let chunk = self.puct.batch as u64;
         while budget.more(done) {
             let n = chunk.min(budget.simulations - done);
             search.run(&mut self.evaluator, n as u32, &mut self.rng);

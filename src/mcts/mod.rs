@@ -18,7 +18,7 @@ pub mod puct;
 pub mod tree;
 pub mod uct;
 
-pub use agents::{AzAgent, AzConfig, MctsAgent};
+pub use agents::{AzAgent, AzConfig, AzNetwork, MctsAgent};
 pub use encoding::{Encoding, EvalInput, hop_at, legal_mask, policy_index};
 pub use evaluator::{CachedEvaluator, Evaluation, Evaluator, MaterialEvaluator, NetEvaluator};
 pub use hops::{Hop, HopState, hops_of};

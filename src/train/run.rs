@@ -106,8 +106,8 @@ pub fn strength(
     seed: u64,
 ) -> Result<Strength, TrainError> {
     let report = run_match(&MatchConfig {
-        first: learner.clone(),
-        second: opponent.clone(),
+        first: learner.clone().into(),
+        second: opponent.clone().into(),
         series: Series {
             games: Some(2 * per_colour),
             openings,

@@ -11,12 +11,14 @@
 
 use super::config::{ConfigOverrides, TrainConfig};
 use super::optimise::{TrainSpec, TrainStats, steps_per_epoch, train};
-use crate::agents::AgentSpec;
+use crate::agents::Player;
 use crate::arena::gauntlet::{GauntletConfig, GauntletRecord, run_gauntlet};
 use crate::arena::{GameConfig, MatchConfig, OpeningSet, Series, run_match};
 use crate::files::write_atomic;
 use crate::game::{Color, Outcome, WinReason};
-use crate::mcts::{AzModel, CachedEvaluator, NetEvaluator, load_model, save_model};
+use crate::mcts::{
+    AzConfig, AzModel, AzNetwork, CachedEvaluator, NetEvaluator, load_model, save_model,
+};
 use crate::nn::{Checkpoint, Optimizer, PolicyValueNet};
 use crate::selfplay::{ReplayBuffer, SelfPlayReport, SelfPlayRun, self_play};
 use crate::tensor::Device;
@@ -26,6 +28,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// What `state.ckpt` records beside the network in training and its optimizer.
@@ -428,26 +431,34 @@ impl Pipeline {
         stats
     }
 
-    /// The `az` agent playing iteration `i`'s network at the gating budget.
-    fn az_spec(&self, i: u32) -> Result<AgentSpec, TrainError> {
-        let device = match self.device {
-            Device::Cpu => "cpu",
-            Device::Gpu(_) => "gpu",
-        };
-        Ok(format!(
-            "az:model={},searches={},device={device}",
-            model_path(&self.run.dir, i).display(),
-            self.state.config.gating_searches
-        )
-        .parse()?)
+    /// The `az` agent of `net` (iteration `i`'s network) at the gating budget, played from
+    /// memory; it is named by the spec that plays the same network from its file.
+    fn az_player(&self, net: &PolicyValueNet, i: u32) -> Player {
+        let searches = self.state.config.gating_searches;
+        Arc::new(AzNetwork {
+            net: net.clone(),
+            encoding: self.state.model.encoding,
+            device: self.device.clone(),
+            config: AzConfig {
+                searches,
+                ..AzConfig::default()
+            },
+            name: format!(
+                "az:model={},searches={searches}",
+                model_path(&self.run.dir, i).display()
+            ),
+        })
     }
 
     /// The best network against the gauntlet opponents.
     fn gauntlet(&self, it: u32) -> Result<Vec<GauntletRecord>, TrainError> {
         let c = &self.state.config;
         let report = run_gauntlet(&GauntletConfig {
-            player: self.az_spec(self.state.best_iteration)?,
-            opponents: c.gauntlet_specs().map_err(TrainError::Config)?,
+            player: self.az_player(&self.best, self.state.best_iteration),
+            opponents: (c.gauntlet_specs().map_err(TrainError::Config)?)
+                .into_iter()
+                .map(Player::from)
+                .collect(),
             series: Series {
                 games: Some(c.gauntlet_games as usize),
                 openings: OpeningSet::Standard,
@@ -463,8 +474,8 @@ impl Pipeline {
     fn gate(&self, it: u32) -> Result<(f64, [u32; 3]), TrainError> {
         let c = &self.state.config;
         let report = run_match(&MatchConfig {
-            first: self.az_spec(it)?,
-            second: self.az_spec(self.state.best_iteration)?,
+            first: self.az_player(&self.net, it),
+            second: self.az_player(&self.best, self.state.best_iteration),
             series: Series {
                 games: Some(c.gating_games as usize),
                 openings: OpeningSet::Standard,
