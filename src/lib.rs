@@ -8,6 +8,7 @@ pub mod game;
 pub mod games;
 pub mod mcts;
 pub mod play;
+pub mod seeds;
 pub mod selfplay;
 
 pub mod backend;

@@ -5,7 +5,7 @@ use checkers_zero::tensor::Device;
 use checkers_zero::train::alphazero::{ConfigOverrides, Pipeline, TrainConfig, read_config_file};
 use checkers_zero::train::ga::{self, GaConfig, Scheme};
 use checkers_zero::train::pso::{self, PsoConfig, Topology};
-use checkers_zero::train::run::RunOptions;
+use checkers_zero::train::run_dir::RunOptions;
 use checkers_zero::train::td::{self, Opponent, Target, TdConfig};
 use std::path::PathBuf;
 

@@ -13,7 +13,7 @@ use crate::mcts::{
     Evaluator, Hop, Leaves, PlayoutCap, Puct, PuctConfig, Temperature, Tree, pick_child,
     policy_index,
 };
-use crate::train::run::derive_seed;
+use crate::seeds::derive_seed;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -8,12 +8,15 @@
 //! Gaussian mutation (and an evolving king value); the 30 play, scoring +1 / 0 / -2, and the
 //! best 15 survive.
 
-use super::run::{RunOptions, TrainError, derive_seed, progress};
+use super::errors::TrainError;
+use super::progress::progress;
+use super::run_dir::RunOptions;
 use super::run_dir::open_run;
 use super::tournament::{self, Arena, Pairing, Player, Points};
 use super::value_net::{Activation, Features, Learner, ValueArch, ValueNet};
 use crate::arena::OpeningSet;
 use crate::nn::{Checkpoint, Module, TensorData};
+use crate::seeds::derive_seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::StandardNormal;

@@ -2,11 +2,17 @@
 //! swarm optimisation — train small value networks ([`value_net`]) that play as the `td`,
 //! `ga` and `pso` agents.
 
+//!
+//! What every trainer shares lives in small modules: its folder ([`run_dir`]), errors,
+//! progress bar and strength reports.
+
 pub mod alphazero;
+pub mod errors;
 pub mod ga;
+pub mod progress;
 pub mod pso;
-pub mod run;
 pub mod run_dir;
+pub mod strength;
 pub mod td;
 pub mod tournament;
 pub mod value_net;

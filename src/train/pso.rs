@@ -4,13 +4,17 @@
 //! pool (+1 win, -2 loss, 0 draw), which makes the two comparable, and then
 //! v = chi (w v + c1 r1 (pbest - x) + c2 r2 (nbest - x)), clamped to +-vmax, x = x + v.
 
-use super::run::{RunOptions, Strength, TrainError, derive_seed, learner_spec, progress, strength};
+use super::errors::TrainError;
+use super::progress::progress;
+use super::run_dir::RunOptions;
 use super::run_dir::open_run;
+use super::strength::{Strength, learner_spec, strength};
 use super::tournament::{self, Arena, Pairing, Player, Points};
 use super::value_net::{Activation, Features, Learner, ValueArch, ValueNet};
 use crate::agents::AgentSpec;
 use crate::arena::OpeningSet;
 use crate::nn::{Checkpoint, Module, TensorData};
+use crate::seeds::derive_seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};

@@ -2,7 +2,7 @@
 //! repairs a run owes to a predecessor that was killed (temporary files, metrics lines of an
 //! iteration that never reached its checkpoint).
 
-use super::run::{RunOptions, TrainError};
+use super::errors::TrainError;
 use crate::files::remove_stale_temps;
 use serde::Serialize;
 use std::fs::{File, OpenOptions, TryLockError};
@@ -22,6 +22,17 @@ pub struct RunDir {
     _lock: RunLock,
     /// The pid in a lock file left by a process that died without releasing it.
     pub taken_over_from: Option<String>,
+}
+
+/// Where a run writes and whether it continues an earlier one.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// The run folder.
+    pub dir: PathBuf,
+    /// Continue the run in `dir` from its `state.ckpt`, whose configuration replaces the
+    /// given one.
+    pub resume: bool,
+    pub progress: bool,
 }
 
 /// Claims the run folder of `opts` for a classic learner, whose state lives in `state.ckpt`: a

@@ -13,8 +13,11 @@
 //! positions at the learner's turns and moves by a 1-ply greedy over the raw children; its
 //! score against random rises and collapses within a few thousand games.
 
-use super::run::{RunOptions, TrainError, derive_seed, learner_spec, progress, strength};
+use super::errors::TrainError;
+use super::progress::progress;
+use super::run_dir::RunOptions;
 use super::run_dir::open_run;
+use super::strength::{learner_spec, strength};
 use super::value_net::{Activation, Features, Learner, ValueArch, ValueNet};
 use crate::agents::alphabeta::AlphaBeta;
 use crate::agents::learned::{NetEval, net_search, score_to_value};
@@ -22,6 +25,7 @@ use crate::agents::{Agent, AgentSpec, Limits, random::RandomAgent};
 use crate::arena::OpeningSet;
 use crate::game::{Color, Game, Position, adjudicate, dedup_routes_of, legal_moves};
 use crate::nn::Checkpoint;
+use crate::seeds::derive_seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};

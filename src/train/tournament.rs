@@ -1,12 +1,12 @@
 //! Games between networks of a population (GA) or swarm (PSO): each game is independent, so
 //! a generation's games run in parallel on the rayon pool; results depend only on the seeds.
 
-use super::run::derive_seed;
 use super::value_net::{ValueArch, ValueNet};
 use crate::agents::learned::NetAgent;
 use crate::arena::openings::starting_games;
 use crate::arena::{GameConfig, OpeningSet, play_game};
 use crate::game::{Color, Game, Outcome, WinReason};
+use crate::seeds::derive_seed;
 use rayon::prelude::*;
 
 /// A player: an architecture (its king value included) and flat weights.

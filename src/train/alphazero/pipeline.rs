@@ -20,9 +20,11 @@ use crate::mcts::{
     AzConfig, AzModel, AzNetwork, CachedEvaluator, NetEvaluator, load_model, save_model,
 };
 use crate::nn::{Checkpoint, Optimizer, PolicyValueNet};
+use crate::seeds::derive_seed;
 use crate::selfplay::{ReplayBuffer, SelfPlayReport, SelfPlayRun, self_play};
 use crate::tensor::Device;
-use crate::train::run::{TrainError, derive_seed, progress};
+use crate::train::errors::TrainError;
+use crate::train::progress::progress;
 use crate::train::run_dir::RunDir;
 use rand::SeedableRng;
 use rand::rngs::StdRng;

@@ -1,57 +1,11 @@
-//! What every training run shares beside its folder ([`super::run_dir`]): errors, seeds
-//! derived from the one `--seed`, progress bars, and the strength report against an agent.
+//! A learner's strength: its results against an opponent by colour, from a match over the
+//! start position or the ballots.
 
+use super::errors::TrainError;
 use crate::agents::AgentSpec;
 use crate::arena::{GameConfig, MatchConfig, OpeningSet, Series, Tally, run_match};
 use crate::game::Color;
-use indicatif::{ProgressBar, ProgressStyle};
-use std::path::{Path, PathBuf};
-
-#[derive(Debug, thiserror::Error)]
-pub enum TrainError {
-    #[error("{0}")]
-    Config(String),
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error(transparent)]
-    Checkpoint(#[from] crate::nn::CheckpointError),
-    #[error(transparent)]
-    Agent(#[from] crate::agents::AgentError),
-    /// The run folder belongs to another process.
-    #[error("{0}")]
-    InUse(String),
-}
-
-/// A seed for one purpose (`a`, `b`) of a run, independent of thread count and of how the
-/// run was split by `--resume` (splitmix64 finaliser over the mixed inputs).
-pub fn derive_seed(seed: u64, a: u64, b: u64) -> u64 {
-    let mut z = seed
-        .wrapping_add(a.wrapping_mul(0x9E37_79B9_7F4A_7C15))
-        .wrapping_add(b.wrapping_mul(0xD6E8_FEB8_6659_FD93));
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// A bar on stderr over `len` steps named `unit`, starting at `done`; hidden unless `show`.
-pub fn progress(len: u64, done: u64, unit: &str, show: bool) -> ProgressBar {
-    let bar = ProgressBar::new(len);
-    if !show {
-        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-    }
-    bar.set_style(
-        ProgressStyle::with_template(&format!(
-            "{{msg}} [{{bar:30}}] {{pos}}/{{len}} {unit} ({{eta}} left)"
-        ))
-        .expect("static template")
-        .progress_chars("=> "),
-    );
-    bar.set_position(done);
-    bar
-}
+use std::path::Path;
 
 /// A learner's results against an opponent, by the learner's colour.
 #[derive(Clone, Copy, Debug)]
@@ -127,15 +81,4 @@ pub fn learner_spec(kind: &str, path: &Path, depth: u32) -> Result<AgentSpec, Tr
     let text = format!("{kind}:model={},depth={depth}", path.display());
     let spec: AgentSpec = text.parse()?;
     Ok(spec)
-}
-
-/// Where a run writes and whether it continues an earlier one.
-#[derive(Clone, Debug)]
-pub struct RunOptions {
-    /// The run folder.
-    pub dir: PathBuf,
-    /// Continue the run in `dir` from its `state.ckpt`, whose configuration replaces the
-    /// given one.
-    pub resume: bool,
-    pub progress: bool,
 }
