@@ -90,8 +90,17 @@ fn line(b: &NnBench, net: &str, params: usize, mode: &str, batch: usize, per_s: 
 /// full training step — forward, AlphaZero loss, backward, SGD with momentum and weight
 /// decay — at the training batch, with the loss read back every step.
 pub fn nn(b: &NnBench) -> Result<(), String> {
-    for name in &b.nets {
-        let arch = Architecture::preset(name).map_err(|e| e.to_string())?;
+    if !(b.seconds.is_finite() && b.seconds > 0.0) {
+        return Err(format!(
+            "--seconds {}: expected a positive number",
+            b.seconds
+        ));
+    }
+    // Every name is checked before the first measurement, not after it.
+    let archs = (b.nets.iter())
+        .map(|name| Architecture::preset(name).map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
+    for (name, arch) in b.nets.iter().zip(archs) {
         let mut rng = StdRng::seed_from_u64(0);
         let mut net = PolicyValueNet::new(arch.clone(), &b.device, &mut rng);
         let params = net.num_params();

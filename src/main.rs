@@ -114,7 +114,7 @@ enum BenchCommand {
         #[arg(long, default_value = "1,16,64,256")]
         batches: String,
         /// Batch size of the timed training step.
-        #[arg(long, default_value_t = 256)]
+        #[arg(long, default_value_t = 256, value_parser = at_least_one::<usize>)]
         train_batch: usize,
         /// Seconds per measurement.
         #[arg(long, default_value_t = 3.0)]
@@ -623,6 +623,7 @@ mod tests {
             ],
             &["checkers-zero", "match", "random", "random", "--games", "0"],
             &["checkers-zero", "bench", "selfplay", "--repeat", "0"],
+            &["checkers-zero", "bench", "nn", "--train-batch", "0"],
             &["checkers-zero", "train-td", "--out", "r", "--games", "0"],
             &[
                 "checkers-zero",

@@ -94,3 +94,23 @@ fn perft_counts_both_games() {
         assert!(text.starts_with(want), "{args:?}: {text}");
     }
 }
+
+/// Every network name and the time per measurement are checked before the first one runs.
+#[test]
+fn bench_nn_checks_its_settings_first() {
+    for (args, needle) in [
+        (
+            &["bench", "nn", "--net", "az-tiny,bogus", "--batches", "1"][..],
+            "bogus",
+        ),
+        (
+            &["bench", "nn", "--net", "az-tiny", "--seconds", "nan"],
+            "--seconds",
+        ),
+    ] {
+        let out = run(args, &[]);
+        assert!(!out.status.success());
+        assert!(out.stdout.is_empty(), "{args:?}: nothing measured");
+        assert!(stderr(&out).contains(needle), "{args:?}: {}", stderr(&out));
+    }
+}
