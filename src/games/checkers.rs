@@ -88,7 +88,7 @@ impl Rules for Checkers {
 
     /// The side to move loses when it cannot move; a turn under way can always continue.
     fn outcome(state: &HopState) -> Option<Outcome> {
-        // Counting steps needs no buffer, and a capture is found before any is generated.
+        // `count_moves` counts without building moves (the buffer is only for folding routes).
         let stuck =
             state.is_turn_start() && count_moves(state.position(), false, &mut Vec::new()) == 0;
         stuck.then_some(Outcome::Win(state.turn().opposite()))
