@@ -9,10 +9,7 @@ use super::position::{Color, Position};
 use crate::input::quoted;
 use std::fmt::Write;
 
-/// A one-line explanation of why some text is not a valid move or position.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct NotationError(pub String);
+pub use crate::games::side::NotationError;
 
 fn err<T>(msg: impl Into<String>) -> Result<T, NotationError> {
     Err(NotationError(msg.into()))

@@ -1,7 +1,14 @@
-//! The games the engine can play, each a self-contained rules module.
+//! The games the engine can play, each a self-contained rules module, and the [`Rules`]
+//! trait that the layers above the rules will be generic over.
 
+pub mod checkers;
 pub mod othello;
+pub mod rules;
 pub mod side;
+
+pub use checkers::Checkers;
+pub use othello::Othello;
+pub use rules::{NetInput, Rules};
 
 /// The games the program plays, as `--game` names them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

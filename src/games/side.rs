@@ -1,5 +1,5 @@
-//! What every two-player game here shares: the two sides, and fixed random keys for hashing
-//! positions.
+//! What every two-player game here shares: the two sides, how a game ends, the error of
+//! move and position text, and fixed random keys for hashing positions.
 
 /// The two sides. Black moves first in both games.
 #[derive(
@@ -35,6 +35,19 @@ impl std::fmt::Display for Color {
         f.write_str(self.name())
     }
 }
+
+/// How a game ended by its rules: a winner, or a draw. (Checkers' game record has its own
+/// `game::Outcome`, which adds the reason, e.g. repetition or adjudication.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    Win(Color),
+    Draw,
+}
+
+/// A one-line explanation of why some text is not a valid move or position.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct NotationError(pub String);
 
 const fn splitmix64(state: u64) -> (u64, u64) {
     let next = state.wrapping_add(0x9E37_79B9_7F4A_7C15);

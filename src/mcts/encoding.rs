@@ -97,19 +97,32 @@ impl Encoding {
 
     /// Writes the planes of `input` into `out` (length `planes() * 64`, all overwritten).
     pub fn encode(&self, input: &EvalInput, out: &mut [f32]) {
+        self.encode_parts(&input.state, input.quiet, &input.history, &input.hops, out);
+    }
+
+    /// [`Encoding::encode`] from borrowed parts (the fields of an [`EvalInput`]), so
+    /// callers that hold them elsewhere, like `games::Rules`, need not build one.
+    pub fn encode_parts(
+        &self,
+        state: &HopState,
+        quiet: u32,
+        history: &[Position],
+        hops: &[Hop],
+        out: &mut [f32],
+    ) {
         assert_eq!(out.len(), self.planes() * CELLS, "plane buffer size");
         out.fill(0.0);
-        let turn = input.state.turn();
+        let turn = state.turn();
         let mut planes = out.chunks_exact_mut(CELLS);
         let mut next = || planes.next().expect("plane count matches planes()");
-        write_pieces(input.state.position(), turn, &mut next);
-        let jumping = input.state.jumping().map_or(0, |sq| 1u32 << sq);
+        write_pieces(state.position(), turn, &mut next);
+        let jumping = state.jumping().map_or(0, |sq| 1u32 << sq);
         mark(next(), jumping, turn);
-        mark(next(), input.state.captured(), turn);
-        next().fill(input.quiet.min(FORTY_MOVE_PLIES) as f32 / FORTY_MOVE_PLIES as f32);
+        mark(next(), state.captured(), turn);
+        next().fill(quiet.min(FORTY_MOVE_PLIES) as f32 / FORTY_MOVE_PLIES as f32);
         next().fill(1.0);
         for k in 0..self.history {
-            match input.history.get(k) {
+            match history.get(k) {
                 Some(pos) => write_pieces(pos, turn, &mut next),
                 None => (0..4).for_each(|_| {
                     next();
@@ -118,7 +131,7 @@ impl Encoding {
         }
         if self.legal_hops {
             let dirs: [&mut [f32]; 4] = [next(), next(), next(), next()];
-            for hop in &input.hops {
+            for hop in hops {
                 let idx = policy_index(*hop, turn);
                 dirs[idx / 32][cell(frame_square(hop.from, turn))] = 1.0;
             }

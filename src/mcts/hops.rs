@@ -55,6 +55,16 @@ impl HopState {
         self.captured
     }
 
+    /// The colour mirror (see [`Position::mirrored`]): the same state seen by the other
+    /// side, the jumping piece and the jumped pieces moved with the board.
+    pub fn mirrored(&self) -> HopState {
+        HopState {
+            pos: self.pos.mirrored(),
+            jumping: self.jumping.map(|sq| 31 - sq),
+            captured: self.captured.reverse_bits(),
+        }
+    }
+
     pub const fn is_turn_start(&self) -> bool {
         self.jumping.is_none()
     }

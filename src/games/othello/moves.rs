@@ -86,13 +86,19 @@ impl Position {
     /// The legal moves, squares lowest first; `[Pass]` when only the opponent can move,
     /// empty when the game is over.
     pub fn legal_moves(&self) -> Vec<Move> {
+        let mut out = Vec::new();
+        self.legal_moves_into(&mut out);
+        out
+    }
+
+    /// Appends the legal moves, in the order of [`Position::legal_moves`], to `out` (a
+    /// buffer search reuses).
+    pub fn legal_moves_into(&self, out: &mut Vec<Move>) {
         let mask = self.legal_moves_mask();
         if mask != 0 {
-            Squares(mask).map(Move::Play).collect()
+            out.extend(Squares(mask).map(Move::Play));
         } else if self.opponent_moves_mask() != 0 {
-            vec![Move::Pass]
-        } else {
-            Vec::new()
+            out.push(Move::Pass);
         }
     }
 

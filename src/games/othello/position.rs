@@ -3,14 +3,8 @@
 use super::board::{Bitboard, Squares, square};
 use super::zobrist;
 
-pub use crate::games::side::Color;
-
-/// How a finished game ended: more discs wins, equal counts draw.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Outcome {
-    Win(Color),
-    Draw,
-}
+/// In Othello more discs wins a finished game, and equal counts draw.
+pub use crate::games::side::{Color, Outcome};
 
 /// A position: the discs of the side to move, the opponent's discs, and the side to move
 /// (17 bytes, cheap to copy). Stored relative to the mover because every rule is symmetric
