@@ -427,6 +427,36 @@ fn conv2d_forward_and_gradients() {
 }
 
 #[test]
+fn fused_conv_add_relu() {
+    // The GPU composes conv, add and ReLU; the CPU fuses them into the conv's pass.
+    on_gpu(|gpu| {
+        let x = normal(&[3, 4, 8, 8], 120);
+        let w = normal(&[5, 4, 3, 3], 121);
+        let b = normal(&[5], 122);
+        let res = normal(&[3, 5, 8, 8], 123);
+        for (residual, relu) in [(None, false), (None, true), (Some(&res), true)] {
+            let run = |dev: &Device| {
+                let r = residual.map(|r| r.to_device(dev));
+                x.to_device(dev)
+                    .conv2d_add_relu(
+                        &w.to_device(dev),
+                        &b.to_device(dev),
+                        r.as_ref(),
+                        relu,
+                        (1, 1),
+                    )
+                    .to_vec()
+            };
+            let name = format!(
+                "conv2d_add_relu residual {} relu {relu}",
+                residual.is_some()
+            );
+            assert_close(&name, &run(&Device::Cpu), &run(gpu), SUMMED);
+        }
+    });
+}
+
+#[test]
 fn softmax_and_log_softmax() {
     on_gpu(|gpu| {
         let x = normal(&[7, 13, 5], 90).mul_scalar(3.0);

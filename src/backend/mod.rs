@@ -157,6 +157,31 @@ pub trait Backend: Send + Sync {
         bias: Option<&Self::Buf>,
         d: ConvDims,
     ) -> Self::Buf;
+    /// relu?(conv2d(x, w, bias) + residual?), `residual` shaped like the output: the inference
+    /// form of conv, batch norm folded into `w` and `bias`, residual add and ReLU. Only
+    /// inference uses it (no backward). This default composes the primitive kernels; the CPU
+    /// backend fuses them into the convolution's pass over each image.
+    fn conv2d_add_relu(
+        &self,
+        x: &Self::Buf,
+        w: &Self::Buf,
+        bias: &Self::Buf,
+        residual: Option<&Self::Buf>,
+        relu: bool,
+        d: ConvDims,
+    ) -> Self::Buf {
+        let y = self.conv2d(x, w, Some(bias), d);
+        let shape = [d.n, d.c_out, d.out_h(), d.out_w()];
+        let y = match residual {
+            Some(r) => self.binary(BinaryOp::Add, &y, &shape, r, &shape, &shape),
+            None => y,
+        };
+        if relu {
+            self.unary(UnaryOp::Relu, &y)
+        } else {
+            y
+        }
+    }
     /// Gradient of the conv input from the output gradient `g` (n, c_out, ho, wo).
     fn conv2d_grad_input(&self, g: &Self::Buf, w: &Self::Buf, d: ConvDims) -> Self::Buf;
     /// Gradient of the conv weight from the input and the output gradient.

@@ -249,7 +249,7 @@ impl Module for PolicyValueNet {
             self.arch.input_planes,
             x.shape()
         );
-        let stem = self.stem_bn.forward(ctx, &self.stem.forward(ctx, x)).relu();
+        let stem = self.stem.forward_bn(ctx, &self.stem_bn, x, None, true);
         let h = self
             .body
             .iter()
@@ -260,9 +260,8 @@ impl Module for PolicyValueNet {
             .reshape(&[n, POLICY_PLANES * BOARD * BOARD])
             .gather_cols(&self.dark);
         let v = self
-            .value_bn
-            .forward(ctx, &self.value_conv.forward(ctx, &h))
-            .relu()
+            .value_conv
+            .forward_bn(ctx, &self.value_bn, &h, None, true)
             .reshape(&[n, BOARD * BOARD]);
         let v = self
             .value_fc2

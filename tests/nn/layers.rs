@@ -2,9 +2,9 @@
 
 use super::{assert_close, cpu, rng, tensor};
 use checkers_zero::nn::{
-    BatchNorm2d, Ctx, Flatten, Linear, Module, Param, Relu, Reshape, Sequential,
+    BatchNorm2d, Conv2d, Ctx, Flatten, Linear, Module, Param, Relu, Reshape, Sequential,
 };
-use checkers_zero::tensor::Var;
+use checkers_zero::tensor::{Tensor, Var};
 
 #[test]
 fn linear_is_x_w_transposed_plus_b() {
@@ -136,4 +136,44 @@ fn models_are_send_and_sync() {
     check::<checkers_zero::nn::PolicyValueNet>();
     check::<Sequential>();
     check::<BatchNorm2d>();
+}
+
+#[test]
+fn fused_conv_batch_norm_inference_matches_the_layers() {
+    // Inference folds evaluation-mode batch norm into the conv and fuses the residual add and
+    // ReLU; a recording context runs the layers one by one. They differ only by rounding:
+    // the folded weights round once more and the sums run in another order.
+    let dev = cpu();
+    let mut r = rng(7);
+    for (kernel, pad, conv_bias) in [(3, 1, false), (3, 1, true), (1, 0, true)] {
+        let conv = Conv2d::new(5, 6, kernel, pad, conv_bias, &dev, &mut r);
+        let mut bn = BatchNorm2d::new(6, &dev);
+        // Training forwards move the running statistics away from (0, 1); gamma and beta too.
+        for seed in 0..3 {
+            let x = Var::constant(Tensor::randn(&[4, 5, 8, 8], 2.0, &mut rng(seed), &dev));
+            bn.forward(&Ctx::inference(), &conv.forward(&Ctx::inference(), &x));
+        }
+        let mut seed = 10;
+        bn.params_mut(&mut |p| {
+            p.set(Tensor::randn(p.shape(), 1.0, &mut rng(seed), &dev));
+            seed += 1;
+        });
+        bn.set_train(false);
+        let x = Var::constant(Tensor::randn(&[3, 5, 8, 8], 1.0, &mut rng(20), &dev));
+        let res = Var::constant(Tensor::randn(&[3, 6, 8, 8], 1.0, &mut rng(21), &dev));
+        for (residual, relu) in [(None, false), (None, true), (Some(&res), true)] {
+            let fused = conv.forward_bn(&Ctx::inference(), &bn, &x, residual, relu);
+            let layers = conv.forward_bn(&Ctx::training(), &bn, &x, residual, relu);
+            assert_close(
+                &fused.value().to_vec(),
+                &layers.value().to_vec(),
+                1e-5,
+                1e-5,
+                &format!(
+                    "kernel {kernel}, conv bias {conv_bias}, residual {}, relu {relu}",
+                    residual.is_some()
+                ),
+            );
+        }
+    }
 }

@@ -1,6 +1,6 @@
 //! The policy-value network: sizes, shapes, inference without a tape, and learning.
 
-use super::{cpu, rng};
+use super::{assert_close, cpu, rng};
 use checkers_zero::nn::{
     Architecture, Ctx, Module, Optimizer, POLICY_SIZE, PolicyValueNet, alphazero_loss,
     dark_square_index,
@@ -74,10 +74,14 @@ fn shapes_and_inference_without_a_tape() {
     let ctx = Ctx::training();
     let (logits2, _) = net.forward(&ctx, &Var::constant(x.clone()));
     assert!(logits2.is_tracked() && !ctx.tape().unwrap().is_empty());
-    assert_eq!(
-        logits2.value().to_vec(),
-        logits.value().to_vec(),
-        "recording does not change values"
+    // Inference folds batch norm into the convolutions (one more rounding per weight, sums
+    // in another order), so the two agree to rounding, not bit for bit.
+    assert_close(
+        &logits2.value().to_vec(),
+        &logits.value().to_vec(),
+        1e-4,
+        1e-5,
+        "recording does not change values",
     );
 
     let (p, v) = net.predict(&x);

@@ -88,19 +88,38 @@ fn columns<'a>(x: &'a [f32], i: usize, d: &ConvDims, scratch: &'a mut Vec<f32>) 
     scratch
 }
 
-pub fn forward(x: &[f32], w: &[f32], bias: Option<&[f32]>, d: ConvDims) -> CpuBuf {
+/// relu?(conv(x, w) + bias? + residual?). The bias and residual are written into each image's
+/// output before the product accumulates onto it, and the ReLU runs while the image is still
+/// in cache, so the epilogue costs no extra pass over memory.
+pub fn forward(
+    x: &[f32],
+    w: &[f32],
+    bias: Option<&[f32]>,
+    residual: Option<&[f32]>,
+    relu: bool,
+    d: ConvDims,
+) -> CpuBuf {
     let pixels = d.out_h() * d.out_w();
     let k = patch_len(&d);
-    let mut out = vec![0.0f32; d.n * d.c_out * pixels];
-    out.par_chunks_mut(d.c_out * pixels)
+    let image = d.c_out * pixels;
+    let mut out = vec![0.0f32; d.n * image];
+    out.par_chunks_mut(image)
         .enumerate()
         .for_each_init(Vec::new, |scratch, (i, dst)| {
+            if let Some(r) = residual {
+                dst.copy_from_slice(&r[i * image..(i + 1) * image]);
+            }
             if let Some(b) = bias {
                 for (plane, &bv) in dst.chunks_mut(pixels).zip(b) {
-                    plane.fill(bv);
+                    if residual.is_some() {
+                        plane.iter_mut().for_each(|v| *v += bv);
+                    } else {
+                        plane.fill(bv);
+                    }
                 }
             }
             let cols = columns(x, i, &d, scratch);
+            let accumulate = bias.is_some() || residual.is_some();
             gemm(
                 d.c_out,
                 k,
@@ -110,8 +129,11 @@ pub fn forward(x: &[f32], w: &[f32], bias: Option<&[f32]>, d: ConvDims) -> CpuBu
                 cols,
                 (pixels, 1),
                 dst,
-                bias.is_some(),
+                accumulate,
             );
+            if relu {
+                dst.iter_mut().for_each(|v| *v = v.max(0.0));
+            }
         });
     CpuBuf::new(out)
 }

@@ -95,7 +95,33 @@ impl Backend for Cpu {
         layout::scatter_cols(g.as_slice(), rows, cols, index)
     }
     fn conv2d(&self, x: &CpuBuf, w: &CpuBuf, bias: Option<&CpuBuf>, d: ConvDims) -> CpuBuf {
-        conv::forward(x.as_slice(), w.as_slice(), bias.map(|b| b.as_slice()), d)
+        conv::forward(
+            x.as_slice(),
+            w.as_slice(),
+            bias.map(|b| b.as_slice()),
+            None,
+            false,
+            d,
+        )
+    }
+    fn conv2d_add_relu(
+        &self,
+        x: &CpuBuf,
+        w: &CpuBuf,
+        bias: &CpuBuf,
+        residual: Option<&CpuBuf>,
+        relu: bool,
+        d: ConvDims,
+    ) -> CpuBuf {
+        let residual = residual.map(|r| r.as_slice());
+        conv::forward(
+            x.as_slice(),
+            w.as_slice(),
+            Some(bias.as_slice()),
+            residual,
+            relu,
+            d,
+        )
     }
     fn conv2d_grad_input(&self, g: &CpuBuf, w: &CpuBuf, d: ConvDims) -> CpuBuf {
         conv::grad_input(g.as_slice(), w.as_slice(), d)

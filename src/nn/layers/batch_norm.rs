@@ -42,6 +42,21 @@ impl BatchNorm2d {
         (r.mean.clone(), r.var.clone())
     }
 
+    /// In evaluation mode, the per-channel map it applies, y = x scale + shift, as
+    /// (scale, shift) of shape (c); `None` in training mode.
+    pub(crate) fn eval_affine(&self) -> Option<(Tensor, Tensor)> {
+        if self.training {
+            return None;
+        }
+        let r = self.running().clone();
+        let scale = self
+            .gamma
+            .value()
+            .mul(&r.var.add_scalar(EPS).pow_scalar(-0.5));
+        let shift = self.beta.value().sub(&r.mean.mul(&scale));
+        Some((scale, shift))
+    }
+
     fn running(&self) -> MutexGuard<'_, Running> {
         // The guarded tensors are replaced whole, so a panic elsewhere cannot leave them torn.
         self.running.lock().unwrap_or_else(PoisonError::into_inner)

@@ -1,6 +1,6 @@
 //! 2-D convolution, stride 1, square kernel, zero padding on every side.
 
-use super::uniform_fan_in;
+use super::{BatchNorm2d, uniform_fan_in};
 use crate::nn::{Ctx, Module, Param};
 use crate::tensor::{Device, Var};
 use rand::Rng;
@@ -32,6 +32,47 @@ impl Conv2d {
             bias,
             padding,
         }
+    }
+}
+
+impl Conv2d {
+    /// relu?(bn(conv(x)) + residual?), `residual` shaped like the output. Inference with `bn`
+    /// in evaluation mode (nothing recorded, no tracked input) runs as one fused conv with the
+    /// batch norm folded into the weights and bias, making no intermediate tensors; otherwise
+    /// the layers run, and are recorded, one by one.
+    pub fn forward_bn(
+        &self,
+        ctx: &Ctx,
+        bn: &BatchNorm2d,
+        x: &Var,
+        residual: Option<&Var>,
+        relu: bool,
+    ) -> Var {
+        let untracked =
+            !ctx.is_recording() && !x.is_tracked() && residual.is_none_or(|r| !r.is_tracked());
+        if let (true, Some((scale, shift))) = (untracked, bn.eval_affine()) {
+            // bn(conv(x) + b) = conv(x) * scale + (b * scale + shift), per output channel.
+            let c_out = scale.numel();
+            let w = self.weight.value().mul(&scale.reshape(&[c_out, 1, 1, 1]));
+            let b = match &self.bias {
+                Some(b) => b.value().mul(&scale).add(&shift),
+                None => shift,
+            };
+            let y = x.value().conv2d_add_relu(
+                &w,
+                &b,
+                residual.map(Var::value),
+                relu,
+                (self.padding, self.padding),
+            );
+            return Var::constant(y);
+        }
+        let y = bn.forward(ctx, &self.forward(ctx, x));
+        let y = match residual {
+            Some(r) => r.add(&y),
+            None => y,
+        };
+        if relu { y.relu() } else { y }
     }
 }
 

@@ -59,10 +59,10 @@ impl Module for ResidualBlock {
     type Output = Var;
 
     fn forward(&self, ctx: &Ctx, x: &Var) -> Var {
-        let y = self.b1.forward(ctx, &self.c1.forward(ctx, x)).relu();
+        let y = self.c1.forward_bn(ctx, &self.b1, x, None, true);
         match &self.second {
             None => y,
-            Some((c2, b2)) => x.add(&b2.forward(ctx, &c2.forward(ctx, &y))).relu(),
+            Some((c2, b2)) => c2.forward_bn(ctx, b2, &y, Some(x), true),
         }
     }
 

@@ -1,6 +1,7 @@
 //! 2-D convolution (cross-correlation), stride 1, zero padding, optional bias.
 //! Shapes: x (n, c_in, h, w), weight (c_out, c_in, kh, kw), bias (c_out)
 //! -> (n, c_out, h + 2 pad_h - kh + 1, w + 2 pad_w - kw + 1).
+//! `conv2d_add_relu` is the inference-only fused form (bias, residual add, ReLU in one op).
 
 use super::super::{Tensor, Var, dispatch};
 use crate::backend::{Backend, ConvDims};
@@ -50,6 +51,36 @@ impl Tensor {
             }
         };
         Tensor::from_storage(storage, vec![d.n, d.c_out, d.out_h(), d.out_w()])
+    }
+
+    /// relu?(conv2d(weight, bias) + residual?) in one op, for inference only (nothing is
+    /// recorded): a conv with batch norm folded into `weight` and `bias`, then a residual
+    /// block's add and ReLU. `residual` has the output's shape.
+    pub fn conv2d_add_relu(
+        &self,
+        weight: &Tensor,
+        bias: &Tensor,
+        residual: Option<&Tensor>,
+        relu: bool,
+        padding: (usize, usize),
+    ) -> Tensor {
+        let d = conv_dims(self.shape(), weight.shape(), padding);
+        assert_eq!(bias.shape(), [d.c_out], "conv2d bias shape");
+        let out = vec![d.n, d.c_out, d.out_h(), d.out_w()];
+        let storage = match residual.map(|r| r.storage()) {
+            None => dispatch!(self.storage(), weight.storage(), bias.storage() =>
+                |be, x, w, b| be.conv2d_add_relu(x, w, b, None, relu, d)),
+            Some(res) => {
+                assert_eq!(
+                    residual.map(Tensor::shape),
+                    Some(&out[..]),
+                    "conv2d residual shape"
+                );
+                dispatch!(self.storage(), weight.storage(), bias.storage(), res =>
+                    |be, x, w, b, r| be.conv2d_add_relu(x, w, b, Some(r), relu, d))
+            }
+        };
+        Tensor::from_storage(storage, out)
     }
 
     /// The input gradient of a convolution given the output gradient `self`.
