@@ -90,9 +90,9 @@ fn line(b: &NnBench, net: &str, params: usize, mode: &str, batch: usize, per_s: 
 /// full training step — forward, AlphaZero loss, backward, SGD with momentum and weight
 /// decay — at the training batch, with the loss read back every step.
 pub fn nn(b: &NnBench) -> Result<(), String> {
-    if !(b.seconds.is_finite() && b.seconds > 0.0) {
+    if !(b.seconds.is_finite() && b.seconds >= 0.0) {
         return Err(format!(
-            "--seconds {}: expected a positive number",
+            "--seconds {}: expected a number of seconds, 0 or more (0: a fixed few calls)",
             b.seconds
         ));
     }
@@ -112,6 +112,9 @@ pub fn nn(b: &NnBench) -> Result<(), String> {
                 std::hint::black_box((policy.to_vec(), value.to_vec()));
             });
             line(b, name, params, "inference", batch, (n * batch) as f64 / el);
+        }
+        if b.train_batch == 0 {
+            continue;
         }
         net.set_train(true);
         let batch = b.train_batch;

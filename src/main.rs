@@ -113,8 +113,8 @@ enum BenchCommand {
         /// Inference batch sizes, comma-separated.
         #[arg(long, default_value = "1,16,64,256")]
         batches: String,
-        /// Batch size of the timed training step.
-        #[arg(long, default_value_t = 256, value_parser = at_least_one::<usize>)]
+        /// Batch size of the timed training step (0: inference only).
+        #[arg(long, default_value_t = 256)]
         train_batch: usize,
         /// Seconds per measurement.
         #[arg(long, default_value_t = 3.0)]
@@ -623,7 +623,6 @@ mod tests {
             ],
             &["checkers-zero", "match", "random", "random", "--games", "0"],
             &["checkers-zero", "bench", "selfplay", "--repeat", "0"],
-            &["checkers-zero", "bench", "nn", "--train-batch", "0"],
             &["checkers-zero", "train-td", "--out", "r", "--games", "0"],
             &[
                 "checkers-zero",
