@@ -219,7 +219,11 @@ fn cached_folded_weights_follow_every_change_of_the_layers() {
         let loss = y.mul(&Var::constant(target.clone())).sum_all();
         let grads = ctx.param_grads(&block, &loss.backward());
         opt.step(&mut block, &grads);
-        check(&block, &mut previous, &format!("after optimizer step {step}"));
+        check(
+            &block,
+            &mut previous,
+            &format!("after optimizer step {step}"),
+        );
     }
 
     let mut seed = 40;
@@ -233,7 +237,11 @@ fn cached_folded_weights_follow_every_change_of_the_layers() {
         *t = Tensor::uniform(t.shape(), 1.0, &mut rng(seed), &dev).add_scalar(1.5);
         seed += 1;
     });
-    check(&block, &mut previous, "after setting the running statistics");
+    check(
+        &block,
+        &mut previous,
+        "after setting the running statistics",
+    );
 
     block.set_train(true);
     let x2 = Var::constant(Tensor::randn(&[2, 4, 8, 8], 3.0, &mut rng(50), &dev));
@@ -246,5 +254,9 @@ fn cached_folded_weights_follow_every_change_of_the_layers() {
     block.params_mut(&mut |p| p.set(p.value().mul_scalar(0.5)));
     let from_copy = copy.forward(&Ctx::inference(), &x).value().to_vec();
     assert_eq!(Some(from_copy), previous, "the clone keeps its values");
-    check(&block, &mut previous, "after scaling the original's parameters");
+    check(
+        &block,
+        &mut previous,
+        "after scaling the original's parameters",
+    );
 }

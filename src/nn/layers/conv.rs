@@ -108,7 +108,11 @@ impl Conv2d {
             None => shift,
         };
         // Replaced whole, so a panic elsewhere cannot leave it torn.
-        *self.folded.0.write().unwrap_or_else(PoisonError::into_inner) = Some(Folded {
+        *self
+            .folded
+            .0
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Some(Folded {
             from: from.map(|t| t.cloned()),
             weight: weight.clone(),
             bias: bias.clone(),
