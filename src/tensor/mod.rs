@@ -214,6 +214,19 @@ impl Tensor {
         numel(&self.shape)
     }
 
+    /// Whether both are the very same data: one buffer (a clone of the other, or both clones
+    /// of one tensor) and one shape. Buffers are immutable once made, and a tensor kept alive
+    /// keeps its buffer, so a held tensor that is the same as another has its values; a
+    /// tensor with equal values in another buffer is not the same.
+    pub fn same_data(&self, other: &Tensor) -> bool {
+        self.shape == other.shape
+            && match (&self.storage, &other.storage) {
+                (Storage::Cpu(a), Storage::Cpu(b)) => a.same(b),
+                (Storage::Gpu(a), Storage::Gpu(b)) => a.same(b),
+                _ => false,
+            }
+    }
+
     pub(crate) fn storage(&self) -> &Storage {
         &self.storage
     }

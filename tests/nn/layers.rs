@@ -2,7 +2,8 @@
 
 use super::{assert_close, cpu, rng, tensor};
 use checkers_zero::nn::{
-    BatchNorm2d, Conv2d, Ctx, Flatten, Linear, Module, Param, Relu, Reshape, Sequential,
+    BatchNorm2d, Conv2d, Ctx, Flatten, Linear, Module, Optimizer, Param, Relu, Reshape,
+    ResidualBlock, Sequential,
 };
 use checkers_zero::tensor::{Tensor, Var};
 
@@ -176,4 +177,86 @@ fn fused_conv_batch_norm_inference_matches_the_layers() {
             );
         }
     }
+}
+
+#[test]
+fn cached_folded_weights_follow_every_change_of_the_layers() {
+    // Inference caches the batch norm folded into each conv; after an optimizer step, new
+    // parameters, new running statistics or a training forward it must fold again. Each
+    // check compares the fused inference with the layers run one by one (a recording
+    // context), which never folds, and with the previous output, so a stale fold shows.
+    let dev = cpu();
+    let mut block = ResidualBlock::new(4, true, &dev, &mut rng(30));
+    let x = Var::constant(Tensor::randn(&[2, 4, 8, 8], 1.0, &mut rng(31), &dev));
+    // Train-mode forwards move the running statistics away from (0, 1).
+    for _ in 0..2 {
+        block.forward(&Ctx::inference(), &x);
+    }
+    block.set_train(false);
+    let mut previous: Option<Vec<f32>> = None;
+    let check = |block: &ResidualBlock, previous: &mut Option<Vec<f32>>, what: &str| {
+        let fused = block.forward(&Ctx::inference(), &x).value().to_vec();
+        // A second call is served from the cache: the same values.
+        let again = block.forward(&Ctx::inference(), &x).value().to_vec();
+        assert_eq!(fused, again, "{what}: the cached fold");
+        let layers = block.forward(&Ctx::training(), &x).value().to_vec();
+        assert_close(&fused, &layers, 1e-5, 1e-5, what);
+        if let Some(p) = &previous {
+            let moved = p.iter().zip(&fused).any(|(a, b)| (a - b).abs() > 1e-3);
+            assert!(moved, "{what}: the output changed");
+        }
+        *previous = Some(fused);
+    };
+    check(&block, &mut previous, "first fold");
+
+    // Optimizer steps on a loss through the evaluation-mode block change the conv weights
+    // and the batch norms' gamma and beta, not their running statistics.
+    let mut opt = Optimizer::sgd(0.1, 0.9, 0.0, &block);
+    let target = Tensor::randn(&[2, 4, 8, 8], 1.0, &mut rng(32), &dev);
+    for step in 0..2 {
+        let ctx = Ctx::training();
+        let y = block.forward(&ctx, &x);
+        let loss = y.mul(&Var::constant(target.clone())).sum_all();
+        let grads = ctx.param_grads(&block, &loss.backward());
+        opt.step(&mut block, &grads);
+        check(
+            &block,
+            &mut previous,
+            &format!("after optimizer step {step}"),
+        );
+    }
+
+    let mut seed = 40;
+    block.params_mut(&mut |p| {
+        p.set(Tensor::randn(p.shape(), 0.5, &mut rng(seed), &dev));
+        seed += 1;
+    });
+    check(&block, &mut previous, "after setting the parameters");
+
+    block.buffers_mut(&mut |t| {
+        *t = Tensor::uniform(t.shape(), 1.0, &mut rng(seed), &dev).add_scalar(1.5);
+        seed += 1;
+    });
+    check(
+        &block,
+        &mut previous,
+        "after setting the running statistics",
+    );
+
+    block.set_train(true);
+    let x2 = Var::constant(Tensor::randn(&[2, 4, 8, 8], 3.0, &mut rng(50), &dev));
+    block.forward(&Ctx::inference(), &x2);
+    block.set_train(false);
+    check(&block, &mut previous, "after a training-mode forward");
+
+    // A clone folds for itself, and stays right when the original changes.
+    let copy = block.clone();
+    block.params_mut(&mut |p| p.set(p.value().mul_scalar(0.5)));
+    let from_copy = copy.forward(&Ctx::inference(), &x).value().to_vec();
+    assert_eq!(Some(from_copy), previous, "the clone keeps its values");
+    check(
+        &block,
+        &mut previous,
+        "after scaling the original's parameters",
+    );
 }

@@ -28,6 +28,10 @@ impl CpuBuf {
     pub(crate) fn as_slice(&self) -> &[f32] {
         &self.0
     }
+    /// Whether both are the same buffer (not merely equal contents).
+    pub(crate) fn same(&self, other: &CpuBuf) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 /// Below this many elements an elementwise kernel runs on one thread: splitting costs more.

@@ -169,6 +169,11 @@ impl GpuBuf {
     pub(crate) fn gpu(&self) -> &Gpu {
         &self.0.gpu
     }
+
+    /// Whether both are the same buffer (not merely equal contents).
+    pub(crate) fn same(&self, other: &GpuBuf) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl Backend for Gpu {

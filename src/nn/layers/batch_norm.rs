@@ -20,6 +20,24 @@ struct Running {
     var: Tensor,
 }
 
+/// What an evaluation-mode batch norm computes with:
+/// y = (x - mean) / sqrt(var + eps) * gamma + beta, per channel.
+pub(crate) struct EvalState<'a> {
+    pub gamma: &'a Tensor,
+    pub beta: &'a Tensor,
+    pub mean: &'a Tensor,
+    pub var: &'a Tensor,
+}
+
+impl EvalState<'_> {
+    /// The per-channel map as (scale, shift) of shape (c): y = x scale + shift.
+    pub fn affine(&self) -> (Tensor, Tensor) {
+        let scale = self.gamma.mul(&self.var.add_scalar(EPS).pow_scalar(-0.5));
+        let shift = self.beta.sub(&self.mean.mul(&scale));
+        (scale, shift)
+    }
+}
+
 const MOMENTUM: f32 = 0.1;
 const EPS: f32 = 1e-5;
 
@@ -42,19 +60,19 @@ impl BatchNorm2d {
         (r.mean.clone(), r.var.clone())
     }
 
-    /// In evaluation mode, the per-channel map it applies, y = x scale + shift, as
-    /// (scale, shift) of shape (c); `None` in training mode.
-    pub(crate) fn eval_affine(&self) -> Option<(Tensor, Tensor)> {
+    /// In evaluation mode, `f` of the tensors the layer normalises with (borrowed, the running
+    /// statistics under their lock); `None` in training mode.
+    pub(crate) fn with_eval_state<R>(&self, f: impl FnOnce(EvalState<'_>) -> R) -> Option<R> {
         if self.training {
             return None;
         }
-        let r = self.running().clone();
-        let scale = self
-            .gamma
-            .value()
-            .mul(&r.var.add_scalar(EPS).pow_scalar(-0.5));
-        let shift = self.beta.value().sub(&r.mean.mul(&scale));
-        Some((scale, shift))
+        let r = self.running();
+        Some(f(EvalState {
+            gamma: self.gamma.value(),
+            beta: self.beta.value(),
+            mean: &r.mean,
+            var: &r.var,
+        }))
     }
 
     fn running(&self) -> MutexGuard<'_, Running> {

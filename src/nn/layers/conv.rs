@@ -1,15 +1,51 @@
 //! 2-D convolution, stride 1, square kernel, zero padding on every side.
 
+use super::batch_norm::EvalState;
 use super::{BatchNorm2d, uniform_fan_in};
 use crate::nn::{Ctx, Module, Param};
-use crate::tensor::{Device, Var};
+use crate::tensor::{Device, Tensor, Var};
 use rand::Rng;
+use std::sync::{PoisonError, RwLock};
 
 #[derive(Clone, Debug)]
 pub struct Conv2d {
     weight: Param,
     bias: Option<Param>,
     padding: usize,
+    /// The last batch norm folded into this conv for inference.
+    folded: FoldCache,
+}
+
+/// The tensors a fold is made from, in a fixed order: conv weight, conv bias, and the batch
+/// norm's gamma, beta, running mean and running variance.
+type FoldInputs<T> = [Option<T>; 6];
+
+/// A batch norm folded into a conv's weight and bias, with the tensors it was made from.
+struct Folded {
+    from: FoldInputs<Tensor>,
+    weight: Tensor,
+    bias: Tensor,
+}
+
+/// The last fold, served only while every tensor it was made from is still the very one in
+/// use (`Tensor::same_data`). Tensors are immutable and everything that changes a parameter or
+/// a running statistic (an optimizer step, a checkpoint load, a training forward, moving to a
+/// device) puts a new tensor in its place, so a stale fold is never served; holding the old
+/// tensors keeps their buffers alive, so an address cannot be reused while it is compared.
+/// A clone starts empty.
+#[derive(Default)]
+struct FoldCache(RwLock<Option<Folded>>);
+
+impl Clone for FoldCache {
+    fn clone(&self) -> FoldCache {
+        FoldCache::default()
+    }
+}
+
+impl std::fmt::Debug for FoldCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FoldCache")
+    }
 }
 
 impl Conv2d {
@@ -31,14 +67,65 @@ impl Conv2d {
             weight,
             bias,
             padding,
+            folded: FoldCache::default(),
         }
+    }
+
+    /// This conv's weight and bias with `bn` (evaluation mode) folded in, from the cache when
+    /// none of the tensors they are made from has changed since.
+    fn fold(&self, bn: &EvalState<'_>) -> (Tensor, Tensor) {
+        let from: FoldInputs<&Tensor> = [
+            Some(self.weight.value()),
+            self.bias.as_ref().map(Param::value),
+            Some(bn.gamma),
+            Some(bn.beta),
+            Some(bn.mean),
+            Some(bn.var),
+        ];
+        let fresh = |f: &Folded| {
+            f.from.iter().zip(&from).all(|(a, b)| match (a, b) {
+                (Some(a), Some(b)) => a.same_data(b),
+                (None, None) => true,
+                _ => false,
+            })
+        };
+        if let Some(f) = self
+            .folded
+            .0
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .filter(|f| fresh(f))
+        {
+            return (f.weight.clone(), f.bias.clone());
+        }
+        // bn(conv(x) + b) = conv(x) * scale + (b * scale + shift), per output channel.
+        let (scale, shift) = bn.affine();
+        let c_out = scale.numel();
+        let weight = self.weight.value().mul(&scale.reshape(&[c_out, 1, 1, 1]));
+        let bias = match &self.bias {
+            Some(b) => b.value().mul(&scale).add(&shift),
+            None => shift,
+        };
+        // Replaced whole, so a panic elsewhere cannot leave it torn.
+        *self
+            .folded
+            .0
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Some(Folded {
+            from: from.map(|t| t.cloned()),
+            weight: weight.clone(),
+            bias: bias.clone(),
+        });
+        (weight, bias)
     }
 }
 
 impl Conv2d {
     /// relu?(bn(conv(x)) + residual?), `residual` shaped like the output. Inference with `bn`
     /// in evaluation mode (nothing recorded, no tracked input) runs as one fused conv with the
-    /// batch norm folded into the weights and bias, making no intermediate tensors; otherwise
+    /// batch norm folded into the weights and bias (computed once, then cached until one of
+    /// the tensors it is made from is replaced), making no intermediate tensors; otherwise
     /// the layers run, and are recorded, one by one.
     pub fn forward_bn(
         &self,
@@ -50,14 +137,10 @@ impl Conv2d {
     ) -> Var {
         let untracked =
             !ctx.is_recording() && !x.is_tracked() && residual.is_none_or(|r| !r.is_tracked());
-        if let (true, Some((scale, shift))) = (untracked, bn.eval_affine()) {
-            // bn(conv(x) + b) = conv(x) * scale + (b * scale + shift), per output channel.
-            let c_out = scale.numel();
-            let w = self.weight.value().mul(&scale.reshape(&[c_out, 1, 1, 1]));
-            let b = match &self.bias {
-                Some(b) => b.value().mul(&scale).add(&shift),
-                None => shift,
-            };
+        let folded = untracked
+            .then(|| bn.with_eval_state(|s| self.fold(&s)))
+            .flatten();
+        if let Some((w, b)) = folded {
             let y = x.value().conv2d_add_relu(
                 &w,
                 &b,
