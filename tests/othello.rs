@@ -321,3 +321,34 @@ proptest! {
         }
     }
 }
+
+/// Games that are over after exactly each number of plies up to `depth`.
+fn finished_by_ply(pos: &Position, ply: usize, depth: usize, out: &mut [u64]) {
+    if pos.is_terminal() {
+        out[ply] += 1;
+    } else if ply < depth {
+        for mv in pos.legal_moves() {
+            finished_by_ply(&pos.apply(mv), ply + 1, depth, out);
+        }
+    }
+}
+
+/// Past depth 9 the published counts (24,571,284 and 212,258,800) let a finished game go on
+/// passing; ours give it no moves. The gap must be exactly one pass per finished game per
+/// extra ply, as docs/RESULTS.md explains.
+#[test]
+fn published_counts_past_depth_9_differ_only_by_passes_of_finished_games() {
+    let start = Position::start();
+    let mut finished = [0u64; 11];
+    finished_by_ply(&start, 0, 10, &mut finished);
+    assert_eq!(
+        finished[..9].iter().sum::<u64>(),
+        0,
+        "no game ends before ply 9"
+    );
+    assert_eq!(24_571_284 - perft::perft_parallel(&start, 10), finished[9]);
+    assert_eq!(
+        212_258_800 - perft::perft_parallel(&start, 11),
+        finished[9] + finished[10]
+    );
+}

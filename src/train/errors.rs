@@ -1,6 +1,6 @@
 //! The trainers' error.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
 pub enum TrainError {
@@ -18,4 +18,12 @@ pub enum TrainError {
     /// The run folder belongs to another process.
     #[error("{0}")]
     InUse(String),
+}
+
+/// Maps an I/O error on `path` to the trainers' error, naming the file.
+pub fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
+    move |source| TrainError::Io {
+        path: path.to_owned(),
+        source,
+    }
 }

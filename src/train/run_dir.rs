@@ -2,7 +2,7 @@
 //! repairs a run owes to a predecessor that was killed (temporary files, metrics lines of an
 //! iteration that never reached its checkpoint).
 
-use super::errors::TrainError;
+use super::errors::{TrainError, io_error as io};
 use crate::files::remove_stale_temps;
 use serde::Serialize;
 use std::fs::{File, OpenOptions, TryLockError};
@@ -190,13 +190,6 @@ impl RunDir {
         writeln!(file, "{line}")
             .and_then(|()| file.sync_data())
             .map_err(io(&path))
-    }
-}
-
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
-    move |source| TrainError::Io {
-        path: path.to_owned(),
-        source,
     }
 }
 

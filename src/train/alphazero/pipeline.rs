@@ -23,7 +23,7 @@ use crate::nn::{Checkpoint, Optimizer, PolicyValueNet};
 use crate::seeds::derive_seed;
 use crate::selfplay::{ReplayBuffer, SelfPlayReport, SelfPlayRun, self_play};
 use crate::tensor::Device;
-use crate::train::errors::TrainError;
+use crate::train::errors::{TrainError, io_error as io};
 use crate::train::progress::progress;
 use crate::train::run_dir::RunDir;
 use rand::SeedableRng;
@@ -156,13 +156,6 @@ pub struct Pipeline {
     opt: Optimizer,
     best: PolicyValueNet,
     progress: bool,
-}
-
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
-    move |source| TrainError::Io {
-        path: path.to_owned(),
-        source,
-    }
 }
 
 const CONFIG_FILE: &str = "config.json";
