@@ -1,7 +1,7 @@
 //! Benchmarks printing one JSON object per measurement. `nn` uses the keys and the timing
 //! method of bench/pytorch_reference.py, so one run can set us beside PyTorch.
 
-use crate::game::{Position, perft};
+use crate::games::checkers::{Position, perft};
 use crate::games::{GameName, othello};
 use crate::mcts::{AzModel, NetEvaluator};
 use crate::nn::{Architecture, Ctx, Module, Optimizer, PolicyValueNet, alphazero_loss};

@@ -4,7 +4,6 @@ pub mod agents;
 pub mod arena;
 pub mod engine;
 pub mod files;
-pub mod game;
 pub mod games;
 pub mod mcts;
 pub mod play;

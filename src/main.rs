@@ -7,7 +7,7 @@ use checkers_zero::arena::{
     TournamentConfig, run_gauntlet, run_match, run_tournament,
 };
 use checkers_zero::bench;
-use checkers_zero::game::{Color, Position, parse_fen, perft};
+use checkers_zero::games::checkers::{Color, Position, parse_fen, perft};
 use checkers_zero::games::{GameName, othello};
 use checkers_zero::tensor::Device;
 use clap::{Parser, Subcommand, ValueEnum};

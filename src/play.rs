@@ -4,7 +4,7 @@
 //! drive it in tests. The person types PDN moves or commands; see [`HELP`].
 
 use crate::agents::{Agent, AgentSpec, Analysis, Limits, ScoreKind};
-use crate::game::{Color, Game, Move, Outcome, Position, WinReason, board_diagram_from};
+use crate::games::checkers::{Color, Game, Move, Outcome, Position, WinReason, board_diagram_from};
 use crate::input::read_line;
 use std::io::{self, BufRead, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -385,7 +385,7 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 mod tests {
     use super::*;
     use crate::agents::MoveScore;
-    use crate::game::parse_fen;
+    use crate::games::checkers::parse_fen;
     use std::time::Duration;
 
     /// Plays a scripted session and returns everything it wrote.
@@ -605,7 +605,7 @@ mod tests {
     #[test]
     fn move_tables_show_priors_and_bars() {
         let pos = Position::start();
-        let moves = crate::game::legal_moves(&pos);
+        let moves = crate::games::checkers::legal_moves(&pos);
         let analysis = Analysis {
             moves: vec![
                 MoveScore {

@@ -3,7 +3,7 @@
 
 use checkers_zero::agents::{AgentSpec, Limits, Player};
 use checkers_zero::arena::{GameConfig, MatchConfig, OpeningSet, Series, run_match};
-use checkers_zero::game::{Color, Game, Position, dedup_routes_of, legal_moves};
+use checkers_zero::games::checkers::{Color, Game, Position, dedup_routes_of, legal_moves};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::time::{Duration, Instant};
@@ -94,7 +94,7 @@ fn alphabeta_scores_equal_plain_minimax() {
                     expected,
                     "move {} at depth {depth} in {}",
                     ms.mv,
-                    checkers_zero::game::to_fen(&pos)
+                    checkers_zero::games::checkers::to_fen(&pos)
                 );
             }
             assert!(analysis.moves.iter().all(|m| !m.upper_bound));
@@ -104,7 +104,7 @@ fn alphabeta_scores_equal_plain_minimax() {
             let mut fresh = spec.build(7).unwrap();
             let chosen = fresh.select(&game, &Limits::default()).analysis.unwrap();
             let best = analysis.moves[0].score;
-            let fen = checkers_zero::game::to_fen(&pos);
+            let fen = checkers_zero::games::checkers::to_fen(&pos);
             assert_eq!(chosen.value, best, "depth {depth} {fen}");
             assert!(!chosen.moves[0].upper_bound, "{fen}");
             for ms in &chosen.moves {

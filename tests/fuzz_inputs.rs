@@ -6,7 +6,7 @@
 //! same test over whole sessions in src/engine.
 
 use checkers_zero::agents::AgentSpec;
-use checkers_zero::game::{Game, Position, legal_moves, move_to_pdn, parse_fen};
+use checkers_zero::games::checkers::{Game, Position, legal_moves, move_to_pdn, parse_fen};
 use checkers_zero::mcts::AzModel;
 use checkers_zero::nn::{Checkpoint, MAGIC};
 use checkers_zero::tensor::Device;
@@ -137,7 +137,7 @@ proptest! {
     fn fen_text_is_a_position_or_an_error(text in prop_oneof![bytes_text(), tokens(FEN_TOKENS, 24)]) {
         if let Ok(pos) = parse_fen(&text) {
             // What was accepted is a position: it writes and reads back the same.
-            let again = checkers_zero::game::to_fen(&pos);
+            let again = checkers_zero::games::checkers::to_fen(&pos);
             prop_assert_eq!(parse_fen(&again).unwrap(), pos);
         }
     }
@@ -176,7 +176,7 @@ proptest! {
                 }
             }
         }
-        let _ = checkers_zero::game::parse_move(&Position::start(), "");
+        let _ = checkers_zero::games::checkers::parse_move(&Position::start(), "");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use checkers_zero::agents::AgentSpec;
 use checkers_zero::arena::{GameConfig, play_game};
-use checkers_zero::game::Game;
+use checkers_zero::games::checkers::Game;
 use checkers_zero::train::ga::{GaConfig, Population, Scheme};
 use checkers_zero::train::pso::{PsoConfig, Swarm, Topology};
 use checkers_zero::train::run_dir::RunOptions;

@@ -3,7 +3,7 @@
 //! one leaf at a time where that must hold exactly.
 
 use checkers_zero::agents::{AgentSpec, Limits, ScoreKind};
-use checkers_zero::game::{Game, Move, parse_fen, parse_move};
+use checkers_zero::games::checkers::{Game, Move, parse_fen, parse_move};
 use checkers_zero::mcts::{
     EvalInput, Evaluation, Evaluator, MaterialEvaluator, Puct, PuctConfig, Tree, hops_of,
     most_visited,
@@ -329,7 +329,8 @@ fn self_play_can_search_again_at_each_hop_of_a_multi_jump() {
             "the mover keeps the turn inside a jump"
         );
     }
-    let mv = *checkers_zero::mcts::hops::move_of_hops(&game.legal_moves(), &hops).unwrap();
+    let mv =
+        *checkers_zero::games::checkers::hops::move_of_hops(&game.legal_moves(), &hops).unwrap();
     assert_eq!(mv.to_string(), "13x22x31");
     let visits = search.tree().root().visits;
     game.play(mv);

@@ -1,7 +1,7 @@
 //! The bitboard move generator against a deliberately plain one written here on an 8x8 array,
 //! on random positions (men, kings, long multi-jumps, crowning captures).
 
-use checkers_zero::game::{Color, Move, Position, legal_moves, parse_fen, to_fen};
+use checkers_zero::games::checkers::{Color, Move, Position, legal_moves, parse_fen, to_fen};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 
@@ -233,13 +233,13 @@ proptest! {
     #[test]
     fn parsers_never_panic(text in "\\PC{0,40}") {
         let _ = parse_fen(&text);
-        let _ = checkers_zero::game::parse_move(&Position::start(), &text);
+        let _ = checkers_zero::games::checkers::parse_move(&Position::start(), &text);
     }
 
     #[test]
     fn near_miss_inputs_never_panic(text in "[BWKbwk:,x0-9 .-]{0,40}") {
         let _ = parse_fen(&text);
-        let _ = checkers_zero::game::parse_move(&Position::start(), &text);
+        let _ = checkers_zero::games::checkers::parse_move(&Position::start(), &text);
     }
 }
 

@@ -1,7 +1,7 @@
 //! perft from the initial position against the published counts (OEIS A133046 and the
 //! route-folded "unique" counts).
 
-use checkers_zero::game::{Position, perft};
+use checkers_zero::games::checkers::{Position, perft};
 
 const ROUTES: [u64; 13] = [
     1, 7, 49, 302, 1469, 7361, 36768, 179740, 845931, 3963680, 18391564, 85242128, 388623673,

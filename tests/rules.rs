@@ -2,7 +2,7 @@
 
 use checkers_zero::agents::AgentSpec;
 use checkers_zero::arena::{GameConfig, play_game};
-use checkers_zero::game::{
+use checkers_zero::games::checkers::{
     Color, DrawReason, Game, Outcome, Position, WinReason, legal_moves, move_to_pdn, parse_fen,
     parse_move,
 };
@@ -80,7 +80,10 @@ fn multi_jump_is_completed_by_the_same_piece() {
     assert_eq!(short, parse_move(&pos, "6x15x24").unwrap());
     let after = pos.apply(&short);
     assert_eq!(after.turn(), Color::White);
-    assert_eq!(checkers_zero::game::to_fen(&after), "W:W17:B13,24");
+    assert_eq!(
+        checkers_zero::games::checkers::to_fen(&after),
+        "W:W17:B13,24"
+    );
 }
 
 #[test]
@@ -92,7 +95,7 @@ fn crowning_ends_the_move() {
     let after = parse_fen(fen)
         .unwrap()
         .apply(&legal_moves(&parse_fen(fen).unwrap())[0]);
-    assert_eq!(checkers_zero::game::to_fen(&after), "W:W27:BK31");
+    assert_eq!(checkers_zero::games::checkers::to_fen(&after), "W:W27:BK31");
     // A piece that was already a king jumps on through the king row.
     assert_eq!(pdn_moves("B:W26,27:BK22"), ["22x31x24"]);
 }
@@ -210,7 +213,7 @@ fn length_cap_adjudicates_only_when_asked() {
 
 #[test]
 fn adjudication_counts_pieces_then_kings() {
-    use checkers_zero::game::adjudicate;
+    use checkers_zero::games::checkers::adjudicate;
     let more_pieces = parse_fen("B:W30,31:BK1,2,3").unwrap();
     assert_eq!(
         adjudicate(&more_pieces),

@@ -11,9 +11,9 @@
 use super::settings::{self, MAX_DEPTH};
 use super::spec::setting_error;
 use super::{Agent, AgentError, Analysis, Decision, Limits, MoveScore, ScoreKind, StopFlag};
-use crate::game::moves::{generate, jumpers};
-use crate::game::record::FORTY_MOVE_PLIES;
-use crate::game::{Game, Move, Position, dedup_routes, move_to_pdn};
+use crate::games::checkers::moves::{generate, jumpers};
+use crate::games::checkers::record::FORTY_MOVE_PLIES;
+use crate::games::checkers::{Game, Move, Position, dedup_routes, move_to_pdn};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;

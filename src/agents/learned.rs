@@ -5,7 +5,7 @@ use super::alphabeta::{AlphaBeta, AlphaBetaConfig, Evaluator};
 use super::settings;
 use super::spec::setting_error;
 use super::{Agent, AgentError, Analysis, Decision, Limits};
-use crate::game::{Game, Position};
+use crate::games::checkers::{Game, Position};
 use crate::train::value_net::{Learner, ValueNet};
 use std::path::Path;
 

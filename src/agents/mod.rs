@@ -8,7 +8,7 @@ pub mod random;
 pub mod settings;
 pub mod spec;
 
-use crate::game::{Game, Move};
+use crate::games::checkers::{Game, Move};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};

@@ -1,7 +1,7 @@
 //! The uniformly random agent: a floor every learner must clear.
 
 use super::{Agent, Decision, Limits};
-use crate::game::{Game, dedup_routes_of};
+use crate::games::checkers::{Game, dedup_routes_of};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

@@ -1,7 +1,7 @@
 //! Plays one game between two agents.
 
 use crate::agents::{Agent, Limits};
-use crate::game::{Color, Game, adjudicate};
+use crate::games::checkers::{Color, Game, adjudicate};
 
 /// How a driver runs a game. Real play has no cap; training and mass matches may cap the
 /// length and adjudicate on material (more pieces, then more kings).

@@ -6,7 +6,7 @@ use super::openings::OpeningSet;
 use super::series::{MatchConfig, Series, run_match};
 use super::stats::{Tally, fmt_elo};
 use crate::agents::{AgentError, Player};
-use crate::game::Color;
+use crate::games::checkers::Color;
 use clap::ValueEnum;
 use serde::Serialize;
 use std::fmt;

@@ -1,6 +1,6 @@
 //! The ACF three-move ballots, embedded so the binary needs no outside file.
 
-use crate::game::Game;
+use crate::games::checkers::Game;
 
 const BALLOTS_TSV: &str = include_str!("../../data/three_move_ballots.tsv");
 
@@ -84,7 +84,7 @@ pub fn starting_games(set: OpeningSet) -> Vec<(String, Game)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{parse_fen, to_fen};
+    use crate::games::checkers::{parse_fen, to_fen};
 
     /// Checks an opening's moves lead to its recorded position.
     pub fn verify(opening: &Opening) -> Result<(), String> {

@@ -4,7 +4,7 @@ use super::driver::{GameConfig, play_game};
 use super::openings::{OpeningSet, starting_games};
 use super::stats::Tally;
 use crate::agents::{AgentError, Player};
-use crate::game::{Color, Game};
+use crate::games::checkers::{Color, Game};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 

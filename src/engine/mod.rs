@@ -12,7 +12,7 @@
 
 use crate::agents::settings::{self, Setting};
 use crate::agents::{Agent, AgentError, AgentSpec, Analysis, Decision, Limits, StopFlag};
-use crate::game::{Game, NotationError, Position, move_to_pdn, parse_fen, to_fen};
+use crate::games::checkers::{Game, NotationError, Position, move_to_pdn, parse_fen, to_fen};
 use crate::input::read_line;
 use std::collections::VecDeque;
 use std::fmt::Display;
@@ -478,7 +478,7 @@ fn info_line(analysis: &Analysis) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::parse_move;
+    use crate::games::checkers::parse_move;
     use proptest::prelude::*;
 
     /// Runs a whole session and returns its output lines.

@@ -1,7 +1,6 @@
 //! The search agents: `mcts` (UCT with random rollouts) and `az` (PUCT with a trained
 //! policy-value network). Both keep their tree between moves of a game.
 
-use super::encoding::Encoding;
 use super::evaluator::NetEvaluator;
 use super::model::{default_model, load_model};
 use super::puct::{Puct, PuctConfig, most_visited};
@@ -12,7 +11,8 @@ use crate::agents::spec::setting_error;
 use crate::agents::{
     Agent, AgentError, AgentSource, Analysis, Decision, Limits, MoveScore, ScoreKind,
 };
-use crate::game::Game;
+use crate::games::checkers::Game;
+use crate::games::checkers::encoding::Encoding;
 use crate::nn::PolicyValueNet;
 use crate::tensor::Device;
 use rand::SeedableRng;

@@ -2,9 +2,9 @@
 //! one's legal hops and a value for its side to move — behind one trait, so the search does
 //! not care whether a network on the CPU or the GPU, or a hand-written rule, answers.
 
-use super::encoding::{Encoding, EvalInput, policy_index};
-use crate::game::Color;
-use crate::game::Position;
+use crate::games::checkers::Color;
+use crate::games::checkers::Position;
+use crate::games::checkers::encoding::{Encoding, EvalInput, policy_index};
 use crate::nn::{Module, POLICY_SIZE, PolicyValueNet};
 use crate::tensor::{Device, Tensor};
 use std::collections::HashMap;
@@ -158,7 +158,7 @@ impl Evaluator for NetEvaluator {
 }
 
 /// Everything an encoding can see of one input (the legal hops follow from the state).
-type CacheKey = (super::hops::HopState, u32, Vec<Position>);
+type CacheKey = (crate::games::checkers::hops::HopState, u32, Vec<Position>);
 
 /// Remembers evaluations, keyed by everything the encoding sees, so transpositions and
 /// positions met again in later searches cost no network call. Forgets everything when it
@@ -216,8 +216,8 @@ impl<E: Evaluator> Evaluator for CachedEvaluator<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::parse_fen;
-    use crate::mcts::hops::HopState;
+    use crate::games::checkers::hops::HopState;
+    use crate::games::checkers::parse_fen;
     use crate::nn::Architecture;
     use rand::SeedableRng;
     use rand::rngs::StdRng;

@@ -10,18 +10,18 @@
 //! - [`agents`]: the `mcts` and `az` agents.
 
 pub mod agents;
-pub mod encoding;
+
 pub mod evaluator;
-pub mod hops;
+
 pub mod model;
 pub mod puct;
 pub mod tree;
 pub mod uct;
 
+pub use crate::games::checkers::encoding::{Encoding, EvalInput, hop_at, legal_mask, policy_index};
+pub use crate::games::checkers::hops::{Hop, HopState, hops_of};
 pub use agents::{AzAgent, AzConfig, AzNetwork, MctsAgent};
-pub use encoding::{Encoding, EvalInput, hop_at, legal_mask, policy_index};
 pub use evaluator::{CachedEvaluator, Evaluation, Evaluator, MaterialEvaluator, NetEvaluator};
-pub use hops::{Hop, HopState, hops_of};
 pub use model::{AzModel, LoadedModel, default_model, load_model, save_model};
 pub use puct::{Leaves, PlayoutCap, Puct, PuctConfig, Temperature, most_visited, pick_child};
 pub use tree::{MoveStats, Node, NodeId, Tree};

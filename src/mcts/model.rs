@@ -2,7 +2,7 @@
 //! on, so a player of the file feeds it the same planes. The common checkpoint format
 //! ([`Checkpoint`]) with [`AzModel`] as its architecture record.
 
-use super::encoding::Encoding;
+use crate::games::checkers::encoding::Encoding;
 use crate::nn::{Architecture, Checkpoint, CheckpointError, Optimizer, PolicyValueNet};
 use crate::tensor::Device;
 use serde::{Deserialize, Serialize};

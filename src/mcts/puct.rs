@@ -2,10 +2,10 @@
 //! game is over, Dirichlet noise at the root, first-play urgency, and batches of leaves
 //! gathered with virtual loss so one network call serves several simulations.
 
-use super::encoding::EvalInput;
 use super::evaluator::{Evaluation, Evaluator};
 use super::tree::{Node, NodeId, Tree};
-use crate::game::Game;
+use crate::games::checkers::Game;
+use crate::games::checkers::encoding::EvalInput;
 use rand::Rng;
 use rand_distr::{Distribution, Gamma};
 
@@ -187,7 +187,7 @@ impl Puct {
 
     /// Moves the root along one hop (legal at the root), keeping its subtree: self-play
     /// searches again at every hop of a multi-jump.
-    pub fn advance_hop(&mut self, hop: super::hops::Hop) {
+    pub fn advance_hop(&mut self, hop: crate::games::checkers::hops::Hop) {
         self.tree.advance(&[hop]);
         self.root_noise.clear();
     }
@@ -320,7 +320,7 @@ impl Puct {
     /// root's children. With forced playouts, KataGo's pruning first takes back from every
     /// child but the most visited as many forced visits as keep its PUCT score below the
     /// best child's, and drops children left with a single visit.
-    pub fn policy_target(&self) -> Vec<(super::hops::Hop, f32)> {
+    pub fn policy_target(&self) -> Vec<(crate::games::checkers::hops::Hop, f32)> {
         let tree = &self.tree;
         let root = tree.root();
         let kids: Vec<NodeId> = tree.children(Tree::ROOT).collect();

@@ -6,10 +6,10 @@
 //! 40-move count and finds repetitions by walking its turn-start ancestors and then the game
 //! positions before the root.
 
-use super::encoding::EvalInput;
-use super::hops::{Hop, HopState, hops_of};
-use crate::game::record::FORTY_MOVE_PLIES;
-use crate::game::{Game, Move, Position};
+use crate::games::checkers::encoding::EvalInput;
+use crate::games::checkers::hops::{Hop, HopState, hops_of};
+use crate::games::checkers::record::FORTY_MOVE_PLIES;
+use crate::games::checkers::{Game, Move, Position};
 
 pub type NodeId = u32;
 const NONE: NodeId = u32::MAX;
@@ -115,7 +115,7 @@ impl Tree {
             HopState::turn_start(*game.position()),
             Hop {
                 from: 0,
-                dir: crate::game::board::Dir::NorthWest,
+                dir: crate::games::checkers::board::Dir::NorthWest,
             },
             NONE,
             1.0,
@@ -396,8 +396,9 @@ impl Tree {
                 break;
             }
         }
-        let moves = crate::game::legal_moves(root.state.position());
-        *super::hops::move_of_hops(&moves, &hops).expect("hops from a turn start make a move")
+        let moves = crate::games::checkers::legal_moves(root.state.position());
+        *crate::games::checkers::hops::move_of_hops(&moves, &hops)
+            .expect("hops from a turn start make a move")
     }
 
     /// Visit counts of the moves from the root (the node their last hop reaches; 0 where the
@@ -406,7 +407,7 @@ impl Tree {
     /// expanded, so its hops' priors are unknown), the product so far is shared evenly by the
     /// moves that go on from there. The priors of all legal moves thus sum to 1.
     pub fn move_stats(&self) -> Vec<MoveStats> {
-        let moves = crate::game::legal_moves(self.root().state.position());
+        let moves = crate::games::checkers::legal_moves(self.root().state.position());
         let paths: Vec<Vec<Hop>> = moves.iter().map(hops_of).collect();
         let mut stats: Vec<MoveStats> = moves
             .into_iter()
@@ -462,7 +463,7 @@ pub struct MoveStats {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::parse_fen;
+    use crate::games::checkers::parse_fen;
 
     fn uniform_expand(tree: &mut Tree, id: NodeId) -> Vec<Hop> {
         let mut hops = Vec::new();

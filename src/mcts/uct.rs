@@ -2,10 +2,10 @@
 //! the rules. UCB1 picks children (w/n + C sqrt(ln N / n), unvisited first); a new leaf is
 //! expanded and valued by one random game played hop by hop to its end.
 
-use super::hops::{Hop, HopState};
 use super::tree::{Node, Tree};
-use crate::game::Game;
-use crate::game::record::FORTY_MOVE_PLIES;
+use crate::games::checkers::Game;
+use crate::games::checkers::hops::{Hop, HopState};
+use crate::games::checkers::record::FORTY_MOVE_PLIES;
 use rand::Rng;
 
 /// The exploration constant's usual value, about sqrt(2).

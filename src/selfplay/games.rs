@@ -7,8 +7,8 @@
 //! full searches (with root noise and forced playouts) become samples.
 
 use super::replay::Sample;
-use crate::game::{Game, adjudicate};
-use crate::mcts::hops::move_of_hops;
+use crate::games::checkers::hops::move_of_hops;
+use crate::games::checkers::{Game, adjudicate};
 use crate::mcts::{
     Evaluator, Hop, Leaves, PlayoutCap, Puct, PuctConfig, Temperature, Tree, pick_child,
     policy_index,
@@ -214,7 +214,7 @@ pub fn play_games(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Outcome;
+    use crate::games::checkers::Outcome;
     use crate::mcts::MaterialEvaluator;
 
     fn config() -> SelfPlayConfig {
@@ -269,7 +269,7 @@ mod tests {
             if g.game.ply() >= 60 {
                 assert!(!matches!(
                     outcome,
-                    Outcome::Win(_, crate::game::WinReason::NoMoves)
+                    Outcome::Win(_, crate::games::checkers::WinReason::NoMoves)
                 ));
             }
         }

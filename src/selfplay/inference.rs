@@ -157,7 +157,7 @@ impl InferenceService {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Position;
+    use crate::games::checkers::Position;
     use crate::mcts::{HopState, MaterialEvaluator};
 
     fn input(pos: Position) -> EvalInput {
@@ -175,7 +175,7 @@ mod tests {
         let (service, client) = inference_service(0, 64, Duration::from_millis(50));
         let start = input(Position::start());
         let mut moved = Position::start();
-        moved = moved.apply(&crate::game::legal_moves(&moved)[0]);
+        moved = moved.apply(&crate::games::checkers::legal_moves(&moved)[0]);
         let other = input(moved);
         let workers: Vec<_> = (0..4)
             .map(|i| {

@@ -107,7 +107,7 @@ pub fn batch(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Position;
+    use crate::games::checkers::Position;
     use crate::mcts::{HopState, policy_index};
 
     fn sample(z: f32) -> Sample {

@@ -4,7 +4,7 @@
 use super::errors::TrainError;
 use crate::agents::AgentSpec;
 use crate::arena::{GameConfig, MatchConfig, OpeningSet, Series, Tally, run_match};
-use crate::game::Color;
+use crate::games::checkers::Color;
 use std::path::Path;
 
 /// A learner's results against an opponent, by the learner's colour.

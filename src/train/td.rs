@@ -23,7 +23,7 @@ use crate::agents::alphabeta::AlphaBeta;
 use crate::agents::learned::{NetEval, net_search, score_to_value};
 use crate::agents::{Agent, AgentSpec, Limits, random::RandomAgent};
 use crate::arena::OpeningSet;
-use crate::game::{Color, Game, Position, adjudicate, dedup_routes_of, legal_moves};
+use crate::games::checkers::{Color, Game, Position, adjudicate, dedup_routes_of, legal_moves};
 use crate::nn::Checkpoint;
 use crate::seeds::derive_seed;
 use rand::rngs::StdRng;

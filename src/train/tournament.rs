@@ -5,7 +5,7 @@ use super::value_net::{ValueArch, ValueNet};
 use crate::agents::learned::NetAgent;
 use crate::arena::openings::starting_games;
 use crate::arena::{GameConfig, OpeningSet, play_game};
-use crate::game::{Color, Game, Outcome, WinReason};
+use crate::games::checkers::{Color, Game, Outcome, WinReason};
 use crate::seeds::derive_seed;
 use rayon::prelude::*;
 

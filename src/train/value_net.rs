@@ -2,8 +2,8 @@
 //! value for the side to move. One [`ValueArch`] describes all three (TD, GA, PSO), and is the
 //! architecture header of their checkpoints in the common format.
 
-use crate::game::board::row_col;
-use crate::game::{Color, Position};
+use crate::games::checkers::board::row_col;
+use crate::games::checkers::{Color, Position};
 use crate::nn::{Checkpoint, CheckpointError, Ctx, Linear, Module, Param};
 use crate::tensor::{Device, Tensor, Var};
 use rand::Rng;
@@ -175,7 +175,7 @@ impl ValueNet {
             match self.arch.features {
                 Features::Squares => data.extend_from_slice(&board),
                 Features::SubSquares => data.extend(self.masks.iter().map(|&m| {
-                    crate::game::board::Squares(m)
+                    crate::games::checkers::board::Squares(m)
                         .map(|sq| board[sq as usize])
                         .sum::<f32>()
                 })),

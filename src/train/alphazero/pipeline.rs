@@ -15,7 +15,7 @@ use crate::agents::Player;
 use crate::arena::gauntlet::{GauntletConfig, GauntletRecord, run_gauntlet};
 use crate::arena::{GameConfig, MatchConfig, OpeningSet, Series, run_match};
 use crate::files::write_atomic;
-use crate::game::{Color, Outcome, WinReason};
+use crate::games::checkers::{Color, Outcome, WinReason};
 use crate::mcts::{
     AzConfig, AzModel, AzNetwork, CachedEvaluator, NetEvaluator, load_model, save_model,
 };
@@ -529,7 +529,7 @@ impl Pipeline {
                 matches!(
                     o,
                     Outcome::Win(_, WinReason::Adjudication)
-                        | Outcome::Draw(crate::game::DrawReason::Adjudication)
+                        | Outcome::Draw(crate::games::checkers::DrawReason::Adjudication)
                 )
             }),
             samples: done.samples,

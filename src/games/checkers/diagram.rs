@@ -90,7 +90,7 @@ fn square_text(pos: &Position, sq: u8, highlight: Bitboard, captured: Bitboard) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{parse_fen, parse_move};
+    use crate::games::checkers::{parse_fen, parse_move};
 
     fn lines_of(diagram: &str) -> Vec<&str> {
         diagram.lines().collect()

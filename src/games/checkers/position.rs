@@ -212,12 +212,15 @@ impl Position {
 #[cfg(test)]
 mod tests {
     use super::{Color, Position};
-    use crate::game::{legal_moves, parse_fen};
+    use crate::games::checkers::{legal_moves, parse_fen};
 
     #[test]
     fn mirroring_swaps_colours_and_turns_the_board() {
-        let p = crate::game::parse_fen("B:WK10,22:B1,K14").unwrap();
-        assert_eq!(crate::game::to_fen(&p.mirrored()), "W:WK19,32:B11,K23");
+        let p = crate::games::checkers::parse_fen("B:WK10,22:B1,K14").unwrap();
+        assert_eq!(
+            crate::games::checkers::to_fen(&p.mirrored()),
+            "W:WK19,32:B11,K23"
+        );
         assert_eq!(p.mirrored().mirrored(), p);
         assert_eq!(
             Position::start().mirrored(),

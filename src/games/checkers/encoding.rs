@@ -19,10 +19,10 @@
 //!
 //! [`dark_square_index`]: crate::nn::dark_square_index
 
+use super::board::{Bitboard, Dir, Squares, row_col};
 use super::hops::{Hop, HopState};
-use crate::game::board::{Bitboard, Dir, Squares, row_col};
-use crate::game::record::FORTY_MOVE_PLIES;
-use crate::game::{Color, Position};
+use super::record::FORTY_MOVE_PLIES;
+use super::{Color, Position};
 use crate::nn::POLICY_SIZE;
 
 /// Planes every encoding has.
@@ -167,7 +167,7 @@ fn cell(f: u8) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::parse_fen;
+    use crate::games::checkers::parse_fen;
     use crate::nn::dark_square_index;
 
     #[test]

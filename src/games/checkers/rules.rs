@@ -1,14 +1,14 @@
 //! English checkers under [`Rules`]: positions, moves and notation from `game`, the hop-level
 //! states and actions from `mcts::hops`, the network's view from `mcts::encoding`.
 
-use super::GameName;
-use super::rules::{NetInput, Rules};
-use super::side::{Color, NotationError, Outcome};
-use crate::game::moves::count_moves;
-use crate::game::record::FORTY_MOVE_PLIES;
-use crate::game::{self, Move, Position};
-use crate::mcts::encoding::{self, Encoding, frame_dir, frame_square};
-use crate::mcts::hops::{Hop, HopState, hops_of};
+use super::encoding::{self, Encoding, frame_dir, frame_square};
+use super::hops::{Hop, HopState, hops_of};
+use super::moves::count_moves;
+use super::record::FORTY_MOVE_PLIES;
+use super::{self as checkers, Move, Position};
+use crate::games::GameName;
+use crate::games::rules::{NetInput, Rules};
+use crate::games::side::{Color, NotationError, Outcome};
 
 /// English checkers (8x8 draughts); the network acts in hops.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -36,7 +36,7 @@ impl Rules for Checkers {
     }
 
     fn legal_moves(pos: &Position) -> Vec<Move> {
-        game::legal_moves(pos)
+        checkers::legal_moves(pos)
     }
 
     fn apply_move(pos: &Position, mv: &Move) -> Position {
@@ -48,19 +48,19 @@ impl Rules for Checkers {
     }
 
     fn parse_move(pos: &Position, text: &str) -> Result<Move, NotationError> {
-        game::parse_move(pos, text)
+        checkers::parse_move(pos, text)
     }
 
     fn format_move(mv: &Move) -> String {
-        game::move_to_pdn(mv)
+        checkers::move_to_pdn(mv)
     }
 
     fn parse_position(text: &str) -> Result<Position, NotationError> {
-        game::parse_fen(text)
+        checkers::parse_fen(text)
     }
 
     fn format_position(pos: &Position) -> String {
-        game::to_fen(pos)
+        checkers::to_fen(pos)
     }
 
     type State = HopState;

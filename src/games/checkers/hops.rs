@@ -4,9 +4,9 @@
 //! piece has already moved, the pieces it jumped are still on the board (they block landings and
 //! cannot be jumped twice, as in the move generator) and are removed when the turn ends.
 
-use crate::game::board::{Bitboard, Dir, Squares, jump_landing, neighbour};
-use crate::game::moves::jumpers;
-use crate::game::{Color, Move, Position};
+use super::board::{Bitboard, Dir, Squares, jump_landing, neighbour};
+use super::moves::jumpers;
+use super::{Color, Move, Position};
 
 /// One hop: the piece on `from` (0-based square) steps or jumps in `dir`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -201,7 +201,7 @@ pub fn move_of_hops<'a>(moves: &'a [Move], hops: &[Hop]) -> Option<&'a Move> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{legal_moves, parse_fen};
+    use crate::games::checkers::{legal_moves, parse_fen};
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
 
@@ -239,7 +239,12 @@ mod tests {
         };
         from_hops.sort_by_key(key);
         from_moves.sort_by_key(key);
-        assert_eq!(from_hops, from_moves, "{}", crate::game::to_fen(pos));
+        assert_eq!(
+            from_hops,
+            from_moves,
+            "{}",
+            crate::games::checkers::to_fen(pos)
+        );
     }
 
     /// A random position with men and kings anywhere a man could stand.
