@@ -136,7 +136,7 @@ fn contract_playouts_end_with_a_legal_outcome<G: Rules>() {
     // Random play must reach the board's own end, or the checks above saw no final state.
     assert!(
         ends.iter()
-            .any(|e| matches!(e, End::Rules(Outcome::Win(_)))),
+            .any(|e| matches!(e, End::Rules(Outcome::Win(..)))),
         "{ends:?}"
     );
     if G::REPETITION_DRAW.is_none() && G::QUIET_DRAW_PLIES.is_none() {
@@ -282,7 +282,7 @@ fn contract_symmetries_preserve_the_rules<G: Rules>(expected: &[u64]) {
             // A symmetry that hands the move to the other side swaps the colours.
             let swapped = G::turn(&image) != G::turn(&state);
             let expected = G::outcome(&state).map(|o| match o {
-                Outcome::Win(c) if swapped => Outcome::Win(c.opposite()),
+                Outcome::Win(c, why) if swapped => Outcome::Win(c.opposite(), why),
                 o => o,
             });
             assert_eq!(G::outcome(&image), expected, "{sym:?} of {state:?}");

@@ -6,6 +6,7 @@ use checkers_zero::games::othello::{
     Color, Move, Outcome, Position, Symmetry, move_to_text, parse_move, parse_position, perft,
     to_text,
 };
+use checkers_zero::games::side::{DrawReason, WinReason};
 use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -204,9 +205,9 @@ fn playouts_end_in_a_legal_finished_game() {
         let (b, w) = (pos.count(Color::Black), pos.count(Color::White));
         assert!(b + w <= 64 && plies >= 9, "{b} {w} in {plies}");
         let expected = match b.cmp(&w) {
-            std::cmp::Ordering::Greater => Outcome::Win(Color::Black),
-            std::cmp::Ordering::Less => Outcome::Win(Color::White),
-            std::cmp::Ordering::Equal => Outcome::Draw,
+            std::cmp::Ordering::Greater => Outcome::Win(Color::Black, WinReason::MoreDiscs),
+            std::cmp::Ordering::Less => Outcome::Win(Color::White, WinReason::MoreDiscs),
+            std::cmp::Ordering::Equal => Outcome::Draw(DrawReason::EqualDiscs),
         };
         assert_eq!(pos.outcome(), Some(expected));
         *results.entry(format!("{expected:?}")).or_insert(0) += 1;

@@ -103,13 +103,13 @@ fn crowning_ends_the_move() {
 #[test]
 fn a_player_with_no_legal_move_loses() {
     // Blocked: the man on 28 can neither step nor jump.
-    let blocked = Game::from_position(parse_fen("B:W32:B28").unwrap());
+    let blocked: Game = Game::from_position(parse_fen("B:W32:B28").unwrap());
     assert_eq!(
         blocked.outcome(),
         Some(Outcome::Win(Color::White, WinReason::NoMoves))
     );
     // No pieces left.
-    let empty = Game::from_position(parse_fen("B:WK1:B").unwrap());
+    let empty: Game = Game::from_position(parse_fen("B:WK1:B").unwrap());
     assert_eq!(
         empty.outcome(),
         Some(Outcome::Win(Color::White, WinReason::NoMoves))
@@ -119,7 +119,7 @@ fn a_player_with_no_legal_move_loses() {
 
 #[test]
 fn threefold_repetition_is_a_draw() {
-    let mut game = Game::from_position(parse_fen("B:WK32:BK1").unwrap());
+    let mut game: Game = Game::from_position(parse_fen("B:WK32:BK1").unwrap());
     let cycle = ["1-6", "32-27", "6-1", "27-32"];
     for (i, mv) in cycle.iter().chain(cycle.iter()).enumerate() {
         assert_eq!(game.outcome(), None, "not over before ply {i}");
@@ -159,7 +159,7 @@ fn quiet_king_walk(game: &mut Game, plies: usize) -> bool {
 
 #[test]
 fn forty_move_rule_is_a_draw() {
-    let mut game = Game::from_position(parse_fen("B:WK32,K31:BK1,K2").unwrap());
+    let mut game: Game = Game::from_position(parse_fen("B:WK32,K31:BK1,K2").unwrap());
     assert!(quiet_king_walk(&mut game, 79));
     assert_eq!(game.quiet_plies(), 79);
     assert_eq!(game.outcome(), None, "39.5 moves each is not yet a draw");
@@ -173,7 +173,7 @@ fn forty_move_rule_is_a_draw() {
 
 #[test]
 fn man_moves_and_captures_restart_the_forty_move_count() {
-    let mut game = Game::from_position(parse_fen("B:W18,K32:B14,K1").unwrap());
+    let mut game: Game = Game::from_position(parse_fen("B:W18,K32:B14,K1").unwrap());
     game.play_text("14x23").unwrap();
     assert_eq!(game.quiet_plies(), 0, "capture");
     game.play_text("32-28").unwrap();

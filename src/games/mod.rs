@@ -3,12 +3,15 @@
 
 pub mod checkers;
 pub mod othello;
+pub mod record;
 pub mod rules;
 pub mod side;
 
 pub use checkers::Checkers;
 pub use othello::Othello;
+pub use record::Game;
 pub use rules::{NetInput, Rules};
+pub use side::{Color, DrawReason, NotationError, Outcome, WinReason};
 
 /// The games the program plays, as `--game` names them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

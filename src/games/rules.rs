@@ -53,6 +53,16 @@ pub trait Rules: Copy + Debug + Send + Sync + 'static {
     fn legal_moves(pos: &Self::Position) -> Vec<Self::Move>;
     /// The position after a legal move.
     fn apply_move(pos: &Self::Position, mv: &Self::Move) -> Self::Position;
+    /// The side to move in `pos`.
+    fn side_to_move(pos: &Self::Position) -> Color {
+        Self::turn(&Self::turn_start(pos))
+    }
+    /// Whether a legal move is irreversible: no earlier position can recur after it, and
+    /// the quiet count starts again (see `QUIET_DRAW_PLIES`).
+    fn move_is_irreversible(pos: &Self::Position, mv: &Self::Move) -> bool;
+    /// The result a game driver declares when its length cap stops a game at `pos`: the
+    /// side ahead by the game's material measure wins, else a draw (reasons `Adjudication`).
+    fn adjudicate(pos: &Self::Position) -> Outcome;
     /// The Zobrist hash of a position (pieces and side to move): repetitions and
     /// transposition tables compare hashes first.
     fn hash(pos: &Self::Position) -> u64;

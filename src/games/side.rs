@@ -36,12 +36,96 @@ impl std::fmt::Display for Color {
     }
 }
 
-/// How a game ended by its rules: a winner, or a draw. (Checkers' game record has its own
-/// `game::Outcome`, which adds the reason, e.g. repetition or adjudication.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DrawReason {
+    /// The same position with the same side to move occurred a third time.
+    Repetition,
+    /// Checkers' 40-move rule: 40 moves by each side without a man moving or a piece being
+    /// captured.
+    FortyMoveRule,
+    /// Othello: the game ended with as many discs of each colour.
+    EqualDiscs,
+    /// A game driver's length cap ended the game level (see `Rules::adjudicate`).
+    Adjudication,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WinReason {
+    /// Checkers: the loser had no legal move on its turn.
+    NoMoves,
+    /// Othello: neither side could move and the winner had more discs.
+    MoreDiscs,
+    /// A game driver's length cap ended the game and the winner was ahead (see
+    /// `Rules::adjudicate`).
+    Adjudication,
+    /// The loser resigned.
+    Resignation,
+}
+
+/// How a game ended, and why.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Outcome {
-    Win(Color),
-    Draw,
+    Win(Color, WinReason),
+    Draw(DrawReason),
+}
+
+impl Outcome {
+    /// The PDN result tag ("1-0" White won, "0-1" Black won, "1/2-1/2").
+    pub fn pdn_result(&self) -> &'static str {
+        match self {
+            Outcome::Win(Color::White, _) => "1-0",
+            Outcome::Win(Color::Black, _) => "0-1",
+            Outcome::Draw(_) => "1/2-1/2",
+        }
+    }
+
+    /// Score for `color`: 1 win, 0.5 draw, 0 loss.
+    pub fn score_for(&self, color: Color) -> f64 {
+        match self {
+            Outcome::Win(c, _) if *c == color => 1.0,
+            Outcome::Win(..) => 0.0,
+            Outcome::Draw(_) => 0.5,
+        }
+    }
+
+    pub fn winner(&self) -> Option<Color> {
+        match self {
+            Outcome::Win(c, _) => Some(*c),
+            Outcome::Draw(_) => None,
+        }
+    }
+
+    /// The result as a value for `color`: 1 win, 0 draw, -1 loss.
+    pub fn value_for(&self, color: Color) -> f32 {
+        match self.winner() {
+            None => 0.0,
+            Some(c) if c == color => 1.0,
+            Some(_) => -1.0,
+        }
+    }
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Win(c, WinReason::NoMoves) => {
+                write!(f, "{c} wins: {} has no legal move", c.opposite())
+            }
+            Outcome::Win(c, WinReason::MoreDiscs) => write!(f, "{c} wins on discs"),
+            Outcome::Win(c, WinReason::Adjudication) => {
+                write!(f, "{c} wins on adjudication (ahead at the length cap)")
+            }
+            Outcome::Win(c, WinReason::Resignation) => {
+                write!(f, "{c} wins: {} resigned", c.opposite())
+            }
+            Outcome::Draw(DrawReason::Repetition) => write!(f, "draw by threefold repetition"),
+            Outcome::Draw(DrawReason::FortyMoveRule) => write!(f, "draw by the 40-move rule"),
+            Outcome::Draw(DrawReason::EqualDiscs) => write!(f, "draw: as many discs each"),
+            Outcome::Draw(DrawReason::Adjudication) => {
+                write!(f, "draw on adjudication (level at the length cap)")
+            }
+        }
+    }
 }
 
 /// A one-line explanation of why some text is not a valid move or position.

@@ -8,7 +8,7 @@ use super::record::FORTY_MOVE_PLIES;
 use super::{self as checkers, Move, Position};
 use crate::games::GameName;
 use crate::games::rules::{NetInput, Rules};
-use crate::games::side::{Color, NotationError, Outcome};
+use crate::games::side::{Color, NotationError, Outcome, WinReason};
 
 /// English checkers (8x8 draughts); the network acts in hops.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -41,6 +41,14 @@ impl Rules for Checkers {
 
     fn apply_move(pos: &Position, mv: &Move) -> Position {
         pos.apply(mv)
+    }
+
+    fn move_is_irreversible(pos: &Position, mv: &Move) -> bool {
+        pos.is_irreversible(mv)
+    }
+
+    fn adjudicate(pos: &Position) -> Outcome {
+        checkers::adjudicate(pos)
     }
 
     fn hash(pos: &Position) -> u64 {
@@ -91,7 +99,7 @@ impl Rules for Checkers {
         // `count_moves` counts without building moves (the buffer is only for folding routes).
         let stuck =
             state.is_turn_start() && count_moves(state.position(), false, &mut Vec::new()) == 0;
-        stuck.then_some(Outcome::Win(state.turn().opposite()))
+        stuck.then_some(Outcome::Win(state.turn().opposite(), WinReason::NoMoves))
     }
 
     fn actions_of(_pos: &Position, mv: &Move) -> Vec<Hop> {

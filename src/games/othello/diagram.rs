@@ -2,7 +2,7 @@
 //! the top, file a on the left, coordinates on all four sides so squares can be read off.
 
 use super::board::{Bitboard, square};
-use super::position::{Color, Outcome, Position};
+use super::position::{Color, Position};
 
 /// The board with `X` for Black, `O` for White, `.` for empty and `*` for the empty
 /// squares in `marked` (e.g. the legal moves), then a line with the disc counts and whose
@@ -28,8 +28,7 @@ pub fn board_diagram(pos: &Position, marked: Bitboard) -> String {
     out.push_str(files);
     let state = match pos.outcome() {
         None => format!("{} to move", pos.turn()),
-        Some(Outcome::Win(color)) => format!("game over, {color} wins"),
-        Some(Outcome::Draw) => "game over, a draw".into(),
+        Some(outcome) => format!("game over, {outcome}"),
     };
     out.push_str(&format!(
         "  X Black {}, O White {}: {state}\n",

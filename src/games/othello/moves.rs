@@ -4,6 +4,7 @@
 
 use super::board::{Bitboard, Squares};
 use super::position::{Outcome, Position};
+use crate::games::side::{DrawReason, WinReason};
 
 /// A move: a disc placed on a square (0..64, see the board module), or a pass, which is
 /// legal exactly when the mover has no square to play and the opponent has one.
@@ -137,9 +138,9 @@ impl Position {
         }
         let (me, opp) = (self.mover().count_ones(), self.opponent().count_ones());
         Some(match me.cmp(&opp) {
-            std::cmp::Ordering::Greater => Outcome::Win(self.turn()),
-            std::cmp::Ordering::Less => Outcome::Win(self.turn().opposite()),
-            std::cmp::Ordering::Equal => Outcome::Draw,
+            std::cmp::Ordering::Greater => Outcome::Win(self.turn(), WinReason::MoreDiscs),
+            std::cmp::Ordering::Less => Outcome::Win(self.turn().opposite(), WinReason::MoreDiscs),
+            std::cmp::Ordering::Equal => Outcome::Draw(DrawReason::EqualDiscs),
         })
     }
 }
@@ -176,7 +177,10 @@ mod tests {
         let p = Position::from_discs(1 << 7, (1 << 8) | (1 << 9), Color::Black).unwrap();
         assert_eq!(p.legal_moves_mask(), 0);
         assert!(p.is_terminal());
-        assert_eq!(p.outcome(), Some(Outcome::Win(Color::White)));
+        assert_eq!(
+            p.outcome(),
+            Some(Outcome::Win(Color::White, WinReason::MoreDiscs))
+        );
     }
 
     #[test]
@@ -190,9 +194,12 @@ mod tests {
         let end = black.apply(Move::Play(2));
         assert_eq!(end.count(Color::Black), 3);
         assert!(end.is_terminal() && end.legal_moves().is_empty());
-        assert_eq!(end.outcome(), Some(Outcome::Win(Color::Black)));
+        assert_eq!(
+            end.outcome(),
+            Some(Outcome::Win(Color::Black, WinReason::MoreDiscs))
+        );
         let draw = Position::from_discs(1, 1 << 63, Color::White).unwrap();
-        assert_eq!(draw.outcome(), Some(Outcome::Draw));
+        assert_eq!(draw.outcome(), Some(Outcome::Draw(DrawReason::EqualDiscs)));
         assert_eq!(Position::start().outcome(), None);
     }
 }

@@ -8,7 +8,7 @@ use super::position::{Color, Outcome, Position};
 use super::symmetry::Symmetry;
 use crate::games::GameName;
 use crate::games::rules::{NetInput, Rules};
-use crate::games::side::NotationError;
+use crate::games::side::{DrawReason, NotationError, WinReason};
 
 /// Othello (Reversi on 8x8, Black first).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -39,6 +39,21 @@ impl Rules for Othello {
 
     fn apply_move(pos: &Position, mv: &Move) -> Position {
         pos.apply(*mv)
+    }
+
+    fn move_is_irreversible(_pos: &Position, _mv: &Move) -> bool {
+        true
+    }
+
+    /// More discs wins (a game cannot outlast 60 placements and its passes, so a cap rarely
+    /// cuts one short).
+    fn adjudicate(pos: &Position) -> Outcome {
+        let (black, white) = (pos.count(Color::Black), pos.count(Color::White));
+        match black.cmp(&white) {
+            std::cmp::Ordering::Greater => Outcome::Win(Color::Black, WinReason::Adjudication),
+            std::cmp::Ordering::Less => Outcome::Win(Color::White, WinReason::Adjudication),
+            std::cmp::Ordering::Equal => Outcome::Draw(DrawReason::Adjudication),
+        }
     }
 
     fn hash(pos: &Position) -> u64 {
