@@ -3,7 +3,8 @@
 
 use crate::games::checkers::{Position, perft};
 use crate::games::{GameName, othello};
-use crate::mcts::{AzModel, NetEvaluator};
+use crate::mcts::NetEvaluator;
+use crate::net::AzModel;
 use crate::nn::{Architecture, Ctx, Module, Optimizer, PolicyValueNet, alphazero_loss};
 use crate::selfplay::{SelfPlayRun, self_play};
 use crate::tensor::{Device, Tensor, Var};
@@ -138,12 +139,16 @@ pub fn nn(b: &NnBench) -> Result<(), String> {
 /// Self-play with a freshly initialised network of `config.network` (its games are those of an
 /// untrained network: longer and more drawn than a trained one's).
 pub fn selfplay(config: &TrainConfig, device: &Device, threads: usize, repeat: usize) {
-    let model = AzModel::new(config.architecture(), config.encoding());
+    let model = AzModel::<crate::games::Checkers>::new(config.architecture(), config.encoding());
     let net = PolicyValueNet::new(model.arch.clone(), device, &mut StdRng::seed_from_u64(0));
     let mut runs = Vec::new();
     for run in 0..repeat.max(1) {
-        let mut eval = NetEvaluator::new(net.clone(), model.encoding, device.clone())
-            .expect("the architecture follows the encoding");
+        let mut eval = NetEvaluator::<crate::games::Checkers>::new(
+            net.clone(),
+            model.encoding,
+            device.clone(),
+        )
+        .expect("the architecture follows the encoding");
         let spec = SelfPlayRun {
             games: config.games_per_iteration as u64,
             workers: config.threads as usize,

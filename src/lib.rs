@@ -6,6 +6,7 @@ pub mod engine;
 pub mod files;
 pub mod games;
 pub mod mcts;
+pub mod net;
 pub mod play;
 pub mod seeds;
 pub mod selfplay;

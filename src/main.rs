@@ -8,7 +8,7 @@ use checkers_zero::arena::{
 };
 use checkers_zero::bench;
 use checkers_zero::games::checkers::{Color, Position, parse_fen, perft};
-use checkers_zero::games::{GameName, othello};
+use checkers_zero::games::{Checkers, GameName, othello};
 use checkers_zero::tensor::Device;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -489,7 +489,7 @@ fn parse_device(name: &str) -> Result<Device> {
 
 fn parse_spec(text: &str) -> Result<AgentSpec> {
     let spec: AgentSpec = text.parse()?;
-    spec.build(0)?;
+    spec.build::<Checkers>(0)?;
     Ok(spec)
 }
 

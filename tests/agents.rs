@@ -3,6 +3,7 @@
 
 use checkers_zero::agents::{AgentSpec, Limits, Player};
 use checkers_zero::arena::{GameConfig, MatchConfig, OpeningSet, Series, run_match};
+use checkers_zero::games::Checkers;
 use checkers_zero::games::checkers::{Color, Game, Position, dedup_routes_of, legal_moves};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -82,7 +83,7 @@ fn alphabeta_scores_equal_plain_minimax() {
     for depth in [1u32, 3, 4] {
         let spec: AgentSpec = format!("alphabeta:depth={depth}").parse().unwrap();
         for pos in men_only_positions(60, depth as u64) {
-            let mut agent = spec.build(7).unwrap();
+            let mut agent = spec.build::<Checkers>(7).unwrap();
             let game = Game::from_position(pos);
             let analysis = agent.analyse(&game, &Limits::default()).unwrap();
             let roots = dedup_routes_of(legal_moves(&pos));
@@ -101,7 +102,7 @@ fn alphabeta_scores_equal_plain_minimax() {
             // select() searches with pruning but must find a move of the same best value, and
             // each other move's score is exact or marked as an upper bound.
             // A fresh agent: the analysis's exact table entries would hide the bounds.
-            let mut fresh = spec.build(7).unwrap();
+            let mut fresh = spec.build::<Checkers>(7).unwrap();
             let chosen = fresh.select(&game, &Limits::default()).analysis.unwrap();
             let best = analysis.moves[0].score;
             let fen = checkers_zero::games::checkers::to_fen(&pos);
@@ -137,7 +138,7 @@ fn limits_are_respected() {
     let mut agent = "alphabeta:depth=64"
         .parse::<AgentSpec>()
         .unwrap()
-        .build(0)
+        .build::<Checkers>(0)
         .unwrap();
     let start = Instant::now();
     let d = agent.select(

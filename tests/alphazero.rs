@@ -2,7 +2,8 @@
 //! metrics, a resumed run continues exactly where the last checkpoint left off, and damaged
 //! or foreign state files are refused with a clear error.
 
-use checkers_zero::mcts::load_model;
+use checkers_zero::games::Checkers;
+use checkers_zero::net::load_model;
 use checkers_zero::nn::{Checkpoint, FORMAT_VERSION, MAGIC};
 use checkers_zero::tensor::Device;
 use checkers_zero::train::alphazero::{
@@ -86,7 +87,7 @@ fn a_short_run_checkpoints_and_a_resumed_run_continues_it_exactly() {
         (g.len(), g[0].opponent.as_str(), g[0].games),
         (1, "random", 2)
     );
-    let (best, _, _) = load_model(&straight.join("best.ckpt"), &Device::Cpu).unwrap();
+    let (best, _, _) = load_model::<Checkers>(&straight.join("best.ckpt"), &Device::Cpu).unwrap();
     assert_eq!(best.arch().name, "az-tiny");
     assert!(
         std::fs::read_to_string(straight.join("games/iter-0001.pdn"))

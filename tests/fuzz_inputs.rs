@@ -6,8 +6,9 @@
 //! same test over whole sessions in src/engine.
 
 use checkers_zero::agents::AgentSpec;
+use checkers_zero::games::Checkers;
 use checkers_zero::games::checkers::{Game, Position, legal_moves, move_to_pdn, parse_fen};
-use checkers_zero::mcts::AzModel;
+use checkers_zero::net::AzModel;
 use checkers_zero::nn::{Checkpoint, MAGIC};
 use checkers_zero::tensor::Device;
 use checkers_zero::train::alphazero::{ConfigOverrides, TrainConfig, from_json_object};
@@ -182,7 +183,7 @@ proptest! {
     #[test]
     fn agent_specs_build_or_refuse(text in prop_oneof![bytes_text(), tokens(SPEC_TOKENS, 10)]) {
         if let Ok(spec) = text.parse::<AgentSpec>()
-            && let Err(e) = spec.build(0)
+            && let Err(e) = spec.build::<Checkers>(0)
         {
             prop_assert!(!e.0.is_empty() && !e.0.contains('\n'), "{:?}", e.0);
         }
@@ -207,8 +208,8 @@ proptest! {
 
 /// A sound model file, in memory.
 fn sound_model() -> Vec<u8> {
-    let (net, encoding, _) = checkers_zero::mcts::default_model(&Device::Cpu).unwrap();
-    let model = AzModel {
+    let (net, encoding, _) = checkers_zero::net::default_model(&Device::Cpu).unwrap();
+    let model: AzModel = AzModel {
         arch: net.arch().clone(),
         encoding,
     };

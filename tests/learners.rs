@@ -3,6 +3,7 @@
 
 use checkers_zero::agents::AgentSpec;
 use checkers_zero::arena::{GameConfig, play_game};
+use checkers_zero::games::Checkers;
 use checkers_zero::games::checkers::Game;
 use checkers_zero::train::ga::{GaConfig, Population, Scheme};
 use checkers_zero::train::pso::{PsoConfig, Swarm, Topology};
@@ -114,9 +115,13 @@ fn td_resumes_exactly_and_its_agent_plays_through_the_registry() {
         let spec: AgentSpec = format!("td:model={},depth={depth}", model.display())
             .parse()
             .unwrap();
-        let mut td = spec.build(1).unwrap();
+        let mut td = spec.build::<Checkers>(1).unwrap();
         assert_eq!(td.name(), spec.to_string());
-        let mut random = "random".parse::<AgentSpec>().unwrap().build(2).unwrap();
+        let mut random = "random"
+            .parse::<AgentSpec>()
+            .unwrap()
+            .build::<Checkers>(2)
+            .unwrap();
         let config = GameConfig {
             max_plies: Some(120),
         };
@@ -139,7 +144,7 @@ fn td_resumes_exactly_and_its_agent_plays_through_the_registry() {
         let e = spec
             .parse::<AgentSpec>()
             .unwrap()
-            .build(0)
+            .build::<Checkers>(0)
             .map(|_| ())
             .unwrap_err();
         assert!(e.0.contains(needle), "{spec}: {e}");

@@ -3,9 +3,10 @@
 //! one leaf at a time where that must hold exactly.
 
 use checkers_zero::agents::{AgentSpec, Limits, ScoreKind};
+use checkers_zero::games::Checkers;
 use checkers_zero::games::checkers::{Game, Move, parse_fen, parse_move};
 use checkers_zero::mcts::{
-    EvalInput, Evaluation, Evaluator, MaterialEvaluator, Puct, PuctConfig, Tree, hops_of,
+    EvalInput, Evaluation, Evaluator, MaterialEvaluator, Puct, PuctConfig, ROOT, Tree, hops_of,
     most_visited,
 };
 use rand::SeedableRng;
@@ -47,7 +48,7 @@ fn the_shots_win_material_and_nothing_else_does() {
     let mut ab = "alphabeta:depth=7"
         .parse::<AgentSpec>()
         .unwrap()
-        .build(0)
+        .build::<Checkers>(0)
         .unwrap();
     for &(fen, mv, line) in SHOTS {
         let (game, best) = shot(fen, mv);
@@ -69,7 +70,7 @@ fn uct_finds_the_shots() {
         let mut agent = "mcts:searches=3000"
             .parse::<AgentSpec>()
             .unwrap()
-            .build(7)
+            .build::<Checkers>(7)
             .unwrap();
         let d = agent.select(&game, &Limits::default());
         assert_eq!(d.mv, best, "{line}: {}", d.analysis.unwrap().summary);
@@ -107,7 +108,7 @@ impl Evaluator for MoverWins {
         inputs
             .iter()
             .map(|i| Evaluation {
-                priors: vec![1.0 / i.hops.len() as f32; i.hops.len()],
+                priors: vec![1.0 / i.actions.len() as f32; i.actions.len()],
                 value: 1.0,
             })
             .collect()
@@ -133,12 +134,12 @@ fn a_batch_under_virtual_loss_equals_one_leaf_at_a_time_in_a_controlled_case() {
     for id in 0..one.len() as u32 {
         let (a, b) = (one.node(id), batched.node(id));
         assert_eq!(
-            (a.hop, a.visits, a.value_sum),
-            (b.hop, b.visits, b.value_sum)
+            (a.action, a.visits, a.value_sum),
+            (b.action, b.visits, b.value_sum)
         );
         assert_eq!(b.virtual_loss, 0, "virtual losses are all taken back");
     }
-    assert!(one.children(Tree::ROOT).all(|c| one.node(c).visits == 1));
+    assert!(one.children(ROOT).all(|c| one.node(c).visits == 1));
 }
 
 #[test]
@@ -150,7 +151,7 @@ fn the_tree_is_reused_after_a_move_and_a_reply() {
     let tree = search.tree();
     let mv = tree.pick_move(most_visited);
     let child = tree
-        .children(Tree::ROOT)
+        .children(ROOT)
         .max_by_key(|&c| tree.node(c).visits)
         .unwrap();
     let reply = tree
@@ -164,7 +165,7 @@ fn the_tree_is_reused_after_a_move_and_a_reply() {
     let reply_move = *game
         .legal_moves()
         .iter()
-        .find(|m| hops_of(m) == [tree.node(reply).hop])
+        .find(|m| hops_of(m) == [tree.node(reply).action])
         .unwrap();
     game.play(reply_move);
     search.follow(&game);
@@ -179,9 +180,13 @@ fn the_search_agents_play_whole_games_with_legal_moves() {
     let mut mcts = "mcts:searches=100"
         .parse::<AgentSpec>()
         .unwrap()
-        .build(1)
+        .build::<Checkers>(1)
         .unwrap();
-    let mut random = "random".parse::<AgentSpec>().unwrap().build(2).unwrap();
+    let mut random = "random"
+        .parse::<AgentSpec>()
+        .unwrap()
+        .build::<Checkers>(2)
+        .unwrap();
     for first in 0..2 {
         let mut game = Game::new();
         while game.outcome().is_none() && game.ply() < 300 {
@@ -201,7 +206,7 @@ fn the_search_agents_play_whole_games_with_legal_moves() {
 /// A freshly initialised az-tiny network saved as `tiny.bin` in its own temporary folder,
 /// returned with the folder for the caller to remove.
 fn tiny_model(name: &str) -> (PathBuf, PathBuf) {
-    use checkers_zero::mcts::save_model;
+    use checkers_zero::net::save_model;
     use checkers_zero::nn::{Architecture, PolicyValueNet};
     use checkers_zero::tensor::Device;
     let dir = std::env::temp_dir().join(format!("cz-{name}-{}", std::process::id()));
@@ -209,7 +214,7 @@ fn tiny_model(name: &str) -> (PathBuf, PathBuf) {
     let path = dir.join("tiny.bin");
     let arch = Architecture::preset("az-tiny").unwrap();
     let net = PolicyValueNet::new(arch, &Device::Cpu, &mut StdRng::seed_from_u64(0));
-    save_model(&path, &net, Default::default(), None).unwrap();
+    save_model::<checkers_zero::games::Checkers>(&path, &net, Default::default(), None).unwrap();
     (dir, path)
 }
 
@@ -218,16 +223,24 @@ fn az_needs_a_model_file_and_plays_with_one() {
     let missing = "az:model=/nonexistent/net.bin"
         .parse::<AgentSpec>()
         .unwrap()
-        .build(0)
+        .build::<Checkers>(0)
         .err()
         .unwrap();
     assert!(missing.0.contains("no model file"), "{missing}");
-    let bad = "az:searches=x".parse::<AgentSpec>().unwrap().build(0).err();
+    let bad = "az:searches=x"
+        .parse::<AgentSpec>()
+        .unwrap()
+        .build::<Checkers>(0)
+        .err();
     assert!(bad.unwrap().0.contains("expected a number of simulations"));
 
     let (dir, path) = tiny_model("az");
     let spec = format!("az:model={},searches=24,batch=4,device=cpu", path.display());
-    let mut az = spec.parse::<AgentSpec>().unwrap().build(0).unwrap();
+    let mut az = spec
+        .parse::<AgentSpec>()
+        .unwrap()
+        .build::<Checkers>(0)
+        .unwrap();
     let mut game = Game::new();
     for _ in 0..4 {
         let d = az.select(&game, &Limits::default());
@@ -252,7 +265,11 @@ fn az_analysis_gives_every_legal_move_its_prior() {
             "az:model={},searches={searches},batch=4,device=cpu",
             path.display()
         );
-        let mut az = spec.parse::<AgentSpec>().unwrap().build(0).unwrap();
+        let mut az = spec
+            .parse::<AgentSpec>()
+            .unwrap()
+            .build::<Checkers>(0)
+            .unwrap();
         for game in &games {
             let a = az.analyse(game, &Limits::default()).unwrap();
             assert_eq!(a.score_kind, ScoreKind::VisitShare);
@@ -289,7 +306,7 @@ fn az_analysis_gives_every_legal_move_its_prior() {
     let mut mcts = "mcts:searches=50"
         .parse::<AgentSpec>()
         .unwrap()
-        .build(0)
+        .build::<Checkers>(0)
         .unwrap();
     let a = mcts.analyse(&Game::new(), &Limits::default()).unwrap();
     assert_eq!(a.score_kind, ScoreKind::VisitShare);
@@ -310,12 +327,9 @@ fn self_play_can_search_again_at_each_hop_of_a_multi_jump() {
         search.run(&mut MaterialEvaluator::default(), 200, &mut rng);
         let target = search.policy_target();
         assert!((target.iter().map(|t| t.1).sum::<f32>() - 1.0).abs() < 1e-5);
-        let hop = search
-            .tree()
-            .node(most_visited(search.tree(), Tree::ROOT))
-            .hop;
+        let hop = search.tree().node(most_visited(search.tree(), ROOT)).action;
         hops.push(hop);
-        search.advance_hop(hop);
+        search.advance_action(hop);
         let root = &search.tree().root().state;
         let mover = game.position().turn();
         let expected = if root.is_turn_start() {
@@ -365,13 +379,15 @@ fn an_evaluation_cache_changes_nothing_but_the_number_of_calls() {
 fn a_network_in_memory_plays_as_its_file_does() {
     use checkers_zero::agents::Player;
     use checkers_zero::arena::{GameConfig, MatchConfig, OpeningSet, Series, run_match};
-    use checkers_zero::mcts::{AzConfig, AzNetwork, default_model};
+    use checkers_zero::mcts::{AzConfig, AzNetwork};
+    use checkers_zero::net::default_model;
     use checkers_zero::tensor::Device;
     use std::sync::Arc;
 
     let (net, encoding, _) = default_model(&Device::Cpu).unwrap();
     let path = std::env::temp_dir().join(format!("cz-mem-{}.ckpt", std::process::id()));
-    checkers_zero::mcts::save_model(&path, &net, encoding, None).unwrap();
+    checkers_zero::net::save_model::<checkers_zero::games::Checkers>(&path, &net, encoding, None)
+        .unwrap();
     let spec = format!("az:model={},searches=16,device=cpu", path.display());
     let from_file: Player = spec.parse::<AgentSpec>().unwrap().into();
     let in_memory: Player = Arc::new(AzNetwork {

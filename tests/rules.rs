@@ -2,6 +2,7 @@
 
 use checkers_zero::agents::AgentSpec;
 use checkers_zero::arena::{GameConfig, play_game};
+use checkers_zero::games::Checkers;
 use checkers_zero::games::checkers::{
     Color, DrawReason, Game, Outcome, Position, WinReason, legal_moves, move_to_pdn, parse_fen,
     parse_move,
@@ -187,7 +188,10 @@ fn man_moves_and_captures_restart_the_forty_move_count() {
 #[test]
 fn length_cap_adjudicates_only_when_asked() {
     let spec: AgentSpec = "random".parse().unwrap();
-    let (mut a, mut b) = (spec.build(1).unwrap(), spec.build(2).unwrap());
+    let (mut a, mut b) = (
+        spec.build::<Checkers>(1).unwrap(),
+        spec.build::<Checkers>(2).unwrap(),
+    );
     let capped = play_game(
         a.as_mut(),
         b.as_mut(),

@@ -8,12 +8,12 @@ pub mod random;
 pub mod settings;
 pub mod spec;
 
-use crate::games::checkers::{Game, Move};
+use crate::games::{Checkers, Game, Rules};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-pub use spec::{AgentError, AgentSpec};
+pub use spec::{AgentError, AgentGame, AgentSpec};
 
 /// Set by another thread to make a running search return its best move so far (the engine's
 /// `stop`). Searches poll it cheaply, as they poll their clock.
@@ -82,8 +82,8 @@ impl Limits {
 /// An agent's view of one move: its score (see [`ScoreKind`]) and, where the agent has a
 /// policy network, the network's prior for it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MoveScore {
-    pub mv: Move,
+pub struct MoveScore<G: Rules = Checkers> {
+    pub mv: G::Move,
     pub score: f32,
     /// The policy's probability of the move before search (see `mcts::Tree::move_stats` for
     /// moves of several hops).
@@ -104,10 +104,10 @@ pub enum ScoreKind {
 }
 
 /// What an agent thinks of a position, from the side to move.
-#[derive(Clone, Debug, PartialEq, Default)]
-pub struct Analysis {
+#[derive(Clone, Debug, PartialEq)]
+pub struct Analysis<G: Rules = Checkers> {
     /// Scores of the moves it looked at, best first.
-    pub moves: Vec<MoveScore>,
+    pub moves: Vec<MoveScore<G>>,
     pub score_kind: ScoreKind,
     /// Its value of the position (positive: good for the side to move).
     pub value: f32,
@@ -117,20 +117,21 @@ pub struct Analysis {
 
 /// The move an agent chose and, where it has one, its analysis.
 #[derive(Clone, Debug)]
-pub struct Decision {
-    pub mv: Move,
-    pub analysis: Option<Analysis>,
+pub struct Decision<G: Rules = Checkers> {
+    pub mv: G::Move,
+    pub analysis: Option<Analysis<G>>,
 }
 
-pub trait Agent: Send {
+/// An agent for game `G` (checkers unless named).
+pub trait Agent<G: Rules = Checkers>: Send {
     /// The spec string that rebuilds this agent.
     fn name(&self) -> String;
 
     /// Chooses a move; the game must not be over.
-    fn select(&mut self, game: &Game, limits: &Limits) -> Decision;
+    fn select(&mut self, game: &Game<G>, limits: &Limits) -> Decision<G>;
 
     /// Scores every legal move (slower than [`Agent::select`]); `None` if the agent cannot.
-    fn analyse(&mut self, _game: &Game, _limits: &Limits) -> Option<Analysis> {
+    fn analyse(&mut self, _game: &Game<G>, _limits: &Limits) -> Option<Analysis<G>> {
         None
     }
 
@@ -140,22 +141,22 @@ pub trait Agent: Send {
 
 /// What makes a fresh agent for each game of a match: an [`AgentSpec`], or a network held in
 /// memory (the trainer's gating and gauntlet, which need no file round trip).
-pub trait AgentSource: Send + Sync + std::fmt::Debug {
+pub trait AgentSource<G: Rules = Checkers>: Send + Sync + std::fmt::Debug {
     /// A new agent whose randomness comes from `seed`.
-    fn build(&self, seed: u64) -> Result<Box<dyn Agent>, AgentError>;
+    fn build(&self, seed: u64) -> Result<Box<dyn Agent<G>>, AgentError>;
 }
 
 /// A player in a match, tournament or gauntlet.
-pub type Player = Arc<dyn AgentSource>;
+pub type Player<G = Checkers> = Arc<dyn AgentSource<G>>;
 
-impl AgentSource for AgentSpec {
-    fn build(&self, seed: u64) -> Result<Box<dyn Agent>, AgentError> {
+impl<G: AgentGame> AgentSource<G> for AgentSpec {
+    fn build(&self, seed: u64) -> Result<Box<dyn Agent<G>>, AgentError> {
         AgentSpec::build(self, seed)
     }
 }
 
-impl From<AgentSpec> for Player {
-    fn from(spec: AgentSpec) -> Player {
+impl<G: AgentGame> From<AgentSpec> for Player<G> {
+    fn from(spec: AgentSpec) -> Player<G> {
         Arc::new(spec)
     }
 }

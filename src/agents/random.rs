@@ -1,7 +1,7 @@
 //! The uniformly random agent: a floor every learner must clear.
 
 use super::{Agent, Decision, Limits};
-use crate::games::checkers::{Game, dedup_routes_of};
+use crate::games::{Game, Rules};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -17,14 +17,15 @@ impl RandomAgent {
     }
 }
 
-impl Agent for RandomAgent {
+impl<G: Rules> Agent<G> for RandomAgent {
     fn name(&self) -> String {
         "random".into()
     }
 
-    /// Uniform over distinct moves: capture routes to the same result count once.
-    fn select(&mut self, game: &Game, _limits: &Limits) -> Decision {
-        let moves = dedup_routes_of(game.legal_moves());
+    /// Uniform over distinct moves: moves to the same position (checkers' capture routes)
+    /// count once.
+    fn select(&mut self, game: &Game<G>, _limits: &Limits) -> Decision<G> {
+        let moves = G::distinct_moves(game.position());
         let mv = moves[self.rng.random_range(0..moves.len())];
         Decision { mv, analysis: None }
     }

@@ -6,8 +6,10 @@ use super::learned::NetAgent;
 use super::random::RandomAgent;
 use super::settings::{self, Setting};
 use super::{Agent, Limits};
+use crate::games::{Checkers, Othello};
 use crate::mcts::uct::DEFAULT_C;
 use crate::mcts::{AzAgent, AzConfig, MctsAgent, PuctConfig};
+use crate::net::NetGame;
 use crate::train::value_net::Learner;
 use std::fmt::Display;
 use std::str::FromStr;
@@ -17,15 +19,9 @@ use std::time::Duration;
 #[error("{0}")]
 pub struct AgentError(pub String);
 
-/// The agents that can be built, each with a one-line description of its options.
-pub const KINDS: &[(&str, &str)] = &[
+/// The agents every game has, each with a one-line description of its options.
+pub const COMMON_KINDS: &[(&str, &str)] = &[
     ("random", "uniform over legal moves (no options)"),
-    (
-        "alphabeta",
-        "negamax alpha-beta on material: depth=N, time=MS, nodes=N (stops at the first \
-         reached; depth 6 if none is given), king=W (king value in men, default 1.5), \
-         hash=MB (transposition table, default 16)",
-    ),
     (
         "mcts",
         "UCT with random rollouts: searches=N (simulations per move, default 1000), c=F \
@@ -33,10 +29,20 @@ pub const KINDS: &[(&str, &str)] = &[
     ),
     (
         "az",
-        "AlphaZero search with a trained network: model=PATH (default: the built-in network, \
-         models/default.bin), \
+        "AlphaZero search with a trained network: model=PATH (checkers' default: the \
+         built-in network, models/default.bin), \
          searches=N (simulations per move, default 200), batch=N (leaves per network call, \
          default 8), device=auto|cpu|gpu",
+    ),
+];
+
+/// Checkers' own agents.
+const CHECKERS_KINDS: &[(&str, &str)] = &[
+    (
+        "alphabeta",
+        "negamax alpha-beta on material: depth=N, time=MS, nodes=N (stops at the first \
+         reached; depth 6 if none is given), king=W (king value in men, default 1.5), \
+         hash=MB (transposition table, default 16)",
     ),
     ("td", LEARNED_OPTIONS),
     ("ga", LEARNED_OPTIONS),
@@ -45,6 +51,68 @@ pub const KINDS: &[(&str, &str)] = &[
 
 const LEARNED_OPTIONS: &str = "a trained value network at the leaves of alpha-beta: \
      model=PATH (checkpoint from train-td / train-ga / train-pso), depth=N (default 1)";
+
+/// A game agents can be built for from specs: the kinds it has beyond [`COMMON_KINDS`].
+pub trait AgentGame: NetGame {
+    /// Its own kinds, with their option descriptions.
+    const OWN_KINDS: &'static [(&'static str, &'static str)];
+
+    /// Builds an agent of one of [`Self::OWN_KINDS`] from its options.
+    fn build_own(
+        kind: &str,
+        opts: &mut Options,
+        seed: u64,
+    ) -> Result<Box<dyn Agent<Self>>, AgentError>;
+
+    /// Every kind: the common ones, then the game's own.
+    fn kinds() -> impl Iterator<Item = &'static (&'static str, &'static str)> {
+        COMMON_KINDS.iter().chain(Self::OWN_KINDS)
+    }
+}
+
+impl AgentGame for Checkers {
+    const OWN_KINDS: &'static [(&'static str, &'static str)] = CHECKERS_KINDS;
+
+    fn build_own(kind: &str, opts: &mut Options, seed: u64) -> Result<Box<dyn Agent>, AgentError> {
+        Ok(match kind {
+            "alphabeta" => {
+                let defaults = AlphaBetaConfig::default();
+                let config = AlphaBetaConfig {
+                    limits: opts.limits(&defaults.limits)?,
+                    king_weight: opts
+                        .setting("king", &settings::KING)?
+                        .unwrap_or(defaults.king_weight),
+                    hash_mb: opts
+                        .setting("hash", &settings::HASH_MB)?
+                        .unwrap_or(defaults.hash_mb),
+                };
+                Box::new(AlphaBeta::new(config, seed)?)
+            }
+            _ => {
+                let learner = match kind {
+                    "td" => Learner::Td,
+                    "ga" => Learner::Ga,
+                    _ => Learner::Pso,
+                };
+                let model: Option<String> = opts.take("model", "a checkpoint path")?;
+                let depth = opts.setting("depth", &settings::DEPTH)?;
+                Box::new(NetAgent::load(learner, model.as_deref(), depth, seed)?)
+            }
+        })
+    }
+}
+
+impl AgentGame for Othello {
+    const OWN_KINDS: &'static [(&'static str, &'static str)] = &[];
+
+    fn build_own(
+        kind: &str,
+        _opts: &mut Options,
+        _seed: u64,
+    ) -> Result<Box<dyn Agent<Othello>>, AgentError> {
+        unreachable!("Othello has no agent kind {kind} of its own")
+    }
+}
 
 /// A parsed agent spec: its kind and options in the order given.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,47 +145,16 @@ impl AgentSpec {
             .map(|(_, v)| v.as_str())
     }
 
-    /// Builds the agent; `seed` drives any randomness it has (tie-breaks, sampling).
-    pub fn build(&self, seed: u64) -> Result<Box<dyn Agent>, AgentError> {
+    /// Builds the agent for game `G`; `seed` drives any randomness it has (tie-breaks,
+    /// sampling).
+    pub fn build<G: AgentGame>(&self, seed: u64) -> Result<Box<dyn Agent<G>>, AgentError> {
         let mut opts = Options {
             spec: self,
             used: Vec::new(),
         };
-        let agent: Box<dyn Agent> = match self.kind.as_str() {
+        let agent: Box<dyn Agent<G>> = match self.kind.as_str() {
             "random" => Box::new(RandomAgent::new(seed)),
-            "alphabeta" => {
-                let defaults = AlphaBetaConfig::default();
-                let given = Limits {
-                    depth: opts.setting("depth", &settings::DEPTH)?,
-                    movetime: opts
-                        .setting("time", &settings::MOVETIME_MS)?
-                        .map(Duration::from_millis),
-                    nodes: opts.setting("nodes", &settings::NODES)?,
-                    ..Limits::default()
-                };
-                let config = AlphaBetaConfig {
-                    // Default depth 6 only when no limit is given at all.
-                    limits: given.or(&defaults.limits),
-                    king_weight: opts
-                        .setting("king", &settings::KING)?
-                        .unwrap_or(defaults.king_weight),
-                    hash_mb: opts
-                        .setting("hash", &settings::HASH_MB)?
-                        .unwrap_or(defaults.hash_mb),
-                };
-                Box::new(AlphaBeta::new(config, seed)?)
-            }
-            kind @ ("td" | "ga" | "pso") => {
-                let learner = match kind {
-                    "td" => Learner::Td,
-                    "ga" => Learner::Ga,
-                    _ => Learner::Pso,
-                };
-                let model: Option<String> = opts.take("model", "a checkpoint path")?;
-                let depth = opts.setting("depth", &settings::DEPTH)?;
-                Box::new(NetAgent::load(learner, model.as_deref(), depth, seed)?)
-            }
-            "mcts" => Box::new(MctsAgent::new(
+            "mcts" => Box::new(MctsAgent::<G>::new(
                 opts.setting("searches", &settings::SEARCHES)?
                     .unwrap_or(1000),
                 opts.setting("c", &settings::EXPLORATION)?
@@ -138,12 +175,14 @@ impl AgentSpec {
                         ..d.puct
                     },
                 };
-                Box::new(AzAgent::new(config, seed)?)
+                Box::new(AzAgent::<G>::new(config, seed)?)
             }
+            own if G::OWN_KINDS.iter().any(|k| k.0 == own) => G::build_own(own, &mut opts, seed)?,
             other => {
-                let kinds: Vec<&str> = KINDS.iter().map(|k| k.0).collect();
+                let kinds: Vec<&str> = G::kinds().map(|k| k.0).collect();
                 return Err(AgentError(format!(
-                    "unknown agent {other:?}: expected one of {}",
+                    "unknown {} agent {other:?}: expected one of {}",
+                    G::NAME.as_str(),
                     kinds.join(", ")
                 )));
             }
@@ -190,13 +229,17 @@ impl FromStr for AgentSpec {
 
 /// Typed access to a spec's options that remembers which were read, so a misspelt option
 /// is reported instead of silently ignored.
-struct Options<'a> {
+pub struct Options<'a> {
     spec: &'a AgentSpec,
     used: Vec<&'static str>,
 }
 
 impl Options<'_> {
-    fn take<T: FromStr>(&mut self, key: &'static str, what: &str) -> Result<Option<T>, AgentError> {
+    pub fn take<T: FromStr>(
+        &mut self,
+        key: &'static str,
+        what: &str,
+    ) -> Result<Option<T>, AgentError> {
         self.used.push(key);
         match self.spec.get(key) {
             None => Ok(None),
@@ -210,7 +253,7 @@ impl Options<'_> {
     }
 
     /// A value of one of the [`settings`], with the message every route gives for it.
-    fn setting<T: FromStr + Display>(
+    pub fn setting<T: FromStr + Display>(
         &mut self,
         key: &'static str,
         setting: &Setting<T>,
@@ -224,6 +267,20 @@ impl Options<'_> {
                     .map_err(|e| setting_error(&self.spec.kind, key, e))
             })
             .transpose()
+    }
+
+    /// The search limits given as `depth`, `time` (ms) and `nodes`, else `defaults` (so
+    /// a default depth applies only when no limit is given at all).
+    pub fn limits(&mut self, defaults: &Limits) -> Result<Limits, AgentError> {
+        let given = Limits {
+            depth: self.setting("depth", &settings::DEPTH)?,
+            movetime: self
+                .setting("time", &settings::MOVETIME_MS)?
+                .map(Duration::from_millis),
+            nodes: self.setting("nodes", &settings::NODES)?,
+            ..Limits::default()
+        };
+        Ok(given.or(defaults))
     }
 
     fn finish(self) -> Result<(), AgentError> {
@@ -258,7 +315,7 @@ mod tests {
     fn specs_parse_print_and_reject_bad_options() {
         let s: AgentSpec = "AlphaBeta: depth=4, king=2".parse().unwrap();
         assert_eq!(s.to_string(), "alphabeta:depth=4,king=2");
-        assert!(s.build(1).is_ok());
+        assert!(s.build::<Checkers>(1).is_ok());
         for (bad, needle) in [
             ("", "empty agent spec"),
             ("minimax", "unknown agent"),
@@ -290,7 +347,7 @@ mod tests {
         ] {
             let e = bad
                 .parse::<AgentSpec>()
-                .and_then(|s| s.build(1).map(|_| ()))
+                .and_then(|s| s.build::<Checkers>(1).map(|_| ()))
                 .unwrap_err();
             assert!(e.0.contains(needle), "{bad}: {e}");
         }

@@ -2,11 +2,12 @@
 //! alternating, with its score and Elo difference per opponent. The command line prints it
 //! as a table or as JSON lines; a trainer can call [`run_gauntlet`] after an iteration.
 
+use super::openings::ArenaGame;
 use super::openings::OpeningSet;
 use super::series::{MatchConfig, Series, run_match};
 use super::stats::{Tally, fmt_elo};
 use crate::agents::{AgentError, Player};
-use crate::games::checkers::Color;
+use crate::games::{Checkers, Color};
 use clap::ValueEnum;
 use serde::Serialize;
 use std::fmt;
@@ -21,9 +22,9 @@ pub const DEFAULT_OPPONENTS: &[&str] = &[
 ];
 
 #[derive(Clone, Debug)]
-pub struct GauntletConfig {
-    pub player: Player,
-    pub opponents: Vec<Player>,
+pub struct GauntletConfig<G: ArenaGame = Checkers> {
+    pub player: Player<G>,
+    pub opponents: Vec<Player<G>>,
     /// How each opponent is played (its `games` are per opponent).
     pub series: Series,
 }
@@ -49,7 +50,9 @@ pub struct GauntletReport {
 
 /// Plays the gauntlet on the current rayon pool, one opponent after another (each match's
 /// games in parallel).
-pub fn run_gauntlet(config: &GauntletConfig) -> Result<GauntletReport, AgentError> {
+pub fn run_gauntlet<G: ArenaGame>(
+    config: &GauntletConfig<G>,
+) -> Result<GauntletReport, AgentError> {
     if config.opponents.is_empty() {
         return Err(AgentError("a gauntlet needs at least one opponent".into()));
     }

@@ -13,7 +13,7 @@ pub use driver::{GameConfig, play_game};
 pub use gauntlet::{
     DEFAULT_OPPONENTS, GauntletConfig, GauntletRecord, GauntletReport, GauntletRow, run_gauntlet,
 };
-pub use openings::{OpeningSet, ballots};
+pub use openings::{ArenaGame, OpeningSet, ballots};
 pub use series::{MatchConfig, MatchReport, Series, run_match};
 pub use stats::Tally;
 pub use tournament::{TournamentConfig, TournamentReport, run_tournament};

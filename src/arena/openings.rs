@@ -1,6 +1,68 @@
-//! The ACF three-move ballots, embedded so the binary needs no outside file.
+//! The openings matches start from: for checkers the ACF three-move ballots, embedded so the
+//! binary needs no outside file; for Othello every position after four plies, up to the
+//! board's symmetries.
 
-use crate::games::checkers::Game;
+use crate::games::checkers::Checkers;
+use crate::games::othello::Othello;
+use crate::games::{Game, Rules};
+use std::collections::HashSet;
+
+/// A game a match can be played in: where its games start.
+pub trait ArenaGame: Rules {
+    /// The games a match starts from, each with a label: one per opening (the start
+    /// position alone for [`OpeningSet::None`]).
+    fn starting_games(set: OpeningSet) -> Vec<(String, Game<Self>)>;
+}
+
+impl ArenaGame for Checkers {
+    fn starting_games(set: OpeningSet) -> Vec<(String, Game)> {
+        match set {
+            OpeningSet::None => vec![("start position".to_string(), Game::new())],
+            _ => ballots()
+                .into_iter()
+                .filter(|b| set == OpeningSet::All || b.standard)
+                .map(|b| (b.label(), b.game()))
+                .collect(),
+        }
+    }
+}
+
+/// Plies of Othello's openings: after four, the 244 move sequences reach a few dozen
+/// positions that no symmetry of the board maps onto each other.
+const OTHELLO_OPENING_PLIES: usize = 4;
+
+impl ArenaGame for Othello {
+    /// `Standard` and `All` are the same set here: the positions after four plies, one per
+    /// class of symmetric positions (the first sequence reaching it, in move order).
+    fn starting_games(set: OpeningSet) -> Vec<(String, Game<Othello>)> {
+        if set == OpeningSet::None {
+            return vec![("start position".to_string(), Game::at_start())];
+        }
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        let mut stack = vec![Game::<Othello>::at_start()];
+        while let Some(game) = stack.pop() {
+            if game.ply() == OTHELLO_OPENING_PLIES {
+                let canonical = Othello::SYMMETRIES
+                    .iter()
+                    .map(|&s| Othello::hash(&Othello::transform_state(s, game.position())))
+                    .min()
+                    .expect("the identity at least");
+                if seen.insert(canonical) {
+                    out.push((format!("opening {}", game.movetext()), game));
+                }
+                continue;
+            }
+            // Reversed so the stack pops the moves in generation order.
+            for mv in game.legal_moves().into_iter().rev() {
+                let mut next = game.clone();
+                next.play(mv);
+                stack.push(next);
+            }
+        }
+        out
+    }
+}
 
 const BALLOTS_TSV: &str = include_str!("../../data/three_move_ballots.tsv");
 
@@ -67,18 +129,6 @@ pub fn ballots() -> Vec<Opening> {
 fn strip_leading_zeros(mv: &str) -> String {
     let squares: Vec<&str> = mv.split('-').map(|sq| sq.trim_start_matches('0')).collect();
     squares.join("-")
-}
-
-/// The games a match starts from: one per opening (the start position for `None`).
-pub fn starting_games(set: OpeningSet) -> Vec<(String, Game)> {
-    match set {
-        OpeningSet::None => vec![("start position".to_string(), Game::new())],
-        _ => ballots()
-            .into_iter()
-            .filter(|b| set == OpeningSet::All || b.standard)
-            .map(|b| (b.label(), b.game()))
-            .collect(),
-    }
 }
 
 #[cfg(test)]

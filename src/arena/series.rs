@@ -1,10 +1,10 @@
 //! A match: two agents over many games, colours alternating, each opening from both sides.
 
 use super::driver::{GameConfig, play_game};
-use super::openings::{OpeningSet, starting_games};
+use super::openings::{ArenaGame, OpeningSet};
 use super::stats::Tally;
 use crate::agents::{AgentError, Player};
-use crate::games::checkers::{Color, Game};
+use crate::games::{Checkers, Color, Game, Rules};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
@@ -33,23 +33,23 @@ impl Series {
 }
 
 #[derive(Clone, Debug)]
-pub struct MatchConfig {
-    pub first: Player,
-    pub second: Player,
+pub struct MatchConfig<G: Rules = Checkers> {
+    pub first: Player<G>,
+    pub second: Player<G>,
     pub series: Series,
 }
 
 /// One finished game of a match.
 #[derive(Clone, Debug)]
-pub struct MatchGame {
+pub struct MatchGame<G: Rules = Checkers> {
     pub round: usize,
     pub opening: String,
     /// The colour the first agent played.
     pub first_color: Color,
-    pub game: Game,
+    pub game: Game<G>,
 }
 
-impl MatchGame {
+impl<G: Rules> MatchGame<G> {
     /// The first agent's score in this game.
     pub fn first_score(&self) -> f64 {
         self.game
@@ -59,13 +59,13 @@ impl MatchGame {
 }
 
 #[derive(Clone, Debug)]
-pub struct MatchReport {
+pub struct MatchReport<G: Rules = Checkers> {
     pub first: String,
     pub second: String,
-    pub games: Vec<MatchGame>,
+    pub games: Vec<MatchGame<G>>,
 }
 
-impl MatchReport {
+impl<G: Rules> MatchReport<G> {
     /// The first agent's results, overall or with one colour.
     pub fn tally(&self, color: Option<Color>) -> Tally {
         let mut t = Tally::default();
@@ -127,11 +127,11 @@ fn game_seed(seed: u64, round: usize, side: u64) -> u64 {
 
 /// Plays the match on the current rayon pool. Game `i` starts from opening `i / 2`; the
 /// first agent has Black in even games and White in odd ones.
-pub fn run_match(config: &MatchConfig) -> Result<MatchReport, AgentError> {
+pub fn run_match<G: ArenaGame>(config: &MatchConfig<G>) -> Result<MatchReport<G>, AgentError> {
     // Build once up front so a bad spec fails before any game is played.
     let first_name = config.first.build(0)?.name();
     let second_name = config.second.build(0)?.name();
-    let starts = starting_games(config.series.openings);
+    let starts = G::starting_games(config.series.openings);
     let total = config.series.games.unwrap_or(2 * starts.len());
     let bar = if config.series.progress {
         ProgressBar::new(total as u64)
@@ -144,7 +144,7 @@ pub fn run_match(config: &MatchConfig) -> Result<MatchReport, AgentError> {
             .progress_chars("=> "),
     );
     bar.set_message(format!("{first_name} vs {second_name}"));
-    let games: Result<Vec<MatchGame>, AgentError> = (0..total)
+    let games: Result<Vec<MatchGame<G>>, AgentError> = (0..total)
         .into_par_iter()
         .map(|round| {
             let (opening, start) = &starts[(round / 2) % starts.len()];

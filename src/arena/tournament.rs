@@ -2,13 +2,15 @@
 //! then a cross table and Elo ratings anchored on one player (random at 0 when present).
 
 use super::elo::{PairResult, Rating, rate};
+use super::openings::ArenaGame;
 use super::series::{MatchConfig, Series, run_match};
 use super::stats::Tally;
 use crate::agents::{AgentError, Player};
+use crate::games::Checkers;
 
 #[derive(Clone, Debug)]
-pub struct TournamentConfig {
-    pub players: Vec<Player>,
+pub struct TournamentConfig<G: ArenaGame = Checkers> {
+    pub players: Vec<Player<G>>,
     /// How each pair plays (its `games` are per pair).
     pub series: Series,
 }
@@ -23,7 +25,9 @@ pub struct TournamentReport {
     pub pdn: String,
 }
 
-pub fn run_tournament(config: &TournamentConfig) -> Result<TournamentReport, AgentError> {
+pub fn run_tournament<G: ArenaGame>(
+    config: &TournamentConfig<G>,
+) -> Result<TournamentReport, AgentError> {
     let n = config.players.len();
     if n < 2 {
         return Err(AgentError("a tournament needs at least two players".into()));

@@ -623,7 +623,7 @@ mod tests {
         ] {
             let by_spec = format!("alphabeta:{spec_key}={value}")
                 .parse::<AgentSpec>()
-                .and_then(|s| s.build(0).map(|_| ()))
+                .and_then(|s| s.build::<crate::games::Checkers>(0).map(|_| ()))
                 .map_err(|e| e.0);
             let out = session(
                 format!("setoption name {spec_key} value {value}\ngo {go_key} {value} {other}\n")

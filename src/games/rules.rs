@@ -33,7 +33,7 @@ pub struct NetInput<'a, G: Rules> {
 }
 
 /// The rules of one two-player game, at the two levels described in the module doc.
-pub trait Rules: Copy + Debug + Send + Sync + 'static {
+pub trait Rules: Copy + Debug + Default + PartialEq + Eq + Send + Sync + 'static {
     /// The `--game` name, for messages and file headers.
     const NAME: super::GameName;
 
@@ -41,7 +41,15 @@ pub trait Rules: Copy + Debug + Send + Sync + 'static {
 
     /// A position at a turn boundary: the board and the side to move. `Hash`/`Eq` for
     /// repetition checks and caches.
-    type Position: Copy + Eq + Hash + Debug + Send + Sync + 'static;
+    type Position: Copy
+        + Eq
+        + Hash
+        + Debug
+        + Send
+        + Sync
+        + serde::Serialize
+        + serde::de::DeserializeOwned
+        + 'static;
     /// A whole turn, as notation writes it and a game record stores it.
     type Move: Copy + Eq + Debug + Send + Sync + 'static;
 
@@ -53,6 +61,20 @@ pub trait Rules: Copy + Debug + Send + Sync + 'static {
     fn legal_moves(pos: &Self::Position) -> Vec<Self::Move>;
     /// The position after a legal move.
     fn apply_move(pos: &Self::Position, mv: &Self::Move) -> Self::Position;
+    /// The legal moves with one kept (the first) of each group reaching the same position
+    /// (checkers' capture routes over the same pieces): what agents choose among.
+    fn distinct_moves(pos: &Self::Position) -> Vec<Self::Move> {
+        let mut seen = Vec::new();
+        Self::legal_moves(pos)
+            .into_iter()
+            .filter(|mv| {
+                let next = Self::apply_move(pos, mv);
+                let new = !seen.contains(&next);
+                seen.push(next);
+                new
+            })
+            .collect()
+    }
     /// The side to move in `pos`.
     fn side_to_move(pos: &Self::Position) -> Color {
         Self::turn(&Self::turn_start(pos))
@@ -79,9 +101,27 @@ pub trait Rules: Copy + Debug + Send + Sync + 'static {
 
     /// A state search expands: a turn boundary or a point inside a turn. `Hash`/`Eq` key
     /// evaluation caches.
-    type State: Copy + Eq + Hash + Debug + Send + Sync + 'static;
-    /// One decision of the network.
-    type Action: Copy + Eq + Hash + Debug + Send + Sync + 'static;
+    type State: Copy
+        + Eq
+        + Hash
+        + Debug
+        + Send
+        + Sync
+        + serde::Serialize
+        + serde::de::DeserializeOwned
+        + 'static;
+    /// One decision of the network. `Default` is a placeholder (the search tree's root
+    /// has no action leading to it).
+    type Action: Copy
+        + Eq
+        + Hash
+        + Debug
+        + Default
+        + Send
+        + Sync
+        + serde::Serialize
+        + serde::de::DeserializeOwned
+        + 'static;
 
     /// The state at the start of the turn in `pos`.
     fn turn_start(pos: &Self::Position) -> Self::State;
@@ -132,13 +172,23 @@ pub trait Rules: Copy + Debug + Send + Sync + 'static {
 
     /// The encoding's options, saved with a model (checkers: history and legal-hop planes;
     /// Othello has none).
-    type Encoding: Copy + Debug + Default + PartialEq + Send + Sync + 'static;
+    type Encoding: Copy
+        + Debug
+        + Default
+        + PartialEq
+        + Send
+        + Sync
+        + serde::Serialize
+        + serde::de::DeserializeOwned
+        + 'static;
     /// Rows and columns of every input plane.
     const BOARD: [usize; 2];
     /// Number of policy outputs; every action's index is below it.
     const POLICY_SIZE: usize;
     /// Number of input planes under `enc`.
     fn planes(enc: &Self::Encoding) -> usize;
+    /// Earlier turn-start positions `enc` shows (`NetInput::history` needs no more).
+    fn history(enc: &Self::Encoding) -> usize;
     /// Writes the input planes of `input` into `out` (`planes(enc) * BOARD[0] * BOARD[1]`
     /// values, all overwritten).
     fn encode(enc: &Self::Encoding, input: &NetInput<Self>, out: &mut [f32]);

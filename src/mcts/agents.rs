@@ -2,7 +2,6 @@
 //! policy-value network). Both keep their tree between moves of a game.
 
 use super::evaluator::NetEvaluator;
-use super::model::{default_model, load_model};
 use super::puct::{Puct, PuctConfig, most_visited};
 use super::tree::Tree;
 use super::uct::Uct;
@@ -11,8 +10,8 @@ use crate::agents::spec::setting_error;
 use crate::agents::{
     Agent, AgentError, AgentSource, Analysis, Decision, Limits, MoveScore, ScoreKind,
 };
-use crate::games::checkers::Game;
-use crate::games::checkers::encoding::Encoding;
+use crate::games::{Checkers, Game, Rules};
+use crate::net::{NetGame, load_model};
 use crate::nn::PolicyValueNet;
 use crate::tensor::Device;
 use rand::SeedableRng;
@@ -58,7 +57,12 @@ impl Budget {
 
 /// The greedy move of a searched tree and what the search thinks of each move: its visit
 /// share and, with `priors` (a network gave them, not a uniform stand-in), its prior.
-fn decide(tree: &Tree, simulations: u64, elapsed: Duration, priors: bool) -> Decision {
+fn decide<G: Rules>(
+    tree: &Tree<G>,
+    simulations: u64,
+    elapsed: Duration,
+    priors: bool,
+) -> Decision<G> {
     let mv = tree.pick_move(most_visited);
     let root = tree.root();
     let total = root.visits.max(1) as f32;
@@ -80,7 +84,7 @@ fn decide(tree: &Tree, simulations: u64, elapsed: Duration, priors: bool) -> Dec
             root.visits,
             tree.len(),
             simulations as f64 / elapsed.as_secs_f64().max(1e-9),
-            mv
+            G::format_move(&mv)
         ),
     };
     Decision {
@@ -90,16 +94,16 @@ fn decide(tree: &Tree, simulations: u64, elapsed: Duration, priors: bool) -> Dec
 }
 
 /// `mcts`: UCT with random rollouts.
-pub struct MctsAgent {
+pub struct MctsAgent<G: Rules = Checkers> {
     searches: u32,
     c: f32,
     seed: u64,
     rng: StdRng,
-    uct: Option<Uct>,
+    uct: Option<Uct<G>>,
 }
 
-impl MctsAgent {
-    pub fn new(searches: u32, c: f32, seed: u64) -> Result<MctsAgent, AgentError> {
+impl<G: Rules> MctsAgent<G> {
+    pub fn new(searches: u32, c: f32, seed: u64) -> Result<Self, AgentError> {
         settings::SEARCHES
             .check(searches)
             .map_err(|e| setting_error("mcts", "searches", e))?;
@@ -116,12 +120,12 @@ impl MctsAgent {
     }
 }
 
-impl Agent for MctsAgent {
+impl<G: Rules> Agent<G> for MctsAgent<G> {
     fn name(&self) -> String {
         format!("mcts:searches={},c={}", self.searches, self.c)
     }
 
-    fn select(&mut self, game: &Game, limits: &Limits) -> Decision {
+    fn select(&mut self, game: &Game<G>, limits: &Limits) -> Decision<G> {
         let uct = match &mut self.uct {
             Some(u) => {
                 u.follow(game);
@@ -131,16 +135,16 @@ impl Agent for MctsAgent {
         };
         let budget = Budget::new(limits, self.searches);
         let start = Instant::now();
-        let mut hops = Vec::new();
+        let mut actions = Vec::new();
         let mut done = 0;
         while budget.more(done) {
-            uct.simulate(&mut self.rng, &mut hops);
+            uct.simulate(&mut self.rng, &mut actions);
             done += 1;
         }
         decide(uct.tree(), done, start.elapsed(), false)
     }
 
-    fn analyse(&mut self, game: &Game, limits: &Limits) -> Option<Analysis> {
+    fn analyse(&mut self, game: &Game<G>, limits: &Limits) -> Option<Analysis<G>> {
         self.select(game, limits).analysis
     }
 
@@ -173,19 +177,19 @@ impl Default for AzConfig {
 }
 
 /// `az`: PUCT guided by a policy-value network, greedy (temperature 0), no noise.
-pub struct AzAgent {
+pub struct AzAgent<G: Rules = Checkers> {
     name: String,
     searches: u32,
     puct: PuctConfig,
-    evaluator: NetEvaluator,
+    evaluator: NetEvaluator<G>,
     rng: StdRng,
     seed: u64,
-    search: Option<Puct>,
+    search: Option<Puct<G>>,
 }
 
-impl AzAgent {
+impl<G: NetGame> AzAgent<G> {
     /// Loads the network; a missing or unreadable model file is a clear error.
-    pub fn new(config: AzConfig, seed: u64) -> Result<AzAgent, AgentError> {
+    pub fn new(config: AzConfig, seed: u64) -> Result<Self, AgentError> {
         settings::SEARCHES
             .check(config.searches)
             .map_err(|e| setting_error("az", "searches", e))?;
@@ -209,8 +213,15 @@ impl AzAgent {
             });
         // A model file's errors name the file already.
         let (net, encoding, _) = match &config.model {
-            Some(path) => load_model(path, &device),
-            None => default_model(&device),
+            Some(path) => load_model::<G>(path, &device),
+            None => G::default_model(&device).ok_or_else(|| {
+                AgentError(format!(
+                    "az: there is no built-in {} network; give model=FILE (train one with \
+                     `checkers-zero train --game {}`)",
+                    G::NAME.as_str(),
+                    G::NAME.as_str()
+                ))
+            })?,
         }
         .map_err(|e| AgentError(format!("az: {e}")))?;
         let evaluator = NetEvaluator::new(net, encoding, device)
@@ -222,7 +233,12 @@ impl AzAgent {
         Ok(AzAgent::with_evaluator(evaluator, &config, name, seed))
     }
 
-    fn with_evaluator(evaluator: NetEvaluator, config: &AzConfig, name: String, seed: u64) -> Self {
+    fn with_evaluator(
+        evaluator: NetEvaluator<G>,
+        config: &AzConfig,
+        name: String,
+        seed: u64,
+    ) -> Self {
         AzAgent {
             name,
             searches: config.searches,
@@ -238,9 +254,9 @@ impl AzAgent {
 /// The `az` agent of a network held in memory, for each game of a match: the trainer's
 /// gating and gauntlet play the networks they hold instead of reloading them from files.
 #[derive(Clone)]
-pub struct AzNetwork {
+pub struct AzNetwork<G: Rules = Checkers> {
     pub net: PolicyValueNet,
-    pub encoding: Encoding,
+    pub encoding: G::Encoding,
     pub device: Device,
     /// `searches` and `puct` are used; `model` and `device` are not.
     pub config: AzConfig,
@@ -248,14 +264,14 @@ pub struct AzNetwork {
     pub name: String,
 }
 
-impl std::fmt::Debug for AzNetwork {
+impl<G: Rules> std::fmt::Debug for AzNetwork<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.name)
     }
 }
 
-impl AgentSource for AzNetwork {
-    fn build(&self, seed: u64) -> Result<Box<dyn Agent>, AgentError> {
+impl<G: NetGame> AgentSource<G> for AzNetwork<G> {
+    fn build(&self, seed: u64) -> Result<Box<dyn Agent<G>>, AgentError> {
         let evaluator = NetEvaluator::new(self.net.clone(), self.encoding, self.device.clone())
             .map_err(|e| AgentError(format!("{}: {e}", self.name)))?;
         Ok(Box::new(AzAgent::with_evaluator(
@@ -267,12 +283,12 @@ impl AgentSource for AzNetwork {
     }
 }
 
-impl Agent for AzAgent {
+impl<G: Rules> Agent<G> for AzAgent<G> {
     fn name(&self) -> String {
         self.name.clone()
     }
 
-    fn select(&mut self, game: &Game, limits: &Limits) -> Decision {
+    fn select(&mut self, game: &Game<G>, limits: &Limits) -> Decision<G> {
         let search = match &mut self.search {
             Some(s) => {
                 s.follow(game);
@@ -292,7 +308,7 @@ impl Agent for AzAgent {
         decide(search.tree(), done, start.elapsed(), true)
     }
 
-    fn analyse(&mut self, game: &Game, limits: &Limits) -> Option<Analysis> {
+    fn analyse(&mut self, game: &Game<G>, limits: &Limits) -> Option<Analysis<G>> {
         self.select(game, limits).analysis
     }
 

@@ -2,12 +2,37 @@
 //! one's legal hops and a value for its side to move — behind one trait, so the search does
 //! not care whether a network on the CPU or the GPU, or a hand-written rule, answers.
 
-use crate::games::checkers::Color;
-use crate::games::checkers::Position;
-use crate::games::checkers::encoding::{Encoding, EvalInput, policy_index};
-use crate::nn::{Module, POLICY_SIZE, PolicyValueNet};
+use crate::games::checkers::{Checkers, Color};
+use crate::games::{NetInput, Rules};
+use crate::nn::{Module, PolicyValueNet};
 use crate::tensor::{Device, Tensor};
 use std::collections::HashMap;
+
+/// One state to evaluate, with what the encoding may need beyond it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(bound = "")]
+pub struct EvalInput<G: Rules = Checkers> {
+    pub state: G::State,
+    /// Plies since the last irreversible action.
+    pub quiet: u32,
+    /// Earlier turn-start positions, most recent first (as many as asked for, or fewer near
+    /// the start of a game).
+    pub history: Vec<G::Position>,
+    /// The legal actions of `state`; the evaluation's priors follow this order.
+    pub actions: Vec<G::Action>,
+}
+
+impl<G: Rules> EvalInput<G> {
+    /// The view the game's encoding reads.
+    pub fn net_input(&self) -> NetInput<'_, G> {
+        NetInput {
+            state: &self.state,
+            quiet: self.quiet,
+            history: &self.history,
+            actions: &self.actions,
+        }
+    }
+}
 
 /// The answer for one position.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,22 +43,22 @@ pub struct Evaluation {
     pub value: f32,
 }
 
-pub trait Evaluator {
+pub trait Evaluator<G: Rules = Checkers> {
     /// Earlier turn-start positions each input should carry (for history planes).
     fn history(&self) -> usize {
         0
     }
 
     /// One evaluation per input, in order.
-    fn evaluate(&mut self, inputs: &[EvalInput]) -> Vec<Evaluation>;
+    fn evaluate(&mut self, inputs: &[EvalInput<G>]) -> Vec<Evaluation>;
 }
 
 fn uniform(n: usize) -> Vec<f32> {
     vec![1.0 / n as f32; n]
 }
 
-/// Uniform priors and a material value: a deterministic stand-in for a network (tests,
-/// baselines). Pieces jumped this turn already count as gone.
+/// Uniform priors and a material value: a deterministic stand-in for a checkers network
+/// (tests, baselines). Pieces jumped this turn already count as gone.
 #[derive(Clone, Copy, Debug)]
 pub struct MaterialEvaluator {
     /// A king's worth in men.
@@ -69,7 +94,7 @@ impl Evaluator for MaterialEvaluator {
                 };
                 let me = inp.state.turn();
                 Evaluation {
-                    priors: uniform(inp.hops.len()),
+                    priors: uniform(inp.actions.len()),
                     value: ((worth(me) - worth(me.opposite())) * self.scale).tanh(),
                 }
             })
@@ -78,35 +103,52 @@ impl Evaluator for MaterialEvaluator {
 }
 
 /// A policy-value network in evaluation mode on its device.
-pub struct NetEvaluator {
+pub struct NetEvaluator<G: Rules = Checkers> {
     net: PolicyValueNet,
-    encoding: Encoding,
+    encoding: G::Encoding,
     device: Device,
 }
 
 #[derive(Debug, thiserror::Error)]
-#[error(
-    "the network {arch} reads {want} input planes but the encoding gives {have}; \
-     it was trained with another encoding"
-)]
-pub struct EncodingMismatch {
-    pub arch: String,
-    pub want: usize,
-    pub have: usize,
+pub enum EncodingMismatch {
+    #[error(
+        "the network {arch} reads {want} input planes but the encoding gives {have}; \
+         it was trained with another encoding"
+    )]
+    Planes {
+        arch: String,
+        want: usize,
+        have: usize,
+    },
+    #[error("the network {arch} gives {have} policy outputs but {game} needs {want}")]
+    Policy {
+        arch: String,
+        game: &'static str,
+        want: usize,
+        have: usize,
+    },
 }
 
-impl NetEvaluator {
-    /// Wraps `net` (switched to evaluation mode), which must read `encoding`'s planes.
+impl<G: Rules> NetEvaluator<G> {
+    /// Wraps `net` (switched to evaluation mode), which must read `encoding`'s planes and
+    /// give the game's policy outputs.
     pub fn new(
         mut net: PolicyValueNet,
-        encoding: Encoding,
+        encoding: G::Encoding,
         device: Device,
-    ) -> Result<NetEvaluator, EncodingMismatch> {
-        if net.arch().input_planes != encoding.planes() {
-            return Err(EncodingMismatch {
-                arch: net.arch().name.clone(),
-                want: net.arch().input_planes,
-                have: encoding.planes(),
+    ) -> Result<Self, EncodingMismatch> {
+        let arch = net.arch().name.clone();
+        let have = G::planes(&encoding);
+        if net.arch().input_planes != have {
+            let want = net.arch().input_planes;
+            return Err(EncodingMismatch::Planes { arch, want, have });
+        }
+        if net.head().outputs() != G::POLICY_SIZE {
+            return Err(EncodingMismatch::Policy {
+                arch,
+                game: G::NAME.as_str(),
+                want: G::POLICY_SIZE,
+                have: net.head().outputs(),
             });
         }
         net.set_train(false);
@@ -118,34 +160,37 @@ impl NetEvaluator {
     }
 }
 
-impl Evaluator for NetEvaluator {
+impl<G: Rules> Evaluator<G> for NetEvaluator<G> {
     fn history(&self) -> usize {
-        self.encoding.history
+        G::history(&self.encoding)
     }
 
-    fn evaluate(&mut self, inputs: &[EvalInput]) -> Vec<Evaluation> {
+    fn evaluate(&mut self, inputs: &[EvalInput<G>]) -> Vec<Evaluation> {
         if inputs.is_empty() {
             return Vec::new();
         }
-        let planes = self.encoding.planes();
-        let size = planes * 64;
+        let planes = G::planes(&self.encoding);
+        let [rows, cols] = G::BOARD;
+        let size = planes * rows * cols;
         let mut x = vec![0.0; inputs.len() * size];
         for (inp, out) in inputs.iter().zip(x.chunks_exact_mut(size)) {
-            self.encoding.encode(inp, out);
+            G::encode(&self.encoding, &inp.net_input(), out);
         }
-        let x = Tensor::from_vec(x, &[inputs.len(), planes, 8, 8], &self.device);
+        let x = Tensor::from_vec(x, &[inputs.len(), planes, rows, cols], &self.device);
         let (probs, values) = self.net.predict(&x);
         let (probs, values) = (probs.to_vec(), values.to_vec());
         inputs
             .iter()
-            .zip(probs.chunks_exact(POLICY_SIZE))
+            .zip(probs.chunks_exact(G::POLICY_SIZE))
             .zip(values)
             .map(|((inp, p), value)| {
-                let turn = inp.state.turn();
-                let mut priors: Vec<f32> =
-                    inp.hops.iter().map(|h| p[policy_index(*h, turn)]).collect();
+                let mut priors: Vec<f32> = inp
+                    .actions
+                    .iter()
+                    .map(|&a| p[G::policy_index(&inp.state, a)])
+                    .collect();
                 let sum: f32 = priors.iter().sum();
-                // Renormalise over the legal hops (the softmax spread mass over all 128).
+                // Renormalise over the legal actions (the softmax spread mass over all).
                 if sum > 0.0 && sum.is_finite() {
                     priors.iter_mut().for_each(|q| *q /= sum);
                 } else {
@@ -157,21 +202,21 @@ impl Evaluator for NetEvaluator {
     }
 }
 
-/// Everything an encoding can see of one input (the legal hops follow from the state).
-type CacheKey = (crate::games::checkers::hops::HopState, u32, Vec<Position>);
+/// Everything an encoding can see of one input (the legal actions follow from the state).
+type CacheKey<G> = (<G as Rules>::State, u32, Vec<<G as Rules>::Position>);
 
 /// Remembers evaluations, keyed by everything the encoding sees, so transpositions and
 /// positions met again in later searches cost no network call. Forgets everything when it
 /// holds `capacity` entries (simple, and recent positions are soon cached again).
-pub struct CachedEvaluator<E> {
+pub struct CachedEvaluator<E, G: Rules = Checkers> {
     inner: E,
     capacity: usize,
-    cache: HashMap<CacheKey, Evaluation>,
+    cache: HashMap<CacheKey<G>, Evaluation>,
     pub hits: u64,
     pub misses: u64,
 }
 
-impl<E: Evaluator> CachedEvaluator<E> {
+impl<G: Rules, E: Evaluator<G>> CachedEvaluator<E, G> {
     pub fn new(inner: E, capacity: usize) -> Self {
         CachedEvaluator {
             inner,
@@ -183,13 +228,13 @@ impl<E: Evaluator> CachedEvaluator<E> {
     }
 }
 
-impl<E: Evaluator> Evaluator for CachedEvaluator<E> {
+impl<G: Rules, E: Evaluator<G>> Evaluator<G> for CachedEvaluator<E, G> {
     fn history(&self) -> usize {
         self.inner.history()
     }
 
-    fn evaluate(&mut self, inputs: &[EvalInput]) -> Vec<Evaluation> {
-        let key = |i: &EvalInput| (i.state, i.quiet, i.history.clone());
+    fn evaluate(&mut self, inputs: &[EvalInput<G>]) -> Vec<Evaluation> {
+        let key = |i: &EvalInput<G>| (i.state, i.quiet, i.history.clone());
         let mut out: Vec<Option<Evaluation>> = inputs
             .iter()
             .map(|i| self.cache.get(&key(i)).cloned())
@@ -198,7 +243,7 @@ impl<E: Evaluator> Evaluator for CachedEvaluator<E> {
         self.hits += (inputs.len() - missing.len()) as u64;
         self.misses += missing.len() as u64;
         if !missing.is_empty() {
-            let batch: Vec<EvalInput> = missing.iter().map(|&i| inputs[i].clone()).collect();
+            let batch: Vec<EvalInput<G>> = missing.iter().map(|&i| inputs[i].clone()).collect();
             for (&i, e) in missing.iter().zip(self.inner.evaluate(&batch)) {
                 if self.cache.len() >= self.capacity {
                     self.cache.clear();
@@ -216,6 +261,7 @@ impl<E: Evaluator> Evaluator for CachedEvaluator<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::checkers::encoding::{Encoding, policy_index};
     use crate::games::checkers::hops::HopState;
     use crate::games::checkers::parse_fen;
     use crate::nn::Architecture;
@@ -227,7 +273,7 @@ mod tests {
         let pos = if mirror { pos.mirrored() } else { pos };
         let state = HopState::turn_start(pos);
         EvalInput {
-            hops: state.hops(),
+            actions: state.hops(),
             state,
             quiet: 3,
             history: Vec::new(),
@@ -238,7 +284,8 @@ mod tests {
     fn a_network_sees_a_position_and_its_colour_mirror_the_same() {
         let arch = Architecture::preset("az-tiny").unwrap();
         let net = PolicyValueNet::new(arch, &Device::Cpu, &mut StdRng::seed_from_u64(1));
-        let mut eval = NetEvaluator::new(net, Encoding::default(), Device::Cpu).unwrap();
+        let mut eval =
+            NetEvaluator::<Checkers>::new(net, Encoding::default(), Device::Cpu).unwrap();
         let fens = ["B:W18,22,K30:B9,K14", "W:W21,22,23,25,26:B1,2,3,K20"];
         let inputs: Vec<EvalInput> = fens
             .iter()
@@ -250,7 +297,7 @@ mod tests {
             // The mirror's hop from square s is the original's from 31 - s; same policy index.
             let by_index = |i: &EvalInput, e: &Evaluation| {
                 let mut v: Vec<(usize, f32)> = i
-                    .hops
+                    .actions
                     .iter()
                     .map(|h| policy_index(*h, i.state.turn()))
                     .zip(e.priors.iter().copied())
@@ -268,7 +315,7 @@ mod tests {
     fn a_network_for_another_encoding_is_refused() {
         let arch = Architecture::preset("plain-7x128").unwrap();
         let net = PolicyValueNet::new(arch, &Device::Cpu, &mut StdRng::seed_from_u64(1));
-        let err = NetEvaluator::new(net, Encoding::default(), Device::Cpu).err();
+        let err = NetEvaluator::<Checkers>::new(net, Encoding::default(), Device::Cpu).err();
         assert!(err.unwrap().to_string().contains("reads 14 input planes"));
     }
 }

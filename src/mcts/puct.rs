@@ -2,10 +2,9 @@
 //! game is over, Dirichlet noise at the root, first-play urgency, and batches of leaves
 //! gathered with virtual loss so one network call serves several simulations.
 
-use super::evaluator::{Evaluation, Evaluator};
-use super::tree::{Node, NodeId, Tree};
-use crate::games::checkers::Game;
-use crate::games::checkers::encoding::EvalInput;
+use super::evaluator::{EvalInput, Evaluation, Evaluator};
+use super::tree::{Node, NodeId, ROOT, Tree};
+use crate::games::{Checkers, Game, Rules};
 use rand::Rng;
 use rand_distr::{Distribution, Gamma};
 
@@ -109,7 +108,7 @@ impl PlayoutCap {
 }
 
 /// The most visited child of `parent` (an expanded node), the higher prior among equals.
-pub fn most_visited(tree: &Tree, parent: NodeId) -> NodeId {
+pub fn most_visited<G: Rules>(tree: &Tree<G>, parent: NodeId) -> NodeId {
     // A prior is at most 1, so half of it only breaks ties between equal counts.
     tree.best_child(parent, |_, c, _| c.visits as f32 + c.prior * 0.5)
         .expect("an expanded node has children")
@@ -117,7 +116,12 @@ pub fn most_visited(tree: &Tree, parent: NodeId) -> NodeId {
 
 /// A child of `parent` by visit count: the most visited (then highest prior) at temperature 0,
 /// else sampled in proportion to visits^(1/t) (priors where nothing was visited).
-pub fn pick_child(tree: &Tree, parent: NodeId, temperature: f32, rng: &mut impl Rng) -> NodeId {
+pub fn pick_child<G: Rules>(
+    tree: &Tree<G>,
+    parent: NodeId,
+    temperature: f32,
+    rng: &mut impl Rng,
+) -> NodeId {
     if temperature <= 0.0 {
         return most_visited(tree, parent);
     }
@@ -149,24 +153,24 @@ pub fn pick_child(tree: &Tree, parent: NodeId, temperature: f32, rng: &mut impl 
 }
 
 /// Leaves gathered for one evaluator call ([`Puct::gather`]).
-pub struct Leaves {
+pub struct Leaves<G: Rules = Checkers> {
     ids: Vec<NodeId>,
     /// What to evaluate, one per leaf.
-    pub inputs: Vec<EvalInput>,
+    pub inputs: Vec<EvalInput<G>>,
     /// Simulations that ended on an exact value (already backed up).
     exact: usize,
 }
 
 /// A PUCT search over one game's tree.
-pub struct Puct {
+pub struct Puct<G: Rules = Checkers> {
     pub config: PuctConfig,
-    tree: Tree,
+    tree: Tree<G>,
     /// Dirichlet noise for the root's children (empty until drawn for this root).
     root_noise: Vec<f32>,
 }
 
-impl Puct {
-    pub fn new(config: PuctConfig, game: &Game) -> Puct {
+impl<G: Rules> Puct<G> {
+    pub fn new(config: PuctConfig, game: &Game<G>) -> Self {
         Puct {
             config,
             tree: Tree::new(game),
@@ -174,26 +178,26 @@ impl Puct {
         }
     }
 
-    pub fn tree(&self) -> &Tree {
+    pub fn tree(&self) -> &Tree<G> {
         &self.tree
     }
 
     /// Moves on to the current position of `game`, keeping what was searched below it if
     /// `game` continues the searched game.
-    pub fn follow(&mut self, game: &Game) {
+    pub fn follow(&mut self, game: &Game<G>) {
         self.tree.follow(game);
         self.root_noise.clear();
     }
 
-    /// Moves the root along one hop (legal at the root), keeping its subtree: self-play
-    /// searches again at every hop of a multi-jump.
-    pub fn advance_hop(&mut self, hop: crate::games::checkers::hops::Hop) {
-        self.tree.advance(&[hop]);
+    /// Moves the root along one action (legal at the root), keeping its subtree: self-play
+    /// searches again at every action of a turn (each hop of a checkers multi-jump).
+    pub fn advance_action(&mut self, action: G::Action) {
+        self.tree.advance(&[action]);
         self.root_noise.clear();
     }
 
     /// Runs `simulations` more simulations, in batches of up to `config.batch` leaves.
-    pub fn run(&mut self, eval: &mut dyn Evaluator, simulations: u32, rng: &mut impl Rng) {
+    pub fn run(&mut self, eval: &mut dyn Evaluator<G>, simulations: u32, rng: &mut impl Rng) {
         let mut done = 0;
         while done < simulations {
             let batch = self.config.batch.max(1).min((simulations - done) as usize);
@@ -203,7 +207,7 @@ impl Puct {
 
     /// One round: gathers leaves, evaluates them in one call, applies the answers. Returns
     /// the simulations completed (at least one).
-    fn round(&mut self, eval: &mut dyn Evaluator, batch: usize, rng: &mut impl Rng) -> usize {
+    fn round(&mut self, eval: &mut dyn Evaluator<G>, batch: usize, rng: &mut impl Rng) -> usize {
         let leaves = self.gather(batch, eval.history(), rng);
         let evals = if leaves.inputs.is_empty() {
             Vec::new()
@@ -218,7 +222,7 @@ impl Puct {
     /// A descent that ends on a leaf already gathered ends the gathering. A self-play worker
     /// gathers from many games, evaluates all their leaves together and applies the answers
     /// to each game with [`apply`](Self::apply).
-    pub fn gather(&mut self, batch: usize, history: usize, rng: &mut impl Rng) -> Leaves {
+    pub fn gather(&mut self, batch: usize, history: usize, rng: &mut impl Rng) -> Leaves<G> {
         self.draw_root_noise(rng);
         let mut leaves = Vec::with_capacity(batch);
         let mut inputs = Vec::with_capacity(batch);
@@ -228,15 +232,15 @@ impl Puct {
             if self.tree.node(leaf).pending {
                 break;
             }
-            let mut hops = Vec::new();
-            if let Some(value) = self.tree.status(leaf, &mut hops) {
+            let mut actions = Vec::new();
+            if let Some(value) = self.tree.status(leaf, &mut actions) {
                 self.tree.backup(leaf, value);
                 exact += 1;
                 continue;
             }
             self.tree.set_pending(leaf, true);
             self.tree.virtual_loss(leaf, 1);
-            inputs.push(self.tree.eval_input(leaf, hops, history));
+            inputs.push(self.tree.eval_input(leaf, actions, history));
             leaves.push(leaf);
         }
         Leaves {
@@ -248,12 +252,12 @@ impl Puct {
 
     /// Expands the gathered leaves with their evaluations (one per input, in order) and backs
     /// the values up. Returns the simulations completed.
-    pub fn apply(&mut self, leaves: Leaves, evals: Vec<Evaluation>) -> usize {
+    pub fn apply(&mut self, leaves: Leaves<G>, evals: Vec<Evaluation>) -> usize {
         assert_eq!(evals.len(), leaves.ids.len(), "one evaluation per input");
         for ((&leaf, input), e) in leaves.ids.iter().zip(&leaves.inputs).zip(evals) {
             self.tree.virtual_loss(leaf, -1);
             self.tree.set_pending(leaf, false);
-            self.tree.expand(leaf, &input.hops, &e.priors);
+            self.tree.expand(leaf, &input.actions, &e.priors);
             self.tree.backup(leaf, e.value);
         }
         leaves.ids.len() + leaves.exact
@@ -265,7 +269,7 @@ impl Puct {
         let Some((alpha, _)) = self.config.noise else {
             return;
         };
-        let n = self.tree.children(Tree::ROOT).count();
+        let n = self.tree.children(ROOT).count();
         if n == 0 || !self.root_noise.is_empty() {
             return;
         }
@@ -283,20 +287,21 @@ impl Puct {
     /// Follows the best PUCT score down to a leaf or a terminal node; forced playouts come
     /// first at the root.
     fn descend(&self) -> NodeId {
-        self.tree.descend(|parent: &Node, child: &Node, i: usize| {
-            let visits = child.visits + child.virtual_loss;
-            if parent.is_root()
-                && let Some(k) = self.config.forced_playouts
-                && (visits as f32) < forced(k, self.prior(parent, child, i), parent.visits)
-            {
-                return f32::INFINITY;
-            }
-            self.score(parent, child, i, visits)
-        })
+        self.tree
+            .descend(|parent: &Node<G>, child: &Node<G>, i: usize| {
+                let visits = child.visits + child.virtual_loss;
+                if parent.is_root()
+                    && let Some(k) = self.config.forced_playouts
+                    && (visits as f32) < forced(k, self.prior(parent, child, i), parent.visits)
+                {
+                    return f32::INFINITY;
+                }
+                self.score(parent, child, i, visits)
+            })
     }
 
     /// A child's prior, mixed with the root noise at the root.
-    fn prior(&self, parent: &Node, child: &Node, i: usize) -> f32 {
+    fn prior(&self, parent: &Node<G>, child: &Node<G>, i: usize) -> f32 {
         let eps = self.config.noise.map_or(0.0, |(_, e)| e);
         match self.root_noise.get(i) {
             Some(noise) if parent.is_root() => (1.0 - eps) * child.prior + eps * noise,
@@ -306,7 +311,7 @@ impl Puct {
 
     /// The PUCT score of `child` as if it had `visits` visits: Q (or first-play urgency)
     /// plus the exploration term.
-    fn score(&self, parent: &Node, child: &Node, i: usize, visits: u32) -> f32 {
+    fn score(&self, parent: &Node<G>, child: &Node<G>, i: usize, visits: u32) -> f32 {
         let n_parent = parent.visits + parent.virtual_loss;
         let q = self
             .tree
@@ -320,12 +325,12 @@ impl Puct {
     /// root's children. With forced playouts, KataGo's pruning first takes back from every
     /// child but the most visited as many forced visits as keep its PUCT score below the
     /// best child's, and drops children left with a single visit.
-    pub fn policy_target(&self) -> Vec<(crate::games::checkers::hops::Hop, f32)> {
+    pub fn policy_target(&self) -> Vec<(G::Action, f32)> {
         let tree = &self.tree;
         let root = tree.root();
-        let kids: Vec<NodeId> = tree.children(Tree::ROOT).collect();
+        let kids: Vec<NodeId> = tree.children(ROOT).collect();
         let mut visits: Vec<f32> = kids.iter().map(|&c| tree.node(c).visits as f32).collect();
-        let best = tree.best_child(Tree::ROOT, |_, c, _| c.visits as f32);
+        let best = tree.best_child(ROOT, |_, c, _| c.visits as f32);
         if let (Some(k), Some(best)) = (self.config.forced_playouts, best) {
             let b = tree.node(best);
             let bi = kids.iter().position(|&c| c == best).unwrap_or(0);
@@ -349,7 +354,12 @@ impl Puct {
         let total: f32 = visits.iter().sum();
         kids.iter()
             .zip(visits)
-            .map(|(&c, v)| (tree.node(c).hop, if total > 0.0 { v / total } else { 0.0 }))
+            .map(|(&c, v)| {
+                (
+                    tree.node(c).action,
+                    if total > 0.0 { v / total } else { 0.0 },
+                )
+            })
             .collect()
     }
 }
@@ -390,7 +400,7 @@ mod tests {
         let n = 400;
         search.run(&mut MaterialEvaluator::default(), n, &mut rng);
         let tree = search.tree();
-        let kids: Vec<NodeId> = tree.children(Tree::ROOT).collect();
+        let kids: Vec<NodeId> = tree.children(ROOT).collect();
         assert_eq!(search.root_noise.len(), kids.len());
         assert!((search.root_noise.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         // Every child got (about) its forced visits, counted against the final total.
@@ -401,9 +411,7 @@ mod tests {
         }
         let target = search.policy_target();
         assert!((target.iter().map(|t| t.1).sum::<f32>() - 1.0).abs() < 1e-5);
-        let best = tree
-            .best_child(Tree::ROOT, |_, c, _| c.visits as f32)
-            .unwrap();
+        let best = tree.best_child(ROOT, |_, c, _| c.visits as f32).unwrap();
         let bi = kids.iter().position(|&c| c == best).unwrap();
         let raw = tree.node(best).visits as f32
             / kids.iter().map(|&c| tree.node(c).visits).sum::<u32>() as f32;

@@ -1,30 +1,32 @@
-//! The search tree: nodes in one `Vec`, linked by indices, one node per hop state.
+//! The search tree: nodes in one `Vec`, linked by indices, one node per state of the game's
+//! action view (`Rules::State`: for checkers every hop of a multi-jump is a node).
 //!
 //! Values are kept from the view of each node's own side to move; a parent reads a child's
-//! value with its sign flipped only when the hop between them ended a turn (inside a
-//! multi-jump the mover stays the same). Draw rules are exact: a turn-start node knows its
-//! 40-move count and finds repetitions by walking its turn-start ancestors and then the game
+//! value with its sign flipped only when the side to move changed between them (inside a
+//! checkers multi-jump it does not). Draw rules are exact: a turn-start node knows its quiet
+//! count and finds repetitions by walking its turn-start ancestors and then the game
 //! positions before the root.
 
-use crate::games::checkers::encoding::EvalInput;
-use crate::games::checkers::hops::{Hop, HopState, hops_of};
-use crate::games::checkers::record::FORTY_MOVE_PLIES;
-use crate::games::checkers::{Game, Move, Position};
+use super::evaluator::EvalInput;
+use crate::games::{Checkers, Game, Rules};
 
 pub type NodeId = u32;
+/// Every tree's root.
+pub const ROOT: NodeId = 0;
 const NONE: NodeId = u32::MAX;
-/// Game positions kept before the root: enough for the 40-move window and any history.
-const CONTEXT: usize = FORTY_MOVE_PLIES as usize + 16;
+/// Game positions kept before the root beyond the quiet-draw window: enough for any
+/// history planes.
+const EXTRA_CONTEXT: usize = 16;
 
 #[derive(Clone, Debug)]
-pub struct Node {
-    pub state: HopState,
-    /// The hop from the parent (meaningless at the root).
-    pub hop: Hop,
+pub struct Node<G: Rules = Checkers> {
+    pub state: G::State,
+    /// The action from the parent (the default placeholder at the root).
+    pub action: G::Action,
     pub parent: NodeId,
     first_child: NodeId,
     num_children: u16,
-    /// The network's (or uniform) probability of `hop` at the parent.
+    /// The network's (or uniform) probability of `action` at the parent.
     pub prior: f32,
     pub visits: u32,
     /// Sum of backed-up values, from this node's side to move.
@@ -35,22 +37,18 @@ pub struct Node {
     pub terminal: Option<f32>,
     /// Waiting for its evaluation in the current batch.
     pub pending: bool,
-    /// At a turn start: plies since the last man move or capture.
+    /// At a turn start: plies since the last irreversible action.
     pub quiet: u32,
     /// At a turn start: the position's hash (for repetitions).
     pub hash: u64,
 }
 
-impl Node {
-    fn new(state: HopState, hop: Hop, parent: NodeId, prior: f32, quiet: u32) -> Node {
+impl<G: Rules> Node<G> {
+    fn new(state: G::State, action: G::Action, parent: NodeId, prior: f32, quiet: u32) -> Self {
         Node {
-            hash: if state.is_turn_start() {
-                state.position().hash()
-            } else {
-                0
-            },
+            hash: G::position(&state).map_or(0, |p| G::hash(&p)),
             state,
-            hop,
+            action,
             parent,
             first_child: NONE,
             num_children: 0,
@@ -72,6 +70,11 @@ impl Node {
         self.num_children > 0
     }
 
+    /// Whether the node is at a turn boundary (where the draw rules look).
+    pub fn is_turn_start(&self) -> bool {
+        G::position(&self.state).is_some()
+    }
+
     /// Mean value from this node's side to move (0 before any visit).
     pub fn q(&self) -> f32 {
         if self.visits == 0 {
@@ -81,42 +84,44 @@ impl Node {
         }
     }
 
-    /// The state after `hop` from this node, with its 40-move count.
-    fn child(&self, id: NodeId, hop: Hop, prior: f32) -> Node {
-        let state = self.state.apply(hop);
-        let quiet_turn =
-            self.state.is_turn_start() && !self.state.is_jump(hop) && self.state.is_king(hop.from);
-        let quiet = if quiet_turn { self.quiet + 1 } else { 0 };
-        Node::new(state, hop, id, prior, quiet)
+    /// The state after `action` from this node, with its quiet count.
+    fn child(&self, id: NodeId, action: G::Action, prior: f32) -> Self {
+        let state = G::apply(&self.state, action);
+        let quiet = if G::is_irreversible(&self.state, action) {
+            0
+        } else {
+            self.quiet + 1
+        };
+        Node::new(state, action, id, prior, quiet)
     }
 }
 
 #[derive(Clone, Debug)]
-pub struct Tree {
-    nodes: Vec<Node>,
+pub struct Tree<G: Rules = Checkers> {
+    nodes: Vec<Node<G>>,
     /// Turn-start positions of the game before the root's turn, oldest first.
-    context: Vec<(u64, Position)>,
+    context: Vec<(u64, G::Position)>,
     /// Moves played in the game before the root's turn.
     game_ply: usize,
 }
 
-impl Tree {
-    pub const ROOT: NodeId = 0;
+impl<G: Rules> Tree<G> {
+    /// Game positions kept before the root.
+    fn context_len() -> usize {
+        G::QUIET_DRAW_PLIES.unwrap_or(0) as usize + EXTRA_CONTEXT
+    }
 
     /// A fresh tree at the current position of `game` (which must not be over).
-    pub fn new(game: &Game) -> Tree {
+    pub fn new(game: &Game<G>) -> Self {
         let positions = game.positions();
         let before = &positions[..positions.len() - 1];
-        let context = before[before.len().saturating_sub(CONTEXT)..]
+        let context = before[before.len().saturating_sub(Self::context_len())..]
             .iter()
-            .map(|p| (p.hash(), *p))
+            .map(|p| (G::hash(p), *p))
             .collect();
         let root = Node::new(
-            HopState::turn_start(*game.position()),
-            Hop {
-                from: 0,
-                dir: crate::games::checkers::board::Dir::NorthWest,
-            },
+            G::turn_start(game.position()),
+            G::Action::default(),
             NONE,
             1.0,
             game.quiet_plies(),
@@ -130,27 +135,26 @@ impl Tree {
 
     /// Moves on to the current position of `game`, keeping the searched subtree if `game`
     /// continues the game this tree was built for; else starts afresh there.
-    pub fn follow(&mut self, game: &Game) {
-        let root = &self.nodes[0];
-        if root.state.is_turn_start()
-            && game.ply() >= self.game_ply
-            && game.positions()[self.game_ply] == *root.state.position()
-        {
-            let hops: Vec<Hop> = game.moves()[self.game_ply..]
+    pub fn follow(&mut self, game: &Game<G>) {
+        let root_pos = G::position(&self.nodes[0].state);
+        if game.ply() >= self.game_ply && root_pos == Some(game.positions()[self.game_ply]) {
+            let positions = &game.positions()[self.game_ply..];
+            let actions: Vec<G::Action> = game.moves()[self.game_ply..]
                 .iter()
-                .flat_map(hops_of)
+                .zip(positions)
+                .flat_map(|(mv, pos)| G::actions_of(pos, mv))
                 .collect();
-            self.advance(&hops);
+            self.advance(&actions);
         } else {
             *self = Tree::new(game);
         }
     }
 
-    pub fn node(&self, id: NodeId) -> &Node {
+    pub fn node(&self, id: NodeId) -> &Node<G> {
         &self.nodes[id as usize]
     }
 
-    pub fn root(&self) -> &Node {
+    pub fn root(&self) -> &Node<G> {
         &self.nodes[0]
     }
 
@@ -162,7 +166,7 @@ impl Tree {
         self.nodes.is_empty()
     }
 
-    pub fn children(&self, id: NodeId) -> impl Iterator<Item = NodeId> + use<> {
+    pub fn children(&self, id: NodeId) -> impl Iterator<Item = NodeId> + use<G> {
         let n = &self.nodes[id as usize];
         let first = if n.is_expanded() { n.first_child } else { 0 };
         first..first + n.num_children as u32
@@ -173,7 +177,7 @@ impl Tree {
     pub fn best_child(
         &self,
         parent: NodeId,
-        mut score: impl FnMut(&Node, &Node, usize) -> f32,
+        mut score: impl FnMut(&Node<G>, &Node<G>, usize) -> f32,
     ) -> Option<NodeId> {
         let p = self.node(parent);
         let mut best: Option<(NodeId, f32)> = None;
@@ -188,12 +192,12 @@ impl Tree {
 
     /// The mean value of `child` for the side choosing it at its parent, counting each
     /// simulation under way as a loss; `None` before any visit.
-    pub fn q_for_parent(&self, parent: &Node, child: &Node) -> Option<f32> {
+    pub fn q_for_parent(&self, parent: &Node<G>, child: &Node<G>) -> Option<f32> {
         let n = child.visits + child.virtual_loss;
         if n == 0 {
             return None;
         }
-        let sign = if child.state.turn() == parent.state.turn() {
+        let sign = if G::turn(&child.state) == G::turn(&parent.state) {
             1.0
         } else {
             -1.0
@@ -202,8 +206,8 @@ impl Tree {
     }
 
     /// Descends from the root by `score` to a node that is unexpanded or terminal.
-    pub fn descend(&self, mut score: impl FnMut(&Node, &Node, usize) -> f32) -> NodeId {
-        let mut id = Self::ROOT;
+    pub fn descend(&self, mut score: impl FnMut(&Node<G>, &Node<G>, usize) -> f32) -> NodeId {
+        let mut id = ROOT;
         while self.node(id).terminal.is_none() {
             match self.best_child(id, &mut score) {
                 Some(c) => id = c,
@@ -213,20 +217,22 @@ impl Tree {
         id
     }
 
-    /// The legal hops at `id` (into `hops`) and, where the game is over there, its exact
-    /// value for the side to move: no legal hop loses; threefold repetition and the 40-move
-    /// rule draw (checked in that order, as `Game::outcome` does). The result is cached.
-    pub fn status(&mut self, id: NodeId, hops: &mut Vec<Hop>) -> Option<f32> {
-        hops.clear();
+    /// The legal actions at `id` (into `actions`) and, where the game is over there, its
+    /// exact value for the side to move: the board's result where there is no legal action;
+    /// repetition and the quiet-ply rule draw (checked in that order, as `Game::outcome`
+    /// does). The result is cached.
+    pub fn status(&mut self, id: NodeId, actions: &mut Vec<G::Action>) -> Option<f32> {
+        actions.clear();
         let node = &self.nodes[id as usize];
         if node.terminal.is_some() {
             return node.terminal;
         }
-        node.state.legal_hops(hops);
-        let value = if hops.is_empty() {
-            Some(-1.0)
-        } else if node.state.is_turn_start()
-            && (self.repetitions(id) >= 3 || node.quiet >= FORTY_MOVE_PLIES)
+        G::legal_actions(&node.state, actions);
+        let value = if actions.is_empty() {
+            Some(G::outcome(&node.state).map_or(0.0, |o| o.value_for(G::turn(&node.state))))
+        } else if node.is_turn_start()
+            && (G::REPETITION_DRAW.is_some_and(|n| self.repetitions(id) >= n)
+                || G::QUIET_DRAW_PLIES.is_some_and(|n| node.quiet >= n))
         {
             Some(0.0)
         } else {
@@ -238,36 +244,36 @@ impl Tree {
 
     /// Earlier turn-start positions before `id`, most recent first: tree ancestors, then the
     /// game before the root.
-    fn earlier_turn_starts(&self, id: NodeId) -> impl Iterator<Item = (u64, &Position)> {
+    fn earlier_turn_starts(&self, id: NodeId) -> impl Iterator<Item = (u64, G::Position)> {
         let mut at = self.node(id).parent;
         std::iter::from_fn(move || {
             while at != NONE {
                 let n = self.node(at);
                 at = n.parent;
-                if n.state.is_turn_start() {
-                    return Some((n.hash, n.state.position()));
+                if let Some(p) = G::position(&n.state) {
+                    return Some((n.hash, p));
                 }
             }
             None
         })
-        .chain(self.context.iter().rev().map(|(h, p)| (*h, p)))
+        .chain(self.context.iter().rev().copied())
     }
 
     /// How often the position at turn-start `id` has occurred with the same side to move.
     fn repetitions(&self, id: NodeId) -> usize {
         let node = self.node(id);
-        let pos = node.state.position();
+        let pos = G::position(&node.state);
         1 + self
             .earlier_turn_starts(id)
             .take(node.quiet as usize)
             .skip(1)
             .step_by(2)
-            .filter(|(h, p)| *h == node.hash && *p == pos)
+            .filter(|(h, p)| *h == node.hash && Some(*p) == pos)
             .count()
     }
 
-    /// What an evaluator needs of node `id`, whose legal hops are `hops`.
-    pub fn eval_input(&self, id: NodeId, hops: Vec<Hop>, history: usize) -> EvalInput {
+    /// What an evaluator needs of node `id`, whose legal actions are `actions`.
+    pub fn eval_input(&self, id: NodeId, actions: Vec<G::Action>, history: usize) -> EvalInput<G> {
         let node = self.node(id);
         EvalInput {
             state: node.state,
@@ -275,33 +281,33 @@ impl Tree {
             history: self
                 .earlier_turn_starts(id)
                 .take(history)
-                .map(|(_, p)| *p)
+                .map(|(_, p)| p)
                 .collect(),
-            hops,
+            actions,
         }
     }
 
-    /// Creates the children of `id`, one per hop, with the given priors.
-    pub fn expand(&mut self, id: NodeId, hops: &[Hop], priors: &[f32]) {
-        debug_assert_eq!(hops.len(), priors.len());
+    /// Creates the children of `id`, one per action, with the given priors.
+    pub fn expand(&mut self, id: NodeId, actions: &[G::Action], priors: &[f32]) {
+        debug_assert_eq!(actions.len(), priors.len());
         let first = self.nodes.len() as NodeId;
-        for (&hop, &prior) in hops.iter().zip(priors) {
-            let child = self.nodes[id as usize].child(id, hop, prior);
+        for (&action, &prior) in actions.iter().zip(priors) {
+            let child = self.nodes[id as usize].child(id, action, prior);
             self.nodes.push(child);
         }
         let node = &mut self.nodes[id as usize];
         node.first_child = first;
-        node.num_children = hops.len() as u16;
+        node.num_children = actions.len() as u16;
     }
 
     /// Adds `value` (from the side to move at `leaf`) to `leaf` and its ancestors.
     pub fn backup(&mut self, leaf: NodeId, value: f32) {
-        let turn = self.node(leaf).state.turn();
+        let turn = G::turn(&self.node(leaf).state);
         let mut at = leaf;
         while at != NONE {
             let n = &mut self.nodes[at as usize];
             n.visits += 1;
-            n.value_sum += if n.state.turn() == turn {
+            n.value_sum += if G::turn(&n.state) == turn {
                 value
             } else {
                 -value
@@ -324,26 +330,27 @@ impl Tree {
         self.nodes[id as usize].pending = pending;
     }
 
-    /// Moves the root along `hops` (legal from the root), keeping the subtree below; nodes
-    /// not searched yet are created on the way. Each finished turn is one more game ply.
-    pub fn advance(&mut self, hops: &[Hop]) {
-        let mut at = Self::ROOT;
-        for &hop in hops {
+    /// Moves the root along `actions` (legal from the root), keeping the subtree below;
+    /// nodes not searched yet are created on the way. Each finished turn is one more game
+    /// ply.
+    pub fn advance(&mut self, actions: &[G::Action]) {
+        let mut at = ROOT;
+        for &action in actions {
             let node = self.node(at);
-            if node.state.is_turn_start() {
-                self.context.push((node.hash, *node.state.position()));
+            if let Some(p) = G::position(&node.state) {
+                self.context.push((node.hash, p));
             }
-            at = match self.children(at).find(|&c| self.node(c).hop == hop) {
+            at = match self.children(at).find(|&c| self.node(c).action == action) {
                 Some(c) => c,
                 None => {
-                    let child = self.node(at).child(at, hop, 1.0);
+                    let child = self.node(at).child(at, action, 1.0);
                     self.nodes.push(child);
                     (self.nodes.len() - 1) as NodeId
                 }
             };
-            self.game_ply += self.node(at).state.is_turn_start() as usize;
+            self.game_ply += self.node(at).is_turn_start() as usize;
         }
-        let excess = self.context.len().saturating_sub(CONTEXT);
+        let excess = self.context.len().saturating_sub(Self::context_len());
         self.context.drain(..excess);
         self.reroot(at);
     }
@@ -351,7 +358,7 @@ impl Tree {
     /// Keeps only the subtree under `id`, compacted with `id` as the root (breadth first, so
     /// each node's children stay contiguous).
     fn reroot(&mut self, id: NodeId) {
-        if id == Self::ROOT {
+        if id == ROOT {
             return;
         }
         let old = std::mem::take(&mut self.nodes);
@@ -374,57 +381,71 @@ impl Tree {
         }
     }
 
-    /// The move whose hops lead from the root through the tree, each hop chosen by `pick`
+    /// The root's position (the root is always a turn start: searches start at one and
+    /// `advance` is given whole moves, or single actions by self-play, which searches again
+    /// inside a turn only through `Puct`, never calling this there).
+    fn root_position(&self) -> G::Position {
+        G::position(&self.root().state).expect("the root is at a turn start")
+    }
+
+    /// The move whose actions lead from the root through the tree, each chosen by `pick`
     /// among the visited node's children; where the tree ends before the turn does, the
-    /// first legal hop finishes it. The root must be a turn start.
-    pub fn pick_move(&self, mut pick: impl FnMut(&Tree, NodeId) -> NodeId) -> Move {
-        let root = self.root();
-        let mut hops = Vec::new();
-        let mut at = Self::ROOT;
-        let mut state = root.state;
+    /// first legal action finishes it. The root must be a turn start.
+    pub fn pick_move(&self, mut pick: impl FnMut(&Tree<G>, NodeId) -> NodeId) -> G::Move {
+        let pos = self.root_position();
+        let mut path = Vec::new();
+        let mut at = ROOT;
+        let mut state = self.root().state;
+        let mut buf = Vec::new();
         loop {
-            let hop = if at != NONE && self.node(at).is_expanded() {
+            let action = if at != NONE && self.node(at).is_expanded() {
                 at = pick(self, at);
-                self.node(at).hop
+                self.node(at).action
             } else {
                 at = NONE;
-                state.hops()[0]
+                buf.clear();
+                G::legal_actions(&state, &mut buf);
+                buf[0]
             };
-            hops.push(hop);
-            state = state.apply(hop);
-            if state.is_turn_start() {
+            path.push(action);
+            state = G::apply(&state, action);
+            if G::position(&state).is_some() {
                 break;
             }
         }
-        let moves = crate::games::checkers::legal_moves(root.state.position());
-        *crate::games::checkers::hops::move_of_hops(&moves, &hops)
-            .expect("hops from a turn start make a move")
+        G::legal_moves(&pos)
+            .into_iter()
+            .find(|mv| G::actions_of(&pos, mv) == path)
+            .expect("actions from a turn start make a move")
     }
 
-    /// Visit counts of the moves from the root (the node their last hop reaches; 0 where the
-    /// search never got there) and their priors, best first. A move's prior is the product of
-    /// its hops' priors; where the tree stops inside a multi-jump (a middle node never
-    /// expanded, so its hops' priors are unknown), the product so far is shared evenly by the
-    /// moves that go on from there. The priors of all legal moves thus sum to 1.
-    pub fn move_stats(&self) -> Vec<MoveStats> {
-        let moves = crate::games::checkers::legal_moves(self.root().state.position());
-        let paths: Vec<Vec<Hop>> = moves.iter().map(hops_of).collect();
-        let mut stats: Vec<MoveStats> = moves
+    /// Visit counts of the moves from the root (the node their last action reaches; 0 where
+    /// the search never got there) and their priors, best first. A move's prior is the
+    /// product of its actions' priors; where the tree stops inside a turn (a middle node
+    /// never expanded, so its actions' priors are unknown), the product so far is shared
+    /// evenly by the moves that go on from there. The priors of all legal moves thus sum
+    /// to 1.
+    pub fn move_stats(&self) -> Vec<MoveStats<G>> {
+        let pos = self.root_position();
+        let moves = G::legal_moves(&pos);
+        let paths: Vec<Vec<G::Action>> = moves.iter().map(|m| G::actions_of(&pos, m)).collect();
+        let root_turn = G::turn(&self.root().state);
+        let mut stats: Vec<MoveStats<G>> = moves
             .into_iter()
             .zip(&paths)
-            .map(|(mv, hops)| {
-                let mut at = Some(Self::ROOT);
+            .map(|(mv, actions)| {
+                let mut at = Some(ROOT);
                 let mut prior = 1.0;
-                for (k, hop) in hops.iter().enumerate() {
+                for (k, action) in actions.iter().enumerate() {
                     let Some(a) = at.filter(|&a| self.node(a).is_expanded()) else {
-                        let prefix = &hops[..k];
+                        let prefix = &actions[..k];
                         let sharing = paths.iter().filter(|p| p.starts_with(prefix)).count();
                         prior /= sharing as f32;
                         at = None;
                         break;
                     };
-                    // An expanded node has a child for every legal hop.
-                    at = self.children(a).find(|&c| self.node(c).hop == *hop);
+                    // An expanded node has a child for every legal action.
+                    at = self.children(a).find(|&c| self.node(c).action == *action);
                     prior *= at.map_or(0.0, |c| self.node(c).prior);
                 }
                 let node = at.map(|c| self.node(c));
@@ -434,7 +455,7 @@ impl Tree {
                     visits: node.map_or(0, |n| n.visits),
                     q: node.map(|n| {
                         let q = n.q();
-                        if n.state.turn() == self.root().state.turn() {
+                        if G::turn(&n.state) == root_turn {
                             q
                         } else {
                             -q
@@ -450,10 +471,10 @@ impl Tree {
 
 /// What the search found for one whole move at the root.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MoveStats {
-    pub mv: Move,
-    /// The product of the priors of its hops, shared out where the tree ends mid-move (see
-    /// [`Tree::move_stats`]).
+pub struct MoveStats<G: Rules = Checkers> {
+    pub mv: G::Move,
+    /// The product of the priors of its actions, shared out where the tree ends mid-move
+    /// (see [`Tree::move_stats`]).
     pub prior: f32,
     pub visits: u32,
     /// Its mean value for the side to move at the root, if visited.
@@ -463,7 +484,9 @@ pub struct MoveStats {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::checkers::hops::{Hop, hops_of};
     use crate::games::checkers::parse_fen;
+    use crate::games::checkers::record::FORTY_MOVE_PLIES;
 
     fn uniform_expand(tree: &mut Tree, id: NodeId) -> Vec<Hop> {
         let mut hops = Vec::new();
@@ -479,12 +502,12 @@ mod tests {
         let game = Game::from_position(parse_fen("B:W32:BK1,12").unwrap());
         let mut tree = Tree::new(&game);
         tree.nodes[0].quiet = FORTY_MOVE_PLIES - 1;
-        uniform_expand(&mut tree, Tree::ROOT);
+        uniform_expand(&mut tree, ROOT);
         let mut hops = Vec::new();
-        for c in tree.children(Tree::ROOT).collect::<Vec<_>>() {
-            let king_moved = tree.node(c).hop.from == 0;
+        for c in tree.children(ROOT).collect::<Vec<_>>() {
+            let king_moved = tree.node(c).action.from == 0;
             let want = if king_moved { Some(0.0) } else { None };
-            assert_eq!(tree.status(c, &mut hops), want, "{:?}", tree.node(c).hop);
+            assert_eq!(tree.status(c, &mut hops), want, "{:?}", tree.node(c).action);
             assert_eq!(
                 tree.node(c).quiet,
                 if king_moved { FORTY_MOVE_PLIES } else { 0 }
@@ -503,7 +526,7 @@ mod tests {
         // The start position (in the game's history before the root) comes back after 2
         // and 6 more plies: the third occurrence draws.
         let path = ["6-1", "27-32", "1-6", "32-27", "6-1", "27-32"];
-        let mut at = Tree::ROOT;
+        let mut at = ROOT;
         let mut g = game.clone();
         for (i, m) in path.iter().enumerate() {
             uniform_expand(&mut tree, at);
@@ -511,7 +534,7 @@ mod tests {
             let hop = hops_of(&mv)[0];
             at = tree
                 .children(at)
-                .find(|&c| tree.node(c).hop == hop)
+                .find(|&c| tree.node(c).action == hop)
                 .unwrap();
             let mut hops = Vec::new();
             let status = tree.status(at, &mut hops);
@@ -524,8 +547,8 @@ mod tests {
     fn advancing_keeps_the_subtree_and_its_counts() {
         let game = Game::new();
         let mut tree = Tree::new(&game);
-        let hops = uniform_expand(&mut tree, Tree::ROOT);
-        let child = tree.children(Tree::ROOT).nth(2).unwrap();
+        let hops = uniform_expand(&mut tree, ROOT);
+        let child = tree.children(ROOT).nth(2).unwrap();
         uniform_expand(&mut tree, child);
         let grandchild = tree.children(child).next().unwrap();
         tree.backup(grandchild, 0.5);
@@ -535,10 +558,10 @@ mod tests {
         tree.advance(&[hops[2]]);
         assert_eq!(tree.root().visits, visits);
         assert_eq!(tree.root().value_sum, sum);
-        assert_eq!(tree.children(Tree::ROOT).count(), kids);
+        assert_eq!(tree.children(ROOT).count(), kids);
         assert_eq!(tree.len(), 1 + kids);
-        let g = tree.children(Tree::ROOT).next().unwrap();
+        let g = tree.children(ROOT).next().unwrap();
         assert_eq!(tree.node(g).visits, 1);
-        assert_eq!(tree.node(g).parent, Tree::ROOT);
+        assert_eq!(tree.node(g).parent, ROOT);
     }
 }

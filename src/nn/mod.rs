@@ -41,6 +41,6 @@ pub use loss::{AlphaZeroLoss, alphazero_loss, cross_entropy_soft, mse};
 pub use module::{Ctx, Module, Param, ParamId};
 pub use optim::{OptimConfig, Optimizer, OptimizerState};
 pub use policy_value::{
-    Architecture, POLICY_SIZE, PolicyValueNet, UnknownPreset, dark_square_index,
+    Architecture, POLICY_SIZE, PolicyHead, PolicyValueNet, UnknownPreset, dark_square_index,
 };
 pub use schedule::LrSchedule;

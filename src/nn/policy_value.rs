@@ -1,6 +1,7 @@
 //! The policy-value network family (built in PyTorch too, by bench/pytorch_reference.py): a
-//! 3x3 conv stem, a body of residual (or plain) blocks, a policy head giving 128 logits (32
-//! dark squares x 4 diagonal directions) and a value head giving a value in (-1, 1).
+//! 3x3 conv stem, a body of residual (or plain) blocks, a policy head (see [`PolicyHead`]:
+//! checkers' 128 logits, 32 dark squares x 4 diagonal directions, or a dense head for any
+//! other action space) and a value head giving a value in (-1, 1).
 
 use super::{
     BatchNorm2d, Checkpoint, CheckpointError, Conv2d, Ctx, Linear, Module, Optimizer, ResidualBlock,
@@ -11,10 +12,35 @@ use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// Policy outputs: 32 dark squares x 4 diagonal directions.
+/// Policy outputs of the dark-square head: 32 dark squares x 4 diagonal directions.
 pub const POLICY_SIZE: usize = 128;
 const BOARD: usize = 8;
 const POLICY_PLANES: usize = 4;
+/// Planes before the dense head's linear layer (AlphaGo Zero's policy head has 2).
+const DENSE_PLANES: usize = 2;
+
+/// How the policy logits are read off the body. Not part of [`Architecture`] (whose record
+/// in checkpoints predates it): the game a model is for decides it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PolicyHead {
+    /// A 1x1 conv to 4 planes, of which the 128 dark-square entries are the logits:
+    /// checkers' hops, one per square and diagonal direction, with no extra weights.
+    DarkSquares,
+    /// A 1x1 conv to 2 planes, then a linear layer to `outputs` logits (AlphaGo Zero's
+    /// head): for actions that are not one per cell and direction, like Othello's 64
+    /// squares and a pass.
+    Dense { outputs: usize },
+}
+
+impl PolicyHead {
+    /// Number of logits.
+    pub fn outputs(self) -> usize {
+        match self {
+            PolicyHead::DarkSquares => POLICY_SIZE,
+            PolicyHead::Dense { outputs } => outputs,
+        }
+    }
+}
 
 /// What a checkpoint records to rebuild a network.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -113,10 +139,13 @@ pub fn dark_square_index() -> Vec<u32> {
 #[derive(Clone, Debug)]
 pub struct PolicyValueNet {
     arch: Architecture,
+    head: PolicyHead,
     stem: Conv2d,
     stem_bn: BatchNorm2d,
     body: Vec<ResidualBlock>,
     policy: Conv2d,
+    /// The dense head's linear layer (none for the dark-square head).
+    policy_fc: Option<Linear>,
     value_conv: Conv2d,
     value_bn: BatchNorm2d,
     value_fc1: Linear,
@@ -125,8 +154,18 @@ pub struct PolicyValueNet {
 }
 
 impl PolicyValueNet {
-    /// A freshly initialised network in training mode.
+    /// A freshly initialised network with the dark-square (checkers) head, in training mode.
     pub fn new(arch: Architecture, device: &Device, rng: &mut impl Rng) -> PolicyValueNet {
+        PolicyValueNet::with_head(arch, PolicyHead::DarkSquares, device, rng)
+    }
+
+    /// A freshly initialised network with the given policy head, in training mode.
+    pub fn with_head(
+        arch: Architecture,
+        head: PolicyHead,
+        device: &Device,
+        rng: &mut impl Rng,
+    ) -> PolicyValueNet {
         assert!(
             arch.input_planes > 0 && arch.channels > 0 && arch.blocks > 0,
             "empty architecture {arch}"
@@ -137,17 +176,33 @@ impl PolicyValueNet {
         let body = (0..arch.body_blocks())
             .map(|_| ResidualBlock::new(c, arch.residual, device, rng))
             .collect();
-        let policy = Conv2d::new(c, POLICY_PLANES, 1, 0, true, device, rng);
+        let (policy, policy_fc) = match head {
+            PolicyHead::DarkSquares => {
+                (Conv2d::new(c, POLICY_PLANES, 1, 0, true, device, rng), None)
+            }
+            PolicyHead::Dense { outputs } => (
+                Conv2d::new(c, DENSE_PLANES, 1, 0, true, device, rng),
+                Some(Linear::new(
+                    DENSE_PLANES * BOARD * BOARD,
+                    outputs,
+                    true,
+                    device,
+                    rng,
+                )),
+            ),
+        };
         let value_conv = Conv2d::new(c, 1, 1, 0, false, device, rng);
         let value_bn = BatchNorm2d::new(1, device);
         let value_fc1 = Linear::new(BOARD * BOARD, 64, true, device, rng);
         let value_fc2 = Linear::new(64, 1, true, device, rng);
         PolicyValueNet {
             arch,
+            head,
             stem,
             stem_bn,
             body,
             policy,
+            policy_fc,
             value_conv,
             value_bn,
             value_fc1,
@@ -160,9 +215,13 @@ impl PolicyValueNet {
         &self.arch
     }
 
+    pub fn head(&self) -> PolicyHead {
+        self.head
+    }
+
     /// Inference (nothing recorded) in the network's current mode — evaluation mode for a
     /// network that serves self-play: input (n, planes, 8, 8) -> (move probabilities (n, 128),
-    /// values (n)).
+    /// values (n)) — 128 for the dark-square head.
     pub fn predict(&self, x: &Tensor) -> (Tensor, Tensor) {
         let (logits, value) = self.forward(&Ctx::inference(), &Var::constant(x.clone()));
         (logits.value().softmax(-1), value.into_value())
@@ -173,20 +232,22 @@ impl PolicyValueNet {
         Checkpoint::capture(self.arch.clone(), self, optimizer).save(path)
     }
 
-    /// Rebuilds a network (in training mode) and its saved optimizer, if any, from a checkpoint.
+    /// Rebuilds a network with the dark-square head (in training mode) and its saved
+    /// optimizer, if any, from a checkpoint.
     pub fn load(
         path: &Path,
         device: &Device,
     ) -> Result<(PolicyValueNet, Option<Optimizer>), CheckpointError> {
         let ckpt = Checkpoint::<Architecture>::load(path)?;
-        PolicyValueNet::from_checkpoint(&ckpt.arch, &ckpt, device)
+        PolicyValueNet::from_checkpoint(&ckpt.arch, PolicyHead::DarkSquares, &ckpt, device)
     }
 
-    /// Rebuilds a network of architecture `arch` (in training mode) and its saved optimizer,
-    /// if any, from a checkpoint whose architecture record is `ckpt.arch` (an [`Architecture`]
-    /// or a record that contains one).
+    /// Rebuilds a network of architecture `arch` and policy head `head` (in training mode)
+    /// and its saved optimizer, if any, from a checkpoint whose architecture record is
+    /// `ckpt.arch` (an [`Architecture`] or a record that contains one).
     pub fn from_checkpoint<A>(
         arch: &Architecture,
+        head: PolicyHead,
         ckpt: &Checkpoint<A>,
         device: &Device,
     ) -> Result<(PolicyValueNet, Option<Optimizer>), CheckpointError>
@@ -194,7 +255,8 @@ impl PolicyValueNet {
         A: Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Display,
     {
         // The initial values are overwritten; any seed does.
-        let mut net = PolicyValueNet::new(arch.clone(), device, &mut StdRng::seed_from_u64(0));
+        let mut net =
+            PolicyValueNet::with_head(arch.clone(), head, device, &mut StdRng::seed_from_u64(0));
         ckpt.restore(&mut net, &ckpt.arch)?;
         let optimizer = ckpt.optimizer(&net)?;
         Ok((net, optimizer))
@@ -203,8 +265,7 @@ impl PolicyValueNet {
     /// The layers in visit order (torch's `named_parameters` order).
     fn parts(&self) -> impl Iterator<Item = &dyn Module<Output = Var>> {
         let head: [&dyn Module<Output = Var>; 2] = [&self.stem, &self.stem_bn];
-        let tail: [&dyn Module<Output = Var>; 5] = [
-            &self.policy,
+        let tail: [&dyn Module<Output = Var>; 4] = [
             &self.value_conv,
             &self.value_bn,
             &self.value_fc1,
@@ -212,13 +273,18 @@ impl PolicyValueNet {
         ];
         head.into_iter()
             .chain(self.body.iter().map(|b| b as &dyn Module<Output = Var>))
+            .chain([&self.policy as &dyn Module<Output = Var>])
+            .chain(
+                self.policy_fc
+                    .iter()
+                    .map(|l| l as &dyn Module<Output = Var>),
+            )
             .chain(tail)
     }
 
     fn parts_mut(&mut self) -> impl Iterator<Item = &mut dyn Module<Output = Var>> {
         let head: [&mut dyn Module<Output = Var>; 2] = [&mut self.stem, &mut self.stem_bn];
-        let tail: [&mut dyn Module<Output = Var>; 5] = [
-            &mut self.policy,
+        let tail: [&mut dyn Module<Output = Var>; 4] = [
             &mut self.value_conv,
             &mut self.value_bn,
             &mut self.value_fc1,
@@ -230,12 +296,18 @@ impl PolicyValueNet {
                     .iter_mut()
                     .map(|b| b as &mut dyn Module<Output = Var>),
             )
+            .chain([&mut self.policy as &mut dyn Module<Output = Var>])
+            .chain(
+                self.policy_fc
+                    .iter_mut()
+                    .map(|l| l as &mut dyn Module<Output = Var>),
+            )
             .chain(tail)
     }
 }
 
 impl Module for PolicyValueNet {
-    /// (policy logits (n, 128), value (n))
+    /// (policy logits (n, head outputs), value (n))
     type Output = (Var, Var);
 
     fn forward(&self, ctx: &Ctx, x: &Var) -> (Var, Var) {
@@ -254,11 +326,15 @@ impl Module for PolicyValueNet {
             .body
             .iter()
             .fold(stem, |h, block| block.forward(ctx, &h));
-        let logits = self
-            .policy
-            .forward(ctx, &h)
-            .reshape(&[n, POLICY_PLANES * BOARD * BOARD])
-            .gather_cols(&self.dark);
+        let p = self.policy.forward(ctx, &h);
+        let logits = match &self.policy_fc {
+            None => p
+                .reshape(&[n, POLICY_PLANES * BOARD * BOARD])
+                .gather_cols(&self.dark),
+            // A ReLU between, as in AlphaGo Zero's head: without it conv and linear would
+            // compose to one linear map of the body's output.
+            Some(fc) => fc.forward(ctx, &p.reshape(&[n, DENSE_PLANES * BOARD * BOARD]).relu()),
+        };
         let v = self
             .value_conv
             .forward_bn(ctx, &self.value_bn, &h, None, true)

@@ -2,17 +2,14 @@
 //! all of their searches, sends them to the evaluator in one call and applies the answers
 //! (AlphaZero.jl's and KataGo's design), so a network on the other end sees large batches.
 //!
-//! A game searches again at every hop of a multi-jump; a hop that is the only legal one is
-//! played without a search and gives no training sample. With playout-cap randomisation only
+//! A game searches again at every action of a turn (each hop of a checkers multi-jump); an
+//! action that is the only legal one is played without a search and gives no training
+//! sample. With playout-cap randomisation only
 //! full searches (with root noise and forced playouts) become samples.
 
 use super::replay::Sample;
-use crate::games::checkers::hops::move_of_hops;
-use crate::games::checkers::{Game, adjudicate};
-use crate::mcts::{
-    Evaluator, Hop, Leaves, PlayoutCap, Puct, PuctConfig, Temperature, Tree, pick_child,
-    policy_index,
-};
+use crate::games::{Checkers, Game, Rules};
+use crate::mcts::{Evaluator, Leaves, PlayoutCap, Puct, PuctConfig, ROOT, Temperature, pick_child};
 use crate::seeds::derive_seed;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -25,7 +22,8 @@ pub struct SelfPlayConfig {
     pub puct: PuctConfig,
     pub playouts: PlayoutCap,
     pub temperature: Temperature,
-    /// A game reaching this many plies is adjudicated (more pieces, then more kings).
+    /// A game reaching this many plies is adjudicated (`Rules::adjudicate`: checkers' more
+    /// pieces, then more kings).
     pub max_plies: usize,
     /// Games each worker keeps going at once.
     pub concurrent_games: usize,
@@ -33,40 +31,43 @@ pub struct SelfPlayConfig {
 
 /// A finished self-play game and its training samples (results filled in).
 #[derive(Clone, Debug)]
-pub struct SelfPlayGame {
+pub struct SelfPlayGame<G: Rules = Checkers> {
     /// Which game of the batch (its seed follows from it).
     pub index: u64,
-    pub game: Game,
-    pub samples: Vec<Sample>,
+    pub game: Game<G>,
+    pub samples: Vec<Sample<G>>,
     /// Simulations searched in this game.
     pub simulations: u64,
 }
 
 /// One game in progress on a worker.
-struct Slot {
+struct Slot<G: Rules> {
     index: u64,
-    game: Game,
-    search: Puct,
+    game: Game<G>,
+    search: Puct<G>,
     rng: StdRng,
-    /// Hops played so far in the current turn.
-    turn: Vec<Hop>,
+    /// Actions played so far in the current turn.
+    turn: Vec<G::Action>,
+    /// A buffer for the root's legal actions.
+    actions: Vec<G::Action>,
     /// Simulations wanted and done for the current decision, and whether it is a full search.
     target: u32,
     done: u32,
     full: bool,
-    samples: Vec<Sample>,
+    samples: Vec<Sample<G>>,
     simulations: u64,
 }
 
-impl Slot {
-    fn new(index: u64, seed: u64, config: &SelfPlayConfig) -> Slot {
-        let game = Game::new();
+impl<G: Rules> Slot<G> {
+    fn new(index: u64, seed: u64, config: &SelfPlayConfig) -> Self {
+        let game = Game::at_start();
         Slot {
             index,
             search: Puct::new(config.puct, &game),
             game,
             rng: StdRng::seed_from_u64(derive_seed(seed, index, 0)),
             turn: Vec::new(),
+            actions: Vec::new(),
             target: 0,
             done: 0,
             full: false,
@@ -75,7 +76,7 @@ impl Slot {
         }
     }
 
-    /// Plays forced hops until a decision needs a search (then sets its budget and returns
+    /// Plays forced actions until a decision needs a search (then sets its budget and returns
     /// true) or the game is over (false).
     fn next_decision(&mut self, config: &SelfPlayConfig) -> bool {
         loop {
@@ -84,12 +85,13 @@ impl Slot {
                     return false;
                 }
                 if self.game.ply() >= config.max_plies {
-                    self.game.impose(adjudicate(self.game.position()));
+                    self.game.impose(G::adjudicate(self.game.position()));
                     return false;
                 }
             }
-            let hops = self.search.tree().root().state.hops();
-            if let [only] = hops[..] {
+            self.actions.clear();
+            G::legal_actions(&self.search.tree().root().state, &mut self.actions);
+            if let [only] = self.actions[..] {
                 self.play(only);
                 continue;
             }
@@ -101,49 +103,53 @@ impl Slot {
         }
     }
 
-    /// Records the finished search as a sample (if full) and plays a hop chosen by visits.
+    /// Records the finished search as a sample (if full) and plays an action chosen by
+    /// visits.
     fn decide(&mut self, config: &SelfPlayConfig, history: usize) {
         let tree = self.search.tree();
         if self.full {
             let root = tree.root();
-            let turn = root.state.turn();
             let policy = self
                 .search
                 .policy_target()
                 .into_iter()
                 .filter(|&(_, p)| p > 0.0)
-                .map(|(hop, p)| (policy_index(hop, turn) as u8, p))
+                .map(|(a, p)| (G::policy_index(&root.state, a) as u16, p))
                 .collect();
+            let mut actions = Vec::new();
+            G::legal_actions(&root.state, &mut actions);
             self.samples.push(Sample {
-                input: tree.eval_input(Tree::ROOT, root.state.hops(), history),
+                input: tree.eval_input(ROOT, actions, history),
                 policy,
                 z: 0.0,
                 q: root.q(),
             });
         }
         let t = config.temperature.at(self.game.ply());
-        let child = pick_child(tree, Tree::ROOT, t, &mut self.rng);
-        let hop = tree.node(child).hop;
-        self.play(hop);
+        let child = pick_child(tree, ROOT, t, &mut self.rng);
+        let action = tree.node(child).action;
+        self.play(action);
     }
 
-    fn play(&mut self, hop: Hop) {
-        self.search.advance_hop(hop);
-        self.turn.push(hop);
-        if self.search.tree().root().state.is_turn_start() {
-            let moves = self.game.legal_moves();
-            let mv = *move_of_hops(&moves, &self.turn)
-                .expect("hops legal at each step make a legal move");
+    fn play(&mut self, action: G::Action) {
+        self.search.advance_action(action);
+        self.turn.push(action);
+        if self.search.tree().root().is_turn_start() {
+            let pos = self.game.position();
+            let mv = G::legal_moves(pos)
+                .into_iter()
+                .find(|mv| G::actions_of(pos, mv) == self.turn)
+                .expect("actions legal at each step make a legal move");
             self.game.play(mv);
             self.turn.clear();
         }
     }
 
     /// The finished game with each sample's result from its side to move.
-    fn finish(mut self) -> SelfPlayGame {
+    fn finish(mut self) -> SelfPlayGame<G> {
         let outcome = self.game.outcome().expect("finished games have an outcome");
         for s in &mut self.samples {
-            s.z = 2.0 * outcome.score_for(s.input.state.turn()) as f32 - 1.0;
+            s.z = outcome.value_for(G::turn(&s.input.state));
         }
         SelfPlayGame {
             index: self.index,
@@ -157,16 +163,16 @@ impl Slot {
 /// Plays games until `next` (shared by all workers) reaches `total`, up to
 /// `config.concurrent_games` at once, handing each finished game to `done`. Game `i` draws
 /// its randomness from `seed` and `i` alone.
-pub fn play_games(
+pub fn play_games<G: Rules>(
     config: &SelfPlayConfig,
-    eval: &mut dyn Evaluator,
+    eval: &mut dyn Evaluator<G>,
     next: &AtomicU64,
     total: u64,
     seed: u64,
-    mut done: impl FnMut(SelfPlayGame),
+    mut done: impl FnMut(SelfPlayGame<G>),
 ) {
     let history = eval.history();
-    let mut slots: Vec<Slot> = Vec::new();
+    let mut slots: Vec<Slot<G>> = Vec::new();
     loop {
         while slots.len() < config.concurrent_games.max(1) {
             let index = next.fetch_add(1, Ordering::SeqCst);
@@ -192,7 +198,7 @@ pub fn play_games(
         if slots.is_empty() {
             return;
         }
-        let gathered: Vec<Leaves> = slots
+        let gathered: Vec<Leaves<G>> = slots
             .iter_mut()
             .map(|s| {
                 let want = (s.target - s.done) as usize;
@@ -253,7 +259,7 @@ mod tests {
             let outcome = g.game.outcome().unwrap();
             assert!(g.game.ply() <= 60);
             // Replaying the moves from the start gives the same game (every move legal).
-            let mut replay = Game::new();
+            let mut replay: Game = Game::new();
             for mv in g.game.moves() {
                 assert!(replay.legal_moves().contains(mv));
                 replay.play(*mv);
@@ -264,7 +270,7 @@ mod tests {
                 assert_eq!(s.z, want);
                 let total: f32 = s.policy.iter().map(|p| p.1).sum();
                 assert!((total - 1.0).abs() < 1e-4, "policy sums to {total}");
-                assert!(s.input.hops.len() > 1, "forced hops are not samples");
+                assert!(s.input.actions.len() > 1, "forced hops are not samples");
             }
             if g.game.ply() >= 60 {
                 assert!(!matches!(

@@ -3,27 +3,28 @@
 //! batches (KataGo's and AlphaZero.jl's design). Workers hold an [`InferenceClient`], which is
 //! an [`Evaluator`] like any other, so the search does not know it is talking to a service.
 
+use crate::games::{Checkers, Rules};
 use crate::mcts::{EvalInput, Evaluation, Evaluator};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
-struct Request {
-    inputs: Vec<EvalInput>,
+struct Request<G: Rules> {
+    inputs: Vec<EvalInput<G>>,
     reply: Sender<Vec<Evaluation>>,
 }
 
 /// A worker's handle on the service.
-pub struct InferenceClient {
-    requests: Sender<Request>,
+pub struct InferenceClient<G: Rules = Checkers> {
+    requests: Sender<Request<G>>,
     reply_tx: Sender<Vec<Evaluation>>,
     reply_rx: Receiver<Vec<Evaluation>>,
     history: usize,
     live: Arc<AtomicUsize>,
 }
 
-impl Clone for InferenceClient {
+impl<G: Rules> Clone for InferenceClient<G> {
     fn clone(&self) -> Self {
         self.live.fetch_add(1, Ordering::SeqCst);
         let (reply_tx, reply_rx) = mpsc::channel();
@@ -37,18 +38,18 @@ impl Clone for InferenceClient {
     }
 }
 
-impl Drop for InferenceClient {
+impl<G: Rules> Drop for InferenceClient<G> {
     fn drop(&mut self) {
         self.live.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
-impl Evaluator for InferenceClient {
+impl<G: Rules> Evaluator<G> for InferenceClient<G> {
     fn history(&self) -> usize {
         self.history
     }
 
-    fn evaluate(&mut self, inputs: &[EvalInput]) -> Vec<Evaluation> {
+    fn evaluate(&mut self, inputs: &[EvalInput<G>]) -> Vec<Evaluation> {
         if inputs.is_empty() {
             return Vec::new();
         }
@@ -83,8 +84,8 @@ impl InferenceStats {
 }
 
 /// The service's side of the channel; [`serve`](Self::serve) runs it.
-pub struct InferenceService {
-    requests: Receiver<Request>,
+pub struct InferenceService<G: Rules = Checkers> {
+    requests: Receiver<Request<G>>,
     live: Arc<AtomicUsize>,
     max_batch: usize,
     wait: Duration,
@@ -92,11 +93,11 @@ pub struct InferenceService {
 
 /// A service that runs the network on up to `max_batch` positions at once, waiting at most
 /// `wait` for more requests once one has arrived, and a first client (clone it for more).
-pub fn inference_service(
+pub fn inference_service<G: Rules>(
     history: usize,
     max_batch: usize,
     wait: Duration,
-) -> (InferenceService, InferenceClient) {
+) -> (InferenceService<G>, InferenceClient<G>) {
     let (tx, rx) = mpsc::channel();
     let live = Arc::new(AtomicUsize::new(1));
     let (reply_tx, reply_rx) = mpsc::channel();
@@ -116,11 +117,11 @@ pub fn inference_service(
     (service, client)
 }
 
-impl InferenceService {
+impl<G: Rules> InferenceService<G> {
     /// Answers requests with `eval` until every client is gone. A batch is run when it holds
     /// `max_batch` positions, when every live client is waiting on it (each has at most one
     /// request in flight, so nothing more can come), or when `wait` has passed.
-    pub fn serve(self, eval: &mut dyn Evaluator) -> InferenceStats {
+    pub fn serve(self, eval: &mut dyn Evaluator<G>) -> InferenceStats {
         let mut stats = InferenceStats::default();
         while let Ok(first) = self.requests.recv() {
             let deadline = Instant::now() + self.wait;
@@ -138,7 +139,7 @@ impl InferenceService {
                     Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => break,
                 }
             }
-            let inputs: Vec<EvalInput> = pending.iter().flat_map(|r| r.inputs.clone()).collect();
+            let inputs: Vec<EvalInput<G>> = pending.iter().flat_map(|r| r.inputs.clone()).collect();
             let start = Instant::now();
             let mut evals = eval.evaluate(&inputs).into_iter();
             stats.busy += start.elapsed();
@@ -163,7 +164,7 @@ mod tests {
     fn input(pos: Position) -> EvalInput {
         let state = HopState::turn_start(pos);
         EvalInput {
-            hops: state.hops(),
+            actions: state.hops(),
             state,
             quiet: 0,
             history: Vec::new(),

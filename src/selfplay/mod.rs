@@ -14,6 +14,7 @@ pub use games::{SelfPlayConfig, SelfPlayGame, play_games};
 pub use inference::{InferenceClient, InferenceService, InferenceStats, inference_service};
 pub use replay::{ReplayBuffer, Sample, ValueTarget};
 
+use crate::games::{Checkers, Rules};
 use crate::mcts::Evaluator;
 use indicatif::ProgressBar;
 use std::sync::Mutex;
@@ -33,15 +34,15 @@ pub struct SelfPlayRun {
 }
 
 /// Finished games (in game order) and how fast they came.
-pub struct SelfPlayReport {
-    pub games: Vec<SelfPlayGame>,
+pub struct SelfPlayReport<G: Rules = Checkers> {
+    pub games: Vec<SelfPlayGame<G>>,
     pub elapsed: Duration,
     pub inference: InferenceStats,
     /// Share of evaluations answered by a cache in front of the network (set by its owner).
     pub cache_hit_rate: f64,
 }
 
-impl SelfPlayReport {
+impl<G: Rules> SelfPlayReport<G> {
     pub fn simulations(&self) -> u64 {
         self.games.iter().map(|g| g.simulations).sum()
     }
@@ -53,12 +54,12 @@ impl SelfPlayReport {
 
 /// Plays `run.games` games with `eval` (run on this thread, behind the inference service)
 /// answering the leaves of `run.workers` worker threads; `bar` counts finished games.
-pub fn self_play(
-    eval: &mut dyn Evaluator,
+pub fn self_play<G: Rules>(
+    eval: &mut dyn Evaluator<G>,
     config: &SelfPlayConfig,
     run: &SelfPlayRun,
     bar: Option<&ProgressBar>,
-) -> SelfPlayReport {
+) -> SelfPlayReport<G> {
     let start = Instant::now();
     let (service, client) = inference_service(eval.history(), run.max_batch, run.wait);
     let next = AtomicU64::new(0);

@@ -2,8 +2,8 @@
 //! window; Checkers-MCTS found a window of one iteration best), and the batches the trainer
 //! draws from it.
 
-use crate::mcts::{Encoding, EvalInput};
-use crate::nn::POLICY_SIZE;
+use crate::games::{Checkers, Rules};
+use crate::mcts::EvalInput;
 use crate::tensor::{Device, Tensor};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -11,10 +11,11 @@ use std::collections::VecDeque;
 /// One searched position: what the network saw, the search's visit distribution, the game's
 /// result and the search's root value, both for the side to move.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Sample {
-    pub input: EvalInput,
-    /// (policy index, probability) of the hops the search kept.
-    pub policy: Vec<(u8, f32)>,
+#[serde(bound = "")]
+pub struct Sample<G: Rules = Checkers> {
+    pub input: EvalInput<G>,
+    /// (policy index, probability) of the actions the search kept.
+    pub policy: Vec<(u16, f32)>,
     /// The game's result: 1 win, 0 draw, -1 loss.
     pub z: f32,
     /// The search's mean value at the root.
@@ -32,7 +33,7 @@ pub enum ValueTarget {
 }
 
 impl ValueTarget {
-    pub fn of(self, s: &Sample) -> f32 {
+    pub fn of<G: Rules>(self, s: &Sample<G>) -> f32 {
         match self {
             ValueTarget::Result => s.z,
             ValueTarget::Mean => 0.5 * (s.z + s.q),
@@ -41,15 +42,24 @@ impl ValueTarget {
 }
 
 /// Samples grouped by the iteration that made them, oldest first.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct ReplayBuffer {
-    iterations: VecDeque<Vec<Sample>>,
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(bound = "")]
+pub struct ReplayBuffer<G: Rules = Checkers> {
+    iterations: VecDeque<Vec<Sample<G>>>,
 }
 
-impl ReplayBuffer {
+impl<G: Rules> Default for ReplayBuffer<G> {
+    fn default() -> Self {
+        ReplayBuffer {
+            iterations: VecDeque::new(),
+        }
+    }
+}
+
+impl<G: Rules> ReplayBuffer<G> {
     /// Adds an iteration's samples and forgets all but the latest `window` iterations; with a
     /// `max_positions` cap the oldest iterations also go while the rest hold that many.
-    pub fn push(&mut self, samples: Vec<Sample>, window: usize, max_positions: Option<usize>) {
+    pub fn push(&mut self, samples: Vec<Sample<G>>, window: usize, max_positions: Option<usize>) {
         self.iterations.push_back(samples);
         while self.iterations.len() > window.max(1) {
             self.iterations.pop_front();
@@ -69,37 +79,38 @@ impl ReplayBuffer {
         self.len() == 0
     }
 
-    pub fn samples(&self) -> impl Iterator<Item = &Sample> {
+    pub fn samples(&self) -> impl Iterator<Item = &Sample<G>> {
         self.iterations.iter().flatten()
     }
 }
 
-/// A training batch on `device`: inputs (n, planes, 8, 8), policy targets (n, 128), value
-/// targets (n).
-pub fn batch(
-    samples: &[&Sample],
-    encoding: &Encoding,
+/// A training batch on `device`: inputs (n, planes, rows, columns), policy targets
+/// (n, policy size), value targets (n).
+pub fn batch<G: Rules>(
+    samples: &[&Sample<G>],
+    encoding: &G::Encoding,
     target: ValueTarget,
     device: &Device,
 ) -> (Tensor, Tensor, Tensor) {
     let n = samples.len();
-    let size = encoding.planes() * 64;
+    let (planes, [rows, cols]) = (G::planes(encoding), G::BOARD);
+    let size = planes * rows * cols;
     let mut x = vec![0.0; n * size];
-    let mut pi = vec![0.0; n * POLICY_SIZE];
+    let mut pi = vec![0.0; n * G::POLICY_SIZE];
     for ((s, xs), ps) in samples
         .iter()
         .zip(x.chunks_exact_mut(size))
-        .zip(pi.chunks_exact_mut(POLICY_SIZE))
+        .zip(pi.chunks_exact_mut(G::POLICY_SIZE))
     {
-        encoding.encode(&s.input, xs);
+        G::encode(encoding, &s.input.net_input(), xs);
         for &(i, p) in &s.policy {
             ps[i as usize] = p;
         }
     }
     let z: Vec<f32> = samples.iter().map(|s| target.of(s)).collect();
     (
-        Tensor::from_vec(x, &[n, encoding.planes(), 8, 8], device),
-        Tensor::from_vec(pi, &[n, POLICY_SIZE], device),
+        Tensor::from_vec(x, &[n, planes, rows, cols], device),
+        Tensor::from_vec(pi, &[n, G::POLICY_SIZE], device),
         Tensor::from_vec(z, &[n], device),
     )
 }
@@ -108,18 +119,18 @@ pub fn batch(
 mod tests {
     use super::*;
     use crate::games::checkers::Position;
-    use crate::mcts::{HopState, policy_index};
+    use crate::mcts::{Encoding, HopState, policy_index};
 
     fn sample(z: f32) -> Sample {
         let state = HopState::turn_start(Position::start());
         let hops = state.hops();
-        let policy = vec![(policy_index(hops[0], state.turn()) as u8, 1.0)];
+        let policy = vec![(policy_index(hops[0], state.turn()) as u16, 1.0)];
         Sample {
             input: EvalInput {
                 state,
                 quiet: 0,
                 history: Vec::new(),
-                hops,
+                actions: hops,
             },
             policy,
             z,
@@ -143,7 +154,8 @@ mod tests {
     fn a_batch_holds_planes_policy_and_the_chosen_value_target() {
         let s = [sample(1.0), sample(-1.0)];
         let refs: Vec<&Sample> = s.iter().collect();
-        let (x, pi, z) = batch(&refs, &Encoding::default(), ValueTarget::Mean, &Device::Cpu);
+        let (x, pi, z) =
+            batch::<Checkers>(&refs, &Encoding::default(), ValueTarget::Mean, &Device::Cpu);
         assert_eq!(x.shape(), &[2, 8, 8, 8]);
         assert_eq!(pi.to_vec().iter().sum::<f32>(), 2.0);
         assert_eq!(z.to_vec(), vec![0.75, -0.25]);

@@ -4,6 +4,7 @@
 use super::errors::TrainError;
 use crate::agents::AgentSpec;
 use crate::arena::{GameConfig, MatchConfig, OpeningSet, Series, Tally, run_match};
+use crate::games::Checkers;
 use crate::games::checkers::Color;
 use std::path::Path;
 
@@ -59,7 +60,7 @@ pub fn strength(
     openings: OpeningSet,
     seed: u64,
 ) -> Result<Strength, TrainError> {
-    let report = run_match(&MatchConfig {
+    let report = run_match::<Checkers>(&MatchConfig {
         first: learner.clone().into(),
         second: opponent.clone().into(),
         series: Series {

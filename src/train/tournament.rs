@@ -3,8 +3,9 @@
 
 use super::value_net::{ValueArch, ValueNet};
 use crate::agents::learned::NetAgent;
-use crate::arena::openings::starting_games;
+use crate::arena::openings::ArenaGame;
 use crate::arena::{GameConfig, OpeningSet, play_game};
+use crate::games::Checkers;
 use crate::games::checkers::{Color, Game, Outcome, WinReason};
 use crate::seeds::derive_seed;
 use rayon::prelude::*;
@@ -69,7 +70,7 @@ pub fn play(
     arena: Arena,
     seed: u64,
 ) -> Vec<Option<Color>> {
-    let starts = starting_games(arena.openings);
+    let starts = Checkers::starting_games(arena.openings);
     pairings
         .par_iter()
         .enumerate()

@@ -10,8 +10,11 @@
 pub type Bitboard = u32;
 
 /// A diagonal direction on the fixed board (north = toward squares 1-4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum Dir {
+    #[default]
     NorthWest = 0,
     NorthEast = 1,
     SouthWest = 2,

@@ -68,19 +68,6 @@ pub fn legal_mask(state: &HopState) -> [bool; POLICY_SIZE] {
     mask
 }
 
-/// One position to evaluate, with what the encoding may need beyond the board.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct EvalInput {
-    pub state: HopState,
-    /// Plies since the last man move or capture.
-    pub quiet: u32,
-    /// Earlier turn-start positions, most recent first (as many as asked for, or fewer near
-    /// the start of a game).
-    pub history: Vec<Position>,
-    /// The legal hops of `state`; the evaluation's priors follow this order.
-    pub hops: Vec<Hop>,
-}
-
 /// Which optional planes an encoding has.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Encoding {
@@ -95,14 +82,10 @@ impl Encoding {
         BASE_PLANES + 4 * self.history + if self.legal_hops { 4 } else { 0 }
     }
 
-    /// Writes the planes of `input` into `out` (length `planes() * 64`, all overwritten).
-    pub fn encode(&self, input: &EvalInput, out: &mut [f32]) {
-        self.encode_parts(&input.state, input.quiet, &input.history, &input.hops, out);
-    }
-
-    /// [`Encoding::encode`] from borrowed parts (the fields of an [`EvalInput`]), so
-    /// callers that hold them elsewhere, like `games::Rules`, need not build one.
-    pub fn encode_parts(
+    /// Writes the planes of `state` into `out` (length `planes() * 64`, all overwritten):
+    /// `quiet` plies since the last irreversible move, the earlier turn-start positions
+    /// (`history`, most recent first) and the legal `hops` of `state`.
+    pub fn encode(
         &self,
         state: &HopState,
         quiet: u32,
@@ -184,13 +167,22 @@ mod tests {
         }
     }
 
-    fn input(state: HopState) -> EvalInput {
-        EvalInput {
+    struct Input {
+        state: HopState,
+        history: Vec<Position>,
+        hops: Vec<Hop>,
+    }
+
+    fn input(state: HopState) -> Input {
+        Input {
             hops: state.hops(),
             state,
-            quiet: 10,
             history: vec![Position::start()],
         }
+    }
+
+    fn encode(enc: &Encoding, i: &Input, out: &mut [f32]) {
+        enc.encode(&i.state, 10, &i.history, &i.hops, out);
     }
 
     #[test]
@@ -210,8 +202,8 @@ mod tests {
             let mut b = input(HopState::turn_start(pos.mirrored()));
             b.history = vec![Position::start().mirrored()];
             let (mut pa, mut pb) = (vec![0.0; 16 * 64], vec![0.0; 16 * 64]);
-            enc.encode(&a, &mut pa);
-            enc.encode(&b, &mut pb);
+            encode(&enc, &a, &mut pa);
+            encode(&enc, &b, &mut pb);
             assert_eq!(pa, pb, "{fen}");
             let mut ia: Vec<usize> = a
                 .hops
@@ -241,7 +233,7 @@ mod tests {
         assert_eq!(enc.planes(), 8);
         let mut p = vec![0.0; 8 * 64];
         let inp = input(mid);
-        enc.encode(&inp, &mut p);
+        encode(&enc, &inp, &mut p);
         let at = |plane: usize, sq: u8| p[plane * 64 + cell(frame_square(sq - 1, Color::White))];
         assert_eq!(at(0, 17), 1.0, "own man on 17");
         assert_eq!(at(2, 22), 1.0, "the jumped man is still on the board");

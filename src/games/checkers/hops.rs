@@ -9,7 +9,9 @@ use super::moves::jumpers;
 use super::{Color, Move, Position};
 
 /// One hop: the piece on `from` (0-based square) steps or jumps in `dir`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct Hop {
     pub from: u8,
     pub dir: Dir,

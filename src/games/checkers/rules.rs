@@ -43,6 +43,10 @@ impl Rules for Checkers {
         pos.apply(mv)
     }
 
+    fn distinct_moves(pos: &Position) -> Vec<Move> {
+        checkers::dedup_routes_of(checkers::legal_moves(pos))
+    }
+
     fn move_is_irreversible(pos: &Position, mv: &Move) -> bool {
         pos.is_irreversible(mv)
     }
@@ -144,8 +148,12 @@ impl Rules for Checkers {
         enc.planes()
     }
 
+    fn history(enc: &Encoding) -> usize {
+        enc.history
+    }
+
     fn encode(enc: &Encoding, input: &NetInput<Self>, out: &mut [f32]) {
-        enc.encode_parts(input.state, input.quiet, input.history, input.actions, out)
+        enc.encode(input.state, input.quiet, input.history, input.actions, out)
     }
 
     fn policy_index(state: &HopState, hop: Hop) -> usize {

@@ -64,10 +64,10 @@ mod tests {
         let d = board_diagram(&won, !0);
         assert!(d.contains("  1 X * * * * * * * 1"), "{d}");
         assert!(
-            d.ends_with("X Black 1, O White 0: game over, Black wins\n"),
+            d.ends_with("X Black 1, O White 0: game over, Black wins on discs\n"),
             "{d}"
         );
         let drawn = Position::from_discs(1, 1 << 63, Color::Black).unwrap();
-        assert!(board_diagram(&drawn, 0).ends_with("game over, a draw\n"));
+        assert!(board_diagram(&drawn, 0).ends_with("game over, draw: as many discs each\n"));
     }
 }

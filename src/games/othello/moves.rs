@@ -8,9 +8,12 @@ use crate::games::side::{DrawReason, WinReason};
 
 /// A move: a disc placed on a square (0..64, see the board module), or a pass, which is
 /// legal exactly when the mover has no square to play and the opponent has one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum Move {
     Play(u8),
+    #[default]
     Pass,
 }
 

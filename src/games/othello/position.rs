@@ -10,7 +10,7 @@ pub use crate::games::side::{Color, Outcome};
 /// (17 bytes, cheap to copy). Stored relative to the mover because every rule is symmetric
 /// in the two sides, so move generation needs no branch on colour.
 /// Invariant (kept by every constructor): `mover & opponent == 0`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Position {
     mover: Bitboard,
     opponent: Bitboard,

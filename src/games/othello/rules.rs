@@ -133,6 +133,10 @@ impl Rules for Othello {
         PLANES
     }
 
+    fn history(_enc: &()) -> usize {
+        0
+    }
+
     fn encode(_enc: &(), input: &NetInput<Self>, out: &mut [f32]) {
         assert_eq!(out.len(), PLANES * CELLS, "plane buffer size");
         let state = input.state;

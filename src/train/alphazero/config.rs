@@ -5,6 +5,7 @@
 //! (`{"games_per_iteration": 40}`). A run resolves preset, then file, then flags.
 
 use crate::agents::AgentSpec;
+use crate::games::Checkers;
 use crate::mcts::{Encoding, PlayoutCap, PuctConfig, Temperature};
 use crate::nn::{Architecture, OptimConfig};
 use crate::selfplay::{SelfPlayConfig, ValueTarget};
@@ -217,7 +218,7 @@ impl TrainConfig {
             .filter(|s| !s.trim().is_empty())
             .map(|s| {
                 let spec: AgentSpec = s.trim().parse().map_err(|e| format!("{e}"))?;
-                spec.build(0).map_err(|e| format!("{e}"))?;
+                spec.build::<Checkers>(0).map_err(|e| format!("{e}"))?;
                 Ok(spec)
             })
             .collect::<Result<_, String>>()

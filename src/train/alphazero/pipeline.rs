@@ -15,10 +15,10 @@ use crate::agents::Player;
 use crate::arena::gauntlet::{GauntletConfig, GauntletRecord, run_gauntlet};
 use crate::arena::{GameConfig, MatchConfig, OpeningSet, Series, run_match};
 use crate::files::write_atomic;
+use crate::games::Checkers;
 use crate::games::checkers::{Color, Outcome, WinReason};
-use crate::mcts::{
-    AzConfig, AzModel, AzNetwork, CachedEvaluator, NetEvaluator, load_model, save_model,
-};
+use crate::mcts::{AzConfig, AzNetwork, CachedEvaluator, NetEvaluator};
+use crate::net::{AzModel, load_model, save_model};
 use crate::nn::{Checkpoint, Optimizer, PolicyValueNet};
 use crate::seeds::derive_seed;
 use crate::selfplay::{ReplayBuffer, SelfPlayReport, SelfPlayRun, self_play};
@@ -192,12 +192,12 @@ impl Pipeline {
         let config_path = dir.join(CONFIG_FILE);
         let text = serde_json::to_string_pretty(&config).expect("plain data");
         write_atomic(&config_path, text.as_bytes()).map_err(io(&config_path))?;
-        let model = AzModel::new(config.architecture(), config.encoding());
+        let model = AzModel::<Checkers>::new(config.architecture(), config.encoding());
         let mut rng = StdRng::seed_from_u64(derive_seed(config.seed, 0, 0));
         let net = PolicyValueNet::new(model.arch.clone(), &device, &mut rng);
         let opt = Optimizer::new(config.optim(), config.lr, &net);
-        save_model(&model_path(dir, 0), &net, model.encoding, None)?;
-        save_model(&run.best(), &net, model.encoding, None)?;
+        save_model::<Checkers>(&model_path(dir, 0), &net, model.encoding, None)?;
+        save_model::<Checkers>(&run.best(), &net, model.encoding, None)?;
         let state = AzState {
             model,
             config,
@@ -260,7 +260,7 @@ impl Pipeline {
             ));
         }
         state.config = config;
-        let (best, _, _) = load_model(&model_path(dir, state.best_iteration), &device)?;
+        let (best, _, _) = load_model::<Checkers>(&model_path(dir, state.best_iteration), &device)?;
         run.resume_metrics_at("iteration", state.iteration as u64)?;
         Ok(Pipeline {
             run,
@@ -315,7 +315,7 @@ impl Pipeline {
         let lr = c.lr_at(it - 1);
         let stats = self.train(it, lr);
         let train_s = train_start.elapsed().as_secs_f64();
-        save_model(
+        save_model::<Checkers>(
             &model_path(&self.run.dir, it),
             &self.net,
             self.state.model.encoding,
@@ -330,7 +330,7 @@ impl Pipeline {
         if promoted {
             self.best = self.net.clone();
             self.state.best_iteration = it;
-            save_model(
+            save_model::<Checkers>(
                 &self.run.best(),
                 &self.best,
                 self.state.model.encoding,

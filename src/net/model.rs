@@ -2,46 +2,77 @@
 //! on, so a player of the file feeds it the same planes. The common checkpoint format
 //! ([`Checkpoint`]) with [`AzModel`] as its architecture record.
 
-use crate::games::checkers::encoding::Encoding;
-use crate::nn::{Architecture, Checkpoint, CheckpointError, Optimizer, PolicyValueNet};
+use crate::games::{Checkers, Othello, Rules};
+use crate::nn::{Architecture, Checkpoint, CheckpointError, Optimizer, PolicyHead, PolicyValueNet};
 use crate::tensor::Device;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+/// A game an AlphaZero network can play: how its policy is read off the network, and the
+/// kind its model files declare (a checkers model read as Othello's is refused by name).
+pub trait NetGame: Rules {
+    const HEAD: PolicyHead;
+    const MODEL_KIND: &'static str;
+    /// The network built into the program, if the game has one.
+    fn default_model(device: &Device) -> Option<Result<LoadedModel<Self>, CheckpointError>>;
+}
+
+impl NetGame for Checkers {
+    const HEAD: PolicyHead = PolicyHead::DarkSquares;
+    const MODEL_KIND: &'static str = "an AlphaZero model";
+
+    fn default_model(device: &Device) -> Option<Result<LoadedModel, CheckpointError>> {
+        Some(default_model(device))
+    }
+}
+
+impl NetGame for Othello {
+    const HEAD: PolicyHead = PolicyHead::Dense {
+        outputs: <Othello as Rules>::POLICY_SIZE,
+    };
+    const MODEL_KIND: &'static str = "an Othello AlphaZero model";
+
+    fn default_model(_device: &Device) -> Option<Result<LoadedModel<Othello>, CheckpointError>> {
+        None
+    }
+}
+
 /// What rebuilds an AlphaZero network and says how to feed it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct AzModel {
+#[serde(bound = "")]
+pub struct AzModel<G: NetGame = Checkers> {
     pub arch: Architecture,
-    pub encoding: Encoding,
+    pub encoding: G::Encoding,
 }
 
-impl crate::nn::CheckpointKind for AzModel {
-    const KIND: &'static str = "an AlphaZero model";
+impl<G: NetGame> crate::nn::CheckpointKind for AzModel<G> {
+    const KIND: &'static str = G::MODEL_KIND;
 }
 
-impl std::fmt::Display for AzModel {
+impl<G: NetGame> std::fmt::Display for AzModel<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} with {} history positions{}",
+            "{} for {}, encoding {:?}",
             self.arch,
-            self.encoding.history,
-            if self.encoding.legal_hops {
-                " and legal-hop planes"
-            } else {
-                ""
-            }
+            G::NAME.as_str(),
+            self.encoding
         )
     }
 }
 
-impl AzModel {
+impl<G: NetGame> AzModel<G> {
     /// `preset` fed by `encoding` (the preset's input planes follow the encoding).
-    pub fn new(arch: Architecture, encoding: Encoding) -> AzModel {
+    pub fn new(arch: Architecture, encoding: G::Encoding) -> Self {
         AzModel {
-            arch: arch.with_input_planes(encoding.planes()),
+            arch: arch.with_input_planes(G::planes(&encoding)),
             encoding,
         }
+    }
+
+    /// A freshly initialised network of this model, in training mode.
+    pub fn build(&self, device: &Device, rng: &mut impl rand::Rng) -> PolicyValueNet {
+        PolicyValueNet::with_head(self.arch.clone(), G::HEAD, device, rng)
     }
 
     /// Rebuilds the network recorded in `ckpt` (in training mode) and its optimizer, if saved.
@@ -53,18 +84,18 @@ impl AzModel {
     where
         A: Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Display,
     {
-        PolicyValueNet::from_checkpoint(&self.arch, ckpt, device)
+        PolicyValueNet::from_checkpoint(&self.arch, G::HEAD, ckpt, device)
     }
 }
 
 /// Writes `net` (fed by `encoding`) and optionally its optimizer to `path`, atomically.
-pub fn save_model(
+pub fn save_model<G: NetGame>(
     path: &Path,
     net: &PolicyValueNet,
-    encoding: Encoding,
+    encoding: G::Encoding,
     optimizer: Option<&Optimizer>,
 ) -> Result<(), CheckpointError> {
-    let model = AzModel {
+    let model = AzModel::<G> {
         arch: net.arch().clone(),
         encoding,
     };
@@ -72,21 +103,28 @@ pub fn save_model(
 }
 
 /// A network, the encoding that feeds it and its saved optimizer, if any.
-pub type LoadedModel = (PolicyValueNet, Encoding, Option<Optimizer>);
+pub type LoadedModel<G = Checkers> = (PolicyValueNet, <G as Rules>::Encoding, Option<Optimizer>);
 
 /// Reads a model file: the network (in training mode), its encoding and saved optimizer.
-pub fn load_model(path: &Path, device: &Device) -> Result<LoadedModel, CheckpointError> {
-    rebuild(Checkpoint::<AzModel>::load(path)?, device)
+pub fn load_model<G: NetGame>(
+    path: &Path,
+    device: &Device,
+) -> Result<LoadedModel<G>, CheckpointError> {
+    rebuild(Checkpoint::<AzModel<G>>::load(path)?, device)
 }
 
 /// The network shipped inside the program (models/default.bin: the best network of the
-/// learning run in docs/RESULTS.md), so `az` plays right after a build, from any folder.
+/// learning run in docs/RESULTS.md), so `az` plays checkers right after a build, from any
+/// folder. Othello has none yet.
 pub fn default_model(device: &Device) -> Result<LoadedModel, CheckpointError> {
     static BYTES: &[u8] = include_bytes!("../../models/default.bin");
     rebuild(Checkpoint::<AzModel>::from_bytes(BYTES)?, device)
 }
 
-fn rebuild(ckpt: Checkpoint<AzModel>, device: &Device) -> Result<LoadedModel, CheckpointError> {
+fn rebuild<G: NetGame>(
+    ckpt: Checkpoint<AzModel<G>>,
+    device: &Device,
+) -> Result<LoadedModel<G>, CheckpointError> {
     let (net, optimizer) = ckpt.arch.restore(&ckpt, device)?;
     Ok((net, ckpt.arch.encoding, optimizer))
 }
@@ -94,6 +132,7 @@ fn rebuild(ckpt: Checkpoint<AzModel>, device: &Device) -> Result<LoadedModel, Ch
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::checkers::encoding::Encoding;
     use rand::SeedableRng;
     use rand::rngs::StdRng;
 
@@ -116,14 +155,14 @@ mod tests {
             history: 1,
             legal_hops: true,
         };
-        let model = AzModel::new(Architecture::preset("az-tiny").unwrap(), encoding);
+        let model = AzModel::<Checkers>::new(Architecture::preset("az-tiny").unwrap(), encoding);
         let net = PolicyValueNet::new(
             model.arch.clone(),
             &Device::Cpu,
             &mut StdRng::seed_from_u64(5),
         );
-        save_model(&path, &net, encoding, None).unwrap();
-        let (back, enc, opt) = load_model(&path, &Device::Cpu).unwrap();
+        save_model::<Checkers>(&path, &net, encoding, None).unwrap();
+        let (back, enc, opt) = load_model::<Checkers>(&path, &Device::Cpu).unwrap();
         assert_eq!(enc, encoding);
         assert_eq!(back.arch().input_planes, 16);
         assert!(opt.is_none());

@@ -1,0 +1,6 @@
+//! The game-aware networks on top of the game-free `nn` library: the AlphaZero model file
+//! (a policy-value network, its game's policy head and input encoding).
+
+pub mod model;
+
+pub use model::{AzModel, LoadedModel, NetGame, default_model, load_model, save_model};
