@@ -4,11 +4,10 @@
 use crate::games::checkers::{Position, perft};
 use crate::games::{GameName, othello};
 use crate::mcts::NetEvaluator;
-use crate::net::AzModel;
 use crate::nn::{Architecture, Ctx, Module, Optimizer, PolicyValueNet, alphazero_loss};
 use crate::selfplay::{SelfPlayRun, self_play};
 use crate::tensor::{Device, Tensor, Var};
-use crate::train::alphazero::TrainConfig;
+use crate::train::alphazero::{AzGame, TrainConfig};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde_json::json;
@@ -138,17 +137,18 @@ pub fn nn(b: &NnBench) -> Result<(), String> {
 
 /// Self-play with a freshly initialised network of `config.network` (its games are those of an
 /// untrained network: longer and more drawn than a trained one's).
-pub fn selfplay(config: &TrainConfig, device: &Device, threads: usize, repeat: usize) {
-    let model = AzModel::<crate::games::Checkers>::new(config.architecture(), config.encoding());
-    let net = PolicyValueNet::new(model.arch.clone(), device, &mut StdRng::seed_from_u64(0));
+pub fn selfplay<G: AzGame>(
+    config: &TrainConfig,
+    device: &Device,
+    threads: usize,
+    repeat: usize,
+) -> Result<(), String> {
+    let model = config.model::<G>()?;
+    let net = model.build(device, &mut StdRng::seed_from_u64(0));
     let mut runs = Vec::new();
     for run in 0..repeat.max(1) {
-        let mut eval = NetEvaluator::<crate::games::Checkers>::new(
-            net.clone(),
-            model.encoding,
-            device.clone(),
-        )
-        .expect("the architecture follows the encoding");
+        let mut eval = NetEvaluator::<G>::new(net.clone(), model.encoding, device.clone())
+            .expect("the architecture follows the encoding");
         let spec = SelfPlayRun {
             games: config.games_per_iteration as u64,
             workers: config.threads as usize,
@@ -158,7 +158,8 @@ pub fn selfplay(config: &TrainConfig, device: &Device, threads: usize, repeat: u
         };
         let r = self_play(&mut eval, &config.self_play(), &spec, None);
         let secs = r.elapsed.as_secs_f64();
-        let record = json!({"bench": "selfplay", "impl": "checkers-zero", "device": device.name(),
+        let record = json!({"bench": "selfplay", "impl": "checkers-zero", "game": G::NAME.as_str(),
+            "device": device.name(),
             "threads": threads, "workers": config.threads, "net": config.network,
             "searches": config.searches, "run": run, "games": r.games.len(),
             "plies": r.positions(), "seconds": secs,
@@ -175,4 +176,5 @@ pub fn selfplay(config: &TrainConfig, device: &Device, threads: usize, repeat: u
     median["stat"] = json!("median");
     median["runs"] = json!(runs.len());
     println!("{median}");
+    Ok(())
 }

@@ -1,14 +1,14 @@
 //! The `checkers-zero` command line: one subcommand per user task.
 
 use anyhow::{Context, Result, bail};
-use checkers_zero::agents::{AgentSpec, Player};
+use checkers_zero::agents::{AgentGame, AgentSpec, Player};
 use checkers_zero::arena::{
-    DEFAULT_OPPONENTS, GameConfig, GauntletConfig, MatchConfig, OpeningSet, Series,
+    ArenaGame, DEFAULT_OPPONENTS, GameConfig, GauntletConfig, MatchConfig, OpeningSet, Series,
     TournamentConfig, run_gauntlet, run_match, run_tournament,
 };
 use checkers_zero::bench;
 use checkers_zero::games::checkers::{Color, Position, parse_fen, perft};
-use checkers_zero::games::{Checkers, GameName, othello};
+use checkers_zero::games::{Checkers, GameName, Othello, othello};
 use checkers_zero::tensor::Device;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -123,6 +123,9 @@ enum BenchCommand {
     /// Self-play throughput of a fresh network: games/hour, simulations/s, network
     /// evaluations/s and mean inference batch, one JSON line per run and a median.
     Selfplay {
+        /// The game.
+        #[arg(long, value_enum, default_value_t = GameName::Checkers)]
+        game: GameName,
         /// Network preset.
         #[arg(long, default_value = "az-tiny")]
         net: String,
@@ -213,6 +216,10 @@ struct MatchArgs {
 /// How the games of a match or of each tournament pairing are played.
 #[derive(clap::Args)]
 struct SeriesArgs {
+    /// The game (checkers starts from the ACF ballots, othello from every position four
+    /// plies in, up to symmetry).
+    #[arg(long, value_enum, default_value_t = GameName::Checkers)]
+    game: GameName,
     /// Games (per pair in a tournament, per opponent in a gauntlet; default: every opening
     /// twice, once from each side).
     #[arg(long, value_parser = at_least_one::<usize>)]
@@ -229,7 +236,8 @@ struct SeriesArgs {
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long)]
     threads: Option<usize>,
-    /// Adjudicate games that reach this many plies (more pieces, then more kings, wins).
+    /// Adjudicate games that reach this many plies (checkers: more pieces, then more kings,
+    /// wins; othello: more discs).
     #[arg(long, value_parser = at_least_one::<usize>)]
     max_plies: Option<usize>,
 }
@@ -372,6 +380,7 @@ fn run(cli: Cli) -> Result<()> {
                 .map_err(anyhow::Error::msg)
         }
         Command::Bench(BenchCommand::Selfplay {
+            game,
             net,
             device,
             threads,
@@ -394,9 +403,14 @@ fn run(cli: Cli) -> Result<()> {
             };
             config.validate().map_err(anyhow::Error::msg)?;
             let device = parse_device(&device)?;
-            thread_pool(Some(threads))?
-                .install(|| bench::selfplay(&config, &device, threads, repeat));
-            Ok(())
+            let pool = thread_pool(Some(threads))?;
+            pool.install(|| match game {
+                GameName::Checkers => {
+                    bench::selfplay::<Checkers>(&config, &device, threads, repeat)
+                }
+                GameName::Othello => bench::selfplay::<Othello>(&config, &device, threads, repeat),
+            })
+            .map_err(anyhow::Error::msg)
         }
         Command::Play(args) => run_play(args),
         Command::Match(args) => run_match_cmd(args),
@@ -487,20 +501,31 @@ fn parse_device(name: &str) -> Result<Device> {
     Ok(device)
 }
 
-fn parse_spec(text: &str) -> Result<AgentSpec> {
+/// An agent spec for game `G`, built once to check it.
+fn parse_spec<G: AgentGame>(text: &str) -> Result<AgentSpec> {
     let spec: AgentSpec = text.parse()?;
-    spec.build::<Checkers>(0)?;
+    spec.build::<G>(0)?;
     Ok(spec)
 }
 
 /// A match, tournament or gauntlet player from its spec, built once to check it.
-fn parse_player(text: &str) -> Result<Player> {
-    Ok(parse_spec(text)?.into())
+fn parse_player<G: AgentGame>(text: &str) -> Result<Player<G>> {
+    Ok(parse_spec::<G>(text)?.into())
+}
+
+/// Calls the generic `$f::<G>(args)` for the game `$game` names.
+macro_rules! for_game {
+    ($game:expr, $f:ident($($arg:expr),*)) => {
+        match $game {
+            GameName::Checkers => $f::<Checkers>($($arg),*),
+            GameName::Othello => $f::<Othello>($($arg),*),
+        }
+    };
 }
 
 fn run_play(args: PlayArgs) -> Result<()> {
     let opts = checkers_zero::play::PlayOptions {
-        agent: parse_spec(&args.agent)?,
+        agent: parse_spec::<Checkers>(&args.agent)?,
         human: match args.color {
             Side::Black => Color::Black,
             Side::White => Color::White,
@@ -513,12 +538,16 @@ fn run_play(args: PlayArgs) -> Result<()> {
 }
 
 fn run_tournament_cmd(args: TournamentArgs) -> Result<()> {
+    for_game!(args.series.game, tournament_for(&args))
+}
+
+fn tournament_for<G: AgentGame + ArenaGame>(args: &TournamentArgs) -> Result<()> {
     let a = &args.series;
-    let config = TournamentConfig {
+    let config = TournamentConfig::<G> {
         players: args
             .players
             .iter()
-            .map(|p| parse_player(p))
+            .map(|p| parse_player::<G>(p))
             .collect::<Result<_>>()?,
         series: a.series(),
     };
@@ -530,8 +559,12 @@ fn run_tournament_cmd(args: TournamentArgs) -> Result<()> {
 }
 
 fn run_match_cmd(args: MatchArgs) -> Result<()> {
+    for_game!(args.series.game, match_for(&args))
+}
+
+fn match_for<G: AgentGame + ArenaGame>(args: &MatchArgs) -> Result<()> {
     let a = &args.series;
-    let config = MatchConfig {
+    let config = MatchConfig::<G> {
         first: parse_player(&args.agent1)?,
         second: parse_player(&args.agent2)?,
         series: a.series(),
@@ -544,14 +577,18 @@ fn run_match_cmd(args: MatchArgs) -> Result<()> {
 }
 
 fn run_gauntlet_cmd(args: GauntletArgs) -> Result<()> {
+    for_game!(args.series.game, gauntlet_for(&args))
+}
+
+fn gauntlet_for<G: AgentGame + ArenaGame>(args: &GauntletArgs) -> Result<()> {
     let a = &args.series;
     let opponents = args
         .opponents
         .iter()
         .filter(|o| !o.trim().is_empty())
-        .map(|o| parse_player(o).with_context(|| format!("--opponents {o:?}")))
+        .map(|o| parse_player::<G>(o).with_context(|| format!("--opponents {o:?}")))
         .collect::<Result<Vec<_>>>()?;
-    let config = GauntletConfig {
+    let config = GauntletConfig::<G> {
         player: parse_player(&args.agent)?,
         opponents,
         series: a.series(),
@@ -691,15 +728,16 @@ mod tests {
             }
             let cli = Cli::try_parse_from(&words)
                 .unwrap_or_else(|e| panic!("README example {line:?}: {e}"));
-            let specs: Vec<String> = match cli.command {
-                Command::Play(a) => vec![a.agent],
-                Command::Match(a) => vec![a.agent1, a.agent2],
-                Command::Tournament(a) => a.players,
-                Command::Gauntlet(a) => [vec![a.agent], a.opponents].concat(),
-                _ => Vec::new(),
+            let (game, specs): (GameName, Vec<String>) = match cli.command {
+                Command::Play(a) => (GameName::Checkers, vec![a.agent]),
+                Command::Match(a) => (a.series.game, vec![a.agent1, a.agent2]),
+                Command::Tournament(a) => (a.series.game, a.players),
+                Command::Gauntlet(a) => (a.series.game, [vec![a.agent], a.opponents].concat()),
+                _ => (GameName::Checkers, Vec::new()),
             };
             for spec in specs.iter().filter(|s| !s.contains("model=")) {
-                parse_spec(spec).unwrap_or_else(|e| panic!("README example {line:?}: {e}"));
+                for_game!(game, parse_spec(spec))
+                    .unwrap_or_else(|e| panic!("README example {line:?}: {e}"));
             }
             checked += 1;
         }

@@ -1,8 +1,11 @@
 //! The `train-td`, `train-ga` and `train-pso` subcommands (part of the binary).
 
 use anyhow::{Context, Result, bail};
+use checkers_zero::games::{Checkers, GameName, Othello};
 use checkers_zero::tensor::Device;
-use checkers_zero::train::alphazero::{ConfigOverrides, Pipeline, TrainConfig, read_config_file};
+use checkers_zero::train::alphazero::{
+    AzGame, ConfigOverrides, Pipeline, TrainConfig, read_config_file, run_game,
+};
 use checkers_zero::train::ga::{self, GaConfig, Scheme};
 use checkers_zero::train::pso::{self, PsoConfig, Topology};
 use checkers_zero::train::run_dir::RunOptions;
@@ -80,14 +83,28 @@ pub struct AzArgs {
     /// auto (a hardware GPU, else the CPU), cpu or gpu (any adapter, software ones too).
     #[arg(long, default_value = "auto")]
     device: String,
+    /// The game to learn (a resumed run keeps its own).
+    #[arg(long, value_enum, conflicts_with = "resume")]
+    game: Option<GameName>,
     #[command(flatten)]
     keys: ConfigOverrides,
 }
 
 pub fn train_az(a: AzArgs) -> Result<()> {
+    let game = match &a.resume {
+        Some(dir) => run_game(dir)?,
+        None => a.game.unwrap_or(GameName::Checkers),
+    };
+    match game {
+        GameName::Checkers => train_az_for::<Checkers>(a),
+        GameName::Othello => train_az_for::<Othello>(a),
+    }
+}
+
+fn train_az_for<G: AzGame>(a: AzArgs) -> Result<()> {
     let device = Device::from_name(&a.device).with_context(|| format!("--device {}", a.device))?;
     let mut pipeline = match &a.resume {
-        Some(dir) => Pipeline::resume(dir, &a.keys, device.clone(), true)?,
+        Some(dir) => Pipeline::<G>::resume(dir, &a.keys, device.clone(), true)?,
         None => {
             let preset = a.preset.clone().unwrap_or_else(|| match device {
                 Device::Gpu(_) => "gpu".into(),
@@ -105,7 +122,7 @@ pub fn train_az(a: AzArgs) -> Result<()> {
                 PathBuf::from(format!("runs/az-{now}"))
             });
             eprintln!("preset {preset}, network {}", config.network);
-            Pipeline::create(&out, config, device.clone(), true)?
+            Pipeline::<G>::create(&out, config, device.clone(), true)?
         }
     };
     let dir = pipeline.dir().display().to_string();
@@ -119,8 +136,12 @@ pub fn train_az(a: AzArgs) -> Result<()> {
         s.config.iterations
     );
     pipeline.run()?;
+    let game = match G::NAME {
+        GameName::Checkers => String::new(),
+        other => format!("--game {} ", other.as_str()),
+    };
     eprintln!(
-        "done: best network {dir}/best.ckpt (play it: checkers-zero play --agent \
+        "done: best network {dir}/best.ckpt (play it: checkers-zero play {game}--agent \
          az:model={dir}/best.ckpt)"
     );
     Ok(())

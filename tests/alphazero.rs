@@ -53,7 +53,7 @@ fn weights(path: &Path) -> Vec<Vec<f32>> {
 #[test]
 fn a_short_run_checkpoints_and_a_resumed_run_continues_it_exactly() {
     let straight = scratch("straight");
-    let mut p = Pipeline::create(&straight, tiny(2), Device::Cpu, false).unwrap();
+    let mut p = Pipeline::<Checkers>::create(&straight, tiny(2), Device::Cpu, false).unwrap();
     p.run().unwrap();
     assert_eq!(p.state().iteration, 2);
     for file in [
@@ -98,7 +98,7 @@ fn a_short_run_checkpoints_and_a_resumed_run_continues_it_exactly() {
     // The same run stopped after one iteration (with the metrics line of a second iteration
     // that a killed run logged but never checkpointed) and resumed with more iterations.
     let split = scratch("split");
-    Pipeline::create(&split, tiny(1), Device::Cpu, false)
+    Pipeline::<Checkers>::create(&split, tiny(1), Device::Cpu, false)
         .unwrap()
         .run()
         .unwrap();
@@ -111,7 +111,7 @@ fn a_short_run_checkpoints_and_a_resumed_run_continues_it_exactly() {
         iterations: Some(2),
         ..Default::default()
     };
-    let mut resumed = Pipeline::resume(&split, &more, Device::Cpu, false).unwrap();
+    let mut resumed = Pipeline::<Checkers>::resume(&split, &more, Device::Cpu, false).unwrap();
     assert_eq!(resumed.state().iteration, 1);
     resumed.run().unwrap();
     assert_eq!(
@@ -133,7 +133,7 @@ fn a_short_run_checkpoints_and_a_resumed_run_continues_it_exactly() {
     assert_eq!(a.arch.best_iteration, b.arch.best_iteration);
 
     // One process owns a run folder: a second one is told who holds it.
-    let err = Pipeline::resume(&split, &more, Device::Cpu, false)
+    let err = Pipeline::<Checkers>::resume(&split, &more, Device::Cpu, false)
         .err()
         .unwrap();
     let text = err.to_string();
@@ -148,12 +148,12 @@ fn a_short_run_checkpoints_and_a_resumed_run_continues_it_exactly() {
         network: Some("az-small".into()),
         ..Default::default()
     };
-    let err = Pipeline::resume(&split, &other, Device::Cpu, false)
+    let err = Pipeline::<Checkers>::resume(&split, &other, Device::Cpu, false)
         .err()
         .unwrap();
     assert!(err.to_string().contains("keeps its network"), "{err}");
     // A new run does not overwrite one.
-    let err = Pipeline::create(&split, tiny(1), Device::Cpu, false)
+    let err = Pipeline::<Checkers>::create(&split, tiny(1), Device::Cpu, false)
         .err()
         .unwrap();
     assert!(err.to_string().contains("already holds a run"), "{err}");
@@ -166,14 +166,14 @@ fn a_short_run_checkpoints_and_a_resumed_run_continues_it_exactly() {
 #[test]
 fn damaged_or_foreign_state_files_are_refused_clearly() {
     let dir = scratch("damaged");
-    Pipeline::create(&dir, tiny(1), Device::Cpu, false)
+    Pipeline::<Checkers>::create(&dir, tiny(1), Device::Cpu, false)
         .unwrap()
         .run()
         .unwrap();
     let state = dir.join("state.ckpt");
     let good = std::fs::read(&state).unwrap();
     let resume = || {
-        Pipeline::resume(&dir, &ConfigOverrides::default(), Device::Cpu, false)
+        Pipeline::<Checkers>::resume(&dir, &ConfigOverrides::default(), Device::Cpu, false)
             .err()
             .map(|e| e.to_string())
             .unwrap_or_default()
@@ -205,7 +205,7 @@ fn damaged_or_foreign_state_files_are_refused_clearly() {
         resume()
     );
 
-    let err = Pipeline::resume(
+    let err = Pipeline::<Checkers>::resume(
         &dir.join("nowhere"),
         &ConfigOverrides::default(),
         Device::Cpu,
@@ -222,7 +222,7 @@ fn damaged_or_foreign_state_files_are_refused_clearly() {
 #[test]
 fn an_iteration_is_checkpointed_only_after_its_metrics_line() {
     let dir = scratch("order");
-    let mut p = Pipeline::create(&dir, tiny(1), Device::Cpu, false).unwrap();
+    let mut p = Pipeline::<Checkers>::create(&dir, tiny(1), Device::Cpu, false).unwrap();
     // A folder where metrics.jsonl should be: appending to it fails.
     std::fs::create_dir(dir.join("metrics.jsonl")).unwrap();
     let err = p
@@ -247,7 +247,7 @@ fn restarting_a_run_never_loses_its_config() {
     std::fs::write(dir.join("config.json"), &text).unwrap();
     // A file where the models folder goes makes the restart fail part-way.
     std::fs::write(dir.join("models"), "not a folder").unwrap();
-    let err = Pipeline::resume(&dir, &ConfigOverrides::default(), Device::Cpu, false)
+    let err = Pipeline::<Checkers>::resume(&dir, &ConfigOverrides::default(), Device::Cpu, false)
         .err()
         .expect("models/ cannot be made");
     assert!(err.to_string().contains("models"), "{err}");
@@ -256,7 +256,8 @@ fn restarting_a_run_never_loses_its_config() {
         text
     );
     std::fs::remove_file(dir.join("models")).unwrap();
-    let p = Pipeline::resume(&dir, &ConfigOverrides::default(), Device::Cpu, false).unwrap();
+    let p = Pipeline::<Checkers>::resume(&dir, &ConfigOverrides::default(), Device::Cpu, false)
+        .unwrap();
     assert_eq!(p.state().config, tiny(1));
     drop(p);
     std::fs::remove_dir_all(dir).unwrap();
@@ -276,7 +277,7 @@ fn bad_settings_fail_before_any_work() {
             gauntlet_opponents: opponents.into(),
             ..tiny(1)
         };
-        let err = Pipeline::create(&dir, config, Device::Cpu, false)
+        let err = Pipeline::<Checkers>::create(&dir, config, Device::Cpu, false)
             .err()
             .expect("refused");
         let text = err.to_string();

@@ -181,7 +181,7 @@ impl AgentSpec {
             other => {
                 let kinds: Vec<&str> = G::kinds().map(|k| k.0).collect();
                 return Err(AgentError(format!(
-                    "unknown {} agent {other:?}: expected one of {}",
+                    "unknown agent {other:?} for {}: expected one of {}",
                     G::NAME.as_str(),
                     kinds.join(", ")
                 )));

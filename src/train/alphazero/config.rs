@@ -4,9 +4,12 @@
 //! flags (`--games-per-iteration 40`) and the config file's JSON keys
 //! (`{"games_per_iteration": 40}`). A run resolves preset, then file, then flags.
 
-use crate::agents::AgentSpec;
-use crate::games::Checkers;
-use crate::mcts::{Encoding, PlayoutCap, PuctConfig, Temperature};
+use crate::agents::{AgentGame, AgentSpec};
+use crate::arena::ArenaGame;
+use crate::games::checkers::encoding::Encoding;
+use crate::games::{Checkers, GameName, Othello};
+use crate::mcts::{PlayoutCap, PuctConfig, Temperature};
+use crate::net::AzModel;
 use crate::nn::{Architecture, OptimConfig};
 use crate::selfplay::{SelfPlayConfig, ValueTarget};
 use serde::{Deserialize, Serialize};
@@ -206,37 +209,37 @@ impl TrainConfig {
             return Err(format!("{key} must be a number > 0 (got {v})"));
         }
         Architecture::preset(&self.network).map_err(|e| format!("network: {e}"))?;
-        self.gauntlet_specs()?;
+        Ok(())
+    }
+
+    /// Everything [`validate`](Self::validate) checks, and what only the game decides: its
+    /// encoding and the gauntlet opponents.
+    pub fn validate_for<G: AzGame>(&self) -> Result<(), String> {
+        self.validate()?;
+        G::encoding(self)?;
+        self.gauntlet_specs::<G>()?;
         Ok(())
     }
 
     /// The gauntlet opponents as agent specs, each built once so that a bad one (an unknown
     /// option, a missing model) fails before any work, not after the first iteration.
-    pub fn gauntlet_specs(&self) -> Result<Vec<AgentSpec>, String> {
+    pub fn gauntlet_specs<G: AgentGame>(&self) -> Result<Vec<AgentSpec>, String> {
         self.gauntlet_opponents
             .split(';')
             .filter(|s| !s.trim().is_empty())
             .map(|s| {
                 let spec: AgentSpec = s.trim().parse().map_err(|e| format!("{e}"))?;
-                spec.build::<Checkers>(0).map_err(|e| format!("{e}"))?;
+                spec.build::<G>(0).map_err(|e| format!("{e}"))?;
                 Ok(spec)
             })
             .collect::<Result<_, String>>()
             .map_err(|e| format!("gauntlet_opponents: {e}"))
     }
 
-    pub fn encoding(&self) -> Encoding {
-        Encoding {
-            history: self.history as usize,
-            legal_hops: self.legal_hops,
-        }
-    }
-
-    /// The network's architecture (the preset reading this run's encoding).
-    pub fn architecture(&self) -> Architecture {
-        Architecture::preset(&self.network)
-            .expect("validated")
-            .with_input_planes(self.encoding().planes())
+    /// The network of a run of game `G`: the preset reading the run's encoding.
+    pub fn model<G: AzGame>(&self) -> Result<AzModel<G>, String> {
+        let arch = Architecture::preset(&self.network).map_err(|e| format!("network: {e}"))?;
+        Ok(AzModel::new(arch, G::encoding(self)?))
     }
 
     pub fn optim(&self) -> OptimConfig {
@@ -279,6 +282,71 @@ impl TrainConfig {
             concurrent_games: self.games_per_thread as usize,
         }
     }
+}
+
+/// A game AlphaZero can train on: how the run's keys become its encoding, and the kind its
+/// run states declare (so a checkers run is not resumed as another game's).
+pub trait AzGame: AgentGame + ArenaGame {
+    const RUN_KIND: &'static str;
+    fn encoding(config: &TrainConfig) -> Result<Self::Encoding, String>;
+}
+
+impl AzGame for Checkers {
+    const RUN_KIND: &'static str = "an AlphaZero run state";
+
+    fn encoding(config: &TrainConfig) -> Result<Encoding, String> {
+        Ok(Encoding {
+            history: config.history as usize,
+            legal_hops: config.legal_hops,
+        })
+    }
+}
+
+impl AzGame for Othello {
+    const RUN_KIND: &'static str = "an Othello AlphaZero run state";
+
+    /// Othello's planes have no options: history and legal-hop planes are checkers' (the
+    /// legal moves are a plane already).
+    fn encoding(config: &TrainConfig) -> Result<(), String> {
+        if config.history != 0 || config.legal_hops {
+            return Err(
+                "history and legal_hops are checkers' input planes; othello has \
+                        neither (leave them at 0 and false)"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// The key of config.json that names the run's game (absent in older runs: checkers).
+const GAME_KEY: &str = "game";
+
+/// config.json's text: the resolved keys and the game.
+pub fn config_json(config: &TrainConfig, game: GameName) -> String {
+    let mut value = serde_json::to_value(config).expect("plain data");
+    value
+        .as_object_mut()
+        .expect("a struct is an object")
+        .insert(
+            GAME_KEY.into(),
+            serde_json::Value::String(game.as_str().into()),
+        );
+    serde_json::to_string_pretty(&value).expect("plain data")
+}
+
+/// Reads config.json's text back: the game (checkers where not named) and the keys.
+pub fn parse_config_json(text: &str) -> Result<(GameName, TrainConfig), String> {
+    let mut value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let game = match value.as_object_mut().and_then(|o| o.remove(GAME_KEY)) {
+        None => GameName::Checkers,
+        Some(serde_json::Value::String(name)) => {
+            <GameName as clap::ValueEnum>::from_str(&name, false)
+                .map_err(|_| format!("\"{GAME_KEY}\": unknown game {name:?}"))?
+        }
+        Some(other) => return Err(format!("\"{GAME_KEY}\": expected a game name, got {other}")),
+    };
+    Ok((game, from_json_object(&value.to_string())?))
 }
 
 /// Reads a config file: a JSON object of [`ConfigOverrides`] keys.

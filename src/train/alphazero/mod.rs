@@ -11,5 +11,8 @@ pub mod config;
 pub mod optimise;
 pub mod pipeline;
 
-pub use config::{ConfigOverrides, OptimizerKind, TrainConfig, from_json_object, read_config_file};
-pub use pipeline::{AzState, IterationRecord, Pipeline};
+pub use config::{
+    AzGame, ConfigOverrides, OptimizerKind, TrainConfig, config_json, from_json_object,
+    parse_config_json, read_config_file,
+};
+pub use pipeline::{AzState, IterationRecord, Pipeline, run_game};

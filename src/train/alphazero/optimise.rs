@@ -2,7 +2,7 @@
 //! AlphaZero loss (policy cross-entropy against the visit distribution plus value squared
 //! error), the optimizer's weight decay as the L2 term.
 
-use crate::mcts::Encoding;
+use crate::games::{Checkers, Rules};
 use crate::nn::{Ctx, Module, Optimizer, PolicyValueNet, alphazero_loss};
 use crate::selfplay::replay::{Sample, ValueTarget, batch};
 use crate::tensor::{Device, Var};
@@ -19,8 +19,8 @@ pub struct TrainStats {
 }
 
 /// What one training pass needs besides the network.
-pub struct TrainSpec<'a> {
-    pub encoding: &'a Encoding,
+pub struct TrainSpec<'a, G: Rules = Checkers> {
+    pub encoding: &'a G::Encoding,
     pub target: ValueTarget,
     pub batch_size: usize,
     pub epochs: u32,
@@ -34,11 +34,11 @@ pub fn steps_per_epoch(n: usize, batch_size: usize) -> usize {
 }
 
 /// Trains `net` (in training mode) on `samples` for `spec.epochs` shuffled passes.
-pub fn train(
+pub fn train<G: Rules>(
     net: &mut PolicyValueNet,
     opt: &mut Optimizer,
-    samples: &[&Sample],
-    spec: &TrainSpec,
+    samples: &[&Sample<G>],
+    spec: &TrainSpec<G>,
     rng: &mut impl Rng,
     bar: &ProgressBar,
 ) -> TrainStats {
@@ -50,8 +50,8 @@ pub fn train(
     for _ in 0..spec.epochs {
         order.shuffle(rng);
         for chunk in order.chunks_exact(size.max(1)).take(per_epoch) {
-            let picked: Vec<&Sample> = chunk.iter().map(|&i| samples[i]).collect();
-            let (x, pi, z) = batch(&picked, spec.encoding, spec.target, spec.device);
+            let picked: Vec<&Sample<G>> = chunk.iter().map(|&i| samples[i]).collect();
+            let (x, pi, z) = batch::<G>(&picked, spec.encoding, spec.target, spec.device);
             let ctx = Ctx::training();
             let (logits, value) = net.forward(&ctx, &Var::constant(x));
             let loss = alphazero_loss(&logits, &value, &pi, &z);

@@ -9,14 +9,13 @@
 //! written atomically, and `state.ckpt` last, after the files it refers to and the
 //! iteration's metrics line; the folder is locked by its one owner ([`RunDir`]).
 
-use super::config::{ConfigOverrides, TrainConfig};
+use super::config::{AzGame, ConfigOverrides, TrainConfig, config_json, parse_config_json};
 use super::optimise::{TrainSpec, TrainStats, steps_per_epoch, train};
 use crate::agents::Player;
 use crate::arena::gauntlet::{GauntletConfig, GauntletRecord, run_gauntlet};
 use crate::arena::{GameConfig, MatchConfig, OpeningSet, Series, run_match};
 use crate::files::write_atomic;
-use crate::games::Checkers;
-use crate::games::checkers::{Color, Outcome, WinReason};
+use crate::games::{Checkers, Color, DrawReason, GameName, Outcome, WinReason};
 use crate::mcts::{AzConfig, AzNetwork, CachedEvaluator, NetEvaluator};
 use crate::net::{AzModel, load_model, save_model};
 use crate::nn::{Checkpoint, Optimizer, PolicyValueNet};
@@ -35,23 +34,24 @@ use std::time::{Duration, Instant};
 
 /// What `state.ckpt` records beside the network in training and its optimizer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct AzState {
-    pub model: AzModel,
+#[serde(bound = "")]
+pub struct AzState<G: AzGame = Checkers> {
+    pub model: AzModel<G>,
     pub config: TrainConfig,
     /// Iterations finished.
     pub iteration: u32,
     /// The iteration whose network is the best (0: the initial network).
     pub best_iteration: u32,
-    pub replay: ReplayBuffer,
+    pub replay: ReplayBuffer<G>,
     /// Wall time of the finished iterations.
     pub elapsed_s: f64,
 }
 
-impl crate::nn::CheckpointKind for AzState {
-    const KIND: &'static str = "an AlphaZero run state";
+impl<G: AzGame> crate::nn::CheckpointKind for AzState<G> {
+    const KIND: &'static str = G::RUN_KIND;
 }
 
-impl std::fmt::Display for AzState {
+impl<G: AzGame> std::fmt::Display for AzState<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
@@ -148,10 +148,10 @@ struct IterationOutcome {
 }
 
 /// A run in progress.
-pub struct Pipeline {
+pub struct Pipeline<G: AzGame = Checkers> {
     run: RunDir,
     device: Device,
-    state: AzState,
+    state: AzState<G>,
     net: PolicyValueNet,
     opt: Optimizer,
     best: PolicyValueNet,
@@ -164,15 +164,30 @@ fn model_path(dir: &Path, iteration: u32) -> PathBuf {
     dir.join("models").join(format!("iter-{iteration:04}.ckpt"))
 }
 
-impl Pipeline {
+/// The game of the run in `dir`, as its config.json names it (checkers for runs from
+/// before there was a choice).
+pub fn run_game(dir: &Path) -> Result<GameName, TrainError> {
+    let path = dir.join(CONFIG_FILE);
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        TrainError::Config(format!(
+            "{} is not a run folder (no readable {CONFIG_FILE}: {e})",
+            dir.display()
+        ))
+    })?;
+    parse_config_json(&text)
+        .map(|(game, _)| game)
+        .map_err(|e| TrainError::Config(format!("{}: {e}", path.display())))
+}
+
+impl<G: AzGame> Pipeline<G> {
     /// Starts a new run in `dir`, which must not hold one already.
     pub fn create(
         dir: &Path,
         config: TrainConfig,
         device: Device,
         progress: bool,
-    ) -> Result<Pipeline, TrainError> {
-        config.validate().map_err(TrainError::Config)?;
+    ) -> Result<Self, TrainError> {
+        config.validate_for::<G>().map_err(TrainError::Config)?;
         let run = RunDir::create(dir, &[CONFIG_FILE, "state.ckpt"])?;
         Pipeline::start(run, config, device, progress)
     }
@@ -183,21 +198,21 @@ impl Pipeline {
         config: TrainConfig,
         device: Device,
         progress: bool,
-    ) -> Result<Pipeline, TrainError> {
+    ) -> Result<Self, TrainError> {
         let dir = &run.dir;
         for sub in ["models", "games"] {
             let p = dir.join(sub);
             std::fs::create_dir_all(&p).map_err(io(&p))?;
         }
         let config_path = dir.join(CONFIG_FILE);
-        let text = serde_json::to_string_pretty(&config).expect("plain data");
+        let text = config_json(&config, G::NAME);
         write_atomic(&config_path, text.as_bytes()).map_err(io(&config_path))?;
-        let model = AzModel::<Checkers>::new(config.architecture(), config.encoding());
+        let model = config.model::<G>().map_err(TrainError::Config)?;
         let mut rng = StdRng::seed_from_u64(derive_seed(config.seed, 0, 0));
-        let net = PolicyValueNet::new(model.arch.clone(), &device, &mut rng);
+        let net = model.build(&device, &mut rng);
         let opt = Optimizer::new(config.optim(), config.lr, &net);
-        save_model::<Checkers>(&model_path(dir, 0), &net, model.encoding, None)?;
-        save_model::<Checkers>(&run.best(), &net, model.encoding, None)?;
+        save_model::<G>(&model_path(dir, 0), &net, model.encoding, None)?;
+        save_model::<G>(&run.best(), &net, model.encoding, None)?;
         let state = AzState {
             model,
             config,
@@ -225,7 +240,7 @@ impl Pipeline {
         overrides: &ConfigOverrides,
         device: Device,
         progress: bool,
-    ) -> Result<Pipeline, TrainError> {
+    ) -> Result<Self, TrainError> {
         let mut run = RunDir::resume(dir)?;
         let state_path = run.state();
         if !state_path.exists() {
@@ -236,15 +251,23 @@ impl Pipeline {
                     dir.display()
                 ))
             })?;
-            let mut config: TrainConfig = super::config::from_json_object(&text)
+            let (game, mut config) = parse_config_json(&text)
                 .map_err(|e| TrainError::Config(format!("{}: {e}", config_path.display())))?;
+            if game != G::NAME {
+                return Err(TrainError::Config(format!(
+                    "{} is a {} run, not {}",
+                    dir.display(),
+                    game.as_str(),
+                    G::NAME.as_str()
+                )));
+            }
             config.apply(overrides);
-            config.validate().map_err(TrainError::Config)?;
+            config.validate_for::<G>().map_err(TrainError::Config)?;
             // Nothing was checkpointed: start again, config.json replaced atomically.
             run.resume_metrics_at("iteration", 0)?;
             return Pipeline::start(run, config, device, progress);
         }
-        let ckpt = Checkpoint::<AzState>::load(&state_path)?;
+        let ckpt = Checkpoint::<AzState<G>>::load(&state_path)?;
         let mut state = ckpt.arch.clone();
         let (net, opt) = state.model.restore(&ckpt, &device)?;
         let opt = opt.ok_or_else(|| {
@@ -252,15 +275,15 @@ impl Pipeline {
         })?;
         let mut config = state.config.clone();
         config.apply(overrides);
-        config.validate().map_err(TrainError::Config)?;
-        if config.architecture() != state.model.arch || config.encoding() != state.model.encoding {
+        config.validate_for::<G>().map_err(TrainError::Config)?;
+        if config.model::<G>().map_err(TrainError::Config)? != state.model {
             return Err(TrainError::Config(
                 "a resumed run keeps its network and encoding (network, history, legal_hops)"
                     .into(),
             ));
         }
         state.config = config;
-        let (best, _, _) = load_model::<Checkers>(&model_path(dir, state.best_iteration), &device)?;
+        let (best, _, _) = load_model::<G>(&model_path(dir, state.best_iteration), &device)?;
         run.resume_metrics_at("iteration", state.iteration as u64)?;
         Ok(Pipeline {
             run,
@@ -273,7 +296,7 @@ impl Pipeline {
         })
     }
 
-    pub fn state(&self) -> &AzState {
+    pub fn state(&self) -> &AzState<G> {
         &self.state
     }
 
@@ -315,7 +338,7 @@ impl Pipeline {
         let lr = c.lr_at(it - 1);
         let stats = self.train(it, lr);
         let train_s = train_start.elapsed().as_secs_f64();
-        save_model::<Checkers>(
+        save_model::<G>(
             &model_path(&self.run.dir, it),
             &self.net,
             self.state.model.encoding,
@@ -330,7 +353,7 @@ impl Pipeline {
         if promoted {
             self.best = self.net.clone();
             self.state.best_iteration = it;
-            save_model::<Checkers>(
+            save_model::<G>(
                 &self.run.best(),
                 &self.best,
                 self.state.model.encoding,
@@ -371,16 +394,16 @@ impl Pipeline {
         bar
     }
 
-    fn self_play(&mut self, it: u32) -> Result<SelfPlayReport, TrainError> {
+    fn self_play(&mut self, it: u32) -> Result<SelfPlayReport<G>, TrainError> {
         let c = &self.state.config;
-        let net = NetEvaluator::new(
+        let net = NetEvaluator::<G>::new(
             self.best.clone(),
             self.state.model.encoding,
             self.device.clone(),
         )
         .map_err(|e| TrainError::Config(e.to_string()))?;
         // Self-play games share their openings, so positions recur across games.
-        let mut eval = CachedEvaluator::new(net, 1 << 18);
+        let mut eval: CachedEvaluator<_, G> = CachedEvaluator::new(net, 1 << 18);
         let bar = self.bar(
             c.games_per_iteration as u64,
             "games",
@@ -405,7 +428,7 @@ impl Pipeline {
         let samples: Vec<_> = self.state.replay.samples().collect();
         let steps = steps_per_epoch(samples.len(), c.batch_size as usize) as u64 * c.epochs as u64;
         let bar = self.bar(steps, "steps", format!("iteration {it} training"));
-        let spec = TrainSpec {
+        let spec = TrainSpec::<G> {
             encoding: &self.state.model.encoding,
             target: c.value_target,
             batch_size: c.batch_size as usize,
@@ -428,9 +451,9 @@ impl Pipeline {
 
     /// The `az` agent of `net` (iteration `i`'s network) at the gating budget, played from
     /// memory; it is named by the spec that plays the same network from its file.
-    fn az_player(&self, net: &PolicyValueNet, i: u32) -> Player {
+    fn az_player(&self, net: &PolicyValueNet, i: u32) -> Player<G> {
         let searches = self.state.config.gating_searches;
-        Arc::new(AzNetwork {
+        Arc::new(AzNetwork::<G> {
             net: net.clone(),
             encoding: self.state.model.encoding,
             device: self.device.clone(),
@@ -450,7 +473,7 @@ impl Pipeline {
         let c = &self.state.config;
         let report = run_gauntlet(&GauntletConfig {
             player: self.az_player(&self.best, self.state.best_iteration),
-            opponents: (c.gauntlet_specs().map_err(TrainError::Config)?)
+            opponents: (c.gauntlet_specs::<G>().map_err(TrainError::Config)?)
                 .into_iter()
                 .map(Player::from)
                 .collect(),
@@ -486,7 +509,7 @@ impl Pipeline {
     }
 
     /// The first `saved_games` games of the iteration as PDN.
-    fn save_games(&self, it: u32, report: &SelfPlayReport) -> Result<(), TrainError> {
+    fn save_games(&self, it: u32, report: &SelfPlayReport<G>) -> Result<(), TrainError> {
         let n = self.state.config.saved_games as usize;
         if n == 0 {
             return Ok(());
@@ -508,7 +531,12 @@ impl Pipeline {
         write_atomic(&path, pdn.as_bytes()).map_err(io(&path))
     }
 
-    fn record(&self, it: u32, report: &SelfPlayReport, done: &IterationOutcome) -> IterationRecord {
+    fn record(
+        &self,
+        it: u32,
+        report: &SelfPlayReport<G>,
+        done: &IterationOutcome,
+    ) -> IterationRecord {
         let games = report.games.len() as u64;
         let secs = report.elapsed.as_secs_f64().max(1e-9);
         let count = |f: &dyn Fn(&Outcome) -> bool| {
@@ -529,7 +557,7 @@ impl Pipeline {
                 matches!(
                     o,
                     Outcome::Win(_, WinReason::Adjudication)
-                        | Outcome::Draw(crate::games::checkers::DrawReason::Adjudication)
+                        | Outcome::Draw(DrawReason::Adjudication)
                 )
             }),
             samples: done.samples,
