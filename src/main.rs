@@ -7,8 +7,9 @@ use checkers_zero::arena::{
     TournamentConfig, run_gauntlet, run_match, run_tournament,
 };
 use checkers_zero::bench;
-use checkers_zero::games::checkers::{Color, Position, parse_fen, perft};
-use checkers_zero::games::{Checkers, GameName, Othello, othello};
+use checkers_zero::games::checkers::perft;
+use checkers_zero::games::{Checkers, Color, GameName, Othello, Rules, othello};
+use checkers_zero::play::PlayGame;
 use checkers_zero::tensor::Device;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -172,7 +173,11 @@ struct PlayArgs {
     /// Your colour (Black moves first).
     #[arg(long, value_enum, default_value_t = Side::Black)]
     color: Side,
-    /// Start from this PDN FEN.
+    /// The game.
+    #[arg(long, value_enum, default_value_t = GameName::Checkers)]
+    game: GameName,
+    /// Start from this position (checkers: a PDN FEN; othello: 64 squares of X, O and -
+    /// from a1 to h8, then the side to move).
     #[arg(long)]
     fen: Option<String>,
     /// Seed of the agent's random choices (tie-breaks, sampling).
@@ -440,9 +445,10 @@ fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
     b.build().context("could not start worker threads")
 }
 
-fn start_position(fen: Option<&str>) -> Result<Position> {
-    fen.map_or(Ok(Position::start()), |f| {
-        parse_fen(f).with_context(|| format!("bad --fen {f:?}"))
+/// The game's start position, or the one `--fen` gives in the game's text form.
+fn start_position<G: Rules>(fen: Option<&str>) -> Result<G::Position> {
+    fen.map_or(Ok(G::start()), |f| {
+        G::parse_position(f).with_context(|| format!("bad --fen {f:?}"))
     })
 }
 
@@ -469,7 +475,7 @@ fn run_perft(args: PerftArgs) -> Result<()> {
     }
     let nodes = match args.game {
         GameName::Checkers => {
-            let pos = start_position(args.fen.as_deref())?;
+            let pos = start_position::<Checkers>(args.fen.as_deref())?;
             count(&|| named(perft::divide(&pos, depth, unique)), &|| {
                 perft::perft_parallel(&pos, depth, unique)
             })
@@ -478,10 +484,7 @@ fn run_perft(args: PerftArgs) -> Result<()> {
             if unique {
                 bail!("--unique folds checkers capture routes; Othello has none");
             }
-            let pos = match args.fen.as_deref() {
-                None => othello::Position::start(),
-                Some(text) => othello::parse_position(text).context("bad --fen")?,
-            };
+            let pos = start_position::<Othello>(args.fen.as_deref())?;
             count(&|| named(othello::perft::divide(&pos, depth)), &|| {
                 othello::perft::perft_parallel(&pos, depth)
             })
@@ -524,13 +527,17 @@ macro_rules! for_game {
 }
 
 fn run_play(args: PlayArgs) -> Result<()> {
-    let opts = checkers_zero::play::PlayOptions {
-        agent: parse_spec::<Checkers>(&args.agent)?,
+    for_game!(args.game, play_for(args))
+}
+
+fn play_for<G: PlayGame>(args: PlayArgs) -> Result<()> {
+    let opts = checkers_zero::play::PlayOptions::<G> {
+        agent: parse_spec::<G>(&args.agent)?,
         human: match args.color {
             Side::Black => Color::Black,
             Side::White => Color::White,
         },
-        start: start_position(args.fen.as_deref())?,
+        start: start_position::<G>(args.fen.as_deref())?,
         seed: args.seed,
     };
     checkers_zero::play::run(&opts, std::io::stdin().lock(), std::io::stdout())?;
@@ -729,7 +736,7 @@ mod tests {
             let cli = Cli::try_parse_from(&words)
                 .unwrap_or_else(|e| panic!("README example {line:?}: {e}"));
             let (game, specs): (GameName, Vec<String>) = match cli.command {
-                Command::Play(a) => (GameName::Checkers, vec![a.agent]),
+                Command::Play(a) => (a.game, vec![a.agent]),
                 Command::Match(a) => (a.series.game, vec![a.agent1, a.agent2]),
                 Command::Tournament(a) => (a.series.game, a.players),
                 Command::Gauntlet(a) => (a.series.game, [vec![a.agent], a.opponents].concat()),

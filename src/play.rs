@@ -1,27 +1,90 @@
 //! `play`: a person against an agent in the terminal.
 //!
 //! Line by line on any reader and writer (no raw terminal mode), so scripted input can
-//! drive it in tests. The person types PDN moves or commands; see [`HELP`].
+//! drive it in tests. The person types moves in the game's notation or commands; see
+//! [`HELP`].
 
-use crate::agents::{Agent, AgentSpec, Analysis, Limits, ScoreKind};
-use crate::games::checkers::{Color, Game, Move, Outcome, Position, WinReason, board_diagram_from};
+use crate::agents::{Agent, AgentGame, AgentSpec, Analysis, Limits, ScoreKind};
+use crate::games::checkers::{self, Checkers};
+use crate::games::othello::{self, Othello};
+use crate::games::{Color, Game, Outcome, Rules, WinReason};
 use crate::input::read_line;
 use std::io::{self, BufRead, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+/// A game people can play in the terminal: how its board is drawn and its moves listed.
+pub trait PlayGame: AgentGame {
+    /// A move to show in the greeting.
+    const EXAMPLE_MOVE: &'static str;
+    /// The help lines on typing moves and reading the board.
+    const MOVE_HELP: &'static str;
+    const BOARD_HELP: &'static str;
+    /// The board as the person sees it, the last move marked, and a note on it if any
+    /// (after a blank line).
+    fn show(game: &Game<Self>, human: Color) -> String;
+    /// The legal moves in the order a person looks for them.
+    fn sort_for_people(_moves: &mut [Self::Move]) {}
+}
+
+impl PlayGame for Checkers {
+    const EXAMPLE_MOVE: &'static str = "11-15";
+    const MOVE_HELP: &'static str =
+        "  11-15, 15x24x31, 15x31   play a move in PDN (a multi-jump by its whole path or from-to)";
+    const BOARD_HELP: &'static str = "board: b/w men, B/W kings, numbers on empty squares, [ ] \
+        the last move, x the pieces\n  it captured";
+
+    fn show(game: &Game, human: Color) -> String {
+        let last = game.moves().last();
+        let highlight = last.map_or(0, move_squares);
+        let captured = last.map_or(0, checkers::Move::captured);
+        let mut s = checkers::board_diagram_from(game.position(), highlight, captured, human);
+        if captured != 0 {
+            let squares: Vec<String> = (0..32)
+                .filter(|sq| captured & (1 << sq) != 0)
+                .map(|sq| (sq + 1).to_string())
+                .collect();
+            s += &format!("\nx: captured by the last move ({}).", squares.join(", "));
+        }
+        s
+    }
+
+    /// By starting square, so a person finds a piece's moves together.
+    fn sort_for_people(moves: &mut [checkers::Move]) {
+        moves.sort_by(|a, b| (a.from(), a.path()).cmp(&(b.from(), b.path())));
+    }
+}
+
+impl PlayGame for Othello {
+    const EXAMPLE_MOVE: &'static str = "d3";
+    const MOVE_HELP: &'static str =
+        "  d3, pass                 play a move (a square, or pass when you have none)";
+    const BOARD_HELP: &'static str = "board: X Black, O White, * the squares the side to move \
+        may play";
+
+    fn show(game: &Game<Othello>, _human: Color) -> String {
+        let pos = game.position();
+        let mut s = othello::board_diagram(pos, pos.legal_moves_mask());
+        if let Some(mv) = game.moves().last() {
+            s += &format!("\nLast move: {}.", othello::move_to_text(*mv));
+        }
+        s
+    }
+}
+
 /// What `checkers-zero play` was asked for.
 #[derive(Clone, Debug)]
-pub struct PlayOptions {
+pub struct PlayOptions<G: Rules = Checkers> {
     pub agent: AgentSpec,
     /// The person's colour.
     pub human: Color,
-    pub start: Position,
+    pub start: G::Position,
     pub seed: u64,
 }
 
+/// The commands' help; `{moves}` and `{board}` take the game's lines.
 const HELP: &str = "\
 commands:
-  11-15, 15x24x31, 15x31   play a move in PDN (a multi-jump by its whole path or from-to)
+{moves}
   moves    list the legal moves
   board    draw the board again
   hint     ask the agent what it would play here (search agents: every move's visits
@@ -30,8 +93,7 @@ commands:
   resign   give up the game
   quit     stop without a result
   help     this list
-board: b/w men, B/W kings, numbers on empty squares, [ ] the last move, x the pieces
-  it captured
+{board}
 agent lines: value = its estimate for the side named (az, mcts: -1 lost to +1 won;
   alphabeta: men); visits = each move's share of the search; prior = the network's
   probability for the move before searching (az only)";
@@ -40,10 +102,14 @@ agent lines: value = its estimate for the side named (az, mcts: -1 lost to +1 wo
 const HINT_MOVES: usize = 5;
 
 /// Runs one game, reading the person's commands from `input` and drawing on `output`.
-pub fn run(opts: &PlayOptions, input: impl BufRead, output: impl Write) -> io::Result<()> {
+pub fn run<G: PlayGame>(
+    opts: &PlayOptions<G>,
+    input: impl BufRead,
+    output: impl Write,
+) -> io::Result<()> {
     let agent = opts
         .agent
-        .build(opts.seed)
+        .build::<G>(opts.seed)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let mut session = Session {
         game: Game::from_position(opts.start),
@@ -70,27 +136,28 @@ enum Turn {
     Stop(End),
 }
 
-struct Session<R, W> {
-    game: Game,
-    agent: Box<dyn Agent>,
+struct Session<G: Rules, R, W> {
+    game: Game<G>,
+    agent: Box<dyn Agent<G>>,
     human: Color,
     input: R,
     out: W,
 }
 
-impl<R: BufRead, W: Write> Session<R, W> {
+impl<G: PlayGame, R: BufRead, W: Write> Session<G, R, W> {
     fn play(&mut self) -> io::Result<()> {
         writeln!(
             self.out,
-            "You play {} against {}. Type a move such as 11-15, or help for commands.",
+            "You play {} against {}. Type a move such as {}, or help for commands.",
             self.human,
-            self.agent.name()
+            self.agent.name(),
+            G::EXAMPLE_MOVE
         )?;
         let end = loop {
             if let Some(outcome) = self.game.outcome() {
                 break End::Over(outcome);
             }
-            if self.game.position().turn() == self.human {
+            if self.game.turn() == self.human {
                 if let Turn::Stop(end) = self.human_turn()? {
                     break end;
                 }
@@ -114,7 +181,12 @@ impl<R: BufRead, W: Write> Session<R, W> {
             let line = line.trim();
             match line.to_ascii_lowercase().as_str() {
                 "" => {}
-                "help" | "?" => writeln!(self.out, "{HELP}")?,
+                "help" | "?" => writeln!(
+                    self.out,
+                    "{}",
+                    HELP.replace("{moves}", G::MOVE_HELP)
+                        .replace("{board}", G::BOARD_HELP)
+                )?,
                 "moves" => self.list_moves()?,
                 "board" => self.show_position()?,
                 "hint" => self.hint()?,
@@ -127,7 +199,7 @@ impl<R: BufRead, W: Write> Session<R, W> {
                 "quit" | "exit" => return Ok(Turn::Stop(End::Quit)),
                 _ => match self.game.play_text(line) {
                     Ok(mv) => {
-                        writeln!(self.out, "You play {mv}.")?;
+                        writeln!(self.out, "You play {}.", G::format_move(&mv))?;
                         return Ok(Turn::Continue);
                     }
                     Err(e) => writeln!(
@@ -141,7 +213,7 @@ impl<R: BufRead, W: Write> Session<R, W> {
 
     fn agent_turn(&mut self) -> io::Result<()> {
         let decision = self.agent.select(&self.game, &Limits::default());
-        let side = self.game.position().turn();
+        let side = self.game.turn();
         let note = decision
             .analysis
             .as_ref()
@@ -150,7 +222,7 @@ impl<R: BufRead, W: Write> Session<R, W> {
             self.out,
             "{side} ({}) plays {}{note}",
             self.agent.name(),
-            decision.mv
+            G::format_move(&decision.mv)
         )?;
         if let Some(table) = decision.analysis.as_ref().and_then(move_table) {
             write!(self.out, "{table}")?;
@@ -160,28 +232,9 @@ impl<R: BufRead, W: Write> Session<R, W> {
     }
 
     fn show_position(&mut self) -> io::Result<()> {
-        let last = self.game.moves().last();
-        let highlight = last.map_or(0, move_squares);
-        let captured = last.map_or(0, Move::captured);
-        let pos = self.game.position();
-        writeln!(
-            self.out,
-            "\n{}",
-            board_diagram_from(pos, highlight, captured, self.human)
-        )?;
-        if captured != 0 {
-            let squares: Vec<String> = (0..32)
-                .filter(|sq| captured & (1 << sq) != 0)
-                .map(|sq| (sq + 1).to_string())
-                .collect();
-            writeln!(
-                self.out,
-                "x: captured by the last move ({}).",
-                squares.join(", ")
-            )?;
-        }
+        writeln!(self.out, "\n{}", G::show(&self.game, self.human))?;
         if self.game.outcome().is_none() {
-            writeln!(self.out, "{} to move.", pos.turn())?;
+            writeln!(self.out, "{} to move.", self.game.turn())?;
             self.list_moves()?;
         }
         Ok(())
@@ -189,16 +242,15 @@ impl<R: BufRead, W: Write> Session<R, W> {
 
     fn list_moves(&mut self) -> io::Result<()> {
         let mut moves = self.game.legal_moves();
-        // By starting square, so a person finds a piece's moves together.
-        moves.sort_by(|a, b| (a.from(), a.path()).cmp(&(b.from(), b.path())));
-        let text: Vec<String> = moves.iter().map(Move::to_string).collect();
+        G::sort_for_people(&mut moves);
+        let text: Vec<String> = moves.iter().map(G::format_move).collect();
         writeln!(self.out, "Legal moves: {}", text.join(" "))
     }
 
     /// The agent's view of the position: its full analysis if it has one, else its choice.
     fn hint(&mut self) -> io::Result<()> {
         let limits = Limits::default();
-        let side = self.game.position().turn();
+        let side = self.game.turn();
         let Some(analysis) = self.agent.analyse(&self.game, &limits) else {
             let decision = self.agent.select(&self.game, &limits);
             let note = decision
@@ -209,7 +261,7 @@ impl<R: BufRead, W: Write> Session<R, W> {
                 self.out,
                 "Hint: {} would play {}{note}",
                 self.agent.name(),
-                decision.mv
+                G::format_move(&decision.mv)
             );
         };
         let Some(best) = analysis.moves.first() else {
@@ -224,7 +276,7 @@ impl<R: BufRead, W: Write> Session<R, W> {
             self.out,
             "Hint: {} would play {}{}",
             self.agent.name(),
-            best.mv,
+            G::format_move(&best.mv),
             describe(&analysis, side)
         )?;
         if let Some(table) = move_table(&analysis) {
@@ -234,7 +286,7 @@ impl<R: BufRead, W: Write> Session<R, W> {
             .moves
             .iter()
             .take(HINT_MOVES)
-            .map(|s| format!("{} {:+.2}", s.mv, s.score))
+            .map(|s| format!("{} {:+.2}", G::format_move(&s.mv), s.score))
             .collect();
         writeln!(self.out, "      scores: {}", scores.join(", "))
     }
@@ -245,16 +297,16 @@ impl<R: BufRead, W: Write> Session<R, W> {
         let positions = self.game.positions();
         let moved = positions[..positions.len() - 1]
             .iter()
-            .any(|p| p.turn() == self.human);
+            .any(|p| G::side_to_move(p) == self.human);
         if !moved {
             writeln!(self.out, "Nothing to undo: you have not moved yet.")?;
             return Ok(false);
         }
         let mut taken = Vec::new();
         loop {
-            let mover = self.game.position().turn().opposite();
+            let mover = self.game.turn().opposite();
             let Some(mv) = self.game.undo() else { break };
-            taken.push(mv.to_string());
+            taken.push(G::format_move(&mv));
             if mover == self.human {
                 break;
             }
@@ -300,8 +352,8 @@ impl<R: BufRead, W: Write> Session<R, W> {
     }
 }
 
-/// The squares a move touches: where it started and every landing square.
-fn move_squares(mv: &Move) -> u32 {
+/// The squares a checkers move touches: where it started and every landing square.
+fn move_squares(mv: &checkers::Move) -> u32 {
     mv.path()
         .iter()
         .fold(1u32 << mv.from(), |acc, &sq| acc | (1u32 << sq))
@@ -310,7 +362,7 @@ fn move_squares(mv: &Move) -> u32 {
 /// `: value +0.25 for White (depth 6 ...)`: the agent's value, from the view of `side` (the
 /// side to move where it searched, which is not the side to move on the board shown next),
 /// and its own summary.
-fn describe(analysis: &Analysis, side: Color) -> String {
+fn describe<G: Rules>(analysis: &Analysis<G>, side: Color) -> String {
     let summary = analysis.summary.trim();
     let value = format!(": value {:+.2} for {side}", analysis.value);
     if summary.is_empty() {
@@ -326,11 +378,15 @@ const BAR_WIDTH: usize = 20;
 /// A search agent's view of every legal move, one line each, most visited first: its share
 /// of the visits (with a bar) and, where a network guided the search, its prior. `None` for
 /// analyses whose scores are not visit shares.
-fn move_table(analysis: &Analysis) -> Option<String> {
+fn move_table<G: Rules>(analysis: &Analysis<G>) -> Option<String> {
     if analysis.score_kind != ScoreKind::VisitShare || analysis.moves.is_empty() {
         return None;
     }
-    let names: Vec<String> = analysis.moves.iter().map(|m| m.mv.to_string()).collect();
+    let names: Vec<String> = analysis
+        .moves
+        .iter()
+        .map(|m| G::format_move(&m.mv))
+        .collect();
     let width = names
         .iter()
         .map(String::len)
@@ -385,12 +441,12 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 mod tests {
     use super::*;
     use crate::agents::MoveScore;
-    use crate::games::checkers::parse_fen;
+    use crate::games::checkers::{Position, parse_fen};
     use std::time::Duration;
 
     /// Plays a scripted session and returns everything it wrote.
     fn play(agent: &str, human: Color, fen: Option<&str>, script: &str) -> String {
-        let opts = PlayOptions {
+        let opts = PlayOptions::<Checkers> {
             agent: agent.parse().expect("valid spec"),
             human,
             start: fen.map_or(Position::start(), |f| parse_fen(f).expect("valid FEN")),
@@ -606,7 +662,7 @@ mod tests {
     fn move_tables_show_priors_and_bars() {
         let pos = Position::start();
         let moves = crate::games::checkers::legal_moves(&pos);
-        let analysis = Analysis {
+        let analysis: Analysis = Analysis {
             moves: vec![
                 MoveScore {
                     mv: moves[0],
