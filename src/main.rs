@@ -6,11 +6,11 @@ use checkers_zero::arena::{
     ArenaGame, DEFAULT_OPPONENTS, GameConfig, GauntletConfig, MatchConfig, OpeningSet, Series,
     TournamentConfig, run_gauntlet, run_match, run_tournament,
 };
-use checkers_zero::bench;
 use checkers_zero::games::checkers::perft;
 use checkers_zero::games::{Checkers, Color, GameName, Othello, Rules, othello};
 use checkers_zero::play::PlayGame;
 use checkers_zero::tensor::Device;
+use checkers_zero::{bench, engine};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -44,7 +44,11 @@ enum Command {
     /// One agent against a list of opponents over the ballots: score and Elo per opponent.
     Gauntlet(GauntletArgs),
     /// Speak the engine line protocol on stdin/stdout (see README).
-    Engine,
+    Engine {
+        /// The game.
+        #[arg(long, value_enum, default_value_t = GameName::Checkers)]
+        game: GameName,
+    },
     /// Learn checkers from zero by AlphaZero self-play (no arguments: a fresh run on the best
     /// device with its preset).
     Train(Box<train_cli::AzArgs>),
@@ -299,6 +303,16 @@ impl SeriesArgs {
     }
 }
 
+/// Calls the generic `$f::<G>(args)` for the game `$game` names.
+macro_rules! for_game {
+    ($game:expr, $($f:ident)::+($($arg:expr),*)) => {
+        match $game {
+            GameName::Checkers => $($f)::+::<Checkers>($($arg),*),
+            GameName::Othello => $($f)::+::<Othello>($($arg),*),
+        }
+    };
+}
+
 fn main() {
     // Mesa's device-select Vulkan layer reorders adapters (we choose our own) and, without a
     // display, prints "XDG_RUNTIME_DIR is invalid" twice, which a user cannot act on. A user's
@@ -425,10 +439,10 @@ fn run(cli: Cli) -> Result<()> {
         Command::TrainTd(args) => train_cli::train_td(args),
         Command::TrainGa(args) => train_cli::train_ga(args),
         Command::TrainPso(args) => train_cli::train_pso(args),
-        Command::Engine => {
+        Command::Engine { game } => {
             // The engine reads on a thread of its own, which the stdin lock cannot move to.
             let stdin = std::io::BufReader::new(std::io::stdin());
-            checkers_zero::engine::run(stdin, std::io::stdout())?;
+            for_game!(game, engine::run(stdin, std::io::stdout()))?;
             Ok(())
         }
     }
@@ -514,16 +528,6 @@ fn parse_spec<G: AgentGame>(text: &str) -> Result<AgentSpec> {
 /// A match, tournament or gauntlet player from its spec, built once to check it.
 fn parse_player<G: AgentGame>(text: &str) -> Result<Player<G>> {
     Ok(parse_spec::<G>(text)?.into())
-}
-
-/// Calls the generic `$f::<G>(args)` for the game `$game` names.
-macro_rules! for_game {
-    ($game:expr, $f:ident($($arg:expr),*)) => {
-        match $game {
-            GameName::Checkers => $f::<Checkers>($($arg),*),
-            GameName::Othello => $f::<Othello>($($arg),*),
-        }
-    };
 }
 
 fn run_play(args: PlayArgs) -> Result<()> {

@@ -11,8 +11,10 @@
 //! answered in order.
 
 use crate::agents::settings::{self, Setting};
-use crate::agents::{Agent, AgentError, AgentSpec, Analysis, Decision, Limits, StopFlag};
-use crate::games::checkers::{Game, NotationError, Position, move_to_pdn, parse_fen, to_fen};
+use crate::agents::{
+    Agent, AgentError, AgentGame, AgentSpec, Analysis, Decision, Limits, StopFlag,
+};
+use crate::games::{Checkers, Game, NotationError, Rules};
 use crate::input::read_line;
 use std::collections::VecDeque;
 use std::fmt::Display;
@@ -22,7 +24,7 @@ use std::str::FromStr;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Duration;
 
-/// The agent a session starts with (its own default depth is 6).
+/// The agent a session starts with (its own default depth is 6 in checkers).
 const DEFAULT_AGENT: &str = "alphabeta";
 
 const COMMANDS: &str = "isready, position, go, stop, legal, fen, newgame, setoption, help or quit";
@@ -32,8 +34,8 @@ const HELP: &[&str] = &[
     "position startpos [moves M1 M2 ...] | position fen FEN [moves M1 M2 ...]: sets the position; replies ok",
     "go [depth N] [movetime MS] [nodes N] | go infinite: replies info lines, then bestmove MOVE",
     "stop: ends the running search at once, which then replies; no reply of its own",
-    "legal: replies legal M1 M2 ... (every legal move, full PDN path)",
-    "fen: replies fen FEN (the current position)",
+    "legal: replies legal M1 M2 ... (every legal move; checkers: the full PDN path)",
+    "fen: replies fen FEN (the current position in the game's text form)",
     "newgame: back to the start position, the agent forgets the last game; replies ok",
     "setoption name agent|seed|OPTION value V: replies ok agent SPEC seed N",
     "help: this list",
@@ -64,22 +66,26 @@ fn ok() -> Reply {
 }
 
 /// What the session's threads tell its main loop.
-enum Event {
+enum Event<G: Rules> {
     Line(String),
     /// End of input, or why it could not be read.
     InputEnd(io::Result<()>),
     /// A search is over: the agent comes back with its decision, or the search's panic.
-    Searched(Box<dyn Agent>, std::thread::Result<Decision>),
+    Searched(Box<dyn Agent<G>>, std::thread::Result<Decision<G>>),
 }
 
-/// Runs a protocol session until `quit` or end of input. At end of input a running search
-/// is finished first (stopped, if it is `go infinite`), so piped scripts get every reply.
-pub fn run(input: impl BufRead + Send + 'static, mut output: impl Write) -> io::Result<()> {
+/// Runs a protocol session of game `G` until `quit` or end of input. At end of input a
+/// running search is finished first (stopped, if it is `go infinite`), so piped scripts get
+/// every reply.
+pub fn run<G: AgentGame>(
+    input: impl BufRead + Send + 'static,
+    mut output: impl Write,
+) -> io::Result<()> {
     let (events, inbox) = channel();
     let reader = events.clone();
     // Detached: it may be blocked reading when `quit` ends the session.
     std::thread::spawn(move || read_lines(input, reader));
-    let mut engine = Engine::new(events);
+    let mut engine = Engine::<G>::new(events);
     let mut held: VecDeque<String> = VecDeque::new();
     let mut input_end = None;
     loop {
@@ -130,7 +136,7 @@ pub fn run(input: impl BufRead + Send + 'static, mut output: impl Write) -> io::
 }
 
 /// The reader thread: every input line, then the end.
-fn read_lines(mut input: impl BufRead, events: Sender<Event>) {
+fn read_lines<G: Rules>(mut input: impl BufRead, events: Sender<Event<G>>) {
     loop {
         let event = match read_line(&mut input) {
             Ok(Some(line)) => Event::Line(line),
@@ -167,32 +173,32 @@ enum Flow {
 }
 
 /// A search on its own thread.
-struct Search {
+struct Search<G: Rules> {
     stop: StopFlag,
     /// `go infinite`: its bestmove waits for `stop`, even if the search ends earlier.
     infinite: bool,
     /// The decision of an infinite search that ended before `stop`.
-    result: Option<Decision>,
+    result: Option<Decision<G>>,
 }
 
 /// A session's state: the game so far and the agent that answers `go`.
-struct Engine {
-    game: Game,
+struct Engine<G: Rules = Checkers> {
+    game: Game<G>,
     spec: AgentSpec,
     seed: u64,
     /// `None` while a search has it.
-    agent: Option<Box<dyn Agent>>,
-    search: Option<Search>,
+    agent: Option<Box<dyn Agent<G>>>,
+    search: Option<Search<G>>,
     /// Where searches report.
-    events: Sender<Event>,
+    events: Sender<Event<G>>,
 }
 
-impl Engine {
-    fn new(events: Sender<Event>) -> Engine {
+impl<G: AgentGame> Engine<G> {
+    fn new(events: Sender<Event<G>>) -> Self {
         let spec = AgentSpec::new(DEFAULT_AGENT);
         let agent = spec.build(0).expect("the default agent spec is valid");
         Engine {
-            game: Game::new(),
+            game: Game::at_start(),
             spec,
             seed: 0,
             agent: Some(agent),
@@ -228,11 +234,14 @@ impl Engine {
             "legal" => no_args(command, args).map(|()| vec![self.legal()]),
             "fen" => {
                 no_args(command, args)?;
-                Ok(vec![format!("fen {}", to_fen(self.game.position()))])
+                Ok(vec![format!(
+                    "fen {}",
+                    G::format_position(self.game.position())
+                )])
             }
             "newgame" => {
                 no_args(command, args)?;
-                self.game = Game::new();
+                self.game = Game::at_start();
                 self.agent_mut().new_game();
                 ok()
             }
@@ -243,7 +252,7 @@ impl Engine {
     }
 
     /// The agent; commands other than `stop`, `quit` and `isready` wait while a search has it.
-    fn agent_mut(&mut self) -> &mut Box<dyn Agent> {
+    fn agent_mut(&mut self) -> &mut Box<dyn Agent<G>> {
         self.agent
             .as_mut()
             .expect("commands that use the agent wait for the search to end")
@@ -256,7 +265,7 @@ impl Engine {
             Some(i) => (&args[..i], &args[i + 1..]),
             None => (args, &[][..]),
         };
-        let mut game = Game::from_position(start_position(setup)?);
+        let mut game = Game::from_position(start_position::<G>(setup)?);
         for (i, text) in moves.iter().enumerate() {
             game.play_text(text).map_err(|e| move_error(i, e))?;
         }
@@ -293,8 +302,8 @@ impl Engine {
     /// A search ended: its reply, unless it is `go infinite` and `stop` has not come yet.
     fn searched(
         &mut self,
-        agent: Box<dyn Agent>,
-        result: std::thread::Result<Decision>,
+        agent: Box<dyn Agent<G>>,
+        result: std::thread::Result<Decision<G>>,
         output: &mut impl Write,
     ) -> io::Result<()> {
         self.agent = Some(agent);
@@ -323,7 +332,7 @@ impl Engine {
     }
 
     /// Waits for the running search (if any) to end and reply, ignoring other input.
-    fn wait(&mut self, inbox: &Receiver<Event>, output: &mut impl Write) -> io::Result<()> {
+    fn wait(&mut self, inbox: &Receiver<Event<G>>, output: &mut impl Write) -> io::Result<()> {
         while self.search.is_some() {
             if let Event::Searched(agent, result) = inbox.recv().expect("the engine holds a sender")
             {
@@ -336,7 +345,7 @@ impl Engine {
     fn legal(&self) -> String {
         let moves = self.game.legal_moves();
         std::iter::once("legal".to_string())
-            .chain(moves.iter().map(move_to_pdn))
+            .chain(moves.iter().map(G::format_move))
             .collect::<Vec<_>>()
             .join(" ")
     }
@@ -391,11 +400,11 @@ fn no_args(command: &str, args: &[&str]) -> Result<(), ProtocolError> {
 
 /// The position named by the words before `moves`: `startpos` or `fen` and the FEN, which
 /// may contain spaces.
-fn start_position(setup: &[&str]) -> Result<Position, ProtocolError> {
+fn start_position<G: Rules>(setup: &[&str]) -> Result<G::Position, ProtocolError> {
     match setup.split_first() {
-        Some((kind, [])) if kind.eq_ignore_ascii_case("startpos") => Ok(Position::start()),
+        Some((kind, [])) if kind.eq_ignore_ascii_case("startpos") => Ok(G::start()),
         Some((kind, fen)) if kind.eq_ignore_ascii_case("fen") => {
-            parse_fen(&fen.join(" ")).map_err(|e| ProtocolError(format!("bad FEN: {e}")))
+            G::parse_position(&fen.join(" ")).map_err(|e| ProtocolError(format!("bad FEN: {e}")))
         }
         _ => fail("expected position startpos [moves M1 ...] or position fen <FEN> [moves M1 ...]"),
     }
@@ -460,13 +469,13 @@ fn limit<T: FromStr + Display>(
 }
 
 /// `info` lines for the analysis (if any), then `bestmove`.
-fn go_reply(decision: &Decision) -> Vec<String> {
+fn go_reply<G: Rules>(decision: &Decision<G>) -> Vec<String> {
     let mut reply: Vec<String> = decision.analysis.iter().map(info_line).collect();
-    reply.push(format!("bestmove {}", move_to_pdn(&decision.mv)));
+    reply.push(format!("bestmove {}", G::format_move(&decision.mv)));
     reply
 }
 
-fn info_line(analysis: &Analysis) -> String {
+fn info_line<G: Rules>(analysis: &Analysis<G>) -> String {
     let summary = analysis.summary.trim();
     if summary.is_empty() {
         format!("info value {:+.2}", analysis.value)
@@ -478,13 +487,14 @@ fn info_line(analysis: &Analysis) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::checkers::parse_move;
+    use crate::games::checkers::{Position, parse_move};
     use proptest::prelude::*;
 
     /// Runs a whole session and returns its output lines.
     fn session(script: &[u8]) -> Vec<String> {
         let mut out = Vec::new();
-        run(io::Cursor::new(script.to_vec()), &mut out).expect("writing to a Vec cannot fail");
+        run::<Checkers>(io::Cursor::new(script.to_vec()), &mut out)
+            .expect("writing to a Vec cannot fail");
         String::from_utf8(out)
             .expect("replies are UTF-8")
             .lines()
