@@ -378,8 +378,8 @@ fn an_evaluation_cache_changes_nothing_but_the_number_of_calls() {
 #[test]
 fn a_network_in_memory_plays_as_its_file_does() {
     use checkers_zero::agents::Player;
+    use checkers_zero::agents::{AzConfig, AzNetwork};
     use checkers_zero::arena::{GameConfig, MatchConfig, OpeningSet, Series, run_match};
-    use checkers_zero::mcts::{AzConfig, AzNetwork};
     use checkers_zero::net::default_model;
     use checkers_zero::tensor::Device;
     use std::sync::Arc;

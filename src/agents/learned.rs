@@ -6,7 +6,7 @@ use super::settings;
 use super::spec::setting_error;
 use super::{Agent, AgentError, Analysis, Decision, Limits};
 use crate::games::checkers::{Game, Position};
-use crate::train::value_net::{Learner, ValueNet};
+use crate::net::value_net::{Learner, ValueNet};
 use std::path::Path;
 
 /// Network values (-1..1) in the search's hundredths of a man: 1.0 scores as 10 000, fine

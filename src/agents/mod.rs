@@ -5,6 +5,7 @@
 pub mod alphabeta;
 pub mod learned;
 pub mod random;
+pub mod search;
 pub mod settings;
 pub mod spec;
 
@@ -13,6 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+pub use search::{AzAgent, AzConfig, AzNetwork, MctsAgent};
 pub use spec::{AgentError, AgentGame, AgentSpec};
 
 /// Set by another thread to make a running search return its best move so far (the engine's

@@ -4,13 +4,14 @@
 use super::alphabeta::{AlphaBeta, AlphaBetaConfig};
 use super::learned::NetAgent;
 use super::random::RandomAgent;
+use super::search::{AzAgent, AzConfig, MctsAgent};
 use super::settings::{self, Setting};
 use super::{Agent, Limits};
 use crate::games::{Checkers, Othello};
+use crate::mcts::PuctConfig;
 use crate::mcts::uct::DEFAULT_C;
-use crate::mcts::{AzAgent, AzConfig, MctsAgent, PuctConfig};
 use crate::net::NetGame;
-use crate::train::value_net::Learner;
+use crate::net::value_net::Learner;
 use std::fmt::Display;
 use std::str::FromStr;
 use std::time::Duration;

@@ -6,9 +6,8 @@
 //! - [`tree`]: the arena tree, exact terminal values (draw rules too), tree reuse.
 //! - [`uct`]: UCT with random rollouts; [`puct`]: PUCT with priors, noise, batching.
 //! - [`evaluator`]: what PUCT asks of a network, a material stand-in and a cache.
-//! - [`agents`]: the `mcts` and `az` agents.
-
-pub mod agents;
+//!
+//! The `mcts` and `az` agents built on these live in `agents::search`.
 
 pub mod evaluator;
 
@@ -18,7 +17,6 @@ pub mod uct;
 
 pub use crate::games::checkers::encoding::{Encoding, hop_at, legal_mask, policy_index};
 pub use crate::games::checkers::hops::{Hop, HopState, hops_of};
-pub use agents::{AzAgent, AzConfig, AzNetwork, MctsAgent};
 pub use evaluator::{
     CachedEvaluator, EvalInput, Evaluation, Evaluator, MaterialEvaluator, NetEvaluator,
 };

@@ -137,6 +137,28 @@ mod tests {
     use rand::rngs::StdRng;
 
     #[test]
+    fn hop_policy_indices_follow_the_dark_square_heads_order() {
+        use crate::games::checkers::Color;
+        use crate::games::checkers::board::row_col;
+        use crate::games::checkers::encoding::{frame_dir, frame_square, hop_at, policy_index};
+        let dark = crate::nn::dark_square_index();
+        assert_eq!(dark.len(), <Checkers as Rules>::POLICY_SIZE);
+        for turn in [Color::Black, Color::White] {
+            for (i, &flat) in dark.iter().enumerate() {
+                let hop = hop_at(i, turn);
+                assert_eq!(policy_index(hop, turn), i);
+                let (r, c) = row_col(frame_square(hop.from, turn));
+                let d = frame_dir(hop.dir, turn).index();
+                assert_eq!(
+                    flat as usize,
+                    d * 64 + r as usize * 8 + c as usize,
+                    "index {i}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn the_built_in_network_is_a_small_trained_cpu_preset_model() {
         let bytes = std::fs::metadata("models/default.bin").unwrap().len();
         assert!(bytes < 1 << 20, "models/default.bin is {bytes} bytes");

@@ -1,5 +1,5 @@
 //! Trainers: the AlphaZero pipeline ([`alphazero`]). The classic learners of issue 5 — TD(lambda), a genetic algorithm and particle
-//! swarm optimisation — train small value networks ([`value_net`]) that play as the `td`,
+//! swarm optimisation — train small value networks ([`crate::net::value_net`]) that play as the `td`,
 //! `ga` and `pso` agents.
 
 //!
@@ -15,4 +15,3 @@ pub mod run_dir;
 pub mod strength;
 pub mod td;
 pub mod tournament;
-pub mod value_net;

@@ -1,12 +1,12 @@
 //! Games between networks of a population (GA) or swarm (PSO): each game is independent, so
 //! a generation's games run in parallel on the rayon pool; results depend only on the seeds.
 
-use super::value_net::{ValueArch, ValueNet};
 use crate::agents::learned::NetAgent;
 use crate::arena::openings::ArenaGame;
 use crate::arena::{GameConfig, OpeningSet, play_game};
 use crate::games::Checkers;
 use crate::games::checkers::{Color, Game, Outcome, WinReason};
+use crate::net::value_net::{ValueArch, ValueNet};
 use crate::seeds::derive_seed;
 use rayon::prelude::*;
 

@@ -6,7 +6,7 @@
 //! dark squares dark, so frame square `f` sits at tensor row `f / 4` like a real square.
 //!
 //! Policy: index `d * 32 + f` is a hop from frame square `f` in frame direction `d`
-//! ([`Dir`] order). That is exactly the order of [`dark_square_index`] (plane-major, then
+//! ([`Dir`] order). That is exactly the order of the network's `dark_square_index` (plane-major, then
 //! row, then column over dark squares), so policy index `i` is the network's logit `i`.
 //!
 //! Input planes (8 by default, [`BASE_PLANES`]), each 8x8 in the mover's frame:
@@ -17,14 +17,15 @@
 //! turn start, most recent first, and 4 legal-hop planes (from-squares of legal hops, one
 //! plane per frame direction).
 //!
-//! [`dark_square_index`]: crate::nn::dark_square_index
 
 use super::board::{Bitboard, Dir, Squares, row_col};
 use super::hops::{Hop, HopState};
 use super::record::FORTY_MOVE_PLIES;
 use super::{Color, Position};
-use crate::nn::POLICY_SIZE;
 
+/// Policy outputs: 32 squares x 4 directions (the network's dark-square head gives them in
+/// this order; net/model.rs checks it).
+pub const POLICY_SIZE: usize = 128;
 /// Planes every encoding has.
 pub const BASE_PLANES: usize = 8;
 const CELLS: usize = 64;
@@ -151,21 +152,6 @@ fn cell(f: u8) -> usize {
 mod tests {
     use super::*;
     use crate::games::checkers::parse_fen;
-    use crate::nn::dark_square_index;
-
-    #[test]
-    fn policy_indices_follow_the_networks_dark_square_order() {
-        let dark = dark_square_index();
-        for turn in [Color::Black, Color::White] {
-            for (i, &flat) in dark.iter().enumerate() {
-                let hop = hop_at(i, turn);
-                assert_eq!(policy_index(hop, turn), i);
-                let f = frame_square(hop.from, turn);
-                let d = frame_dir(hop.dir, turn).index();
-                assert_eq!(flat as usize, d * CELLS + cell(f), "index {i}");
-            }
-        }
-    }
 
     struct Input {
         state: HopState,

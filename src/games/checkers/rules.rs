@@ -142,7 +142,7 @@ impl Rules for Checkers {
 
     type Encoding = Encoding;
     const BOARD: [usize; 2] = [8, 8];
-    const POLICY_SIZE: usize = crate::nn::POLICY_SIZE;
+    const POLICY_SIZE: usize = encoding::POLICY_SIZE;
 
     fn planes(enc: &Encoding) -> usize {
         enc.planes()

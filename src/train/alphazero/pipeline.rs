@@ -12,11 +12,12 @@
 use super::config::{AzGame, ConfigOverrides, TrainConfig, config_json, parse_config_json};
 use super::optimise::{TrainSpec, TrainStats, steps_per_epoch, train};
 use crate::agents::Player;
+use crate::agents::{AzConfig, AzNetwork};
 use crate::arena::gauntlet::{GauntletConfig, GauntletRecord, run_gauntlet};
 use crate::arena::{GameConfig, MatchConfig, OpeningSet, Series, run_match};
 use crate::files::write_atomic;
 use crate::games::{Checkers, Color, DrawReason, GameName, Outcome, WinReason};
-use crate::mcts::{AzConfig, AzNetwork, CachedEvaluator, NetEvaluator};
+use crate::mcts::{CachedEvaluator, NetEvaluator};
 use crate::net::{AzModel, load_model, save_model};
 use crate::nn::{Checkpoint, Optimizer, PolicyValueNet};
 use crate::seeds::derive_seed;

@@ -1,16 +1,11 @@
 //! The search agents: `mcts` (UCT with random rollouts) and `az` (PUCT with a trained
 //! policy-value network). Both keep their tree between moves of a game.
 
-use super::evaluator::NetEvaluator;
-use super::puct::{Puct, PuctConfig, most_visited};
-use super::tree::Tree;
-use super::uct::Uct;
-use crate::agents::settings;
-use crate::agents::spec::setting_error;
-use crate::agents::{
-    Agent, AgentError, AgentSource, Analysis, Decision, Limits, MoveScore, ScoreKind,
-};
+use super::settings;
+use super::spec::setting_error;
+use super::{Agent, AgentError, AgentSource, Analysis, Decision, Limits, MoveScore, ScoreKind};
 use crate::games::{Checkers, Game, Rules};
+use crate::mcts::{NetEvaluator, Puct, PuctConfig, Tree, Uct, most_visited};
 use crate::net::{NetGame, load_model};
 use crate::nn::PolicyValueNet;
 use crate::tensor::Device;
