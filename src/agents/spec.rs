@@ -318,7 +318,7 @@ mod tests {
         assert!(s.build::<Checkers>(1).is_ok());
         for (bad, needle) in [
             ("", "empty agent spec"),
-            ("minimax", "unknown agent"),
+            ("minimax", "unknown checkers agent"),
             ("alphabeta:depth", "key=value"),
             ("alphabeta:depht=3", "no option \"depht\""),
             ("alphabeta:depth=x", "expected a search depth"),
