@@ -2,6 +2,7 @@
 //! One parser and one builder serve the command line, the engine protocol and tournaments.
 
 use super::alphabeta::{AlphaBeta, AlphaBetaConfig};
+use super::checkers_eval::{DEFAULT_KING, Material};
 use super::learned::NetAgent;
 use super::random::RandomAgent;
 use super::settings::{self, Setting};
@@ -77,16 +78,14 @@ impl AgentGame for Checkers {
         Ok(match kind {
             "alphabeta" => {
                 let defaults = AlphaBetaConfig::default();
+                let limits = opts.limits(&defaults.limits)?;
+                let king = opts.setting("king", &settings::KING)?;
+                let material = Material::new(king.unwrap_or(DEFAULT_KING))?;
                 let config = AlphaBetaConfig {
-                    limits: opts.limits(&defaults.limits)?,
-                    king_weight: opts
-                        .setting("king", &settings::KING)?
-                        .unwrap_or(defaults.king_weight),
-                    hash_mb: opts
-                        .setting("hash", &settings::HASH_MB)?
-                        .unwrap_or(defaults.hash_mb),
+                    limits,
+                    hash_mb: opts.hash(defaults.hash_mb)?,
                 };
-                Box::new(AlphaBeta::new(config, seed)?)
+                Box::new(AlphaBeta::new(config, seed, material)?)
             }
             _ => {
                 let learner = match kind {
@@ -283,6 +282,11 @@ impl Options<'_> {
         Ok(given.or(defaults))
     }
 
+    /// Alpha-beta's table size `hash` (MiB), else `default`.
+    pub fn hash(&mut self, default: usize) -> Result<usize, AgentError> {
+        Ok(self.setting("hash", &settings::HASH_MB)?.unwrap_or(default))
+    }
+
     fn finish(self) -> Result<(), AgentError> {
         for (k, _) in &self.spec.options {
             if !self.used.contains(&k.as_str()) {
@@ -320,7 +324,10 @@ mod tests {
             ("", "empty agent spec"),
             ("minimax", "unknown checkers agent"),
             ("alphabeta:depth", "key=value"),
-            ("alphabeta:depht=3", "no option \"depht\""),
+            (
+                "alphabeta:depht=3",
+                "no option \"depht\"; valid options: depth, time, nodes, king, hash",
+            ),
             ("alphabeta:depth=x", "expected a search depth"),
             (
                 "alphabeta:depth=0",
@@ -333,6 +340,10 @@ mod tests {
             (
                 "alphabeta:nodes=0",
                 "alphabeta option nodes: expected a node count",
+            ),
+            (
+                "alphabeta:king=0",
+                "alphabeta option king: expected a king value",
             ),
             (
                 "mcts:searches=0",
