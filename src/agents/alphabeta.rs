@@ -711,7 +711,7 @@ impl<G: SearchGame, E: SpecEvaluator<G>> Agent<G> for AlphaBeta<G, E> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::Checkers;
+    use crate::games::{Checkers, Othello};
     use rand::Rng;
 
     /// The search's buffered moves are `Rules::distinct_moves`, in order (the table stores
@@ -734,7 +734,8 @@ mod tests {
     }
 
     #[test]
-    fn buffered_moves_are_the_distinct_moves_of_checkers() {
+    fn buffered_moves_are_the_distinct_moves_in_both_games() {
         buffered_moves_are_the_distinct_moves::<Checkers>();
+        buffered_moves_are_the_distinct_moves::<Othello>();
     }
 }

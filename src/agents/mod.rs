@@ -5,6 +5,7 @@
 pub mod alphabeta;
 pub mod checkers_eval;
 pub mod learned;
+pub mod othello_eval;
 pub mod random;
 pub mod settings;
 pub mod spec;
