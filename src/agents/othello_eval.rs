@@ -16,9 +16,9 @@ use crate::games::othello::moves::moves_mask;
 use crate::games::othello::{Move, Position};
 
 // Weights in the search's units: `MAN` is one disc of the final count. Their ratios are the
-// classic ones: a corner is worth about ten moves of mobility, an X-square beside an empty
-// corner almost half a corner lost, and no feature but the late disc count grows with the
-// number of discs; together they stay around 10 000, a hundredth of a win.
+// classic ones: a corner is worth about ten moves of mobility, and a disc on an X-square
+// beside an empty corner over a third of a corner lost. Even all at their extremes the terms
+// add up to less than 25 000, a fortieth of a win, so no evaluation passes for a win.
 
 /// Per legal move more than the opponent has: moves now, and fewer forced bad moves later.
 const MOBILITY: i32 = 80;
@@ -231,7 +231,7 @@ mod tests {
                 let image = Othello::transform_state(sym, &pos);
                 assert_eq!(OthelloEval::score(&image), score, "{sym:?} of {pos:?}");
             }
-            assert!(score.abs() < 20_000, "{score} in {pos:?}");
+            assert!(score.abs() < 25_000, "{score} in {pos:?}");
         }
     }
 
