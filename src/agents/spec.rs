@@ -4,6 +4,7 @@
 use super::alphabeta::{AlphaBeta, AlphaBetaConfig};
 use super::checkers_eval::{DEFAULT_KING, Material};
 use super::learned::NetAgent;
+use super::othello_eval::OthelloEval;
 use super::random::RandomAgent;
 use super::settings::{self, Setting};
 use super::{Agent, Limits};
@@ -101,15 +102,37 @@ impl AgentGame for Checkers {
     }
 }
 
+/// Othello's own agents.
+const OTHELLO_KINDS: &[(&str, &str)] = &[(
+    "alphabeta",
+    "negamax alpha-beta on mobility, corners, edge stability and late disc count: depth=N, \
+     time=MS, nodes=N (stops at the first reached; depth 4 if none is given), hash=MB \
+     (transposition table, default 16)",
+)];
+
+/// Othello has more moves a ply than checkers (where captures are often forced), so the
+/// default searches less deeply than checkers' 6 for a like cost: depth 4 takes a few
+/// hundred nodes a move in the opening, checkers' 6 about a thousand.
+const OTHELLO_DEFAULT_DEPTH: u32 = 4;
+
 impl AgentGame for Othello {
-    const OWN_KINDS: &'static [(&'static str, &'static str)] = &[];
+    const OWN_KINDS: &'static [(&'static str, &'static str)] = OTHELLO_KINDS;
 
     fn build_own(
         kind: &str,
-        _opts: &mut Options,
-        _seed: u64,
+        opts: &mut Options,
+        seed: u64,
     ) -> Result<Box<dyn Agent<Othello>>, AgentError> {
-        unreachable!("Othello has no agent kind {kind} of its own")
+        debug_assert_eq!(kind, "alphabeta");
+        let default_limits = Limits {
+            depth: Some(OTHELLO_DEFAULT_DEPTH),
+            ..Limits::default()
+        };
+        let config = AlphaBetaConfig {
+            limits: opts.limits(&default_limits)?,
+            hash_mb: opts.hash(AlphaBetaConfig::default().hash_mb)?,
+        };
+        Ok(Box::new(AlphaBeta::new(config, seed, OthelloEval)?))
     }
 }
 
@@ -359,6 +382,32 @@ mod tests {
             let e = bad
                 .parse::<AgentSpec>()
                 .and_then(|s| s.build::<Checkers>(1).map(|_| ()))
+                .unwrap_err();
+            assert!(e.0.contains(needle), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn othello_has_alphabeta_without_checkers_options() {
+        assert!(
+            "alphabeta:depth=2,time=50,nodes=9,hash=1"
+                .parse::<AgentSpec>()
+                .unwrap()
+                .build::<Othello>(1)
+                .is_ok()
+        );
+        for (bad, needle) in [
+            (
+                "minimax",
+                "unknown othello agent \"minimax\": expected one of random, mcts, az, alphabeta",
+            ),
+            ("alphabeta:king=2", "no option \"king\""),
+            ("td:model=x", "unknown othello agent"),
+            ("alphabeta:hash=0", "alphabeta option hash"),
+        ] {
+            let e = bad
+                .parse::<AgentSpec>()
+                .and_then(|s| s.build::<Othello>(1).map(|_| ()))
                 .unwrap_err();
             assert!(e.0.contains(needle), "{bad}: {e}");
         }
