@@ -133,6 +133,12 @@ fn alphabeta_is_deterministic_for_a_seed() {
     assert_eq!(a.pdn(), b.pdn());
 }
 
+/// The node count of alpha-beta's summary line (`depth D score S nodes N pv ...`).
+fn searched_nodes(summary: &str) -> u64 {
+    let after = summary.split("nodes ").nth(1).unwrap();
+    after.split(' ').next().unwrap().parse().unwrap()
+}
+
 #[test]
 fn limits_are_respected() {
     let game = Game::new();
@@ -160,16 +166,7 @@ fn limits_are_respected() {
         },
     );
     let summary = d.analysis.unwrap().summary;
-    let nodes: u64 = summary
-        .split("nodes ")
-        .nth(1)
-        .unwrap()
-        .split(' ')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
-    assert!(nodes <= 5000, "{summary}");
+    assert!(searched_nodes(&summary) <= 5000, "{summary}");
 }
 
 #[test]
@@ -398,14 +395,5 @@ fn othello_alphabeta_spec_and_limits() {
     );
     assert!(othello::Position::start().is_legal(d.mv));
     let summary = d.analysis.unwrap().summary;
-    let nodes: u64 = summary
-        .split("nodes ")
-        .nth(1)
-        .unwrap()
-        .split(' ')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
-    assert!(nodes <= 2000, "{summary}");
+    assert!(searched_nodes(&summary) <= 2000, "{summary}");
 }
