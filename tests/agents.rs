@@ -1,10 +1,11 @@
 //! The baseline agents: alpha-beta against a plain minimax, determinism, limits, and the
-//! yardstick result that alpha-beta depth 6 never loses to random over the ballots.
+//! yardstick result that alpha-beta depth 6 never loses to random over the ballots; the same
+//! search playing Othello.
 
-use checkers_zero::agents::{AgentSpec, Limits, Player};
-use checkers_zero::arena::{GameConfig, MatchConfig, OpeningSet, Series, run_match};
-use checkers_zero::games::Checkers;
+use checkers_zero::agents::{Agent, AgentSpec, Limits, Player};
+use checkers_zero::arena::{GameConfig, MatchConfig, OpeningSet, Series, play_game, run_match};
 use checkers_zero::games::checkers::{Color, Game, Position, dedup_routes_of, legal_moves};
+use checkers_zero::games::{Checkers, Othello, Outcome, othello};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::time::{Duration, Instant};
@@ -132,6 +133,12 @@ fn alphabeta_is_deterministic_for_a_seed() {
     assert_eq!(a.pdn(), b.pdn());
 }
 
+/// The node count of alpha-beta's summary line (`depth D score S nodes N pv ...`).
+fn searched_nodes(summary: &str) -> u64 {
+    let after = summary.split("nodes ").nth(1).unwrap();
+    after.split(' ').next().unwrap().parse().unwrap()
+}
+
 #[test]
 fn limits_are_respected() {
     let game = Game::new();
@@ -159,16 +166,7 @@ fn limits_are_respected() {
         },
     );
     let summary = d.analysis.unwrap().summary;
-    let nodes: u64 = summary
-        .split("nodes ")
-        .nth(1)
-        .unwrap()
-        .split(' ')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
-    assert!(nodes <= 5000, "{summary}");
+    assert!(searched_nodes(&summary) <= 5000, "{summary}");
 }
 
 #[test]
@@ -281,4 +279,121 @@ fn gauntlet_rows_add_up_and_print_as_json_lines() {
             .0
             .contains("at least one opponent")
     );
+}
+
+// --- Othello: the same search with its own evaluation ---
+
+fn othello_agent(spec: &str, seed: u64) -> Box<dyn Agent<Othello>> {
+    spec.parse::<AgentSpec>().unwrap().build(seed).unwrap()
+}
+
+#[test]
+fn othello_alphabeta_beats_random_from_the_start() {
+    for depth in [2, 4] {
+        let spec = format!("alphabeta:depth={depth}");
+        let mut score = 0.0;
+        for seed in 0..20 {
+            let mut searcher = othello_agent(&spec, seed);
+            let mut random = othello_agent("random", 1000 + seed);
+            // Colours alternate game by game.
+            let searcher_plays = if seed % 2 == 0 {
+                Color::Black
+            } else {
+                Color::White
+            };
+            let (black, white) = match searcher_plays {
+                Color::Black => (&mut searcher, &mut random),
+                Color::White => (&mut random, &mut searcher),
+            };
+            let game = play_game(
+                black.as_mut(),
+                white.as_mut(),
+                Game::<Othello>::at_start(),
+                GameConfig::default(),
+            );
+            score += match game.outcome().unwrap() {
+                Outcome::Win(winner, _) if winner == searcher_plays => 1.0,
+                Outcome::Win(..) => 0.0,
+                Outcome::Draw(_) => 0.5,
+            };
+        }
+        eprintln!("Othello alphabeta depth {depth} against random: {score}/20");
+        assert!(score >= 18.0, "depth {depth}: {score}/20");
+    }
+}
+
+#[test]
+fn othello_alphabeta_takes_the_corner_that_wins_at_once() {
+    // Black c1 and c3, White b1 and b2: a1 flips both White discs (ending the game),
+    // a3 flips only b2.
+    let pos =
+        othello::Position::from_discs((1 << 2) | (1 << 18), (1 << 1) | (1 << 9), Color::Black)
+            .unwrap();
+    assert!(pos.legal_moves().len() >= 2);
+    for depth in 1..=4 {
+        let mut agent = othello_agent(&format!("alphabeta:depth={depth}"), 3);
+        let d = agent.select(&Game::from_position(pos), &Limits::default());
+        assert_eq!(d.mv, othello::Move::Play(0), "a1 at depth {depth}");
+        let analysis = d.analysis.unwrap();
+        assert_eq!(
+            analysis.value, 999.0,
+            "a win in one ply: {}",
+            analysis.summary
+        );
+    }
+}
+
+#[test]
+fn othello_alphabeta_passes_when_it_must_and_searches_through_passes() {
+    // Black a1, White b1, c1 empty: White must pass, then Black plays c1 and wins.
+    let white_to_move = othello::Position::from_discs(1, 2, Color::White).unwrap();
+    let game = Game::from_position(white_to_move);
+    let mut agent = othello_agent("alphabeta:depth=3", 0);
+    let d = agent.select(&game, &Limits::default());
+    assert_eq!(d.mv, othello::Move::Pass);
+    assert_eq!(d.analysis.unwrap().value, -998.0, "lost in two plies");
+    let analysis = agent.analyse(&game, &Limits::default()).unwrap();
+    assert_eq!(analysis.moves.len(), 1);
+    // Whole games between two searchers: every move legal, passes among them.
+    let mut passes = 0;
+    for seed in 0..8 {
+        let mut agents = [
+            othello_agent("alphabeta:depth=3", seed),
+            othello_agent("alphabeta:depth=1", seed + 10),
+        ];
+        let mut game = Game::<Othello>::at_start();
+        while game.outcome().is_none() {
+            let agent = &mut agents[game.turn().index()];
+            let mv = agent.select(&game, &Limits::default()).mv;
+            assert!(
+                game.position().is_legal(mv),
+                "{mv:?} in {:?}",
+                game.position()
+            );
+            passes += usize::from(mv == othello::Move::Pass);
+            game.play(mv);
+        }
+    }
+    assert!(passes > 0, "no game had a pass");
+}
+
+#[test]
+fn othello_alphabeta_spec_and_limits() {
+    let agent = othello_agent("alphabeta", 0);
+    assert_eq!(agent.name(), "alphabeta:depth=4");
+    assert_eq!(
+        othello_agent("alphabeta:nodes=500,hash=2", 0).name(),
+        "alphabeta:nodes=500"
+    );
+    let mut agent = othello_agent("alphabeta:depth=64", 0);
+    let d = agent.select(
+        &Game::<Othello>::at_start(),
+        &Limits {
+            nodes: Some(2000),
+            ..Limits::default()
+        },
+    );
+    assert!(othello::Position::start().is_legal(d.mv));
+    let summary = d.analysis.unwrap().summary;
+    assert!(searched_nodes(&summary) <= 2000, "{summary}");
 }

@@ -1,77 +1,88 @@
-//! The alpha-beta agent: the fixed yardstick the learners are measured against.
+//! The alpha-beta agent: the fixed yardstick the learners are measured against, one search
+//! for every game.
 //!
-//! Negamax with iterative deepening, a transposition table, move ordering (table move,
-//! longer captures, history heuristic) and a capture extension: at the horizon a position
-//! whose side to move must capture is searched on until it is quiet. The leaf evaluation is
-//! an [`Evaluator`]: [`Material`] (man 1, king `king_weight`) for the `alphabeta` agent, a
-//! learned network for `td`, `ga` and `pso`. For given limits and seed the search is
-//! deterministic: the seed only shuffles the root moves, which decides ties between moves
-//! of equal score. A time limit (unlike depth and node limits) makes it timing-dependent.
+//! Negamax over whole moves with iterative deepening, a transposition table, move ordering
+//! (table move, the game's urgent moves, history heuristic) and an extension at the horizon:
+//! a position the game says is unsettled (checkers: the side to move must capture) is
+//! searched on until it is settled. The per-game parts are a [`SearchGame`] (those knobs)
+//! and an [`Evaluator`] (the leaf score): checkers' material (checkers_eval.rs) or a learned
+//! network (`td`, `ga`, `pso`), Othello's classic evaluation (othello_eval.rs). Both are
+//! type parameters, so each game gets its own monomorphised search. For given limits and seed
+//! the search is deterministic: the seed only shuffles the root moves, which decides ties
+//! between moves of equal score. A time limit (unlike depth and node limits) makes it
+//! timing-dependent.
 
 use super::settings::{self, MAX_DEPTH};
 use super::spec::setting_error;
 use super::{Agent, AgentError, Analysis, Decision, Limits, MoveScore, ScoreKind, StopFlag};
-use crate::games::checkers::moves::{generate, jumpers};
-use crate::games::checkers::record::FORTY_MOVE_PLIES;
-use crate::games::checkers::{Game, Move, Position, dedup_routes, move_to_pdn};
+use crate::games::{Game, Outcome, Rules};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use std::time::Instant;
 
-/// Scores are in hundredths of a man. A win at ply p scores `WIN - p`, so nearer wins are
-/// preferred and farther losses resisted.
+/// Scores are in hundredths of a unit (checkers: a man; Othello: a disc). A win at ply p
+/// scores `WIN - p`, so nearer wins are preferred and farther losses resisted.
 pub const MAN: i32 = 100;
 const WIN: i32 = 1_000_000;
 const INF: i32 = WIN + 1;
 /// Scores beyond this are wins or losses at a known distance.
 const WIN_BOUND: i32 = WIN - 10_000;
 
-/// Scores a quiet position for the side to move, in hundredths of a man; magnitudes must stay
-/// well below a win's (under 100 000 men is plenty).
-pub trait Evaluator: Send {
-    /// True for evaluators with a per-call cost (networks): the search then scores all quiet
-    /// children of a node one ply above the horizon in one [`Evaluator::evaluate_many`] call.
+/// What the search needs of a game beyond its [`Rules`]: the moves in an allocation-free
+/// form, where the horizon may stop, and how moves are ordered. Implemented next to each
+/// game's evaluation (checkers_eval.rs, othello_eval.rs).
+pub trait SearchGame: Rules {
+    /// Entries of the history heuristic's table (see [`SearchGame::history_slot`]).
+    const HISTORY_SLOTS: usize;
+
+    /// Sets `out` to `Rules::distinct_moves(pos)`, in the same order, reusing its memory
+    /// (the search keeps one buffer per ply rather than allocating at every node).
+    fn distinct_moves_into(pos: &Self::Position, out: &mut Vec<Self::Move>);
+
+    /// True where the horizon must not stop because a static score would be misleading
+    /// (checkers: the side to move must capture, so material is about to change); the
+    /// search then goes on until it is false. `moves` are the position's distinct moves,
+    /// never none (the search has them at hand, and they may answer more cheaply).
+    fn unsettled(pos: &Self::Position, moves: &[Self::Move]) -> bool;
+
+    /// How far ahead of history-ordered moves a move is searched: 0 for none, larger first
+    /// (checkers: captures by pieces taken, then crowning).
+    fn urgency(pos: &Self::Position, mv: &Self::Move) -> u32;
+
+    /// The history table's entry (below `HISTORY_SLOTS`) that counts the cut-offs of a move,
+    /// or `None` for moves the heuristic does not track (checkers' captures).
+    fn history_slot(mv: &Self::Move) -> Option<usize>;
+}
+
+/// Scores a position with legal moves for the side to move, in [`MAN`] units; magnitudes
+/// must stay well below a win's (under 100 000 units is plenty). Ended games never reach it:
+/// the search scores them from the outcome.
+pub trait Evaluator<G: SearchGame>: Send {
+    /// True for evaluators with a per-call cost (networks): the search then scores all
+    /// settled children of a node one ply above the horizon in one
+    /// [`Evaluator::evaluate_many`] call.
     const BATCHED: bool = false;
 
-    fn evaluate(&mut self, pos: &Position) -> i32;
+    fn evaluate(&mut self, pos: &G::Position) -> i32;
 
     /// Scores each position, in order, into `out` (cleared first).
-    fn evaluate_many(&mut self, positions: &[Position], out: &mut Vec<i32>) {
+    fn evaluate_many(&mut self, positions: &[G::Position], out: &mut Vec<i32>) {
         out.clear();
         out.extend(positions.iter().map(|p| self.evaluate(p)));
     }
 }
 
-/// Material: man 100, king `king_value`, own minus the opponent's.
-pub struct Material {
-    king_value: i32,
-}
-
-impl Material {
-    pub fn new(king_weight: f32) -> Material {
-        Material {
-            king_value: (king_weight * MAN as f32).round() as i32,
-        }
-    }
-}
-
-impl Evaluator for Material {
-    fn evaluate(&mut self, pos: &Position) -> i32 {
-        let me = pos.turn();
-        let material = |c| {
-            pos.men(c).count_ones() as i32 * MAN
-                + pos.kings_of(c).count_ones() as i32 * self.king_value
-        };
-        material(me) - material(me.opposite())
-    }
+/// The evaluator of an `alphabeta` agent: it names its options, so the agent can print the
+/// spec that rebuilds it (the learned agents wrap the search and name themselves).
+pub trait SpecEvaluator<G: SearchGame>: Evaluator<G> {
+    /// Its options as `key=value`, leaving out those at their defaults.
+    fn options(&self) -> Vec<String>;
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct AlphaBetaConfig {
     pub limits: Limits,
-    /// A king's value in men (for the material evaluation).
-    pub king_weight: f32,
     /// Transposition table size in MiB.
     pub hash_mb: usize,
 }
@@ -83,7 +94,6 @@ impl Default for AlphaBetaConfig {
                 depth: Some(6),
                 ..Limits::default()
             },
-            king_weight: 1.5,
             hash_mb: 16,
         }
     }
@@ -106,9 +116,6 @@ impl AlphaBetaConfig {
             .map(|n| settings::NODES.check(n))
             .transpose()
             .map_err(err("nodes"))?;
-        settings::KING
-            .check(self.king_weight)
-            .map_err(err("king"))?;
         settings::HASH_MB.check(self.hash_mb).map_err(err("hash"))?;
         Ok(())
     }
@@ -140,40 +147,37 @@ const EMPTY_ENTRY: TtEntry = TtEntry {
     best: u8::MAX,
 };
 
-pub struct AlphaBeta<E: Evaluator = Material> {
+/// History scores are capped here, and urgent moves are keyed above it.
+const HISTORY_CAP: u32 = 800_000;
+
+/// The search for game `G` with leaf evaluation `E`.
+pub struct AlphaBeta<G: SearchGame, E: Evaluator<G>> {
     config: AlphaBetaConfig,
     seed: u64,
     rng: StdRng,
     evaluator: E,
-    /// Batched evaluators: the scores of the quiet children of the last node searched one ply
-    /// above the horizon (see [`Evaluator::BATCHED`]).
-    prefetched: Vec<(Position, i32)>,
+    /// Batched evaluators: the scores of the settled children of the last node searched one
+    /// ply above the horizon (see [`Evaluator::BATCHED`]).
+    prefetched: Vec<(G::Position, i32)>,
     tt: Vec<TtEntry>,
-    /// History heuristic: how often a quiet move from->to caused a cut-off, weighted by depth.
-    history: Box<[[u32; 32]; 32]>,
+    /// History heuristic: how often a move (by [`SearchGame::history_slot`]) caused a
+    /// cut-off, weighted by depth.
+    history: Box<[u32]>,
     /// Hashes of the positions before the current node (game history, then search path).
     path: Vec<u64>,
     /// One move buffer per ply, reused.
-    buffers: Vec<Vec<Move>>,
-    /// Per ply, the leaf of the best line found below the current node: the quiet position
+    buffers: Vec<Vec<G::Move>>,
+    /// Per ply, the leaf of the best line found below the current node: the settled position
     /// whose evaluation gave its score, or `None` for an end, a draw or a table score.
-    leaves: Vec<Option<Position>>,
+    leaves: Vec<Option<G::Position>>,
     /// The leaf of the best root move's line after the last completed iteration.
-    root_leaf: Option<Position>,
+    root_leaf: Option<G::Position>,
     nodes: u64,
     node_limit: u64,
     deadline: Option<Instant>,
     /// The caller's stop flag for the current search.
     stop: Option<StopFlag>,
     stopped: bool,
-}
-
-impl AlphaBeta {
-    /// The material-evaluation agent.
-    pub fn new(config: AlphaBetaConfig, seed: u64) -> Result<Self, AgentError> {
-        let material = Material::new(config.king_weight);
-        AlphaBeta::with_evaluator(config, seed, material)
-    }
 }
 
 /// A table of `hash_mb` MiB (rounded down to a power of two entries), or an error if the
@@ -191,12 +195,8 @@ fn transposition_table(hash_mb: usize) -> Result<Vec<TtEntry>, AgentError> {
     Ok(tt)
 }
 
-impl<E: Evaluator> AlphaBeta<E> {
-    pub fn with_evaluator(
-        config: AlphaBetaConfig,
-        seed: u64,
-        evaluator: E,
-    ) -> Result<Self, AgentError> {
+impl<G: SearchGame, E: Evaluator<G>> AlphaBeta<G, E> {
+    pub fn new(config: AlphaBetaConfig, seed: u64, evaluator: E) -> Result<Self, AgentError> {
         config.validate()?;
         let tt = transposition_table(config.hash_mb)?;
         Ok(AlphaBeta {
@@ -206,7 +206,7 @@ impl<E: Evaluator> AlphaBeta<E> {
             evaluator,
             prefetched: Vec::new(),
             tt,
-            history: Box::new([[0; 32]; 32]),
+            history: vec![0; G::HISTORY_SLOTS].into_boxed_slice(),
             path: Vec::new(),
             buffers: Vec::new(),
             leaves: Vec::new(),
@@ -223,7 +223,7 @@ impl<E: Evaluator> AlphaBeta<E> {
         &mut self.evaluator
     }
 
-    fn evaluate(&mut self, pos: &Position) -> i32 {
+    fn evaluate(&mut self, pos: &G::Position) -> i32 {
         if E::BATCHED
             && let Some(&(_, score)) = self.prefetched.iter().find(|(p, _)| p == pos)
         {
@@ -233,16 +233,22 @@ impl<E: Evaluator> AlphaBeta<E> {
     }
 
     /// For a batched evaluator, scores in one call every child of `pos` that the search will
-    /// evaluate statically at the horizon (those whose side to move need not capture); children
-    /// that turn out to be repetitions or lost cost a wasted score, nothing more.
-    fn prefetch_leaves(&mut self, pos: &Position, moves: &[Move]) {
+    /// evaluate statically at the horizon (the settled ones); children that turn out to be
+    /// repetitions or ended cost a wasted score, nothing more.
+    fn prefetch_leaves(&mut self, pos: &G::Position, moves: &[G::Move]) {
         if !E::BATCHED {
             return;
         }
-        let leaves: Vec<Position> = moves
+        let mut replies = Vec::new();
+        let leaves: Vec<G::Position> = moves
             .iter()
-            .map(|m| pos.apply(m))
-            .filter(|c| jumpers(c) == 0)
+            .map(|m| G::apply_move(pos, m))
+            .filter(|c| {
+                G::distinct_moves_into(c, &mut replies);
+                // Ended children too: `unsettled` needs a move, and one wasted score is
+                // cheaper than a second pass.
+                replies.is_empty() || !G::unsettled(c, &replies)
+            })
             .collect();
         let mut scores = Vec::with_capacity(leaves.len());
         self.evaluator.evaluate_many(&leaves, &mut scores);
@@ -254,18 +260,16 @@ impl<E: Evaluator> AlphaBeta<E> {
         (key as usize) & (self.tt.len() - 1)
     }
 
-    fn moves_at(&mut self, ply: usize, pos: &Position) -> Vec<Move> {
+    fn moves_at(&mut self, ply: usize, pos: &G::Position) -> Vec<G::Move> {
         if self.buffers.len() <= ply {
             self.buffers.resize_with(ply + 1, || Vec::with_capacity(32));
         }
         let mut moves = std::mem::take(&mut self.buffers[ply]);
-        moves.clear();
-        generate(pos, &mut moves);
-        dedup_routes(&mut moves);
+        G::distinct_moves_into(pos, &mut moves);
         moves
     }
 
-    fn set_leaf(&mut self, ply: usize, leaf: Option<Position>) {
+    fn set_leaf(&mut self, ply: usize, leaf: Option<G::Position>) {
         if self.leaves.len() <= ply {
             self.leaves.resize(ply + 1, None);
         }
@@ -292,23 +296,20 @@ impl<E: Evaluator> AlphaBeta<E> {
             .any(|k| self.path[n - k] == hash)
     }
 
-    /// Orders `moves` best-first for search: the table move, then longer captures, crowning
-    /// moves, then quiet moves by history score. Returns the moves' generation indices.
-    fn order(&self, pos: &Position, moves: &mut [Move], tt_best: u8) -> Vec<u8> {
-        let mut keyed: Vec<(u32, u8, Move)> = moves
+    /// Orders `moves` best-first for search: the table move, then the game's urgent moves by
+    /// urgency, then the others by history score. Returns the moves' generation indices.
+    fn order(&self, pos: &G::Position, moves: &mut [G::Move], tt_best: u8) -> Vec<u8> {
+        let mut keyed: Vec<(u32, u8, G::Move)> = moves
             .iter()
             .enumerate()
             .map(|(i, m)| {
                 let key = if i as u8 == tt_best {
                     u32::MAX
-                } else if m.is_capture() {
-                    1_000_000 + m.captured().count_ones() * 1000
-                } else if pos.kings() & (1 << m.from()) == 0
-                    && (1 << m.to()) & pos.turn().crown_row() != 0
-                {
-                    900_000
                 } else {
-                    self.history[m.from() as usize][m.to() as usize].min(800_000)
+                    match G::urgency(pos, m) {
+                        0 => G::history_slot(m).map_or(0, |s| self.history[s].min(HISTORY_CAP)),
+                        urgent => HISTORY_CAP + urgent,
+                    }
                 };
                 (key, i as u8, *m)
             })
@@ -321,9 +322,20 @@ impl<E: Evaluator> AlphaBeta<E> {
         keyed.iter().map(|k| k.1).collect()
     }
 
+    /// The score of an ended game at `ply` for its side to move (no legal move: the rules
+    /// decide, `Rules::outcome`).
+    fn end_score(pos: &G::Position, ply: usize) -> i32 {
+        match G::outcome(&G::turn_start(pos)) {
+            Some(Outcome::Win(winner, _)) if winner == G::side_to_move(pos) => WIN - ply as i32,
+            Some(Outcome::Win(..)) => -(WIN - ply as i32),
+            Some(Outcome::Draw(_)) => 0,
+            None => unreachable!("no legal move in a position the rules say goes on"),
+        }
+    }
+
     fn negamax(
         &mut self,
-        pos: &Position,
+        pos: &G::Position,
         depth: i32,
         mut alpha: i32,
         beta: i32,
@@ -335,17 +347,19 @@ impl<E: Evaluator> AlphaBeta<E> {
         if self.out_of_budget() {
             return 0;
         }
-        let hash = pos.hash();
-        if self.repeats(hash, quiet) || quiet >= FORTY_MOVE_PLIES {
+        let hash = G::hash(pos);
+        // Draws by history, in a form the constants fold away for games without them.
+        let repeated = G::REPETITION_DRAW.is_some() && self.repeats(hash, quiet);
+        if repeated || G::QUIET_DRAW_PLIES.is_some_and(|limit| quiet >= limit) {
             return 0;
         }
         let mut moves = self.moves_at(ply, pos);
         if moves.is_empty() {
             self.buffers[ply] = moves;
-            return -(WIN - ply as i32);
+            return Self::end_score(pos, ply);
         }
-        // Capture extension: at the horizon only quiet positions are evaluated.
-        if depth <= 0 && !moves[0].is_capture() {
+        // The horizon extension: only settled positions are evaluated.
+        if depth <= 0 && !G::unsettled(pos, &moves) {
             self.buffers[ply] = moves;
             self.set_leaf(ply, Some(*pos));
             return self.evaluate(pos);
@@ -377,8 +391,8 @@ impl<E: Evaluator> AlphaBeta<E> {
         let mut best_index = u8::MAX;
         self.path.push(hash);
         for (mv, &index) in moves.iter().zip(&indices) {
-            let child = pos.apply(mv);
-            let child_quiet = if pos.is_irreversible(mv) {
+            let child = G::apply_move(pos, mv);
+            let child_quiet = if G::move_is_irreversible(pos, mv) {
                 0
             } else {
                 quiet + 1
@@ -403,8 +417,8 @@ impl<E: Evaluator> AlphaBeta<E> {
                 alpha = score;
             }
             if alpha >= beta {
-                if !mv.is_capture() {
-                    let h = &mut self.history[mv.from() as usize][mv.to() as usize];
+                if let Some(slot) = G::history_slot(mv) {
+                    let h = &mut self.history[slot];
                     *h = h.saturating_add((depth * depth).max(1) as u32);
                 }
                 break;
@@ -431,11 +445,11 @@ impl<E: Evaluator> AlphaBeta<E> {
         best
     }
 
-    /// Iterative deepening at the root; returns the root moves (after route de-duplication)
-    /// with their scores from the last completed iteration, best first, and the depth reached.
+    /// Iterative deepening at the root; returns the distinct root moves with their scores
+    /// from the last completed iteration, best first, and the depth reached.
     /// With `exact`, every root move gets a full-window search (all scores exact); without,
     /// a move that cannot beat the best so far is only bounded from above.
-    fn search(&mut self, game: &Game, limits: &Limits, exact: bool) -> (Vec<RootMove>, u32) {
+    fn search(&mut self, game: &Game<G>, limits: &Limits, exact: bool) -> (Vec<RootMove<G>>, u32) {
         let limits = limits.or(&self.config.limits);
         let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         self.nodes = 0;
@@ -450,7 +464,7 @@ impl<E: Evaluator> AlphaBeta<E> {
         self.path.extend_from_slice(&history[..history.len() - 1]);
         let mut root = self.moves_at(0, &pos);
         root.shuffle(&mut self.rng);
-        let mut scored: Vec<RootMove> = root
+        let mut scored: Vec<RootMove<G>> = root
             .iter()
             .map(|&mv| RootMove {
                 mv,
@@ -464,15 +478,15 @@ impl<E: Evaluator> AlphaBeta<E> {
             let mut alpha = -INF;
             // The first move to reach the best score is the one the stable sort puts first.
             let mut best_leaf = (-INF, None);
-            let mut this_iter: Vec<RootMove> = Vec::with_capacity(scored.len());
+            let mut this_iter: Vec<RootMove<G>> = Vec::with_capacity(scored.len());
             if depth == 1 {
-                let moves: Vec<Move> = scored.iter().map(|s| s.mv).collect();
+                let moves: Vec<G::Move> = scored.iter().map(|s| s.mv).collect();
                 self.prefetch_leaves(&pos, &moves);
             }
-            self.path.push(pos.hash());
+            self.path.push(G::hash(&pos));
             for &RootMove { mv, .. } in &scored {
-                let child = pos.apply(&mv);
-                let child_quiet = if pos.is_irreversible(&mv) {
+                let child = G::apply_move(&pos, &mv);
+                let child_quiet = if G::move_is_irreversible(&pos, &mv) {
                     0
                 } else {
                     quiet + 1
@@ -522,32 +536,32 @@ impl<E: Evaluator> AlphaBeta<E> {
     }
 
     /// Follows table moves from the root to show the expected line.
-    fn principal_variation(&mut self, game: &Game, first: Move, max_len: usize) -> String {
-        let mut line = vec![move_to_pdn(&first)];
-        let mut pos = game.position().apply(&first);
-        let mut seen = vec![game.hash(), pos.hash()];
+    fn principal_variation(&mut self, game: &Game<G>, first: G::Move, max_len: usize) -> String {
+        let mut line = vec![G::format_move(&first)];
+        let mut pos = G::apply_move(game.position(), &first);
+        let mut seen = vec![game.hash(), G::hash(&pos)];
         while line.len() < max_len {
-            let entry = self.tt[self.tt_index(pos.hash())];
-            if entry.key != pos.hash() || entry.best == u8::MAX {
+            let hash = G::hash(&pos);
+            let entry = self.tt[self.tt_index(hash)];
+            if entry.key != hash || entry.best == u8::MAX {
                 break;
             }
-            let mut moves = Vec::new();
-            generate(&pos, &mut moves);
-            dedup_routes(&mut moves);
+            let moves = G::distinct_moves(&pos);
             let Some(mv) = moves.get(entry.best as usize).copied() else {
                 break;
             };
-            line.push(move_to_pdn(&mv));
-            pos = pos.apply(&mv);
-            if seen.contains(&pos.hash()) {
+            line.push(G::format_move(&mv));
+            pos = G::apply_move(&pos, &mv);
+            let hash = G::hash(&pos);
+            if seen.contains(&hash) {
                 break;
             }
-            seen.push(pos.hash());
+            seen.push(hash);
         }
         line.join(" ")
     }
 
-    fn analysis(&mut self, game: &Game, scored: &[RootMove], depth: u32) -> Analysis {
+    fn analysis(&mut self, game: &Game<G>, scored: &[RootMove<G>], depth: u32) -> Analysis<G> {
         let RootMove {
             mv: best, score, ..
         } = scored[0];
@@ -575,8 +589,8 @@ impl<E: Evaluator> AlphaBeta<E> {
 
 /// A root move's score from the last completed iteration.
 #[derive(Clone, Copy)]
-struct RootMove {
-    mv: Move,
+struct RootMove<G: Rules> {
+    mv: G::Move,
     score: i32,
     /// The move was only shown to score at most `score` (it could not beat an earlier move).
     upper_bound: bool,
@@ -622,9 +636,9 @@ fn describe(score: i32) -> String {
     }
 }
 
-impl<E: Evaluator> AlphaBeta<E> {
+impl<G: SearchGame, E: Evaluator<G>> AlphaBeta<G, E> {
     /// [`Agent::select`] for any evaluator.
-    pub fn decide(&mut self, game: &Game, limits: &Limits) -> Decision {
+    pub fn decide(&mut self, game: &Game<G>, limits: &Limits) -> Decision<G> {
         let (scored, depth) = self.search(game, limits, false);
         let analysis = self.analysis(game, &scored, depth);
         Decision {
@@ -638,15 +652,15 @@ impl<E: Evaluator> AlphaBeta<E> {
     /// there), or `None` when the score is an end, a draw or a table hit (TD-Leaf trains on it).
     pub fn decide_with_leaf(
         &mut self,
-        game: &Game,
+        game: &Game<G>,
         limits: &Limits,
-    ) -> (Move, i32, Option<Position>) {
+    ) -> (G::Move, i32, Option<G::Position>) {
         let (scored, _) = self.search(game, limits, false);
         (scored[0].mv, scored[0].score, self.root_leaf)
     }
 
     /// [`Agent::analyse`] for any evaluator.
-    pub fn analyse_all(&mut self, game: &Game, limits: &Limits) -> Analysis {
+    pub fn analyse_all(&mut self, game: &Game<G>, limits: &Limits) -> Analysis<G> {
         let (scored, depth) = self.search(game, limits, true);
         self.analysis(game, &scored, depth)
     }
@@ -654,12 +668,12 @@ impl<E: Evaluator> AlphaBeta<E> {
     /// [`Agent::new_game`] for any evaluator.
     pub fn reset(&mut self) {
         self.tt.fill(EMPTY_ENTRY);
-        *self.history = [[0; 32]; 32];
+        self.history.fill(0);
         self.rng = StdRng::seed_from_u64(self.seed);
     }
 }
 
-impl Agent for AlphaBeta {
+impl<G: SearchGame, E: SpecEvaluator<G>> Agent<G> for AlphaBeta<G, E> {
     fn name(&self) -> String {
         let c = &self.config;
         let mut s = String::from("alphabeta");
@@ -673,9 +687,7 @@ impl Agent for AlphaBeta {
         if let Some(n) = c.limits.nodes {
             opts.push(format!("nodes={n}"));
         }
-        if c.king_weight != 1.5 {
-            opts.push(format!("king={}", c.king_weight));
-        }
+        opts.extend(self.evaluator.options());
         if !opts.is_empty() {
             s.push(':');
             s.push_str(&opts.join(","));
@@ -683,15 +695,47 @@ impl Agent for AlphaBeta {
         s
     }
 
-    fn select(&mut self, game: &Game, limits: &Limits) -> Decision {
+    fn select(&mut self, game: &Game<G>, limits: &Limits) -> Decision<G> {
         self.decide(game, limits)
     }
 
-    fn analyse(&mut self, game: &Game, limits: &Limits) -> Option<Analysis> {
+    fn analyse(&mut self, game: &Game<G>, limits: &Limits) -> Option<Analysis<G>> {
         Some(self.analyse_all(game, limits))
     }
 
     fn new_game(&mut self) {
         self.reset();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::{Checkers, Othello};
+    use rand::Rng;
+
+    /// The search's buffered moves are `Rules::distinct_moves`, in order (the table stores
+    /// moves by index), whatever the buffer held before.
+    fn buffered_moves_are_the_distinct_moves<G: SearchGame>() {
+        let mut rng = StdRng::seed_from_u64(5);
+        let mut buffer = Vec::new();
+        for _ in 0..50 {
+            let mut pos = G::start();
+            for _ in 0..rng.random_range(0..80) {
+                let moves = G::distinct_moves(&pos);
+                G::distinct_moves_into(&pos, &mut buffer);
+                assert_eq!(buffer, moves, "{pos:?}");
+                if moves.is_empty() {
+                    break;
+                }
+                pos = G::apply_move(&pos, &moves[rng.random_range(0..moves.len())]);
+            }
+        }
+    }
+
+    #[test]
+    fn buffered_moves_are_the_distinct_moves_in_both_games() {
+        buffered_moves_are_the_distinct_moves::<Checkers>();
+        buffered_moves_are_the_distinct_moves::<Othello>();
     }
 }

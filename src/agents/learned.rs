@@ -5,6 +5,7 @@ use super::alphabeta::{AlphaBeta, AlphaBetaConfig, Evaluator};
 use super::settings;
 use super::spec::setting_error;
 use super::{Agent, AgentError, Analysis, Decision, Limits};
+use crate::games::Checkers;
 use crate::games::checkers::{Game, Position};
 use crate::net::value_net::{Learner, ValueNet};
 use std::path::Path;
@@ -23,7 +24,7 @@ pub struct NetEval {
     pub net: ValueNet,
 }
 
-impl Evaluator for NetEval {
+impl Evaluator<Checkers> for NetEval {
     const BATCHED: bool = true;
 
     fn evaluate(&mut self, pos: &Position) -> i32 {
@@ -43,11 +44,11 @@ impl Evaluator for NetEval {
 
 pub struct NetAgent {
     name: String,
-    search: AlphaBeta<NetEval>,
+    search: AlphaBeta<Checkers, NetEval>,
 }
 
 /// The agent's search: `depth` plies (and the capture extension) with `net` at the leaves.
-pub fn net_search(net: ValueNet, depth: u32, seed: u64) -> AlphaBeta<NetEval> {
+pub fn net_search(net: ValueNet, depth: u32, seed: u64) -> AlphaBeta<Checkers, NetEval> {
     let config = AlphaBetaConfig {
         limits: Limits {
             depth: Some(depth),
@@ -55,10 +56,9 @@ pub fn net_search(net: ValueNet, depth: u32, seed: u64) -> AlphaBeta<NetEval> {
         },
         // A shallow search fills little of a table; a small one is quick to clear per game.
         hash_mb: 1,
-        ..AlphaBetaConfig::default()
     };
     // A fixed 1 MiB table: failing to get it is running out of memory, not a bad setting.
-    AlphaBeta::with_evaluator(config, seed, NetEval { net }).expect("a 1 MiB table")
+    AlphaBeta::new(config, seed, NetEval { net }).expect("a 1 MiB table")
 }
 
 impl NetAgent {

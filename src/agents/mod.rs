@@ -3,7 +3,9 @@
 //! an [`AgentSpec`] such as `alphabeta:depth=6,king=1.5`.
 
 pub mod alphabeta;
+pub mod checkers_eval;
 pub mod learned;
+pub mod othello_eval;
 pub mod random;
 pub mod search;
 pub mod settings;

@@ -2,7 +2,9 @@
 //! One parser and one builder serve the command line, the engine protocol and tournaments.
 
 use super::alphabeta::{AlphaBeta, AlphaBetaConfig};
+use super::checkers_eval::{DEFAULT_KING, Material};
 use super::learned::NetAgent;
+use super::othello_eval::OthelloEval;
 use super::random::RandomAgent;
 use super::search::{AzAgent, AzConfig, MctsAgent};
 use super::settings::{self, Setting};
@@ -78,16 +80,14 @@ impl AgentGame for Checkers {
         Ok(match kind {
             "alphabeta" => {
                 let defaults = AlphaBetaConfig::default();
+                let limits = opts.limits(&defaults.limits)?;
+                let king = opts.setting("king", &settings::KING)?;
+                let material = Material::new(king.unwrap_or(DEFAULT_KING))?;
                 let config = AlphaBetaConfig {
-                    limits: opts.limits(&defaults.limits)?,
-                    king_weight: opts
-                        .setting("king", &settings::KING)?
-                        .unwrap_or(defaults.king_weight),
-                    hash_mb: opts
-                        .setting("hash", &settings::HASH_MB)?
-                        .unwrap_or(defaults.hash_mb),
+                    limits,
+                    hash_mb: opts.hash(defaults.hash_mb)?,
                 };
-                Box::new(AlphaBeta::new(config, seed)?)
+                Box::new(AlphaBeta::new(config, seed, material)?)
             }
             _ => {
                 let learner = match kind {
@@ -103,15 +103,37 @@ impl AgentGame for Checkers {
     }
 }
 
+/// Othello's own agents.
+const OTHELLO_KINDS: &[(&str, &str)] = &[(
+    "alphabeta",
+    "negamax alpha-beta on mobility, corners, edge stability and late disc count: depth=N, \
+     time=MS, nodes=N (stops at the first reached; depth 4 if none is given), hash=MB \
+     (transposition table, default 16)",
+)];
+
+/// Othello has more moves a ply than checkers (where captures are often forced), so the
+/// default searches less deeply than checkers' 6 for a like cost: depth 4 takes a few
+/// hundred nodes a move in the opening, checkers' 6 about a thousand.
+const OTHELLO_DEFAULT_DEPTH: u32 = 4;
+
 impl AgentGame for Othello {
-    const OWN_KINDS: &'static [(&'static str, &'static str)] = &[];
+    const OWN_KINDS: &'static [(&'static str, &'static str)] = OTHELLO_KINDS;
 
     fn build_own(
         kind: &str,
-        _opts: &mut Options,
-        _seed: u64,
+        opts: &mut Options,
+        seed: u64,
     ) -> Result<Box<dyn Agent<Othello>>, AgentError> {
-        unreachable!("Othello has no agent kind {kind} of its own")
+        debug_assert_eq!(kind, "alphabeta");
+        let default_limits = Limits {
+            depth: Some(OTHELLO_DEFAULT_DEPTH),
+            ..Limits::default()
+        };
+        let config = AlphaBetaConfig {
+            limits: opts.limits(&default_limits)?,
+            hash_mb: opts.hash(AlphaBetaConfig::default().hash_mb)?,
+        };
+        Ok(Box::new(AlphaBeta::new(config, seed, OthelloEval)?))
     }
 }
 
@@ -284,6 +306,11 @@ impl Options<'_> {
         Ok(given.or(defaults))
     }
 
+    /// Alpha-beta's table size `hash` (MiB), else `default`.
+    pub fn hash(&mut self, default: usize) -> Result<usize, AgentError> {
+        Ok(self.setting("hash", &settings::HASH_MB)?.unwrap_or(default))
+    }
+
     fn finish(self) -> Result<(), AgentError> {
         for (k, _) in &self.spec.options {
             if !self.used.contains(&k.as_str()) {
@@ -319,9 +346,12 @@ mod tests {
         assert!(s.build::<Checkers>(1).is_ok());
         for (bad, needle) in [
             ("", "empty agent spec"),
-            ("minimax", "unknown agent"),
+            ("minimax", "unknown agent \"minimax\" for checkers"),
             ("alphabeta:depth", "key=value"),
-            ("alphabeta:depht=3", "no option \"depht\""),
+            (
+                "alphabeta:depht=3",
+                "no option \"depht\"; valid options: depth, time, nodes, king, hash",
+            ),
             ("alphabeta:depth=x", "expected a search depth"),
             (
                 "alphabeta:depth=0",
@@ -334,6 +364,10 @@ mod tests {
             (
                 "alphabeta:nodes=0",
                 "alphabeta option nodes: expected a node count",
+            ),
+            (
+                "alphabeta:king=0",
+                "alphabeta option king: expected a king value",
             ),
             (
                 "mcts:searches=0",
@@ -349,6 +383,32 @@ mod tests {
             let e = bad
                 .parse::<AgentSpec>()
                 .and_then(|s| s.build::<Checkers>(1).map(|_| ()))
+                .unwrap_err();
+            assert!(e.0.contains(needle), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn othello_has_alphabeta_without_checkers_options() {
+        assert!(
+            "alphabeta:depth=2,time=50,nodes=9,hash=1"
+                .parse::<AgentSpec>()
+                .unwrap()
+                .build::<Othello>(1)
+                .is_ok()
+        );
+        for (bad, needle) in [
+            (
+                "minimax",
+                "unknown othello agent \"minimax\": expected one of random, mcts, az, alphabeta",
+            ),
+            ("alphabeta:king=2", "no option \"king\""),
+            ("td:model=x", "unknown othello agent"),
+            ("alphabeta:hash=0", "alphabeta option hash"),
+        ] {
+            let e = bad
+                .parse::<AgentSpec>()
+                .and_then(|s| s.build::<Othello>(1).map(|_| ()))
                 .unwrap_err();
             assert!(e.0.contains(needle), "{bad}: {e}");
         }

@@ -22,6 +22,7 @@ use crate::agents::alphabeta::AlphaBeta;
 use crate::agents::learned::{NetEval, net_search, score_to_value};
 use crate::agents::{Agent, AgentSpec, Limits, random::RandomAgent};
 use crate::arena::OpeningSet;
+use crate::games::Checkers;
 use crate::games::checkers::{Color, Game, Position, adjudicate, dedup_routes_of, legal_moves};
 use crate::net::value_net::{Activation, Features, Learner, ValueArch, ValueNet};
 use crate::nn::Checkpoint;
@@ -211,7 +212,7 @@ pub fn train_game(net: &mut ValueNet, config: &TdConfig, learner: Color, seed: u
     let mut chains = [TdChain::default(), TdChain::default()];
     let mut w = net.weights();
     // TD-Leaf's search holds a copy of the network, kept at `w` like `net`.
-    let mut search: Option<AlphaBeta<NetEval>> = (config.target == Target::Leaf)
+    let mut search: Option<AlphaBeta<Checkers, NetEval>> = (config.target == Target::Leaf)
         .then(|| net_search(net.clone(), DEPTH, derive_seed(seed, 2, 0)));
     let mut game = Game::new();
     let outcome = loop {
