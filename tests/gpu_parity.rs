@@ -388,21 +388,31 @@ fn layout_ops() {
 #[test]
 fn conv2d_forward_and_gradients() {
     on_gpu(|gpu| {
-        // (n, c_in, h, w, c_out, kh, kw, pad_h, pad_w, bias)
+        // (n, c_in, h, w, c_out, kh, kw, pad_h, pad_w, stride_h, stride_w, bias)
         let cases = [
-            (2, 3, 7, 5, 4, 3, 3, 1, 1, true),
-            (2, 3, 7, 5, 4, 3, 3, 1, 1, false),
-            (3, 5, 6, 7, 3, 1, 1, 0, 0, true),
-            (2, 2, 9, 8, 5, 3, 3, 0, 0, false),
-            (1, 3, 7, 9, 2, 5, 3, 2, 1, true),
-            (2, 4, 5, 5, 3, 2, 2, 1, 0, true),
+            (2, 3, 7, 5, 4, 3, 3, 1, 1, 1, 1, true),
+            (2, 3, 7, 5, 4, 3, 3, 1, 1, 1, 1, false),
+            (3, 5, 6, 7, 3, 1, 1, 0, 0, 1, 1, true),
+            (2, 2, 9, 8, 5, 3, 3, 0, 0, 1, 1, false),
+            (1, 3, 7, 9, 2, 5, 3, 2, 1, 1, 1, true),
+            (2, 4, 5, 5, 3, 2, 2, 1, 0, 1, 1, true),
             // Many images and few filters: the weight gradient's long k is split.
-            (8, 3, 9, 9, 5, 3, 3, 1, 1, true),
+            (8, 3, 9, 9, 5, 3, 3, 1, 1, 1, 1, true),
             // One image with many channels (batch-1 inference): the forward's k is split,
             // and the bias must be added once.
-            (1, 60, 5, 5, 3, 3, 3, 1, 1, true),
+            (1, 60, 5, 5, 3, 3, 3, 1, 1, 1, 1, true),
+            // Strided builds: both axes with padding, the corner windows of an 8x8 board
+            // (3x3, stride 5), one axis only, a subsampling 1x1, and a step leaving the last
+            // input rows unread.
+            (2, 3, 7, 5, 4, 3, 3, 1, 1, 2, 2, true),
+            (3, 8, 8, 8, 5, 3, 3, 0, 0, 5, 5, true),
+            (2, 3, 9, 8, 2, 1, 8, 0, 0, 2, 1, false),
+            (2, 5, 6, 7, 3, 1, 1, 0, 0, 2, 3, true),
+            (1, 2, 9, 9, 3, 2, 3, 1, 0, 3, 2, true),
         ];
-        for (i, (n, c_in, h, w, c_out, kh, kw, ph, pw, bias)) in cases.into_iter().enumerate() {
+        for (i, (n, c_in, h, w, c_out, kh, kw, ph, pw, sh, sw, bias)) in
+            cases.into_iter().enumerate()
+        {
             let seed = 70 + 3 * i as u64;
             let mut inputs = vec![
                 normal(&[n, c_in, h, w], seed),
@@ -412,7 +422,7 @@ fn conv2d_forward_and_gradients() {
                 inputs.push(normal(&[c_out], seed + 2));
             }
             let name = format!(
-                "conv2d {n}x{c_in}x{h}x{w} * {c_out}x{kh}x{kw} pad ({ph},{pw}) bias {bias}"
+                "conv2d {n}x{c_in}x{h}x{w} * {c_out}x{kh}x{kw} pad ({ph},{pw}) stride ({sh},{sw}) bias {bias}"
             );
             parity(
                 gpu,
@@ -420,7 +430,7 @@ fn conv2d_forward_and_gradients() {
                 &inputs.iter().collect::<Vec<_>>(),
                 SUMMED,
                 SUMMED,
-                move |v, _| v[0].conv2d(&v[1], v.get(2), (ph, pw)),
+                move |v, _| v[0].conv2d(&v[1], v.get(2), (ph, pw), (sh, sw)),
             );
         }
     });
@@ -434,7 +444,13 @@ fn fused_conv_add_relu() {
         let w = normal(&[5, 4, 3, 3], 121);
         let b = normal(&[5], 122);
         let res = normal(&[3, 5, 8, 8], 123);
-        for (residual, relu) in [(None, false), (None, true), (Some(&res), true)] {
+        let strided_res = normal(&[3, 5, 4, 4], 124);
+        for (residual, relu, stride) in [
+            (None, false, (1, 1)),
+            (None, true, (1, 1)),
+            (Some(&res), true, (1, 1)),
+            (Some(&strided_res), true, (2, 2)),
+        ] {
             let run = |dev: &Device| {
                 let r = residual.map(|r| r.to_device(dev));
                 x.to_device(dev)
@@ -444,11 +460,12 @@ fn fused_conv_add_relu() {
                         r.as_ref(),
                         relu,
                         (1, 1),
+                        stride,
                     )
                     .to_vec()
             };
             let name = format!(
-                "conv2d_add_relu residual {} relu {relu}",
+                "conv2d_add_relu residual {} relu {relu} stride {stride:?}",
                 residual.is_some()
             );
             assert_close(&name, &run(&Device::Cpu), &run(gpu), SUMMED);

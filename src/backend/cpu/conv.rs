@@ -1,8 +1,10 @@
-//! Stride-1 convolution as im2col + SGEMM, one image per task.
+//! Convolution as im2col + SGEMM, one image per task.
 //!
 //! For one image the column matrix has a row per (c_in, ky, kx) and a column per output
 //! pixel; then out (c_out x pixels) = W (c_out x c_in*kh*kw) * cols. A 1x1 kernel without
-//! padding needs no column matrix: the image is already in that form.
+//! padding or stride needs no column matrix: the image is already in that form. With stride 1
+//! each row segment of the column matrix is a contiguous run of the image (one bulk copy);
+//! a longer stride reads every stride-th cell instead.
 
 use super::CpuBuf;
 use super::matmul::gemm;
@@ -14,37 +16,51 @@ fn patch_len(d: &ConvDims) -> usize {
 }
 
 fn is_pointwise(d: &ConvDims) -> bool {
-    d.kh == 1 && d.kw == 1 && d.pad_h == 0 && d.pad_w == 0
+    d.kh == 1 && d.kw == 1 && d.pad_h == 0 && d.pad_w == 0 && d.unit_stride()
 }
 
-/// The output columns `ox` whose input column `ox + kx - pad` is inside the image.
-fn valid_cols(kx: usize, pad: usize, w: usize, wo: usize) -> std::ops::Range<usize> {
-    let lo = pad.saturating_sub(kx).min(wo);
-    let hi = (w + pad).saturating_sub(kx).min(wo).max(lo);
+/// The output columns `ox` whose input column `ox * stride + kx - pad` is inside the image.
+fn valid_cols(kx: usize, d: &ConvDims) -> std::ops::Range<usize> {
+    let (pad, s, wo) = (d.pad_w, d.stride_w, d.out_w());
+    let lo = pad.saturating_sub(kx).div_ceil(s).min(wo);
+    let hi = (d.w + pad).saturating_sub(kx).div_ceil(s).min(wo).max(lo);
     lo..hi
 }
 
+/// The image row under output row `oy` for kernel row `ky`, if inside the image.
+fn input_row(oy: usize, ky: usize, d: &ConvDims) -> Option<usize> {
+    (oy * d.stride_h + ky)
+        .checked_sub(d.pad_h)
+        .filter(|&iy| iy < d.h)
+}
+
 /// Fills `cols` (patch_len x pixels) from one image (c_in, h, w): each row segment is one
-/// bulk copy, with zeros only where the kernel overhangs the padding.
+/// bulk copy (stride 1) or one strided read, with zeros only where the kernel overhangs the
+/// padding.
 fn im2col(img: &[f32], d: &ConvDims, cols: &mut [f32]) {
     let (ho, wo) = (d.out_h(), d.out_w());
     for c in 0..d.c_in {
         for ky in 0..d.kh {
             for kx in 0..d.kw {
                 let row = ((c * d.kh + ky) * d.kw + kx) * ho * wo;
-                let valid = valid_cols(kx, d.pad_w, d.w, wo);
+                let valid = valid_cols(kx, d);
                 for oy in 0..ho {
-                    let iy = oy as isize + ky as isize - d.pad_h as isize;
                     let dst = &mut cols[row + oy * wo..row + (oy + 1) * wo];
-                    if iy < 0 || iy >= d.h as isize || valid.is_empty() {
+                    let Some(iy) = input_row(oy, ky, d).filter(|_| !valid.is_empty()) else {
                         dst.fill(0.0);
                         continue;
-                    }
-                    let src_row = (c * d.h + iy as usize) * d.w;
-                    let shift = valid.start + kx - d.pad_w;
+                    };
+                    let start = (c * d.h + iy) * d.w + valid.start * d.stride_w + kx - d.pad_w;
                     dst[..valid.start].fill(0.0);
-                    dst[valid.clone()]
-                        .copy_from_slice(&img[src_row + shift..src_row + shift + valid.len()]);
+                    if d.stride_w == 1 {
+                        dst[valid.clone()].copy_from_slice(&img[start..start + valid.len()]);
+                    } else {
+                        let src = img[start..].iter().step_by(d.stride_w);
+                        dst[valid.clone()]
+                            .iter_mut()
+                            .zip(src)
+                            .for_each(|(o, &v)| *o = v);
+                    }
                     dst[valid.end..].fill(0.0);
                 }
             }
@@ -59,17 +75,25 @@ fn col2im(cols: &[f32], d: &ConvDims, img: &mut [f32]) {
         for ky in 0..d.kh {
             for kx in 0..d.kw {
                 let row = ((c * d.kh + ky) * d.kw + kx) * ho * wo;
+                let valid = valid_cols(kx, d);
+                if valid.is_empty() {
+                    continue;
+                }
                 for oy in 0..ho {
-                    let iy = oy as isize + ky as isize - d.pad_h as isize;
-                    if iy < 0 || iy >= d.h as isize {
+                    let Some(iy) = input_row(oy, ky, d) else {
                         continue;
-                    }
-                    let base = (c * d.h + iy as usize) * d.w;
-                    for ox in 0..wo {
-                        let ix = ox as isize + kx as isize - d.pad_w as isize;
-                        if ix >= 0 && ix < d.w as isize {
-                            img[base + ix as usize] += cols[row + oy * wo + ox];
-                        }
+                    };
+                    let start = (c * d.h + iy) * d.w + valid.start * d.stride_w + kx - d.pad_w;
+                    let src = &cols[row + oy * wo + valid.start..row + oy * wo + valid.end];
+                    let add = |(o, &g): (&mut f32, &f32)| *o += g;
+                    if d.stride_w == 1 {
+                        img[start..start + src.len()]
+                            .iter_mut()
+                            .zip(src)
+                            .for_each(add);
+                    } else {
+                        let dst = img[start..].iter_mut().step_by(d.stride_w);
+                        dst.zip(src).for_each(add);
                     }
                 }
             }
