@@ -240,6 +240,19 @@ fn layout_ops() {
     });
     let m = rand_t(&[3, 7], -1.0, 1.0, &mut rng);
     check("gather_cols", &[m], |v| v[0].gather_cols(&[6, 0, 3, 3, 1]));
+    // Parts of different lengths along the first, a middle and the last axis.
+    let parts = |sizes: [[usize; 3]; 3], rng: &mut StdRng| -> Vec<Tensor> {
+        sizes.map(|s| rand_t(&s, -1.0, 1.0, rng)).into()
+    };
+    for (axis, sizes) in [
+        (0, [[1, 3, 2], [4, 3, 2], [2, 3, 2]]),
+        (1, [[2, 1, 3], [2, 4, 3], [2, 2, 3]]),
+        (-1, [[3, 2, 2], [3, 2, 1], [3, 2, 5]]),
+    ] {
+        check(&format!("concat {axis}"), &parts(sizes, &mut rng), |v| {
+            Var::concat(&[&v[0], &v[1], &v[2]], axis)
+        });
+    }
 }
 
 #[test]

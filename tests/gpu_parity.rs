@@ -11,8 +11,8 @@
 
 use checkers_zero::backend::OptimStep;
 use checkers_zero::tensor::{Device, Tape, Tensor, Var};
-use rand::SeedableRng;
 use rand::rngs::StdRng;
+use rand::SeedableRng;
 use std::sync::RwLock;
 mod common;
 use common::gpu_or_skip;
@@ -381,6 +381,17 @@ fn layout_ops() {
             EXACTISH,
             EXACTISH,
             move |v, _| v[0].gather_cols(&index),
+        );
+        // Parts of unequal lengths along a middle axis; each part's gradient is cropped out.
+        let parts =
+            [[2, 3, 5, 7], [2, 1, 5, 7], [2, 4, 5, 7]].map(|s| normal(&s, 64 + s[1] as u64));
+        parity(
+            gpu,
+            "concat",
+            &parts.each_ref(),
+            EXACTISH,
+            EXACTISH,
+            |v, _| Var::concat(&[&v[0], &v[1], &v[2]], 1),
         );
     });
 }
