@@ -38,7 +38,7 @@ pub use layers::{
     BatchNorm2d, Conv2d, Flatten, Linear, Relu, Reshape, ResidualBlock, Sequential, Sigmoid, Tanh,
 };
 pub use loss::{AlphaZeroLoss, alphazero_loss, cross_entropy_soft, mse};
-pub use module::{Ctx, Module, Param, ParamId};
+pub use module::{Ctx, Module, Param, ParamId, flat_params, set_flat_params};
 pub use optim::{OptimConfig, Optimizer, OptimizerState};
 pub use policy_value::{
     Architecture, POLICY_SIZE, PolicyValueNet, UnknownPreset, dark_square_index,
