@@ -14,6 +14,7 @@ pub mod selfplay;
 pub mod backend;
 pub mod bench;
 mod input;
+pub mod net;
 pub mod nn;
 pub mod tensor;
 pub mod train;

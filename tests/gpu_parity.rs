@@ -10,9 +10,11 @@
 //! zero may carry the rounding of large terms that cancelled.
 
 use checkers_zero::backend::OptimStep;
+use checkers_zero::net::towers::{Discs, TowerArch, TowerNet};
+use checkers_zero::nn::{Ctx, Module};
 use checkers_zero::tensor::{Device, Tape, Tensor, Var};
 use rand::rngs::StdRng;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use std::sync::RwLock;
 mod common;
 use common::gpu_or_skip;
@@ -481,6 +483,36 @@ fn fused_conv_add_relu() {
             );
             assert_close(&name, &run(&Device::Cpu), &run(gpu), SUMMED);
         }
+    });
+}
+
+#[test]
+fn tower_net_forward_and_gradients() {
+    // The same network (one seed) on both devices: its value for a batch of boards, and the
+    // gradient of every parameter for a random output gradient.
+    on_gpu(|gpu| {
+        let mut r = rng(400);
+        let boards: Vec<Discs> = (0..5)
+            .map(|_| {
+                let (a, b): (u64, u64) = (r.random(), r.random());
+                Discs {
+                    own: a & b,
+                    opponent: a & !b,
+                }
+            })
+            .collect();
+        let run = |dev: &Device| {
+            let net = TowerNet::new(TowerArch::default(), dev, &mut rng(401));
+            let ctx = Ctx::training();
+            let v = net.forward(&ctx, &Var::constant(net.encode(&boards)));
+            let grads = v.backward_with(normal(&[boards.len()], 402).to_device(dev));
+            (v.value().to_vec(), ctx.flat_param_grads(&net, &grads))
+        };
+        let (cpu_value, cpu_grad) = run(&Device::Cpu);
+        let (gpu_value, gpu_grad) = run(gpu);
+        // Sums of up to 168 terms in another order, then tanh, three layers deep.
+        assert_close("tower net value", &cpu_value, &gpu_value, Tol::Norm(1e-5));
+        assert_close("tower net gradient", &cpu_grad, &gpu_grad, Tol::Norm(1e-5));
     });
 }
 

@@ -38,6 +38,8 @@ pub use layers::{
     BatchNorm2d, Conv2d, Flatten, Linear, Relu, Reshape, ResidualBlock, Sequential, Sigmoid, Tanh,
 };
 pub use loss::{AlphaZeroLoss, alphazero_loss, cross_entropy_soft, mse};
+/// For composite modules outside `nn` (the game networks of `crate::net`).
+pub(crate) use module::visit_parts;
 pub use module::{Ctx, Module, Param, ParamId, flat_params, set_flat_params};
 pub use optim::{OptimConfig, Optimizer, OptimizerState};
 pub use policy_value::{
