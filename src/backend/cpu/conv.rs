@@ -4,7 +4,7 @@
 //! pixel; then out (c_out x pixels) = W (c_out x c_in*kh*kw) * cols. A 1x1 kernel without
 //! padding or stride needs no column matrix: the image is already in that form. With stride 1
 //! each row segment of the column matrix is a contiguous run of the image (one bulk copy);
-//! a longer stride reads every stride-th cell instead.
+//! a longer stride has its own im2col, which reads every stride-th cell.
 
 use super::CpuBuf;
 use super::matmul::gemm;
@@ -20,10 +20,13 @@ fn is_pointwise(d: &ConvDims) -> bool {
 }
 
 /// The output columns `ox` whose input column `ox * stride + kx - pad` is inside the image.
-fn valid_cols(kx: usize, d: &ConvDims) -> std::ops::Range<usize> {
-    let (pad, s, wo) = (d.pad_w, d.stride_w, d.out_w());
-    let lo = pad.saturating_sub(kx).div_ceil(s).min(wo);
-    let hi = (d.w + pad).saturating_sub(kx).div_ceil(s).min(wo).max(lo);
+fn valid_cols(kx: usize, pad: usize, w: usize, wo: usize, stride: usize) -> std::ops::Range<usize> {
+    let lo = pad.saturating_sub(kx).div_ceil(stride).min(wo);
+    let hi = (w + pad)
+        .saturating_sub(kx)
+        .div_ceil(stride)
+        .min(wo)
+        .max(lo);
     lo..hi
 }
 
@@ -34,34 +37,62 @@ fn input_row(oy: usize, ky: usize, d: &ConvDims) -> Option<usize> {
         .filter(|&iy| iy < d.h)
 }
 
-/// Fills `cols` (patch_len x pixels) from one image (c_in, h, w): each row segment is one
-/// bulk copy (stride 1) or one strided read, with zeros only where the kernel overhangs the
-/// padding.
+/// Fills `cols` (patch_len x pixels) from one image (c_in, h, w) for a stride-1 conv: each row
+/// segment is one bulk copy, with zeros only where the kernel overhangs the padding. On an
+/// 8x8 board a segment is only 8 cells, so the per-segment work is most of im2col's: the rows
+/// inside the image are found once per kernel tap, not tested row by row, and no stride
+/// arithmetic is done.
 fn im2col(img: &[f32], d: &ConvDims, cols: &mut [f32]) {
     let (ho, wo) = (d.out_h(), d.out_w());
     for c in 0..d.c_in {
         for ky in 0..d.kh {
             for kx in 0..d.kw {
                 let row = ((c * d.kh + ky) * d.kw + kx) * ho * wo;
-                let valid = valid_cols(kx, d);
+                let block = &mut cols[row..row + ho * wo];
+                let valid = valid_cols(kx, d.pad_w, d.w, wo, 1);
+                let rows = valid_cols(ky, d.pad_h, d.h, ho, 1);
+                if valid.is_empty() || rows.is_empty() {
+                    block.fill(0.0);
+                    continue;
+                }
+                block[..rows.start * wo].fill(0.0);
+                block[rows.end * wo..].fill(0.0);
+                let shift = valid.start + kx - d.pad_w;
+                for oy in rows {
+                    let src_row = (c * d.h + oy + ky - d.pad_h) * d.w + shift;
+                    let dst = &mut block[oy * wo..(oy + 1) * wo];
+                    dst[..valid.start].fill(0.0);
+                    dst[valid.clone()].copy_from_slice(&img[src_row..src_row + valid.len()]);
+                    dst[valid.end..].fill(0.0);
+                }
+            }
+        }
+    }
+}
+
+/// [`im2col`] for strides above 1: every stride-th cell of the image rows.
+fn im2col_strided(img: &[f32], d: &ConvDims, cols: &mut [f32]) {
+    let (ho, wo) = (d.out_h(), d.out_w());
+    cols.fill(0.0);
+    for c in 0..d.c_in {
+        for ky in 0..d.kh {
+            for kx in 0..d.kw {
+                let row = ((c * d.kh + ky) * d.kw + kx) * ho * wo;
+                let valid = valid_cols(kx, d.pad_w, d.w, wo, d.stride_w);
+                if valid.is_empty() {
+                    continue;
+                }
                 for oy in 0..ho {
-                    let dst = &mut cols[row + oy * wo..row + (oy + 1) * wo];
-                    let Some(iy) = input_row(oy, ky, d).filter(|_| !valid.is_empty()) else {
-                        dst.fill(0.0);
+                    let Some(iy) = input_row(oy, ky, d) else {
                         continue;
                     };
                     let start = (c * d.h + iy) * d.w + valid.start * d.stride_w + kx - d.pad_w;
-                    dst[..valid.start].fill(0.0);
-                    if d.stride_w == 1 {
-                        dst[valid.clone()].copy_from_slice(&img[start..start + valid.len()]);
-                    } else {
-                        let src = img[start..].iter().step_by(d.stride_w);
-                        dst[valid.clone()]
-                            .iter_mut()
-                            .zip(src)
-                            .for_each(|(o, &v)| *o = v);
-                    }
-                    dst[valid.end..].fill(0.0);
+                    let src = img[start..].iter().step_by(d.stride_w);
+                    let dst = &mut cols[row + oy * wo..row + (oy + 1) * wo];
+                    dst[valid.clone()]
+                        .iter_mut()
+                        .zip(src)
+                        .for_each(|(o, &v)| *o = v);
                 }
             }
         }
@@ -75,7 +106,7 @@ fn col2im(cols: &[f32], d: &ConvDims, img: &mut [f32]) {
         for ky in 0..d.kh {
             for kx in 0..d.kw {
                 let row = ((c * d.kh + ky) * d.kw + kx) * ho * wo;
-                let valid = valid_cols(kx, d);
+                let valid = valid_cols(kx, d.pad_w, d.w, wo, d.stride_w);
                 if valid.is_empty() {
                     continue;
                 }
@@ -108,7 +139,11 @@ fn columns<'a>(x: &'a [f32], i: usize, d: &ConvDims, scratch: &'a mut Vec<f32>) 
         return img;
     }
     scratch.resize(patch_len(d) * d.out_h() * d.out_w(), 0.0);
-    im2col(img, d, scratch);
+    if d.unit_stride() {
+        im2col(img, d, scratch);
+    } else {
+        im2col_strided(img, d, scratch);
+    }
     scratch
 }
 
