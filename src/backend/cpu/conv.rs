@@ -19,7 +19,8 @@ fn is_pointwise(d: &ConvDims) -> bool {
     d.kh == 1 && d.kw == 1 && d.pad_h == 0 && d.pad_w == 0 && d.unit_stride()
 }
 
-/// The output columns `ox` whose input column `ox * stride + kx - pad` is inside the image.
+/// The output columns `ox` whose input column `ox * stride + kx - pad` is inside the image's
+/// `w` columns (or, given rows, the output rows whose input row is inside its rows).
 fn valid_cols(kx: usize, pad: usize, w: usize, wo: usize, stride: usize) -> std::ops::Range<usize> {
     let lo = pad.saturating_sub(kx).div_ceil(stride).min(wo);
     let hi = (w + pad)
