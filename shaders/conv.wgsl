@@ -1,5 +1,5 @@
-// Stride-1 convolution and its two gradients as implicit GEMMs on the tiled core
-// (gemm.wgsl): the im2col matrix is never stored; its cells are computed from indices.
+// Convolution and its two gradients as implicit GEMMs on the tiled core (gemm.wgsl): the
+// im2col matrix is never stored; its cells are computed from indices.
 // With P = out_h * out_w pixels per image and a patch index kk = (c, ky, kx):
 //   MODE 0, forward:     out (c_out x n P)      = W (c_out x c_in kh kw) cols
 //   MODE 1, grad_input:  dx  (c_in x n h w)     = W^T-by-patch (c_in x c_out kh kw) shifted g
@@ -7,6 +7,8 @@
 // Columns of the n-wide products run over (image, pixel); stores put them back in NCHW.
 
 const MODE: u32 = {{MODE}}u;
+// 1: the strides come from the parameters; 0: the stride-1 build, where they fold away.
+const STRIDED: u32 = {{STRIDED}}u;
 
 struct Params {
     gemm: GemmHeader,
@@ -18,10 +20,14 @@ struct Params {
     kw: u32,
     pad_h: u32,
     pad_w: u32,
+    stride_h: u32,
+    stride_w: u32,
     out_h: u32,
     out_w: u32,
     has_bias: u32,
-    _pad: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -33,14 +39,35 @@ struct Params {
 // forward: the bias when has_bias is 1 (otherwise any buffer)
 @group(0) @binding(4) var<storage, read> bias: array<f32>;
 
+fn stride_h() -> u32 {
+    return select(1u, p.stride_h, STRIDED == 1u);
+}
+
+fn stride_w() -> u32 {
+    return select(1u, p.stride_w, STRIDED == 1u);
+}
+
+// The output row (or column) that kernel row `k` read from input row `i`, or -1 if none:
+// o stride + k - pad = i, so i + pad - k must be a non-negative multiple of the stride.
+fn fed_by(i: u32, pad: u32, k: u32, stride: u32) -> i32 {
+    let t = i32(i + pad) - i32(k);
+    if (STRIDED == 0u) {
+        return t;
+    }
+    if (t < 0 || u32(t) % stride != 0u) {
+        return -1;
+    }
+    return t / i32(stride);
+}
+
 // The im2col cell (patch index kk, pixel `pix` of image `img`) of the input in `rhs`.
 fn im2col(img: u32, pix: u32, kk: u32) -> f32 {
     let taps = p.kh * p.kw;
     let c = kk / taps;
     let ky = (kk % taps) / p.kw;
     let kx = kk % p.kw;
-    let iy = i32(pix / p.out_w + ky) - i32(p.pad_h);
-    let ix = i32(pix % p.out_w + kx) - i32(p.pad_w);
+    let iy = i32(pix / p.out_w * stride_h() + ky) - i32(p.pad_h);
+    let ix = i32(pix % p.out_w * stride_w() + kx) - i32(p.pad_w);
     if (iy < 0 || iy >= i32(p.h) || ix < 0 || ix >= i32(p.w)) {
         return 0.0;
     }
@@ -82,8 +109,8 @@ fn load_b(bat: u32, kk: u32, j: u32) -> f32 {
         let ky = (kk % taps) / p.kw;
         let kx = kk % p.kw;
         let img = j / (p.h * p.w);
-        let oy = i32((j / p.w) % p.h + p.pad_h) - i32(ky);
-        let ox = i32(j % p.w + p.pad_w) - i32(kx);
+        let oy = fed_by((j / p.w) % p.h, p.pad_h, ky, p.stride_h);
+        let ox = fed_by(j % p.w, p.pad_w, kx, p.stride_w);
         if (oy < 0 || oy >= i32(p.out_h) || ox < 0 || ox >= i32(p.out_w)) {
             return 0.0;
         }

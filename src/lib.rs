@@ -1,4 +1,4 @@
-//! checkers-zero: learns English checkers from zero knowledge.
+//! checkers-zero: learns board games (English checkers, Othello) from zero knowledge.
 
 pub mod agents;
 pub mod arena;

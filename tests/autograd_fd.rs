@@ -240,28 +240,49 @@ fn layout_ops() {
     });
     let m = rand_t(&[3, 7], -1.0, 1.0, &mut rng);
     check("gather_cols", &[m], |v| v[0].gather_cols(&[6, 0, 3, 3, 1]));
+    // Parts of different lengths along the first, a middle and the last axis.
+    let parts = |sizes: [[usize; 3]; 3], rng: &mut StdRng| -> Vec<Tensor> {
+        sizes.map(|s| rand_t(&s, -1.0, 1.0, rng)).into()
+    };
+    for (axis, sizes) in [
+        (0, [[1, 3, 2], [4, 3, 2], [2, 3, 2]]),
+        (1, [[2, 1, 3], [2, 4, 3], [2, 2, 3]]),
+        (-1, [[3, 2, 2], [3, 2, 1], [3, 2, 5]]),
+    ] {
+        check(&format!("concat {axis}"), &parts(sizes, &mut rng), |v| {
+            Var::concat(&[&v[0], &v[1], &v[2]], axis)
+        });
+    }
 }
 
 #[test]
 fn convolution() {
     let mut rng = StdRng::seed_from_u64(6);
     let x = rand_t(&[2, 3, 5, 4], -1.0, 1.0, &mut rng);
-    for (k, pad) in [
-        ((3, 3), (1, 1)),
-        ((3, 2), (0, 1)),
-        ((1, 1), (0, 0)),
-        ((2, 3), (2, 0)),
+    for (k, pad, stride) in [
+        ((3, 3), (1, 1), (1, 1)),
+        ((3, 2), (0, 1), (1, 1)),
+        ((1, 1), (0, 0), (1, 1)),
+        ((2, 3), (2, 0), (1, 1)),
+        // Strides: both axes, one axis, a 1x1 kernel subsampling, and steps that leave the
+        // last rows or columns unread (their gradient is zero).
+        ((3, 3), (1, 1), (2, 2)),
+        ((2, 3), (0, 1), (1, 2)),
+        ((1, 1), (0, 0), (2, 3)),
+        ((2, 2), (0, 0), (3, 2)),
     ] {
         let w = rand_t(&[4, 3, k.0, k.1], -1.0, 1.0, &mut rng);
         let b = rand_t(&[4], -1.0, 1.0, &mut rng);
         check(
-            &format!("conv2d {k:?} pad {pad:?}"),
+            &format!("conv2d {k:?} pad {pad:?} stride {stride:?}"),
             &[x.clone(), w.clone(), b],
-            |v| v[0].conv2d(&v[1], Some(&v[2]), pad),
+            |v| v[0].conv2d(&v[1], Some(&v[2]), pad, stride),
         );
-        check(&format!("conv2d no bias {k:?}"), &[x.clone(), w], |v| {
-            v[0].conv2d(&v[1], None, pad)
-        });
+        check(
+            &format!("conv2d no bias {k:?} stride {stride:?}"),
+            &[x.clone(), w],
+            |v| v[0].conv2d(&v[1], None, pad, stride),
+        );
     }
 }
 
@@ -337,7 +358,7 @@ fn small_network_end_to_end() {
     );
     check("network", &[x, w1, g, b, lin], |v| {
         let h = v[0]
-            .conv2d(&v[1], None, (1, 1))
+            .conv2d(&v[1], None, (1, 1), (1, 1))
             .batch_norm2d_train(&v[2], &v[3], 1e-5)
             .0
             .relu();

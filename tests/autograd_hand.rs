@@ -12,7 +12,7 @@ fn valid_cross_correlation_and_its_gradients() {
     let tape = Tape::new();
     let x = tape.var(t(&[1., 6., 2., 5., 3., 1., 7., 0., 4.], &[1, 1, 3, 3]));
     let k = tape.var(t(&[1., 2., -1., 0.], &[1, 1, 2, 2]));
-    let y = x.conv2d(&k, None, (0, 0));
+    let y = x.conv2d(&k, None, (0, 0), (1, 1));
     assert_eq!(y.value().to_vec(), vec![8., 7., 4., 5.]);
     // With an all-ones upstream gradient, dk = [[15,12],[15,8]] as the design worked it.
     // The design's dx, [[0,-1,-1],[2,2,0],[2,3,1]], is the 180-degree rotation of the true
@@ -29,7 +29,7 @@ fn valid_cross_correlation_and_its_gradients() {
             let mut v = base.clone();
             v[i] += delta;
             t(&v, &[1, 1, 3, 3])
-                .conv2d(k.value(), None, (0, 0))
+                .conv2d(k.value(), None, (0, 0), (1, 1))
                 .sum_all()
                 .item()
         };

@@ -10,9 +10,11 @@
 //! zero may carry the rounding of large terms that cancelled.
 
 use checkers_zero::backend::OptimStep;
+use checkers_zero::net::towers::{Discs, TowerArch, TowerNet};
+use checkers_zero::nn::{Ctx, Module};
 use checkers_zero::tensor::{Device, Tape, Tensor, Var};
-use rand::SeedableRng;
 use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 use std::sync::RwLock;
 mod common;
 use common::gpu_or_skip;
@@ -382,27 +384,48 @@ fn layout_ops() {
             EXACTISH,
             move |v, _| v[0].gather_cols(&index),
         );
+        // Parts of unequal lengths along a middle axis; each part's gradient is cropped out.
+        let parts =
+            [[2, 3, 5, 7], [2, 1, 5, 7], [2, 4, 5, 7]].map(|s| normal(&s, 64 + s[1] as u64));
+        parity(
+            gpu,
+            "concat",
+            &parts.each_ref(),
+            EXACTISH,
+            EXACTISH,
+            |v, _| Var::concat(&[&v[0], &v[1], &v[2]], 1),
+        );
     });
 }
 
 #[test]
 fn conv2d_forward_and_gradients() {
     on_gpu(|gpu| {
-        // (n, c_in, h, w, c_out, kh, kw, pad_h, pad_w, bias)
+        // (n, c_in, h, w, c_out, kh, kw, pad_h, pad_w, stride_h, stride_w, bias)
         let cases = [
-            (2, 3, 7, 5, 4, 3, 3, 1, 1, true),
-            (2, 3, 7, 5, 4, 3, 3, 1, 1, false),
-            (3, 5, 6, 7, 3, 1, 1, 0, 0, true),
-            (2, 2, 9, 8, 5, 3, 3, 0, 0, false),
-            (1, 3, 7, 9, 2, 5, 3, 2, 1, true),
-            (2, 4, 5, 5, 3, 2, 2, 1, 0, true),
+            (2, 3, 7, 5, 4, 3, 3, 1, 1, 1, 1, true),
+            (2, 3, 7, 5, 4, 3, 3, 1, 1, 1, 1, false),
+            (3, 5, 6, 7, 3, 1, 1, 0, 0, 1, 1, true),
+            (2, 2, 9, 8, 5, 3, 3, 0, 0, 1, 1, false),
+            (1, 3, 7, 9, 2, 5, 3, 2, 1, 1, 1, true),
+            (2, 4, 5, 5, 3, 2, 2, 1, 0, 1, 1, true),
             // Many images and few filters: the weight gradient's long k is split.
-            (8, 3, 9, 9, 5, 3, 3, 1, 1, true),
+            (8, 3, 9, 9, 5, 3, 3, 1, 1, 1, 1, true),
             // One image with many channels (batch-1 inference): the forward's k is split,
             // and the bias must be added once.
-            (1, 60, 5, 5, 3, 3, 3, 1, 1, true),
+            (1, 60, 5, 5, 3, 3, 3, 1, 1, 1, 1, true),
+            // Strided builds: both axes with padding, the corner windows of an 8x8 board
+            // (3x3, stride 5), one axis only, a subsampling 1x1, and a step leaving the last
+            // input rows unread.
+            (2, 3, 7, 5, 4, 3, 3, 1, 1, 2, 2, true),
+            (3, 8, 8, 8, 5, 3, 3, 0, 0, 5, 5, true),
+            (2, 3, 9, 8, 2, 1, 8, 0, 0, 2, 1, false),
+            (2, 5, 6, 7, 3, 1, 1, 0, 0, 2, 3, true),
+            (1, 2, 9, 9, 3, 2, 3, 1, 0, 3, 2, true),
         ];
-        for (i, (n, c_in, h, w, c_out, kh, kw, ph, pw, bias)) in cases.into_iter().enumerate() {
+        for (i, (n, c_in, h, w, c_out, kh, kw, ph, pw, sh, sw, bias)) in
+            cases.into_iter().enumerate()
+        {
             let seed = 70 + 3 * i as u64;
             let mut inputs = vec![
                 normal(&[n, c_in, h, w], seed),
@@ -412,7 +435,7 @@ fn conv2d_forward_and_gradients() {
                 inputs.push(normal(&[c_out], seed + 2));
             }
             let name = format!(
-                "conv2d {n}x{c_in}x{h}x{w} * {c_out}x{kh}x{kw} pad ({ph},{pw}) bias {bias}"
+                "conv2d {n}x{c_in}x{h}x{w} * {c_out}x{kh}x{kw} pad ({ph},{pw}) stride ({sh},{sw}) bias {bias}"
             );
             parity(
                 gpu,
@@ -420,7 +443,7 @@ fn conv2d_forward_and_gradients() {
                 &inputs.iter().collect::<Vec<_>>(),
                 SUMMED,
                 SUMMED,
-                move |v, _| v[0].conv2d(&v[1], v.get(2), (ph, pw)),
+                move |v, _| v[0].conv2d(&v[1], v.get(2), (ph, pw), (sh, sw)),
             );
         }
     });
@@ -434,7 +457,13 @@ fn fused_conv_add_relu() {
         let w = normal(&[5, 4, 3, 3], 121);
         let b = normal(&[5], 122);
         let res = normal(&[3, 5, 8, 8], 123);
-        for (residual, relu) in [(None, false), (None, true), (Some(&res), true)] {
+        let strided_res = normal(&[3, 5, 4, 4], 124);
+        for (residual, relu, stride) in [
+            (None, false, (1, 1)),
+            (None, true, (1, 1)),
+            (Some(&res), true, (1, 1)),
+            (Some(&strided_res), true, (2, 2)),
+        ] {
             let run = |dev: &Device| {
                 let r = residual.map(|r| r.to_device(dev));
                 x.to_device(dev)
@@ -444,15 +473,46 @@ fn fused_conv_add_relu() {
                         r.as_ref(),
                         relu,
                         (1, 1),
+                        stride,
                     )
                     .to_vec()
             };
             let name = format!(
-                "conv2d_add_relu residual {} relu {relu}",
+                "conv2d_add_relu residual {} relu {relu} stride {stride:?}",
                 residual.is_some()
             );
             assert_close(&name, &run(&Device::Cpu), &run(gpu), SUMMED);
         }
+    });
+}
+
+#[test]
+fn tower_net_forward_and_gradients() {
+    // The same network (one seed) on both devices: its value for a batch of boards, and the
+    // gradient of every parameter for a random output gradient.
+    on_gpu(|gpu| {
+        let mut r = rng(400);
+        let boards: Vec<Discs> = (0..5)
+            .map(|_| {
+                let (a, b): (u64, u64) = (r.random(), r.random());
+                Discs {
+                    own: a & b,
+                    opponent: a & !b,
+                }
+            })
+            .collect();
+        let run = |dev: &Device| {
+            let net = TowerNet::new(TowerArch::default(), dev, &mut rng(401));
+            let ctx = Ctx::training();
+            let v = net.forward(&ctx, &Var::constant(net.encode(&boards)));
+            let grads = v.backward_with(normal(&[boards.len()], 402).to_device(dev));
+            (v.value().to_vec(), ctx.flat_param_grads(&net, &grads))
+        };
+        let (cpu_value, cpu_grad) = run(&Device::Cpu);
+        let (gpu_value, gpu_grad) = run(gpu);
+        // Sums of up to 168 terms in another order, then tanh, three layers deep.
+        assert_close("tower net value", &cpu_value, &gpu_value, Tol::Norm(1e-5));
+        assert_close("tower net gradient", &cpu_grad, &gpu_grad, Tol::Norm(1e-5));
     });
 }
 

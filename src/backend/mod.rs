@@ -61,9 +61,10 @@ impl MatmulDims {
     }
 }
 
-/// A stride-1 2-D convolution (cross-correlation): input (n, c_in, h, w), weight
-/// (c_out, c_in, kh, kw), zero padding `pad_h`/`pad_w` on each side; output (n, c_out, ho, wo)
-/// with ho = h + 2 pad_h - kh + 1.
+/// A 2-D convolution (cross-correlation): input (n, c_in, h, w), weight (c_out, c_in, kh, kw),
+/// zero padding `pad_h`/`pad_w` on each side, the window moved `stride_h`/`stride_w` cells at a
+/// time; output (n, c_out, ho, wo) with ho = (h + 2 pad_h - kh) / stride_h + 1 (rounded down:
+/// cells past the last whole step are not read).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ConvDims {
     pub n: usize,
@@ -75,14 +76,20 @@ pub struct ConvDims {
     pub kw: usize,
     pub pad_h: usize,
     pub pad_w: usize,
+    pub stride_h: usize,
+    pub stride_w: usize,
 }
 
 impl ConvDims {
     pub fn out_h(&self) -> usize {
-        self.h + 2 * self.pad_h + 1 - self.kh
+        (self.h + 2 * self.pad_h - self.kh) / self.stride_h + 1
     }
     pub fn out_w(&self) -> usize {
-        self.w + 2 * self.pad_w + 1 - self.kw
+        (self.w + 2 * self.pad_w - self.kw) / self.stride_w + 1
+    }
+    /// Stride 1 both ways: the common case, which the kernels keep on their fast paths.
+    pub fn unit_stride(&self) -> bool {
+        self.stride_h == 1 && self.stride_w == 1
     }
 }
 

@@ -4,7 +4,9 @@
 
 use crate::games::checkers::board::row_col;
 use crate::games::checkers::{Color, Position};
-use crate::nn::{Checkpoint, CheckpointError, Ctx, Linear, Module, Param};
+use crate::nn::{
+    Checkpoint, CheckpointError, Ctx, Linear, Module, Param, flat_params, set_flat_params,
+};
 use crate::tensor::{Device, Tensor, Var};
 use rand::Rng;
 use rand::SeedableRng;
@@ -198,34 +200,17 @@ impl ValueNet {
         let ctx = Ctx::training();
         let x = Var::constant(self.encode(std::slice::from_ref(pos)));
         let v = self.forward(&ctx, &x).sum_all();
-        let grads = ctx.param_grads(self, &v.backward());
-        let mut flat = Vec::with_capacity(self.num_params());
-        let mut shapes = Vec::new();
-        self.params(&mut |p| shapes.push(p.value().numel()));
-        for (g, n) in grads.iter().zip(shapes) {
-            match g {
-                Some(g) => flat.extend(g.to_vec()),
-                None => flat.extend(std::iter::repeat_n(0.0, n)),
-            }
-        }
-        (v.value().item(), flat)
+        let grad = ctx.flat_param_grads(self, &v.backward());
+        (v.value().item(), grad)
     }
 
     /// All parameters in visit order, flattened.
     pub fn weights(&self) -> Vec<f32> {
-        let mut out = Vec::with_capacity(self.num_params());
-        self.params(&mut |p| out.extend(p.value().to_vec()));
-        out
+        flat_params(self)
     }
 
     pub fn set_weights(&mut self, weights: &[f32]) {
-        assert_eq!(weights.len(), self.num_params(), "weight vector length");
-        let mut rest = weights;
-        self.params_mut(&mut |p| {
-            let (mine, tail) = rest.split_at(p.value().numel());
-            p.set(Tensor::from_vec(mine.to_vec(), p.shape(), &Device::Cpu));
-            rest = tail;
-        });
+        set_flat_params(self, weights);
     }
 
     /// The (rows, columns) of each layer's weight matrix in visit order: the layout

@@ -38,7 +38,9 @@ pub use layers::{
     BatchNorm2d, Conv2d, Flatten, Linear, Relu, Reshape, ResidualBlock, Sequential, Sigmoid, Tanh,
 };
 pub use loss::{AlphaZeroLoss, alphazero_loss, cross_entropy_soft, mse};
-pub use module::{Ctx, Module, Param, ParamId};
+/// For composite modules outside `nn` (the game networks of `crate::net`).
+pub(crate) use module::visit_parts;
+pub use module::{Ctx, Module, Param, ParamId, flat_params, set_flat_params};
 pub use optim::{OptimConfig, Optimizer, OptimizerState};
 pub use policy_value::{
     Architecture, POLICY_SIZE, PolicyHead, PolicyValueNet, UnknownPreset, dark_square_index,

@@ -93,6 +93,29 @@ pub trait Module: Send + Sync {
     }
 }
 
+/// All of `module`'s parameters in visit order, flattened into one vector: the form in which
+/// the classic learners hold weights (TD's eligibility traces, a GA genome, a PSO particle).
+pub fn flat_params<M: Module + ?Sized>(module: &M) -> Vec<f32> {
+    let mut out = Vec::with_capacity(module.num_params());
+    module.params(&mut |p| out.extend(p.value().to_vec()));
+    out
+}
+
+/// Sets `module`'s parameters from a vector in [`flat_params`] order, each on its own device.
+pub fn set_flat_params<M: Module + ?Sized>(module: &mut M, weights: &[f32]) {
+    assert_eq!(weights.len(), module.num_params(), "weight vector length");
+    let mut rest = weights;
+    module.params_mut(&mut |p| {
+        let (mine, tail) = rest.split_at(p.value().numel());
+        p.set(Tensor::from_vec(
+            mine.to_vec(),
+            p.shape(),
+            &p.value().device(),
+        ));
+        rest = tail;
+    });
+}
+
 /// The visitors (`params`, `buffers`, their `_mut` forms, `set_train`) of a composite module,
 /// written once: they visit, in order, the sub-modules its `parts()` and `parts_mut()` yield.
 macro_rules! visit_parts {
@@ -163,6 +186,21 @@ impl Ctx {
                 .or_insert_with(|| tape.var(p.value.clone()))
                 .clone(),
         }
+    }
+
+    /// [`Ctx::param_grads`] flattened in [`flat_params`] order, zeros for a parameter the
+    /// output did not depend on.
+    pub fn flat_param_grads<M: Module + ?Sized>(&self, module: &M, grads: &Gradients) -> Vec<f32> {
+        let mut sizes = Vec::new();
+        module.params(&mut |p| sizes.push(p.value().numel()));
+        let mut flat = Vec::with_capacity(sizes.iter().sum());
+        for (g, n) in self.param_grads(module, grads).into_iter().zip(sizes) {
+            match g {
+                Some(g) => flat.extend(g.to_vec()),
+                None => flat.extend(std::iter::repeat_n(0.0, n)),
+            }
+        }
+        flat
     }
 
     /// The gradients of `module`'s parameters, in visit order, from a backward pass of this

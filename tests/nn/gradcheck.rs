@@ -8,9 +8,12 @@
 //! Networks with many ReLU units (a policy-value net has 256 per channel per layer at batch 4)
 //! put a kink within any useful step of most body parameters, so the body's layers are checked
 //! in a small network with few units, and the policy-value network where its loss is smooth:
-//! the heads after the last ReLU, which carry the dark-square gather and the value plane.
+//! the heads after the last ReLU, which carry the dark-square gather and the value plane. The
+//! Othello tower network has no ReLU (tanh throughout) and is checked whole, against a squared
+//! error of its values.
 
 use super::{cpu, rng};
+use checkers_zero::net::towers::{Discs, TowerArch, TowerNet};
 use checkers_zero::nn::{
     Architecture, BatchNorm2d, Conv2d, Ctx, Flatten, Linear, Module, Param, PolicyValueNet, Relu,
     ResidualBlock, Sequential, Sigmoid, Tanh, alphazero_loss,
@@ -74,8 +77,29 @@ impl Problem {
         let z = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
         Problem { x, pi, z }
     }
+}
 
-    fn loss<M: Module<Output = (Var, Var)>>(&self, net: &M) -> f64 {
+/// A network's loss on a fixed batch: computed in f64 on the host from the network's outputs
+/// (for the difference quotients), and differentiated on the tape.
+trait Objective<M: Module> {
+    fn loss(&self, net: &M) -> f64;
+    fn grads(&self, net: &M) -> Vec<Vec<f32>>;
+}
+
+/// The tape's gradients of every parameter from a training context's loss.
+fn tape_grads<M: Module>(net: &M, ctx: &Ctx, loss: &Var) -> Vec<Vec<f32>> {
+    ctx.param_grads(net, &loss.backward())
+        .into_iter()
+        .enumerate()
+        .map(|(k, g)| {
+            g.unwrap_or_else(|| panic!("parameter {k} got no gradient"))
+                .to_vec()
+        })
+        .collect()
+}
+
+impl<M: Module<Output = (Var, Var)>> Objective<M> for Problem {
+    fn loss(&self, net: &M) -> f64 {
         let (logits, v) = net.forward(&Ctx::inference(), &Var::constant(self.x.clone()));
         host_loss(
             &logits.value().to_vec(),
@@ -86,7 +110,7 @@ impl Problem {
     }
 
     /// The tape's gradients, after checking the fused f32 loss against the host's.
-    fn grads<M: Module<Output = (Var, Var)>>(&self, net: &M) -> Vec<Vec<f32>> {
+    fn grads(&self, net: &M) -> Vec<Vec<f32>> {
         let dev = cpu();
         let (n, classes) = (self.z.len(), self.pi.len() / self.z.len());
         let pi = Tensor::from_vec(self.pi.clone(), &[n, classes], &dev);
@@ -99,15 +123,34 @@ impl Problem {
             (got - want).abs() <= 1e-5 * want,
             "fused loss {got} vs {want}"
         );
-        let grads = ctx.param_grads(net, &loss.total.backward());
-        grads
-            .into_iter()
-            .enumerate()
-            .map(|(k, g)| {
-                g.unwrap_or_else(|| panic!("parameter {k} got no gradient"))
-                    .to_vec()
-            })
-            .collect()
+        tape_grads(net, &ctx, &loss.total)
+    }
+}
+
+/// A value network's squared error against fixed results: inputs, results.
+struct ValueProblem {
+    x: Tensor,
+    z: Vec<f32>,
+}
+
+impl<M: Module<Output = Var>> Objective<M> for ValueProblem {
+    fn loss(&self, net: &M) -> f64 {
+        let v = net.forward(&Ctx::inference(), &Var::constant(self.x.clone()));
+        let v = v.value().to_vec();
+        let sq: f64 = v
+            .iter()
+            .zip(&self.z)
+            .map(|(&a, &b)| (a as f64 - b as f64).powi(2))
+            .sum();
+        sq / v.len() as f64
+    }
+
+    fn grads(&self, net: &M) -> Vec<Vec<f32>> {
+        let ctx = Ctx::training();
+        let v = net.forward(&ctx, &Var::constant(self.x.clone()));
+        let z = Tensor::from_vec(self.z.clone(), v.shape(), &cpu());
+        let loss = v.mse(&Var::constant(z));
+        tape_grads(net, &ctx, &loss)
     }
 }
 
@@ -124,9 +167,9 @@ fn set_params<M: Module + ?Sized>(net: &mut M, values: &[Tensor]) {
 
 /// Checks every entry of the parameters `which` selects (by visit index); returns how many
 /// entries there were and how many sat on a kink.
-fn check_entries<M: Module<Output = (Var, Var)>>(
+fn check_entries<M: Module>(
     net: &mut M,
-    problem: &Problem,
+    problem: &impl Objective<M>,
     which: impl Fn(usize) -> bool,
 ) -> (usize, usize) {
     let dev = cpu();
@@ -296,5 +339,40 @@ fn plain_policy_value_network_heads() {
             residual: false,
         },
         31,
+    );
+}
+
+#[test]
+fn every_parameter_of_the_tower_network() {
+    // tanh throughout, so no kinks: every tower (rows, columns, strided corners, gathered
+    // diagonals), the join and the head, on real board planes. Small widths keep the number
+    // of entries (each needing four forwards) low.
+    let mut r = rng(41);
+    let arch = TowerArch {
+        lines: 2,
+        corners: 2,
+        diagonals: 2,
+        hidden: vec![6, 4],
+        ..TowerArch::default()
+    };
+    let mut net = TowerNet::new(arch, &cpu(), &mut r);
+    let boards: Vec<Discs> = (0..3)
+        .map(|_| {
+            let (a, b): (u64, u64) = (r.random(), r.random());
+            Discs {
+                own: a & b,
+                opponent: a & !b,
+            }
+        })
+        .collect();
+    let problem = ValueProblem {
+        x: net.encode(&boards),
+        z: vec![0.8, -0.3, 0.1],
+    };
+    let (total, kinks) = check_entries(&mut net, &problem, |_| true);
+    assert_eq!(
+        (total, kinks),
+        (net.num_params(), 0),
+        "a smooth network has no kinks"
     );
 }

@@ -1,5 +1,6 @@
 //! Tests of the NN library (src/nn): gradients against finite differences, small learning
-//! problems, optimizer updates, checkpoints, and the policy-value network.
+//! problems, optimizer updates, checkpoints, the policy-value network and the Othello tower
+//! value network.
 
 mod checkpoint;
 #[path = "../common/mod.rs"]
@@ -10,6 +11,7 @@ mod gradcheck;
 mod layers;
 mod optim;
 mod policy_value;
+mod towers;
 mod xor;
 
 use checkers_zero::nn::{Module, Param};

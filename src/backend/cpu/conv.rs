@@ -1,8 +1,10 @@
-//! Stride-1 convolution as im2col + SGEMM, one image per task.
+//! Convolution as im2col + SGEMM, one image per task.
 //!
 //! For one image the column matrix has a row per (c_in, ky, kx) and a column per output
 //! pixel; then out (c_out x pixels) = W (c_out x c_in*kh*kw) * cols. A 1x1 kernel without
-//! padding needs no column matrix: the image is already in that form.
+//! padding or stride needs no column matrix: the image is already in that form. With stride 1
+//! each row segment of the column matrix is a contiguous run of the image (one bulk copy);
+//! a longer stride has its own im2col, which reads every stride-th cell.
 
 use super::CpuBuf;
 use super::matmul::gemm;
@@ -14,38 +16,84 @@ fn patch_len(d: &ConvDims) -> usize {
 }
 
 fn is_pointwise(d: &ConvDims) -> bool {
-    d.kh == 1 && d.kw == 1 && d.pad_h == 0 && d.pad_w == 0
+    d.kh == 1 && d.kw == 1 && d.pad_h == 0 && d.pad_w == 0 && d.unit_stride()
 }
 
-/// The output columns `ox` whose input column `ox + kx - pad` is inside the image.
-fn valid_cols(kx: usize, pad: usize, w: usize, wo: usize) -> std::ops::Range<usize> {
-    let lo = pad.saturating_sub(kx).min(wo);
-    let hi = (w + pad).saturating_sub(kx).min(wo).max(lo);
+/// The output columns `ox` whose input column `ox * stride + kx - pad` is inside the image's
+/// `w` columns (or, given rows, the output rows whose input row is inside its rows).
+fn valid_cols(kx: usize, pad: usize, w: usize, wo: usize, stride: usize) -> std::ops::Range<usize> {
+    let lo = pad.saturating_sub(kx).div_ceil(stride).min(wo);
+    let hi = (w + pad)
+        .saturating_sub(kx)
+        .div_ceil(stride)
+        .min(wo)
+        .max(lo);
     lo..hi
 }
 
-/// Fills `cols` (patch_len x pixels) from one image (c_in, h, w): each row segment is one
-/// bulk copy, with zeros only where the kernel overhangs the padding.
+/// The image row under output row `oy` for kernel row `ky`, if inside the image.
+fn input_row(oy: usize, ky: usize, d: &ConvDims) -> Option<usize> {
+    (oy * d.stride_h + ky)
+        .checked_sub(d.pad_h)
+        .filter(|&iy| iy < d.h)
+}
+
+/// Fills `cols` (patch_len x pixels) from one image (c_in, h, w) for a stride-1 conv: each row
+/// segment is one bulk copy, with zeros only where the kernel overhangs the padding. On an
+/// 8x8 board a segment is only 8 cells, so the per-segment work is most of im2col's: the rows
+/// inside the image are found once per kernel tap, not tested row by row, and no stride
+/// arithmetic is done.
 fn im2col(img: &[f32], d: &ConvDims, cols: &mut [f32]) {
     let (ho, wo) = (d.out_h(), d.out_w());
     for c in 0..d.c_in {
         for ky in 0..d.kh {
             for kx in 0..d.kw {
                 let row = ((c * d.kh + ky) * d.kw + kx) * ho * wo;
-                let valid = valid_cols(kx, d.pad_w, d.w, wo);
-                for oy in 0..ho {
-                    let iy = oy as isize + ky as isize - d.pad_h as isize;
-                    let dst = &mut cols[row + oy * wo..row + (oy + 1) * wo];
-                    if iy < 0 || iy >= d.h as isize || valid.is_empty() {
-                        dst.fill(0.0);
-                        continue;
-                    }
-                    let src_row = (c * d.h + iy as usize) * d.w;
-                    let shift = valid.start + kx - d.pad_w;
+                let block = &mut cols[row..row + ho * wo];
+                let valid = valid_cols(kx, d.pad_w, d.w, wo, 1);
+                let rows = valid_cols(ky, d.pad_h, d.h, ho, 1);
+                if valid.is_empty() || rows.is_empty() {
+                    block.fill(0.0);
+                    continue;
+                }
+                block[..rows.start * wo].fill(0.0);
+                block[rows.end * wo..].fill(0.0);
+                let shift = valid.start + kx - d.pad_w;
+                for oy in rows {
+                    let src_row = (c * d.h + oy + ky - d.pad_h) * d.w + shift;
+                    let dst = &mut block[oy * wo..(oy + 1) * wo];
                     dst[..valid.start].fill(0.0);
-                    dst[valid.clone()]
-                        .copy_from_slice(&img[src_row + shift..src_row + shift + valid.len()]);
+                    dst[valid.clone()].copy_from_slice(&img[src_row..src_row + valid.len()]);
                     dst[valid.end..].fill(0.0);
+                }
+            }
+        }
+    }
+}
+
+/// [`im2col`] for strides above 1: every stride-th cell of the image rows.
+fn im2col_strided(img: &[f32], d: &ConvDims, cols: &mut [f32]) {
+    let (ho, wo) = (d.out_h(), d.out_w());
+    cols.fill(0.0);
+    for c in 0..d.c_in {
+        for ky in 0..d.kh {
+            for kx in 0..d.kw {
+                let row = ((c * d.kh + ky) * d.kw + kx) * ho * wo;
+                let valid = valid_cols(kx, d.pad_w, d.w, wo, d.stride_w);
+                if valid.is_empty() {
+                    continue;
+                }
+                for oy in 0..ho {
+                    let Some(iy) = input_row(oy, ky, d) else {
+                        continue;
+                    };
+                    let start = (c * d.h + iy) * d.w + valid.start * d.stride_w + kx - d.pad_w;
+                    let src = img[start..].iter().step_by(d.stride_w);
+                    let dst = &mut cols[row + oy * wo..row + (oy + 1) * wo];
+                    dst[valid.clone()]
+                        .iter_mut()
+                        .zip(src)
+                        .for_each(|(o, &v)| *o = v);
                 }
             }
         }
@@ -59,17 +107,25 @@ fn col2im(cols: &[f32], d: &ConvDims, img: &mut [f32]) {
         for ky in 0..d.kh {
             for kx in 0..d.kw {
                 let row = ((c * d.kh + ky) * d.kw + kx) * ho * wo;
+                let valid = valid_cols(kx, d.pad_w, d.w, wo, d.stride_w);
+                if valid.is_empty() {
+                    continue;
+                }
                 for oy in 0..ho {
-                    let iy = oy as isize + ky as isize - d.pad_h as isize;
-                    if iy < 0 || iy >= d.h as isize {
+                    let Some(iy) = input_row(oy, ky, d) else {
                         continue;
-                    }
-                    let base = (c * d.h + iy as usize) * d.w;
-                    for ox in 0..wo {
-                        let ix = ox as isize + kx as isize - d.pad_w as isize;
-                        if ix >= 0 && ix < d.w as isize {
-                            img[base + ix as usize] += cols[row + oy * wo + ox];
-                        }
+                    };
+                    let start = (c * d.h + iy) * d.w + valid.start * d.stride_w + kx - d.pad_w;
+                    let src = &cols[row + oy * wo + valid.start..row + oy * wo + valid.end];
+                    let add = |(o, &g): (&mut f32, &f32)| *o += g;
+                    if d.stride_w == 1 {
+                        img[start..start + src.len()]
+                            .iter_mut()
+                            .zip(src)
+                            .for_each(add);
+                    } else {
+                        let dst = img[start..].iter_mut().step_by(d.stride_w);
+                        dst.zip(src).for_each(add);
                     }
                 }
             }
@@ -84,7 +140,11 @@ fn columns<'a>(x: &'a [f32], i: usize, d: &ConvDims, scratch: &'a mut Vec<f32>) 
         return img;
     }
     scratch.resize(patch_len(d) * d.out_h() * d.out_w(), 0.0);
-    im2col(img, d, scratch);
+    if d.unit_stride() {
+        im2col(img, d, scratch);
+    } else {
+        im2col_strided(img, d, scratch);
+    }
     scratch
 }
 

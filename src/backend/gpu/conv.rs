@@ -1,7 +1,8 @@
-//! Stride-1 convolution and its gradients as implicit GEMMs on the tiled core
-//! (shaders/conv.wgsl): im2col cells are computed from indices as tiles are loaded, so no
-//! column matrix is stored and the input gradient needs no scatter (see the shader for the
-//! three products).
+//! Convolution and its gradients as implicit GEMMs on the tiled core (shaders/conv.wgsl):
+//! im2col cells are computed from indices as tiles are loaded, so no column matrix is stored
+//! and the input gradient needs no scatter (see the shader for the three products). Strided
+//! convolutions run a separate compilation of the shader, so the stride-1 kernels keep their
+//! index arithmetic free of the stride's multiplications and divisibility tests.
 
 use super::gemm::{self, GemmHeader, GemmParams};
 use super::pipelines::{ConvMode, Shader};
@@ -22,10 +23,12 @@ pub(super) struct Params {
     kw: u32,
     pad_h: u32,
     pad_w: u32,
+    stride_h: u32,
+    stride_w: u32,
     out_h: u32,
     out_w: u32,
     has_bias: u32,
-    _pad: u32,
+    _pad: [u32; 3],
 }
 
 impl GemmParams for Params {
@@ -56,15 +59,20 @@ fn run(
         kw: to_u32(d.kw),
         pad_h: to_u32(d.pad_h),
         pad_w: to_u32(d.pad_w),
+        stride_h: to_u32(d.stride_h),
+        stride_w: to_u32(d.stride_w),
         out_h: to_u32(d.out_h()),
         out_w: to_u32(d.out_w()),
         has_bias: bias.is_some().into(),
-        _pad: 0,
+        _pad: [0; 3],
     };
     // The bias binding is declared by every mode; without a bias any buffer fills it.
     gemm::run(
         gpu,
-        Shader::Conv(mode),
+        Shader::Conv {
+            mode,
+            strided: !d.unit_stride(),
+        },
         &p,
         &[lhs, rhs, bias.unwrap_or(lhs)],
     )

@@ -1,9 +1,10 @@
 //! WGSL sources and the pipeline cache: each (shader variant, entry point) is compiled once.
 //!
-//! Shader constants (workgroup and tile sizes, the conv mode) are written into the source
-//! from the Rust constants that launch the kernels, replacing `{{NAME}}` placeholders, so the
-//! shaders and the host cannot disagree. Every placeholder must be filled and every value
-//! given must be used; the tests below also read the compiled workgroup sizes back.
+//! Shader constants (workgroup and tile sizes, the conv mode, whether it is strided) are
+//! written into the source from the Rust constants that launch the kernels, replacing
+//! `{{NAME}}` placeholders, so the shaders and the host cannot disagree. Every placeholder
+//! must be filled and every value given must be used; the tests below also read the compiled
+//! workgroup sizes back.
 
 use super::gemm::TILE;
 use std::collections::HashMap;
@@ -39,7 +40,11 @@ pub(super) enum Shader {
     Layout,
     Optim,
     Matmul,
-    Conv(ConvMode),
+    /// `strided`: compiled for strides above 1 (the stride-1 build does no stride arithmetic).
+    Conv {
+        mode: ConvMode,
+        strided: bool,
+    },
 }
 
 impl Shader {
@@ -52,9 +57,10 @@ impl Shader {
             Shader::Layout => (LAYOUT.to_string(), vec![]),
             Shader::Optim => (OPTIM.to_string(), vec![]),
             Shader::Matmul => (gemm(MATMUL), TILE.shader_consts().to_vec()),
-            Shader::Conv(mode) => {
+            Shader::Conv { mode, strided } => {
                 let mut c = TILE.shader_consts().to_vec();
                 c.push(("MODE", mode as u32));
+                c.push(("STRIDED", strided.into()));
                 (gemm(CONV), c)
             }
         };
@@ -63,15 +69,36 @@ impl Shader {
     }
 
     #[cfg(test)]
-    const ALL: [Shader; 8] = [
+    const ALL: [Shader; 11] = [
         Shader::Elementwise,
         Shader::Reduce,
         Shader::Layout,
         Shader::Optim,
         Shader::Matmul,
-        Shader::Conv(ConvMode::Forward),
-        Shader::Conv(ConvMode::GradInput),
-        Shader::Conv(ConvMode::GradWeight),
+        Shader::Conv {
+            mode: ConvMode::Forward,
+            strided: false,
+        },
+        Shader::Conv {
+            mode: ConvMode::GradInput,
+            strided: false,
+        },
+        Shader::Conv {
+            mode: ConvMode::GradWeight,
+            strided: false,
+        },
+        Shader::Conv {
+            mode: ConvMode::Forward,
+            strided: true,
+        },
+        Shader::Conv {
+            mode: ConvMode::GradInput,
+            strided: true,
+        },
+        Shader::Conv {
+            mode: ConvMode::GradWeight,
+            strided: true,
+        },
     ];
 }
 
@@ -169,7 +196,9 @@ mod tests {
             assert!(!m.entry_points.is_empty(), "{shader:?} has no entry point");
             for ep in &m.entry_points {
                 let want = match shader {
-                    Shader::Matmul | Shader::Conv(_) => [TILE.bn / TILE.tn, TILE.bm / TILE.tm, 1],
+                    Shader::Matmul | Shader::Conv { .. } => {
+                        [TILE.bn / TILE.tn, TILE.bm / TILE.tm, 1]
+                    }
                     _ => [WG, 1, 1],
                 };
                 assert_eq!(ep.workgroup_size, want, "{shader:?}::{}", ep.name);
@@ -189,7 +218,7 @@ mod tests {
                 Shader::Layout => size_of::<super::super::layout::Params>(),
                 Shader::Optim => size_of::<super::super::optim::Params>(),
                 Shader::Matmul => size_of::<super::super::matmul::Params>(),
-                Shader::Conv(_) => size_of::<super::super::conv::Params>(),
+                Shader::Conv { .. } => size_of::<super::super::conv::Params>(),
             };
             let m = module(shader);
             let var = m

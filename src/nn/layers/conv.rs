@@ -1,4 +1,4 @@
-//! 2-D convolution, stride 1, square kernel, zero padding on every side.
+//! 2-D convolution: a kernel of any height and width, zero padding and a stride per axis.
 
 use super::batch_norm::EvalState;
 use super::{BatchNorm2d, uniform_fan_in};
@@ -11,7 +11,8 @@ use std::sync::{PoisonError, RwLock};
 pub struct Conv2d {
     weight: Param,
     bias: Option<Param>,
-    padding: usize,
+    padding: (usize, usize),
+    stride: (usize, usize),
     /// The last batch norm folded into this conv for inference.
     folded: FoldCache,
 }
@@ -49,8 +50,8 @@ impl std::fmt::Debug for FoldCache {
 }
 
 impl Conv2d {
-    /// `kernel` x `kernel` filters from `c_in` to `c_out` channels; `padding` 1 with kernel 3
-    /// keeps the plane size.
+    /// `kernel` x `kernel` filters from `c_in` to `c_out` channels, stride 1; `padding` 1
+    /// with kernel 3 keeps the plane size.
     pub fn new(
         c_in: usize,
         c_out: usize,
@@ -60,15 +61,47 @@ impl Conv2d {
         device: &Device,
         rng: &mut impl Rng,
     ) -> Conv2d {
-        let fan_in = c_in * kernel * kernel;
-        let weight = uniform_fan_in(&[c_out, c_in, kernel, kernel], fan_in, device, rng);
+        Conv2d::rect(
+            c_in,
+            c_out,
+            (kernel, kernel),
+            (padding, padding),
+            bias,
+            device,
+            rng,
+        )
+    }
+
+    /// `kernel` = (height, width) filters with `padding` = (rows, columns) of zeros on each
+    /// side, stride 1 (see [`Conv2d::with_stride`]).
+    pub fn rect(
+        c_in: usize,
+        c_out: usize,
+        (kh, kw): (usize, usize),
+        padding: (usize, usize),
+        bias: bool,
+        device: &Device,
+        rng: &mut impl Rng,
+    ) -> Conv2d {
+        let fan_in = c_in * kh * kw;
+        let weight = uniform_fan_in(&[c_out, c_in, kh, kw], fan_in, device, rng);
         let bias = bias.then(|| uniform_fan_in(&[c_out], fan_in, device, rng));
         Conv2d {
             weight,
             bias,
             padding,
+            stride: (1, 1),
             folded: FoldCache::default(),
         }
+    }
+
+    /// The same layer moving its window `stride` = (rows, columns) cells at a time.
+    pub fn with_stride(self, stride: (usize, usize)) -> Conv2d {
+        assert!(
+            stride.0 >= 1 && stride.1 >= 1,
+            "conv stride {stride:?} must be at least 1"
+        );
+        Conv2d { stride, ..self }
     }
 
     /// This conv's weight and bias with `bn` (evaluation mode) folded in, from the cache when
@@ -146,7 +179,8 @@ impl Conv2d {
                 &b,
                 residual.map(Var::value),
                 relu,
-                (self.padding, self.padding),
+                self.padding,
+                self.stride,
             );
             return Var::constant(y);
         }
@@ -167,7 +201,8 @@ impl Module for Conv2d {
         x.conv2d(
             &ctx.param(&self.weight),
             bias.as_ref(),
-            (self.padding, self.padding),
+            self.padding,
+            self.stride,
         )
     }
 

@@ -1,12 +1,17 @@
-//! 2-D convolution (cross-correlation), stride 1, zero padding, optional bias.
+//! 2-D convolution (cross-correlation), zero padding, a stride per axis, optional bias.
 //! Shapes: x (n, c_in, h, w), weight (c_out, c_in, kh, kw), bias (c_out)
-//! -> (n, c_out, h + 2 pad_h - kh + 1, w + 2 pad_w - kw + 1).
+//! -> (n, c_out, (h + 2 pad_h - kh) / stride_h + 1, (w + 2 pad_w - kw) / stride_w + 1).
 //! `conv2d_add_relu` is the inference-only fused form (bias, residual add, ReLU in one op).
 
 use super::super::{Tensor, Var, dispatch};
 use crate::backend::{Backend, ConvDims};
 
-fn conv_dims(x: &[usize], w: &[usize], (pad_h, pad_w): (usize, usize)) -> ConvDims {
+fn conv_dims(
+    x: &[usize],
+    w: &[usize],
+    (pad_h, pad_w): (usize, usize),
+    (stride_h, stride_w): (usize, usize),
+) -> ConvDims {
     let ([n, c_in, h, wd], [c_out, c_in2, kh, kw]) = (x, w) else {
         panic!("conv2d takes x (n, c, h, w) and weight (c_out, c_in, kh, kw), got {x:?} and {w:?}")
     };
@@ -18,6 +23,10 @@ fn conv_dims(x: &[usize], w: &[usize], (pad_h, pad_w): (usize, usize)) -> ConvDi
         h + 2 * pad_h >= *kh && wd + 2 * pad_w >= *kw,
         "conv2d kernel {kh}x{kw} larger than padded input {h}x{wd}"
     );
+    assert!(
+        stride_h >= 1 && stride_w >= 1,
+        "conv2d stride ({stride_h}, {stride_w}) must be at least 1"
+    );
     ConvDims {
         n: *n,
         c_in: *c_in,
@@ -28,6 +37,8 @@ fn conv_dims(x: &[usize], w: &[usize], (pad_h, pad_w): (usize, usize)) -> ConvDi
         kw: *kw,
         pad_h,
         pad_w,
+        stride_h,
+        stride_w,
     }
 }
 
@@ -37,8 +48,9 @@ impl Tensor {
         weight: &Tensor,
         bias: Option<&Tensor>,
         padding: (usize, usize),
+        stride: (usize, usize),
     ) -> Tensor {
-        let d = conv_dims(self.shape(), weight.shape(), padding);
+        let d = conv_dims(self.shape(), weight.shape(), padding, stride);
         if let Some(b) = bias {
             assert_eq!(b.shape(), [d.c_out], "conv2d bias shape");
         }
@@ -63,8 +75,9 @@ impl Tensor {
         residual: Option<&Tensor>,
         relu: bool,
         padding: (usize, usize),
+        stride: (usize, usize),
     ) -> Tensor {
-        let d = conv_dims(self.shape(), weight.shape(), padding);
+        let d = conv_dims(self.shape(), weight.shape(), padding, stride);
         assert_eq!(bias.shape(), [d.c_out], "conv2d bias shape");
         let out = vec![d.n, d.c_out, d.out_h(), d.out_w()];
         let storage = match residual.map(|r| r.storage()) {
@@ -89,8 +102,9 @@ impl Tensor {
         weight: &Tensor,
         x_shape: &[usize],
         padding: (usize, usize),
+        stride: (usize, usize),
     ) -> Tensor {
-        let d = conv_dims(x_shape, weight.shape(), padding);
+        let d = conv_dims(x_shape, weight.shape(), padding, stride);
         let storage =
             dispatch!(self.storage(), weight.storage() => |be, g, w| be.conv2d_grad_input(g, w, d));
         Tensor::from_storage(storage, x_shape.to_vec())
@@ -102,8 +116,9 @@ impl Tensor {
         g: &Tensor,
         w_shape: &[usize],
         padding: (usize, usize),
+        stride: (usize, usize),
     ) -> Tensor {
-        let d = conv_dims(self.shape(), w_shape, padding);
+        let d = conv_dims(self.shape(), w_shape, padding, stride);
         let storage =
             dispatch!(self.storage(), g.storage() => |be, x, g| be.conv2d_grad_weight(x, g, d));
         Tensor::from_storage(storage, w_shape.to_vec())
@@ -111,15 +126,21 @@ impl Tensor {
 }
 
 impl Var {
-    pub fn conv2d(&self, weight: &Var, bias: Option<&Var>, padding: (usize, usize)) -> Var {
+    pub fn conv2d(
+        &self,
+        weight: &Var,
+        bias: Option<&Var>,
+        padding: (usize, usize),
+        stride: (usize, usize),
+    ) -> Var {
         let (x, w) = (self.value().clone(), weight.value().clone());
-        let value = x.conv2d(&w, bias.map(|b| b.value()), padding);
+        let value = x.conv2d(&w, bias.map(|b| b.value()), padding, stride);
         let mut inputs = vec![self, weight];
         inputs.extend(bias);
         Var::record(&inputs, value, move |g, needs| {
             let mut grads = vec![
-                needs[0].then(|| g.conv2d_grad_input(&w, x.shape(), padding)),
-                needs[1].then(|| x.conv2d_grad_weight(g, w.shape(), padding)),
+                needs[0].then(|| g.conv2d_grad_input(&w, x.shape(), padding, stride)),
+                needs[1].then(|| x.conv2d_grad_weight(g, w.shape(), padding, stride)),
             ];
             if needs.len() == 3 {
                 let [n, c, h, wd] = *g.shape() else {

@@ -1,6 +1,6 @@
-//! Ops that move data: reshape, permute, pad2d, column gather.
+//! Ops that move data: reshape, permute, pad2d, column gather, concatenation.
 
-use super::super::shape::numel;
+use super::super::shape::{axis_index, numel};
 use super::super::{Tensor, Var, dispatch};
 use crate::backend::Backend;
 use std::sync::Arc;
@@ -88,6 +88,80 @@ impl Tensor {
         let storage = dispatch!(self.storage() => |be, g| be.scatter_cols(g, rows, cols, index));
         Tensor::from_storage(storage, vec![rows, cols])
     }
+
+    /// Joins `parts` along `axis` (negative counts from the end); every other axis must agree.
+    ///
+    /// Composed of existing kernels rather than one of its own: each part, seen as a matrix
+    /// (axes before `axis`) x (the rest), is padded with zeros into its column range of the
+    /// joined matrix, and the padded parts are added. That costs a pass over the output per
+    /// part, which is nothing for the few small parts a network's heads join, and gives every
+    /// backend the op, forward and backward (a crop), for free.
+    pub fn concat(parts: &[&Tensor], axis: isize) -> Tensor {
+        let joint = Concat::of(parts.iter().map(|t| t.shape()), axis);
+        let mut sum: Option<Tensor> = None;
+        for (part, [left, right]) in parts.iter().zip(joint.margins()) {
+            let cols = part.numel() / joint.rows.max(1);
+            let placed = part
+                .reshape(&[joint.rows, cols])
+                .pad2d([0, 0, left, right], 0.0);
+            sum = Some(match sum {
+                Some(s) => s.add(&placed),
+                None => placed,
+            });
+        }
+        sum.expect("concat of at least one part")
+            .reshape(&joint.shape)
+    }
+}
+
+/// The shape rule of `concat`: the joined shape, seen as a (rows, columns) matrix in which
+/// each part holds a range of columns.
+struct Concat {
+    shape: Vec<usize>,
+    rows: usize,
+    /// Each part's first column and its number of columns.
+    spans: Vec<(usize, usize)>,
+}
+
+impl Concat {
+    fn of<'a>(shapes: impl Iterator<Item = &'a [usize]>, axis: isize) -> Concat {
+        let shapes: Vec<&[usize]> = shapes.collect();
+        let first = *shapes.first().expect("concat of at least one part");
+        let a = axis_index(axis, first.len());
+        for s in &shapes {
+            let agree = s.len() == first.len() && (0..s.len()).all(|i| i == a || s[i] == first[i]);
+            assert!(
+                agree,
+                "concat along axis {a}: shapes {first:?} and {s:?} differ elsewhere"
+            );
+        }
+        let rows = first[..a].iter().product();
+        let inner: usize = first[a + 1..].iter().product();
+        let mut spans = Vec::with_capacity(shapes.len());
+        let mut at = 0;
+        for s in &shapes {
+            spans.push((at, s[a] * inner));
+            at += s[a] * inner;
+        }
+        let mut shape = first.to_vec();
+        shape[a] = shapes.iter().map(|s| s[a]).sum();
+        Concat { shape, rows, spans }
+    }
+
+    fn cols(&self) -> usize {
+        self.spans.iter().map(|&(_, n)| n).sum()
+    }
+
+    /// For each part, the columns of the joined matrix to its left and to its right (the
+    /// horizontal pads that place it).
+    fn margins(&self) -> Vec<[i32; 2]> {
+        let total = self.cols();
+        let pad = |n: usize| i32::try_from(n).expect("concat width fits in i32");
+        self.spans
+            .iter()
+            .map(|&(start, n)| [pad(start), pad(total - start - n)])
+            .collect()
+    }
 }
 
 fn swap_perm(rank: usize, a: usize, b: usize) -> Vec<usize> {
@@ -132,6 +206,26 @@ impl Var {
         let crop = pads.map(|p| -p);
         Var::record(&[self], self.value().pad2d(pads, value), move |g, _| {
             vec![Some(g.pad2d(crop, 0.0))]
+        })
+    }
+
+    /// See [`Tensor::concat`]; the backward crops each part's columns out of the gradient.
+    pub fn concat(parts: &[&Var], axis: isize) -> Var {
+        let joint = Concat::of(parts.iter().map(|v| v.shape()), axis);
+        let values: Vec<&Tensor> = parts.iter().map(|v| v.value()).collect();
+        let value = Tensor::concat(&values, axis);
+        let shapes: Vec<Vec<usize>> = parts.iter().map(|v| v.shape().to_vec()).collect();
+        Var::record(parts, value, move |g, needs| {
+            let g = g.reshape(&[joint.rows, joint.cols()]);
+            joint
+                .margins()
+                .into_iter()
+                .zip(&shapes)
+                .zip(needs)
+                .map(|(([left, right], shape), &need)| {
+                    need.then(|| g.pad2d([0, 0, -left, -right], 0.0).reshape(shape))
+                })
+                .collect()
         })
     }
 
