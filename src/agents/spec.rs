@@ -400,10 +400,10 @@ mod tests {
         for (bad, needle) in [
             (
                 "minimax",
-                "unknown othello agent \"minimax\": expected one of random, mcts, az, alphabeta",
+                "unknown agent \"minimax\" for othello: expected one of random, mcts, az, alphabeta",
             ),
             ("alphabeta:king=2", "no option \"king\""),
-            ("td:model=x", "unknown othello agent"),
+            ("td:model=x", "unknown agent \"td\" for othello"),
             ("alphabeta:hash=0", "alphabeta option hash"),
         ] {
             let e = bad
