@@ -10,6 +10,7 @@
 //! zero may carry the rounding of large terms that cancelled.
 
 use checkers_zero::backend::OptimStep;
+use checkers_zero::net::ValueModel;
 use checkers_zero::net::towers::{Discs, TowerArch, TowerNet};
 use checkers_zero::nn::{Ctx, Module};
 use checkers_zero::tensor::{Device, Tape, Tensor, Var};

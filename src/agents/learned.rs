@@ -7,6 +7,7 @@ use super::spec::setting_error;
 use super::{Agent, AgentError, Analysis, Decision, Limits};
 use crate::games::Checkers;
 use crate::games::checkers::{Game, Position};
+use crate::net::ValueModel;
 use crate::net::value_net::{Learner, ValueNet};
 use std::path::Path;
 

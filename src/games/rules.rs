@@ -32,6 +32,26 @@ pub struct NetInput<'a, G: Rules> {
     pub actions: &'a [G::Action],
 }
 
+/// What positions, states and actions are: small values copied freely, compared and hashed
+/// (caches, repetitions), sent between threads, and saved in run states (replay samples).
+pub trait GameData:
+    Copy + Eq + Hash + Debug + Send + Sync + serde::Serialize + serde::de::DeserializeOwned + 'static
+{
+}
+
+impl<T> GameData for T where
+    T: Copy
+        + Eq
+        + Hash
+        + Debug
+        + Send
+        + Sync
+        + serde::Serialize
+        + serde::de::DeserializeOwned
+        + 'static
+{
+}
+
 /// The rules of one two-player game, at the two levels described in the module doc.
 pub trait Rules: Copy + Debug + Default + PartialEq + Eq + Send + Sync + 'static {
     /// The `--game` name, for messages and file headers.
@@ -41,15 +61,7 @@ pub trait Rules: Copy + Debug + Default + PartialEq + Eq + Send + Sync + 'static
 
     /// A position at a turn boundary: the board and the side to move. `Hash`/`Eq` for
     /// repetition checks and caches.
-    type Position: Copy
-        + Eq
-        + Hash
-        + Debug
-        + Send
-        + Sync
-        + serde::Serialize
-        + serde::de::DeserializeOwned
-        + 'static;
+    type Position: GameData;
     /// A whole turn, as notation writes it and a game record stores it.
     type Move: Copy + Eq + Debug + Send + Sync + 'static;
 
@@ -101,27 +113,10 @@ pub trait Rules: Copy + Debug + Default + PartialEq + Eq + Send + Sync + 'static
 
     /// A state search expands: a turn boundary or a point inside a turn. `Hash`/`Eq` key
     /// evaluation caches.
-    type State: Copy
-        + Eq
-        + Hash
-        + Debug
-        + Send
-        + Sync
-        + serde::Serialize
-        + serde::de::DeserializeOwned
-        + 'static;
+    type State: GameData;
     /// One decision of the network. `Default` is a placeholder (the search tree's root
     /// has no action leading to it).
-    type Action: Copy
-        + Eq
-        + Hash
-        + Debug
-        + Default
-        + Send
-        + Sync
-        + serde::Serialize
-        + serde::de::DeserializeOwned
-        + 'static;
+    type Action: GameData + Default;
 
     /// The state at the start of the turn in `pos`.
     fn turn_start(pos: &Self::Position) -> Self::State;

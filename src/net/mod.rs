@@ -5,6 +5,8 @@
 
 pub mod model;
 pub mod towers;
+pub mod value_model;
 pub mod value_net;
 
 pub use model::{AzModel, LoadedModel, NetGame, default_model, load_model, save_model};
+pub use value_model::ValueModel;

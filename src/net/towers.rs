@@ -27,9 +27,8 @@
 //! own weights, so reordering the channels changes the value. Invariance would need each
 //! filter to share its weights across the 8 planes (or the value averaged over the 8 images).
 
-use crate::nn::{
-    Checkpoint, CheckpointError, Conv2d, Ctx, Linear, Module, flat_params, set_flat_params,
-};
+use super::value_model::ValueModel;
+use crate::nn::{Checkpoint, CheckpointError, Conv2d, Ctx, Linear, Module};
 use crate::tensor::{Device, Tensor, Var};
 use rand::Rng;
 use rand::SeedableRng;
@@ -254,45 +253,6 @@ impl TowerNet {
         &self.arch
     }
 
-    /// The network's input for boards: (n, SYMMETRIES, 8, 8) on its device. Needs an
-    /// architecture of [`SYMMETRIES`] planes.
-    pub fn encode(&self, boards: &[Discs]) -> Tensor {
-        assert_eq!(
-            self.arch.planes, SYMMETRIES,
-            "the network reads {} planes, not the board's symmetries",
-            self.arch.planes
-        );
-        let data: Vec<f32> = boards.iter().flat_map(|b| b.planes()).collect();
-        Tensor::from_vec(data, &[boards.len(), SYMMETRIES, SIDE, SIDE], &self.device)
-    }
-
-    /// Values of boards for their side to move, in (-1, 1); nothing recorded.
-    pub fn values(&self, boards: &[Discs]) -> Vec<f32> {
-        if boards.is_empty() {
-            return Vec::new();
-        }
-        let x = Var::constant(self.encode(boards));
-        self.forward(&Ctx::inference(), &x).value().to_vec()
-    }
-
-    /// The value of one board and its gradient with respect to the flat weights.
-    pub fn value_and_grad(&self, board: Discs) -> (f32, Vec<f32>) {
-        let ctx = Ctx::training();
-        let x = Var::constant(self.encode(&[board]));
-        let v = self.forward(&ctx, &x).sum_all();
-        let grad = ctx.flat_param_grads(self, &v.backward());
-        (v.value().item(), grad)
-    }
-
-    /// All parameters in visit order, flattened.
-    pub fn weights(&self) -> Vec<f32> {
-        flat_params(self)
-    }
-
-    pub fn set_weights(&mut self, weights: &[f32]) {
-        set_flat_params(self, weights);
-    }
-
     pub fn save(&self, path: &Path) -> Result<(), CheckpointError> {
         Checkpoint::capture(self.arch.clone(), self, None).save(path)
     }
@@ -329,6 +289,22 @@ impl TowerNet {
                 .iter_mut()
                 .map(|l| l as &mut dyn Module<Output = Var>),
         )
+    }
+}
+
+impl ValueModel for TowerNet {
+    type Input = Discs;
+
+    /// The network's input for boards: (n, SYMMETRIES, 8, 8) on its device. Needs an
+    /// architecture of [`SYMMETRIES`] planes.
+    fn encode(&self, boards: &[Discs]) -> Tensor {
+        assert_eq!(
+            self.arch.planes, SYMMETRIES,
+            "the network reads {} planes, not the board's symmetries",
+            self.arch.planes
+        );
+        let data: Vec<f32> = boards.iter().flat_map(|b| b.planes()).collect();
+        Tensor::from_vec(data, &[boards.len(), SYMMETRIES, SIDE, SIDE], &self.device)
     }
 }
 
@@ -479,7 +455,7 @@ mod tests {
         let values = net.values(&boards(5, 4));
         assert_eq!(values.len(), 5);
         assert!(values.iter().all(|v| v.abs() < 1.0), "{values:?}");
-        let (value, grad) = net.value_and_grad(boards(1, 4)[0]);
+        let (value, grad) = net.value_and_grad(&boards(1, 4)[0]);
         assert_eq!(value, values[0]);
         assert_eq!(grad.len(), net.num_params());
         assert!(grad.iter().all(|g| g.is_finite()) && grad.iter().any(|&g| g != 0.0));

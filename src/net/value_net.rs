@@ -2,11 +2,10 @@
 //! value for the side to move. One [`ValueArch`] describes all three (TD, GA, PSO), and is the
 //! architecture header of their checkpoints in the common format.
 
+use super::value_model::ValueModel;
 use crate::games::checkers::board::row_col;
 use crate::games::checkers::{Color, Position};
-use crate::nn::{
-    Checkpoint, CheckpointError, Ctx, Linear, Module, Param, flat_params, set_flat_params,
-};
+use crate::nn::{Checkpoint, CheckpointError, Ctx, Linear, Module, Param};
 use crate::tensor::{Device, Tensor, Var};
 use rand::Rng;
 use rand::SeedableRng;
@@ -169,50 +168,6 @@ impl ValueNet {
         out
     }
 
-    /// The network's input for positions: (n, inputs).
-    pub fn encode(&self, positions: &[Position]) -> Tensor {
-        let mut data = Vec::with_capacity(positions.len() * self.arch.inputs());
-        for pos in positions {
-            let board = self.board(pos);
-            match self.arch.features {
-                Features::Squares => data.extend_from_slice(&board),
-                Features::SubSquares => data.extend(self.masks.iter().map(|&m| {
-                    crate::games::checkers::board::Squares(m)
-                        .map(|sq| board[sq as usize])
-                        .sum::<f32>()
-                })),
-            }
-        }
-        Tensor::from_vec(data, &[positions.len(), self.arch.inputs()], &Device::Cpu)
-    }
-
-    /// Values of positions for their side to move, in (-1, 1); nothing recorded.
-    pub fn values(&self, positions: &[Position]) -> Vec<f32> {
-        if positions.is_empty() {
-            return Vec::new();
-        }
-        let x = Var::constant(self.encode(positions));
-        self.forward(&Ctx::inference(), &x).value().to_vec()
-    }
-
-    /// The value of one position and its gradient with respect to the flat weights.
-    pub fn value_and_grad(&self, pos: &Position) -> (f32, Vec<f32>) {
-        let ctx = Ctx::training();
-        let x = Var::constant(self.encode(std::slice::from_ref(pos)));
-        let v = self.forward(&ctx, &x).sum_all();
-        let grad = ctx.flat_param_grads(self, &v.backward());
-        (v.value().item(), grad)
-    }
-
-    /// All parameters in visit order, flattened.
-    pub fn weights(&self) -> Vec<f32> {
-        flat_params(self)
-    }
-
-    pub fn set_weights(&mut self, weights: &[f32]) {
-        set_flat_params(self, weights);
-    }
-
     /// The (rows, columns) of each layer's weight matrix in visit order: the layout
     /// crossover needs to find a hidden unit's incoming weights.
     pub fn layer_shapes(&self) -> Vec<(usize, usize)> {
@@ -231,6 +186,27 @@ impl ValueNet {
         let mut net = ValueNet::new(ckpt.arch.clone(), &mut StdRng::seed_from_u64(0));
         ckpt.restore(&mut net, &ckpt.arch)?;
         Ok(net)
+    }
+}
+
+impl ValueModel for ValueNet {
+    type Input = Position;
+
+    /// The network's input for positions: (n, inputs).
+    fn encode(&self, positions: &[Position]) -> Tensor {
+        let mut data = Vec::with_capacity(positions.len() * self.arch.inputs());
+        for pos in positions {
+            let board = self.board(pos);
+            match self.arch.features {
+                Features::Squares => data.extend_from_slice(&board),
+                Features::SubSquares => data.extend(self.masks.iter().map(|&m| {
+                    crate::games::checkers::board::Squares(m)
+                        .map(|sq| board[sq as usize])
+                        .sum::<f32>()
+                })),
+            }
+        }
+        Tensor::from_vec(data, &[positions.len(), self.arch.inputs()], &Device::Cpu)
     }
 }
 

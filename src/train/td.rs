@@ -24,6 +24,7 @@ use crate::agents::{Agent, AgentSpec, Limits, random::RandomAgent};
 use crate::arena::OpeningSet;
 use crate::games::Checkers;
 use crate::games::checkers::{Color, Game, Position, adjudicate, dedup_routes_of, legal_moves};
+use crate::net::ValueModel;
 use crate::net::value_net::{Activation, Features, Learner, ValueArch, ValueNet};
 use crate::nn::Checkpoint;
 use crate::seeds::derive_seed;

@@ -13,6 +13,7 @@
 //! error of its values.
 
 use super::{cpu, rng};
+use checkers_zero::net::ValueModel;
 use checkers_zero::net::towers::{Discs, TowerArch, TowerNet};
 use checkers_zero::nn::{
     Architecture, BatchNorm2d, Conv2d, Ctx, Flatten, Linear, Module, Param, PolicyValueNet, Relu,

@@ -1,6 +1,7 @@
 //! The Othello tower value network's checkpoints.
 
 use super::{cpu, param_values, rng};
+use checkers_zero::net::ValueModel;
 use checkers_zero::net::towers::{Discs, TowerArch, TowerNet};
 use checkers_zero::nn::{Architecture, Checkpoint, CheckpointError, PolicyValueNet};
 use std::path::PathBuf;
