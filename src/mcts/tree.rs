@@ -381,9 +381,8 @@ impl<G: Rules> Tree<G> {
         }
     }
 
-    /// The root's position (the root is always a turn start: searches start at one and
-    /// `advance` is given whole moves, or single actions by self-play, which searches again
-    /// inside a turn only through `Puct`, never calling this there).
+    /// The root's position, for choosing a whole move: agents search from turn starts
+    /// (self-play's roots inside a turn never ask for moves).
     fn root_position(&self) -> G::Position {
         G::position(&self.root().state).expect("the root is at a turn start")
     }
