@@ -3,8 +3,9 @@
 //! For one image the column matrix has a row per (c_in, ky, kx) and a column per output
 //! pixel; then out (c_out x pixels) = W (c_out x c_in*kh*kw) * cols. A 1x1 kernel without
 //! padding or stride needs no column matrix: the image is already in that form. With stride 1
-//! each row segment of the column matrix is a contiguous run of the image (one bulk copy);
-//! a longer stride has its own im2col, which reads every stride-th cell.
+//! the column matrix is built from bulk copies of the image (one per kernel tap when the
+//! output is as wide as the image, else one per row segment); a longer stride has its own
+//! im2col, which reads every stride-th cell.
 
 use super::CpuBuf;
 use super::matmul::gemm;
@@ -38,12 +39,55 @@ fn input_row(oy: usize, ky: usize, d: &ConvDims) -> Option<usize> {
         .filter(|&iy| iy < d.h)
 }
 
-/// Fills `cols` (patch_len x pixels) from one image (c_in, h, w) for a stride-1 conv: each row
-/// segment is one bulk copy, with zeros only where the kernel overhangs the padding. On an
-/// 8x8 board a segment is only 8 cells, so the per-segment work is most of im2col's: the rows
-/// inside the image are found once per kernel tap, not tested row by row, and no stride
-/// arithmetic is done.
+/// Fills `cols` (patch_len x pixels) from one image (c_in, h, w) for a stride-1 conv.
 fn im2col(img: &[f32], d: &ConvDims, cols: &mut [f32]) {
+    if d.out_w() == d.w {
+        im2col_same_width(img, d, cols);
+    } else {
+        im2col_rows(img, d, cols);
+    }
+}
+
+/// [`im2col`] where the output is as wide as the image (the board nets' "same" 3x3 convs).
+/// Then a kernel tap's block, over the output rows inside the image, is the image read at one
+/// fixed offset: one bulk copy per tap, after which the few cells that wrapped round a row
+/// edge are zeroed. On an 8x8 board a copy per row segment would be 8 cells each, and the
+/// calls to copy and fill them would cost more than the data.
+fn im2col_same_width(img: &[f32], d: &ConvDims, cols: &mut [f32]) {
+    let (ho, w, plane) = (d.out_h(), d.w, d.h * d.w);
+    for c in 0..d.c_in {
+        for ky in 0..d.kh {
+            for kx in 0..d.kw {
+                let row = ((c * d.kh + ky) * d.kw + kx) * ho * w;
+                let block = &mut cols[row..row + ho * w];
+                let valid = valid_cols(kx, d.pad_w, w, w, 1);
+                let rows = valid_cols(ky, d.pad_h, d.h, ho, 1);
+                if valid.is_empty() || rows.is_empty() {
+                    block.fill(0.0);
+                    continue;
+                }
+                block[..rows.start * w].fill(0.0);
+                block[rows.end * w..].fill(0.0);
+                // Cell j of the run below is image cell first_row + j + shift, of this channel
+                // except where it wrapped round an edge: the copy leaves those ends out.
+                let run = &mut block[rows.start * w..rows.end * w];
+                let first_row = c * plane + (rows.start + ky - d.pad_h) * w;
+                let shift = kx as isize - d.pad_w as isize;
+                let (lo, hi) = (shift.min(0).unsigned_abs(), shift.max(0) as usize);
+                let n = run.len();
+                let src = (first_row + lo).wrapping_add_signed(shift);
+                run[lo..n - hi].copy_from_slice(&img[src..src + n - lo - hi]);
+                for ox in (0..valid.start).chain(valid.end..w) {
+                    run[ox..].iter_mut().step_by(w).for_each(|v| *v = 0.0);
+                }
+            }
+        }
+    }
+}
+
+/// [`im2col`] row segment by row segment, for any stride-1 shape: each segment is one bulk
+/// copy, with zeros only where the kernel overhangs the padding.
+fn im2col_rows(img: &[f32], d: &ConvDims, cols: &mut [f32]) {
     let (ho, wo) = (d.out_h(), d.out_w());
     for c in 0..d.c_in {
         for ky in 0..d.kh {
@@ -269,4 +313,73 @@ pub fn grad_weight(x: &[f32], g: &[f32], d: ConvDims) -> CpuBuf {
         }
     }
     CpuBuf::new(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The column matrix by its definition: cell (c, ky, kx; oy, ox) is the image at
+    /// (c, oy * stride + ky - pad, ox * stride + kx - pad), or zero outside the image.
+    fn im2col_by_definition(img: &[f32], d: &ConvDims) -> Vec<f32> {
+        let (ho, wo) = (d.out_h(), d.out_w());
+        let mut out = Vec::new();
+        for c in 0..d.c_in {
+            for ky in 0..d.kh {
+                for kx in 0..d.kw {
+                    for oy in 0..ho {
+                        for ox in 0..wo {
+                            let iy = (oy * d.stride_h + ky).checked_sub(d.pad_h);
+                            let ix = (ox * d.stride_w + kx).checked_sub(d.pad_w);
+                            out.push(match (iy, ix) {
+                                (Some(iy), Some(ix)) if iy < d.h && ix < d.w => {
+                                    img[(c * d.h + iy) * d.w + ix]
+                                }
+                                _ => 0.0,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Every im2col path (same width, row segments, strided) against the definition, with
+    /// distinct image values so that a cell read from the wrong place shows.
+    #[test]
+    fn im2col_matches_its_definition() {
+        // (c_in, h, w, kh, kw, pad_h, pad_w, stride_h, stride_w)
+        let shapes = [
+            (3, 8, 8, 3, 3, 1, 1, 1, 1),
+            (2, 8, 8, 5, 5, 2, 2, 1, 1),
+            (2, 4, 6, 3, 1, 1, 0, 1, 1),
+            (2, 8, 8, 1, 8, 0, 0, 1, 1),
+            (2, 8, 8, 8, 1, 0, 0, 1, 1),
+            (1, 3, 3, 3, 3, 3, 3, 1, 1),
+            (1, 3, 3, 7, 7, 3, 3, 1, 1),
+            (2, 5, 7, 3, 3, 0, 1, 1, 1),
+            (2, 8, 8, 3, 3, 0, 0, 5, 5),
+            (2, 7, 6, 3, 2, 1, 1, 2, 3),
+        ];
+        for (c_in, h, w, kh, kw, pad_h, pad_w, stride_h, stride_w) in shapes {
+            let d = ConvDims {
+                n: 1,
+                c_in,
+                h,
+                w,
+                c_out: 1,
+                kh,
+                kw,
+                pad_h,
+                pad_w,
+                stride_h,
+                stride_w,
+            };
+            let img: Vec<f32> = (0..c_in * h * w).map(|i| i as f32 + 1.0).collect();
+            let mut scratch = Vec::new();
+            let cols = columns(&img, 0, &d, &mut scratch);
+            assert_eq!(cols, im2col_by_definition(&img, &d), "{d:?}");
+        }
+    }
 }
