@@ -9,7 +9,7 @@ use checkers_zero::train::alphazero::{
 use checkers_zero::train::ga::{self, GaConfig, Scheme};
 use checkers_zero::train::pso::{self, PsoConfig, Topology};
 use checkers_zero::train::run_dir::RunOptions;
-use checkers_zero::train::td::{self, Opponent, Target, TdConfig};
+use checkers_zero::train::td::{self, NetKind, Opponent, Target, TdConfig, TdGame};
 use std::path::PathBuf;
 
 /// Where a run writes and how it runs.
@@ -147,11 +147,18 @@ fn train_az_for<G: AzGame>(a: AzArgs) -> Result<()> {
     Ok(())
 }
 
-/// TD(lambda): a value MLP over the 32 squares trained online with eligibility traces.
+/// TD(lambda): a value network trained online with eligibility traces.
 #[derive(clap::Args)]
 pub struct TdArgs {
     #[command(flatten)]
     run: RunArgs,
+    /// The game to learn (a resumed run keeps its own).
+    #[arg(long, value_enum, conflicts_with = "resume")]
+    game: Option<GameName>,
+    /// The value network: plain (fully connected over the board's cells) or, for Othello,
+    /// towers (the reference's convolution towers over the board's symmetries).
+    #[arg(long, value_enum, default_value_t = NetKind::Plain, conflicts_with = "resume")]
+    net: NetKind,
     /// Training games in all (a resumed run counts its earlier games).
     #[arg(long, default_value_t = 20_000, value_parser = crate::at_least_one::<u64>)]
     games: u64,
@@ -171,13 +178,13 @@ pub struct TdArgs {
     /// Chance of a random move during training.
     #[arg(long, default_value_t = 0.1, conflicts_with = "resume")]
     epsilon: f32,
-    /// Hidden layer widths, comma-separated.
-    #[arg(long, default_value = "40", conflicts_with = "resume")]
-    hidden: String,
+    /// Hidden layer widths, comma-separated (default: 40 for checkers, Othello 64,32).
+    #[arg(long, conflicts_with = "resume")]
+    hidden: Option<String>,
     /// Whom the learner plays while training.
     #[arg(long, value_enum, default_value_t = Opponent::Random, conflicts_with = "resume")]
     opponent: Opponent,
-    /// Training games reaching this many plies are adjudicated on material.
+    /// Training games reaching this many plies are adjudicated (checkers: on material).
     #[arg(long, default_value_t = 200, conflicts_with = "resume")]
     max_plies: usize,
     /// Evaluate (against random and alpha-beta depth 2) and checkpoint every N games.
@@ -277,13 +284,29 @@ pub struct PsoArgs {
 }
 
 pub fn train_td(a: TdArgs) -> Result<()> {
+    let game = match &a.run.resume {
+        Some(dir) => td::game_of_run(dir),
+        None => a.game.unwrap_or(GameName::Checkers),
+    };
+    match game {
+        GameName::Checkers => train_td_for::<Checkers>(a),
+        GameName::Othello => train_td_for::<Othello>(a),
+    }
+}
+
+fn train_td_for<G: TdGame>(a: TdArgs) -> Result<()> {
+    let hidden = match &a.hidden {
+        Some(text) => hidden_list(text)?,
+        None => G::DEFAULT_HIDDEN.to_vec(),
+    };
+    let choice = G::choose_net(a.net, &hidden)?;
     let config = TdConfig {
         target: a.target,
         alpha: a.alpha,
         gamma: a.gamma,
         lambda: a.lambda,
         epsilon: a.epsilon,
-        hidden: hidden_list(&a.hidden)?,
+        hidden,
         opponent: a.opponent,
         max_plies: a.max_plies,
         eval_every: a.eval_every,
@@ -294,7 +317,7 @@ pub fn train_td(a: TdArgs) -> Result<()> {
     let opts = a.run.options();
     a.run
         .pool()?
-        .install(|| td::train(config, a.games, &opts))?;
+        .install(|| td::train::<G>(config, choice, a.games, &opts))?;
     println!("network: {}", opts.dir.join("best.ckpt").display());
     Ok(())
 }

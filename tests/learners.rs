@@ -1,15 +1,15 @@
 //! The classic learners (src/train): resume round trips that continue exactly as an
 //! uninterrupted run, and the learned agents playing through the agent registry.
 
-use checkers_zero::agents::AgentSpec;
+use checkers_zero::agents::{AgentGame, AgentSpec};
+use checkers_zero::arena::openings::ArenaGame;
 use checkers_zero::arena::{GameConfig, play_game};
-use checkers_zero::games::Checkers;
-use checkers_zero::games::checkers::Game;
+use checkers_zero::games::{Checkers, Game, Othello};
 use checkers_zero::train::ga::{GaConfig, Population, Scheme};
 use checkers_zero::train::pso::{PsoConfig, Swarm, Topology};
 use checkers_zero::train::run_dir::RunOptions;
-use checkers_zero::train::td::{self, TdConfig};
-use std::path::PathBuf;
+use checkers_zero::train::td::{self, NetKind, TdConfig, TdGame};
+use std::path::{Path, PathBuf};
 
 fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("cz-learners-{}-{name}", std::process::id()));
@@ -79,8 +79,9 @@ fn pso_resumes_exactly() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-#[test]
-fn td_resumes_exactly_and_its_agent_plays_through_the_registry() {
+/// A short TD run of game `G` with network `choice`, straight and split by a resume: both end
+/// with the same network file. Returns the run's folder.
+fn td_resumes_exactly<G: TdGame>(name: &str, choice: G::NetChoice) -> PathBuf {
     let config = TdConfig {
         hidden: vec![8],
         eval_every: 2,
@@ -95,39 +96,60 @@ fn td_resumes_exactly_and_its_agent_plays_through_the_registry() {
             resume,
             progress: false,
         };
-        td::train(config.clone(), games, &opts).unwrap();
+        td::train::<G>(config.clone(), choice.clone(), games, &opts).unwrap();
     };
-    let (a, b) = (temp("td-a"), temp("td-b"));
+    let (a, b) = (temp(&format!("{name}-a")), temp(&format!("{name}-b")));
     run(&a, false, 4);
     run(&b, false, 2);
+    assert_eq!(td::game_of_run(&b), G::NAME, "the run state names its game");
     run(&b, true, 4);
     let read = |d: &PathBuf| std::fs::read(d.join("latest.ckpt")).unwrap();
     assert_eq!(
         read(&a),
         read(&b),
-        "a resumed run continues as the straight one"
+        "{name}: a resumed run continues as the straight one"
     );
     let lines = std::fs::read_to_string(b.join("metrics.jsonl")).unwrap();
     assert_eq!(lines.lines().count(), 2);
+    std::fs::remove_dir_all(&b).unwrap();
+    a
+}
 
-    let model = a.join("best.ckpt");
+/// The `td` agent of the network at `model` plays whole games against random for game `G`.
+fn td_agent_plays<G: AgentGame + ArenaGame>(model: &Path) {
     for depth in [1, 3] {
         let spec: AgentSpec = format!("td:model={},depth={depth}", model.display())
             .parse()
             .unwrap();
-        let mut td = spec.build::<Checkers>(1).unwrap();
+        let mut td = spec.build::<G>(1).unwrap();
         assert_eq!(td.name(), spec.to_string());
         let mut random = "random"
             .parse::<AgentSpec>()
             .unwrap()
-            .build::<Checkers>(2)
+            .build::<G>(2)
             .unwrap();
         let config = GameConfig {
             max_plies: Some(120),
         };
-        let game = play_game(td.as_mut(), random.as_mut(), Game::new(), config);
+        let game = play_game(td.as_mut(), random.as_mut(), Game::<G>::at_start(), config);
         assert!(game.outcome().is_some());
     }
+}
+
+fn build_error<G: AgentGame>(spec: &str) -> String {
+    spec.parse::<AgentSpec>()
+        .unwrap()
+        .build::<G>(0)
+        .map(|_| ())
+        .unwrap_err()
+        .0
+}
+
+#[test]
+fn td_resumes_exactly_and_its_agent_plays_through_the_registry() {
+    let a = td_resumes_exactly::<Checkers>("td", ());
+    let model = a.join("best.ckpt");
+    td_agent_plays::<Checkers>(&model);
     for (spec, needle) in [
         ("td".to_string(), "needs model=PATH"),
         (format!("ga:model={}", model.display()), "not a ga network"),
@@ -141,14 +163,27 @@ fn td_resumes_exactly_and_its_agent_plays_through_the_registry() {
             "td option depth: expected a search depth",
         ),
     ] {
-        let e = spec
-            .parse::<AgentSpec>()
-            .unwrap()
-            .build::<Checkers>(0)
-            .map(|_| ())
-            .unwrap_err();
-        assert!(e.0.contains(needle), "{spec}: {e}");
+        let e = build_error::<Checkers>(&spec);
+        assert!(e.contains(needle), "{spec}: {e}");
     }
+    // A checkers network is no Othello one.
+    let e = build_error::<Othello>(&format!("td:model={}", model.display()));
+    assert!(e.contains("not an Othello value network"), "{e}");
     std::fs::remove_dir_all(&a).unwrap();
-    std::fs::remove_dir_all(&b).unwrap();
+}
+
+#[test]
+fn othello_td_resumes_exactly_with_either_network_and_its_agent_plays() {
+    for kind in [NetKind::Towers, NetKind::Plain] {
+        let choice = Othello::choose_net(kind, &[8]).unwrap();
+        let a = td_resumes_exactly::<Othello>(&format!("othello-td-{kind:?}"), choice);
+        let model = a.join("best.ckpt");
+        td_agent_plays::<Othello>(&model);
+        // An Othello network is no checkers one.
+        let e = build_error::<Checkers>(&format!("td:model={}", model.display()));
+        assert!(e.contains("not a TD, GA or PSO value network"), "{e}");
+        std::fs::remove_dir_all(&a).unwrap();
+    }
+    let e = Checkers::choose_net(NetKind::Towers, &[8]).unwrap_err();
+    assert!(e.to_string().contains("Othello's tower network"), "{e}");
 }

@@ -1,12 +1,11 @@
-//! The learned agents `td`, `ga` and `pso`: a value network from a checkpoint, read at the
-//! leaves of the alpha-beta search (1 ply by default).
+//! The learned agents `td`, `ga` and `pso` (Othello: `td`): a value network from a
+//! checkpoint, read at the leaves of the alpha-beta search (1 ply by default).
 
-use super::alphabeta::{AlphaBeta, AlphaBetaConfig, Evaluator};
+use super::alphabeta::{AlphaBeta, AlphaBetaConfig, Evaluator, SearchGame};
 use super::settings;
 use super::spec::setting_error;
 use super::{Agent, AgentError, Analysis, Decision, Limits};
-use crate::games::Checkers;
-use crate::games::checkers::{Game, Position};
+use crate::games::Game;
 use crate::net::ValueModel;
 use crate::net::value_net::{Learner, ValueNet};
 use std::path::Path;
@@ -21,18 +20,18 @@ pub fn score_to_value(score: i32) -> f32 {
 }
 
 /// A value network as the search's leaf evaluation.
-pub struct NetEval {
-    pub net: ValueNet,
+pub struct NetEval<N> {
+    pub net: N,
 }
 
-impl Evaluator<Checkers> for NetEval {
+impl<G: SearchGame, N: ValueModel<Input = G::Position> + Send> Evaluator<G> for NetEval<N> {
     const BATCHED: bool = true;
 
-    fn evaluate(&mut self, pos: &Position) -> i32 {
+    fn evaluate(&mut self, pos: &G::Position) -> i32 {
         (self.net.values(std::slice::from_ref(pos))[0] * SCALE).round() as i32
     }
 
-    fn evaluate_many(&mut self, positions: &[Position], out: &mut Vec<i32>) {
+    fn evaluate_many(&mut self, positions: &[G::Position], out: &mut Vec<i32>) {
         out.clear();
         out.extend(
             self.net
@@ -43,13 +42,18 @@ impl Evaluator<Checkers> for NetEval {
     }
 }
 
-pub struct NetAgent {
+pub struct NetAgent<G: SearchGame, N: ValueModel<Input = G::Position> + Send> {
     name: String,
-    search: AlphaBeta<Checkers, NetEval>,
+    search: AlphaBeta<G, NetEval<N>>,
 }
 
-/// The agent's search: `depth` plies (and the capture extension) with `net` at the leaves.
-pub fn net_search(net: ValueNet, depth: u32, seed: u64) -> AlphaBeta<Checkers, NetEval> {
+/// The agent's search: `depth` plies (and checkers' capture extension) with `net` at the
+/// leaves.
+pub fn net_search<G: SearchGame, N: ValueModel<Input = G::Position> + Send>(
+    net: N,
+    depth: u32,
+    seed: u64,
+) -> AlphaBeta<G, NetEval<N>> {
     let config = AlphaBetaConfig {
         limits: Limits {
             depth: Some(depth),
@@ -62,58 +66,66 @@ pub fn net_search(net: ValueNet, depth: u32, seed: u64) -> AlphaBeta<Checkers, N
     AlphaBeta::new(config, seed, NetEval { net }).expect("a 1 MiB table")
 }
 
-impl NetAgent {
+impl<G: SearchGame, N: ValueModel<Input = G::Position> + Send> NetAgent<G, N> {
     /// Searches `depth` plies with `net` at the leaves; `name` is the spec that rebuilds it.
-    pub fn new(net: ValueNet, depth: u32, seed: u64, name: String) -> NetAgent {
+    pub fn new(net: N, depth: u32, seed: u64, name: String) -> Self {
         NetAgent {
             name,
             search: net_search(net, depth, seed),
         }
     }
 
-    /// The agent of spec `kind:model=PATH,depth=N`: the checkpoint must hold a `kind` network.
+    /// The agent of spec `kind:model=PATH,depth=N`, with the network `load` reads from the
+    /// checkpoint (or the reason it cannot).
     pub fn load(
-        kind: Learner,
+        kind: &str,
         model: Option<&str>,
         depth: Option<u32>,
         seed: u64,
-    ) -> Result<NetAgent, AgentError> {
-        let k = kind.kind();
+        load: impl FnOnce(&Path) -> Result<N, String>,
+    ) -> Result<Self, AgentError> {
         let model = model.ok_or_else(|| {
             AgentError(format!(
-                "agent {k} needs model=PATH, a checkpoint written by train-{k}"
+                "agent {kind} needs model=PATH, a checkpoint written by train-{kind}"
             ))
         })?;
         let depth = settings::DEPTH
             .check(depth.unwrap_or(1))
-            .map_err(|e| setting_error(k, "depth", e))?;
-        let net =
-            ValueNet::load(Path::new(model)).map_err(|e| AgentError(format!("{k} agent: {e}")))?;
-        if net.arch().learner != kind {
-            return Err(AgentError(format!(
-                "{k} model={model}: the checkpoint holds a {}, not a {k} network",
-                net.arch()
-            )));
-        }
-        let name = format!("{k}:model={model},depth={depth}");
+            .map_err(|e| setting_error(kind, "depth", e))?;
+        let net = load(Path::new(model)).map_err(|e| AgentError(format!("{kind} agent: {e}")))?;
+        let name = format!("{kind}:model={model},depth={depth}");
         Ok(NetAgent::new(net, depth, seed, name))
     }
 
-    pub fn net_mut(&mut self) -> &mut ValueNet {
+    pub fn net_mut(&mut self) -> &mut N {
         &mut self.search.evaluator_mut().net
     }
 }
 
-impl Agent for NetAgent {
+/// Checkers' learned network at `path`, which must be a `kind` network.
+pub fn load_checkers_net(kind: Learner, path: &Path) -> Result<ValueNet, String> {
+    let net = ValueNet::load(path).map_err(|e| e.to_string())?;
+    if net.arch().learner != kind {
+        return Err(format!(
+            "model={}: the checkpoint holds a {}, not a {} network",
+            path.display(),
+            net.arch(),
+            kind.kind()
+        ));
+    }
+    Ok(net)
+}
+
+impl<G: SearchGame, N: ValueModel<Input = G::Position> + Send> Agent<G> for NetAgent<G, N> {
     fn name(&self) -> String {
         self.name.clone()
     }
 
-    fn select(&mut self, game: &Game, limits: &Limits) -> Decision {
+    fn select(&mut self, game: &Game<G>, limits: &Limits) -> Decision<G> {
         self.search.decide(game, limits)
     }
 
-    fn analyse(&mut self, game: &Game, limits: &Limits) -> Option<Analysis> {
+    fn analyse(&mut self, game: &Game<G>, limits: &Limits) -> Option<Analysis<G>> {
         Some(self.search.analyse_all(game, limits))
     }
 

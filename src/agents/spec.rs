@@ -3,7 +3,7 @@
 
 use super::alphabeta::{AlphaBeta, AlphaBetaConfig};
 use super::checkers_eval::{DEFAULT_KING, Material};
-use super::learned::NetAgent;
+use super::learned::{NetAgent, load_checkers_net};
 use super::othello_eval::OthelloEval;
 use super::random::RandomAgent;
 use super::search::{AzAgent, AzConfig, MctsAgent};
@@ -13,6 +13,7 @@ use crate::games::{Checkers, Othello};
 use crate::mcts::PuctConfig;
 use crate::mcts::uct::DEFAULT_C;
 use crate::net::NetGame;
+use crate::net::othello_value::OthelloValueNet;
 use crate::net::value_net::Learner;
 use std::fmt::Display;
 use std::str::FromStr;
@@ -95,21 +96,33 @@ impl AgentGame for Checkers {
                     "ga" => Learner::Ga,
                     _ => Learner::Pso,
                 };
-                let model: Option<String> = opts.take("model", "a checkpoint path")?;
-                let depth = opts.setting("depth", &settings::DEPTH)?;
-                Box::new(NetAgent::load(learner, model.as_deref(), depth, seed)?)
+                let (model, depth) = opts.learned()?;
+                Box::new(NetAgent::load(
+                    kind,
+                    model.as_deref(),
+                    depth,
+                    seed,
+                    |path| load_checkers_net(learner, path),
+                )?)
             }
         })
     }
 }
 
 /// Othello's own agents.
-const OTHELLO_KINDS: &[(&str, &str)] = &[(
-    "alphabeta",
-    "negamax alpha-beta on mobility, corners, edge stability and late disc count: depth=N, \
-     time=MS, nodes=N (stops at the first reached; depth 4 if none is given), hash=MB \
-     (transposition table, default 16)",
-)];
+const OTHELLO_KINDS: &[(&str, &str)] = &[
+    (
+        "alphabeta",
+        "negamax alpha-beta on mobility, corners, edge stability and late disc count: depth=N, \
+         time=MS, nodes=N (stops at the first reached; depth 4 if none is given), hash=MB \
+         (transposition table, default 16)",
+    ),
+    (
+        "td",
+        "a trained value network at the leaves of alpha-beta: model=PATH (checkpoint from \
+         train-td --game othello), depth=N (default 1)",
+    ),
+];
 
 /// Othello has more moves a ply than checkers (where captures are often forced), so the
 /// default searches less deeply than checkers' 6 for a like cost: depth 4 takes a few
@@ -124,6 +137,16 @@ impl AgentGame for Othello {
         opts: &mut Options,
         seed: u64,
     ) -> Result<Box<dyn Agent<Othello>>, AgentError> {
+        if kind == "td" {
+            let (model, depth) = opts.learned()?;
+            return Ok(Box::new(NetAgent::load(
+                kind,
+                model.as_deref(),
+                depth,
+                seed,
+                |path| OthelloValueNet::load(path).map_err(|e| e.to_string()),
+            )?));
+        }
         debug_assert_eq!(kind, "alphabeta");
         let default_limits = Limits {
             depth: Some(OTHELLO_DEFAULT_DEPTH),
@@ -306,6 +329,12 @@ impl Options<'_> {
         Ok(given.or(defaults))
     }
 
+    /// A learned agent's `model` (a checkpoint path) and `depth`, as given.
+    pub fn learned(&mut self) -> Result<(Option<String>, Option<u32>), AgentError> {
+        let model = self.take("model", "a checkpoint path")?;
+        Ok((model, self.setting("depth", &settings::DEPTH)?))
+    }
+
     /// Alpha-beta's table size `hash` (MiB), else `default`.
     pub fn hash(&mut self, default: usize) -> Result<usize, AgentError> {
         Ok(self.setting("hash", &settings::HASH_MB)?.unwrap_or(default))
@@ -389,7 +418,7 @@ mod tests {
     }
 
     #[test]
-    fn othello_has_alphabeta_without_checkers_options() {
+    fn othello_has_alphabeta_and_td_without_checkers_options() {
         assert!(
             "alphabeta:depth=2,time=50,nodes=9,hash=1"
                 .parse::<AgentSpec>()
@@ -400,10 +429,12 @@ mod tests {
         for (bad, needle) in [
             (
                 "minimax",
-                "unknown agent \"minimax\" for othello: expected one of random, mcts, az, alphabeta",
+                "unknown agent \"minimax\" for othello: expected one of random, mcts, az, \
+                 alphabeta, td",
             ),
             ("alphabeta:king=2", "no option \"king\""),
-            ("td:model=x", "unknown agent \"td\" for othello"),
+            ("ga:model=x", "unknown agent \"ga\" for othello"),
+            ("td:model=/nonexistent.ckpt", "td agent: cannot access"),
             ("alphabeta:hash=0", "alphabeta option hash"),
         ] {
             let e = bad

@@ -1,9 +1,11 @@
 //! The game-aware networks on top of the game-free `nn` library: the AlphaZero model file
 //! (a policy-value network, its game's policy head and input encoding), the classic
-//! learners' value networks (value_net.rs) and the Othello TD learner's tower network
-//! (towers.rs, which takes its input as plain bitboards).
+//! learners' value networks: checkers' (value_net.rs) and Othello's (othello_value.rs: the
+//! TD learner's tower network of towers.rs, which takes its input as plain bitboards, or a
+//! plain one).
 
 pub mod model;
+pub mod othello_value;
 pub mod towers;
 pub mod value_model;
 pub mod value_net;

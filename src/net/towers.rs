@@ -28,13 +28,12 @@
 //! filter to share its weights across the 8 planes (or the value averaged over the 8 images).
 
 use super::value_model::ValueModel;
-use crate::nn::{Checkpoint, CheckpointError, Conv2d, Ctx, Linear, Module};
+use crate::nn::{Conv2d, Ctx, Linear, Module};
 use crate::tensor::{Device, Tensor, Var};
 use rand::Rng;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 
 /// Rows and columns of the board.
 const SIDE: usize = 8;
@@ -134,7 +133,7 @@ fn diagonal_rows(x: &Var) -> Var {
         .reshape(&[n, c, DIAGONALS, SIDE])
 }
 
-/// The sizes of a [`TowerNet`]; the architecture record of its checkpoints.
+/// The sizes of a [`TowerNet`] (its checkpoints are [`super::othello_value`]'s).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TowerArch {
     /// Input planes: [`SYMMETRIES`] for [`Discs::planes`].
@@ -170,17 +169,13 @@ impl TowerArch {
     }
 
     /// Why a network of these sizes cannot be built (a zero size), if it cannot.
-    fn check(&self) -> Result<(), String> {
+    pub(super) fn check(&self) -> Result<(), String> {
         let sizes = [self.planes, self.lines, self.corners, self.diagonals];
         if sizes.contains(&0) || self.hidden.contains(&0) {
             return Err(format!("a tower network with a size of 0: {self}"));
         }
         Ok(())
     }
-}
-
-impl crate::nn::CheckpointKind for TowerArch {
-    const KIND: &'static str = "an Othello tower value network";
 }
 
 impl std::fmt::Display for TowerArch {
@@ -251,21 +246,6 @@ impl TowerNet {
 
     pub fn arch(&self) -> &TowerArch {
         &self.arch
-    }
-
-    pub fn save(&self, path: &Path) -> Result<(), CheckpointError> {
-        Checkpoint::capture(self.arch.clone(), self, None).save(path)
-    }
-
-    pub fn load(path: &Path, device: &Device) -> Result<TowerNet, CheckpointError> {
-        let ckpt = Checkpoint::<TowerArch>::load(path)?;
-        ckpt.arch.check().map_err(|e| CheckpointError::InFile {
-            path: path.to_owned(),
-            error: Box::new(CheckpointError::Damaged(e)),
-        })?;
-        let mut net = TowerNet::new(ckpt.arch.clone(), device, &mut StdRng::seed_from_u64(0));
-        ckpt.restore(&mut net, &ckpt.arch)?;
-        Ok(net)
     }
 
     /// The layers in visit order: the four tower convs, then the head.

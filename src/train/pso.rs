@@ -12,6 +12,7 @@ use super::strength::{Strength, learner_spec, strength};
 use super::tournament::{self, Arena, Pairing, Player, Points};
 use crate::agents::AgentSpec;
 use crate::arena::OpeningSet;
+use crate::games::Checkers;
 use crate::net::value_net::{Activation, Features, Learner, ValueArch, ValueNet};
 use crate::nn::{Checkpoint, Module, TensorData};
 use crate::seeds::derive_seed;
@@ -428,7 +429,7 @@ pub fn train(
     let spec = learner_spec("pso", &dir.best(), swarm.config.depth)?;
     let random: AgentSpec = "random".parse()?;
     let seed = derive_seed(swarm.config.seed, 4, swarm.iteration);
-    let result = strength(&spec, &random, eval_games, OpeningSet::None, seed)?;
+    let result = strength::<Checkers>(&spec, &random, eval_games, OpeningSet::None, seed)?;
     dir.log(&serde_json::json!({
         "trainer": "pso",
         "iteration": swarm.iteration,

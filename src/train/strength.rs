@@ -2,10 +2,10 @@
 //! start position or the ballots.
 
 use super::errors::TrainError;
-use crate::agents::AgentSpec;
+use crate::agents::{AgentGame, AgentSpec};
+use crate::arena::openings::ArenaGame;
 use crate::arena::{GameConfig, MatchConfig, OpeningSet, Series, Tally, run_match};
-use crate::games::Checkers;
-use crate::games::checkers::Color;
+use crate::games::Color;
 use std::path::Path;
 
 /// A learner's results against an opponent, by the learner's colour.
@@ -52,15 +52,15 @@ impl Strength {
 }
 
 /// `learner` against `opponent`, `per_colour` games with each colour, from the start
-/// position or over the ballots, played to the end under the rules (no length cap).
-pub fn strength(
+/// position or over the game's openings, played to the end under the rules (no length cap).
+pub fn strength<G: AgentGame + ArenaGame>(
     learner: &AgentSpec,
     opponent: &AgentSpec,
     per_colour: usize,
     openings: OpeningSet,
     seed: u64,
 ) -> Result<Strength, TrainError> {
-    let report = run_match::<Checkers>(&MatchConfig {
+    let report = run_match::<G>(&MatchConfig {
         first: learner.clone().into(),
         second: opponent.clone().into(),
         series: Series {

@@ -5,6 +5,9 @@
 //! for the side to move, so the learner's successive turns form the chain; in self-play each
 //! colour keeps its own chain over the shared weights.
 //!
+//! The trainer is generic over the game ([`TdGame`]): checkers trains the plain MLP of
+//! value_net.rs; Othello the reference's tower network or a plain one (othello_value.rs).
+//!
 //! By default this is TD-Leaf (Baxter, Tridgell and Weaver's KnightCap): the learner moves by
 //! the `td` agent's own search (1 ply and the capture extension), and V(s_t) is the value of
 //! that search's principal-variation leaf, for the learner, with its gradient taken there. So
@@ -18,19 +21,23 @@ use super::progress::progress;
 use super::run_dir::RunOptions;
 use super::run_dir::open_run;
 use super::strength::{learner_spec, strength};
-use crate::agents::alphabeta::AlphaBeta;
+use crate::agents::alphabeta::{AlphaBeta, SearchGame};
 use crate::agents::learned::{NetEval, net_search, score_to_value};
-use crate::agents::{Agent, AgentSpec, Limits, random::RandomAgent};
+use crate::agents::{Agent, AgentGame, AgentSpec, Limits, random::RandomAgent};
 use crate::arena::OpeningSet;
-use crate::games::Checkers;
-use crate::games::checkers::{Color, Game, Position, adjudicate, dedup_routes_of, legal_moves};
+use crate::arena::openings::ArenaGame;
+use crate::games::{Checkers, Color, Game, GameName, Othello};
 use crate::net::ValueModel;
+use crate::net::othello_value::{OthelloValueArch, OthelloValueNet};
+use crate::net::towers::TowerArch;
 use crate::net::value_net::{Activation, Features, Learner, ValueArch, ValueNet};
-use crate::nn::Checkpoint;
+use crate::nn::{Checkpoint, CheckpointError};
 use crate::seeds::derive_seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use std::fmt::Debug;
 use std::path::Path;
 use std::time::Instant;
 
@@ -51,6 +58,86 @@ pub enum Target {
     Root,
 }
 
+/// Which value network TD trains.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum NetKind {
+    /// Fully connected tanh layers over the board's cells.
+    Plain,
+    /// Othello only: the reference's informed network of row/column, corner and diagonal
+    /// convolution towers over the board's 8 symmetries.
+    Towers,
+}
+
+/// What TD needs of a game beyond its rules, search and agents: the value network it trains.
+pub trait TdGame: AgentGame + ArenaGame + SearchGame {
+    type Net: ValueModel<Input = Self::Position> + Clone + Send;
+    /// What the run state records of the network beyond [`TdConfig`], to rebuild it on resume
+    /// (checkers: nothing, its MLP follows from `hidden` and `king`).
+    type NetChoice: Clone + Debug + PartialEq + Send + Serialize + DeserializeOwned;
+    /// The run state's checkpoint kind.
+    const STATE_KIND: &'static str;
+    /// Hidden layer widths when none are given.
+    const DEFAULT_HIDDEN: &'static [usize];
+
+    /// The network of kind `kind` with these hidden widths, or why the game has none such.
+    fn choose_net(kind: NetKind, hidden: &[usize]) -> Result<Self::NetChoice, TrainError>;
+
+    fn new_net(config: &TdConfig, choice: &Self::NetChoice, rng: &mut StdRng) -> Self::Net;
+
+    fn save_net(net: &Self::Net, path: &Path) -> Result<(), CheckpointError>;
+}
+
+impl TdGame for Checkers {
+    type Net = ValueNet;
+    type NetChoice = ();
+    const STATE_KIND: &'static str = "a train-td run state";
+    const DEFAULT_HIDDEN: &'static [usize] = &[40];
+
+    fn choose_net(kind: NetKind, _: &[usize]) -> Result<(), TrainError> {
+        match kind {
+            NetKind::Plain => Ok(()),
+            NetKind::Towers => Err(TrainError::Config(
+                "--net towers is Othello's tower network; checkers trains the plain one".into(),
+            )),
+        }
+    }
+
+    fn new_net(config: &TdConfig, _: &(), rng: &mut StdRng) -> ValueNet {
+        ValueNet::new(config.arch(), rng)
+    }
+
+    fn save_net(net: &ValueNet, path: &Path) -> Result<(), CheckpointError> {
+        net.save(path)
+    }
+}
+
+impl TdGame for Othello {
+    type Net = OthelloValueNet;
+    type NetChoice = OthelloValueArch;
+    const STATE_KIND: &'static str = "an Othello train-td run state";
+    /// The reference's head.
+    const DEFAULT_HIDDEN: &'static [usize] = &[64, 32];
+
+    fn choose_net(kind: NetKind, hidden: &[usize]) -> Result<OthelloValueArch, TrainError> {
+        let hidden = hidden.to_vec();
+        Ok(match kind {
+            NetKind::Plain => OthelloValueArch::Plain { hidden },
+            NetKind::Towers => OthelloValueArch::Towers(TowerArch {
+                hidden,
+                ..TowerArch::default()
+            }),
+        })
+    }
+
+    fn new_net(_: &TdConfig, arch: &OthelloValueArch, rng: &mut StdRng) -> OthelloValueNet {
+        OthelloValueNet::new(arch.clone(), rng)
+    }
+
+    fn save_net(net: &OthelloValueNet, path: &Path) -> Result<(), CheckpointError> {
+        net.save(path)
+    }
+}
+
 /// The search depth of the learner in training and of the agent in the evaluations (the
 /// `td` agent's default): TD-Leaf trains the leaves this search reaches.
 const DEPTH: u32 = 1;
@@ -66,11 +153,12 @@ pub struct TdConfig {
     pub hidden: Vec<usize>,
     pub king: f32,
     pub opponent: Opponent,
-    /// Training games reaching this many plies are adjudicated on material.
+    /// Training games reaching this many plies are adjudicated (checkers: on material).
     pub max_plies: usize,
     /// Games between evaluations (and checkpoints).
     pub eval_every: u64,
-    /// Evaluation games per colour against random and against alpha-beta depth 2.
+    /// Evaluation games per colour against random and against alpha-beta depth 2 (over the
+    /// game's openings).
     pub eval_games: usize,
     pub seed: u64,
 }
@@ -167,29 +255,35 @@ impl TdChain {
 
 /// The greedy 1-ply move: a move that wins at once, else the one whose position is worst for
 /// the opponent by the network.
-fn greedy(net: &ValueNet, pos: &Position) -> Position {
-    let children: Vec<Position> = dedup_routes_of(legal_moves(pos))
-        .iter()
-        .map(|m| pos.apply(m))
-        .collect();
-    if let Some(win) = children.iter().find(|c| legal_moves(c).is_empty()) {
-        return *win;
+fn greedy<G: TdGame>(net: &G::Net, pos: &G::Position) -> G::Move {
+    let moves = G::distinct_moves(pos);
+    let children: Vec<G::Position> = moves.iter().map(|m| G::apply_move(pos, m)).collect();
+    let mover = G::side_to_move(pos);
+    let wins =
+        |c: &G::Position| G::outcome(&G::turn_start(c)).is_some_and(|o| o.winner() == Some(mover));
+    if let Some(win) = children.iter().position(wins) {
+        return moves[win];
     }
     let values = net.values(&children);
     let best = (0..children.len())
         .min_by(|&a, &b| values[a].total_cmp(&values[b]))
         .expect("the game is not over");
-    children[best]
+    moves[best]
 }
 
 /// TD-Leaf's value of the root for its side to move, with the gradient: the principal-variation
 /// leaf's network value, negated when the opponent is to move there; a line ending in a win,
 /// loss or draw gives its result, which no weight changes.
-fn leaf_value(net: &ValueNet, mover: Color, score: i32, leaf: Option<Position>) -> (f32, Vec<f32>) {
+fn leaf_value<G: TdGame>(
+    net: &G::Net,
+    mover: Color,
+    score: i32,
+    leaf: Option<G::Position>,
+) -> (f32, Vec<f32>) {
     match leaf {
         Some(leaf) => {
             let (value, mut grad) = net.value_and_grad(&leaf);
-            if leaf.turn() == mover {
+            if G::side_to_move(&leaf) == mover {
                 (value, grad)
             } else {
                 grad.iter_mut().for_each(|g| *g = -*g);
@@ -201,7 +295,12 @@ fn leaf_value(net: &ValueNet, mover: Color, score: i32, leaf: Option<Position>) 
 }
 
 /// Plays one training game, updating `net` online; returns the result for Black (+1, 0, -1).
-pub fn train_game(net: &mut ValueNet, config: &TdConfig, learner: Color, seed: u64) -> f32 {
+pub fn train_game<G: TdGame>(
+    net: &mut G::Net,
+    config: &TdConfig,
+    learner: Color,
+    seed: u64,
+) -> f32 {
     let p = TdParams {
         alpha: config.alpha,
         gamma: config.gamma,
@@ -213,17 +312,17 @@ pub fn train_game(net: &mut ValueNet, config: &TdConfig, learner: Color, seed: u
     let mut chains = [TdChain::default(), TdChain::default()];
     let mut w = net.weights();
     // TD-Leaf's search holds a copy of the network, kept at `w` like `net`.
-    let mut search: Option<AlphaBeta<Checkers, NetEval>> = (config.target == Target::Leaf)
+    let mut search: Option<AlphaBeta<G, NetEval<G::Net>>> = (config.target == Target::Leaf)
         .then(|| net_search(net.clone(), DEPTH, derive_seed(seed, 2, 0)));
-    let mut game = Game::new();
+    let mut game = Game::<G>::at_start();
     let outcome = loop {
         if let Some(o) = game.outcome() {
             break o;
         }
         if game.ply() >= config.max_plies {
-            break adjudicate(game.position());
+            break G::adjudicate(game.position());
         }
-        let mover = game.position().turn();
+        let mover = game.turn();
         if !learns(mover) {
             let mv = random.select(&game, &Limits::default()).mv;
             game.play(mv);
@@ -232,7 +331,7 @@ pub fn train_game(net: &mut ValueNet, config: &TdConfig, learner: Color, seed: u
         let (searched, value, grad) = match &mut search {
             Some(search) => {
                 let (mv, score, leaf) = search.decide_with_leaf(&game, &Limits::default());
-                let (value, grad) = leaf_value(net, mover, score, leaf);
+                let (value, grad) = leaf_value::<G>(net, mover, score, leaf);
                 (Some(mv), value, grad)
             }
             None => {
@@ -245,17 +344,13 @@ pub fn train_game(net: &mut ValueNet, config: &TdConfig, learner: Color, seed: u
         if let Some(search) = &mut search {
             search.evaluator_mut().net.set_weights(&w);
         }
-        let moves = dedup_routes_of(game.legal_moves());
         let mv = if rng.random::<f32>() < config.epsilon {
+            let moves = G::distinct_moves(game.position());
             moves[rng.random_range(0..moves.len())]
         } else if let Some(mv) = searched {
             mv
         } else {
-            let target = greedy(net, game.position());
-            *moves
-                .iter()
-                .find(|m| game.position().apply(m) == target)
-                .expect("the greedy position follows a legal move")
+            greedy::<G>(net, game.position())
         };
         game.play(mv);
     };
@@ -272,44 +367,69 @@ pub fn train_game(net: &mut ValueNet, config: &TdConfig, learner: Color, seed: u
     z_black
 }
 
-/// What `state.ckpt` records beside the weights.
+/// What `state.ckpt` records beside the weights. The network's record comes last, so that a
+/// checkers state (which records nothing there) reads as it did before Othello.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TdState {
+#[serde(bound = "")]
+pub struct TdState<G: TdGame> {
     pub config: TdConfig,
     pub games: u64,
     pub best_score: f64,
+    pub net: G::NetChoice,
 }
 
-impl crate::nn::CheckpointKind for TdState {
-    const KIND: &'static str = "a train-td run state";
+impl<G: TdGame> crate::nn::CheckpointKind for TdState<G> {
+    const KIND: &'static str = G::STATE_KIND;
 }
 
-impl std::fmt::Display for TdState {
+/// The game of the train-td run in `dir`, which its run state names (checkers unless it is
+/// Othello's: any other kind of file is for the checkers load to report).
+pub fn game_of_run(dir: &Path) -> GameName {
+    match Checkpoint::<TdState<Checkers>>::load(&dir.join("state.ckpt")) {
+        Err(e) => match e.into_cause() {
+            CheckpointError::Kind { found, .. } if found == Othello::STATE_KIND => {
+                GameName::Othello
+            }
+            _ => GameName::Checkers,
+        },
+        Ok(_) => GameName::Checkers,
+    }
+}
+
+impl<G: TdGame> std::fmt::Display for TdState<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "td training state after {} games", self.games)
     }
 }
 
-/// Trains until `total_games` games have been played (counting those of a resumed run).
-pub fn train(config: TdConfig, total_games: u64, opts: &RunOptions) -> Result<(), TrainError> {
+/// Trains until `total_games` games have been played (counting those of a resumed run); a new
+/// run trains the network `choice`.
+pub fn train<G: TdGame>(
+    config: TdConfig,
+    choice: G::NetChoice,
+    total_games: u64,
+    opts: &RunOptions,
+) -> Result<(), TrainError> {
     let new = || {
         config.validate()?;
-        let net = ValueNet::new(
-            config.arch(),
+        let net = G::new_net(
+            &config,
+            &choice,
             &mut StdRng::seed_from_u64(derive_seed(config.seed, 0, 0)),
         );
-        let state = TdState {
+        let state = TdState::<G> {
             config,
             games: 0,
             best_score: f64::NEG_INFINITY,
+            net: choice,
         };
         Ok((net, state))
     };
     let load = |path: &Path| {
-        let ckpt = Checkpoint::<TdState>::load(path)?;
-        let arch = ckpt.arch.config.arch();
+        let ckpt = Checkpoint::<TdState<G>>::load(path)?;
         let weights: Vec<f32> = ckpt.params.iter().flat_map(|t| t.data.clone()).collect();
-        let mut net = ValueNet::new(arch, &mut StdRng::seed_from_u64(0));
+        let (config, choice) = (&ckpt.arch.config, &ckpt.arch.net);
+        let mut net = G::new_net(config, choice, &mut StdRng::seed_from_u64(0));
         if weights.len() != net.weights().len() {
             return Err(TrainError::Config(format!(
                 "{}: {} weights where the network has {}",
@@ -322,7 +442,7 @@ pub fn train(config: TdConfig, total_games: u64, opts: &RunOptions) -> Result<()
         Ok((net, ckpt.arch))
     };
     let (mut dir, (mut net, mut state)) =
-        open_run(opts, "games", new, load, |(_, s): &(ValueNet, TdState)| {
+        open_run(opts, "games", new, load, |(_, s): &(G::Net, TdState<G>)| {
             s.games
         })?;
     let config = state.config.clone();
@@ -338,7 +458,7 @@ pub fn train(config: TdConfig, total_games: u64, opts: &RunOptions) -> Result<()
         } else {
             Color::White
         };
-        let z_black = train_game(&mut net, &config, learner, derive_seed(config.seed, 1, g));
+        let z_black = train_game::<G>(&mut net, &config, learner, derive_seed(config.seed, 1, g));
         results += if learner == Color::Black {
             z_black as f64
         } else {
@@ -348,19 +468,19 @@ pub fn train(config: TdConfig, total_games: u64, opts: &RunOptions) -> Result<()
         state.games += 1;
         bar.inc(1);
         if state.games.is_multiple_of(config.eval_every) || state.games == total_games {
-            net.save(&latest)?;
+            G::save_net(&net, &latest)?;
             let spec = learner_spec("td", &latest, DEPTH)?;
             let seed = derive_seed(config.seed, 2, state.games);
             let random: AgentSpec = "random".parse()?;
             let ab2: AgentSpec = "alphabeta:depth=2".parse()?;
             let per = config.eval_games;
-            let vs_random = strength(&spec, &random, per, OpeningSet::None, seed)?;
-            let vs_ab2 = strength(&spec, &ab2, per, OpeningSet::Standard, seed)?;
+            let vs_random = strength::<G>(&spec, &random, per, OpeningSet::None, seed)?;
+            let vs_ab2 = strength::<G>(&spec, &ab2, per, OpeningSet::Standard, seed)?;
             let score = vs_random.score() + vs_ab2.score();
             let improved = score > state.best_score;
             if improved {
                 state.best_score = score;
-                net.save(&dir.best())?;
+                G::save_net(&net, &dir.best())?;
             }
             bar.set_message(format!(
                 "train-td vs random {:.0}% vs ab2 {:.0}%",
@@ -421,14 +541,14 @@ mod tests {
             ..TdConfig::default()
         };
         let net = ValueNet::new(config.arch(), &mut StdRng::seed_from_u64(5));
-        let mut search = net_search(net.clone(), DEPTH, 1);
+        let mut search = net_search::<Checkers, _>(net.clone(), DEPTH, 1);
         let mut random = RandomAgent::new(2);
         let mut game = Game::new();
         let mut parities = [0; 2];
         while game.outcome().is_none() && game.ply() < 300 {
             let mover = game.position().turn();
             let (_, score, leaf) = search.decide_with_leaf(&game, &Limits::default());
-            let (value, grad) = leaf_value(&net, mover, score, leaf);
+            let (value, grad) = leaf_value::<Checkers>(&net, mover, score, leaf);
             // The search scores a leaf as its value times 10 000, rounded.
             assert!(
                 (value - score_to_value(score)).abs() <= 1e-4,
@@ -443,7 +563,7 @@ mod tests {
                     .zip(&grad)
                     .map(|(w, g)| w + 1e-3 * g)
                     .collect();
-                let nudged = leaf_value(
+                let nudged = leaf_value::<Checkers>(
                     &ValueNet::from_weights(config.arch(), &step),
                     mover,
                     score,

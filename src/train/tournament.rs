@@ -18,7 +18,7 @@ pub struct Player {
 }
 
 impl Player {
-    pub fn agent(&self, depth: u32, seed: u64) -> NetAgent {
+    pub fn agent(&self, depth: u32, seed: u64) -> NetAgent<Checkers, ValueNet> {
         let net = ValueNet::from_weights(self.arch.clone(), &self.weights);
         NetAgent::new(
             net,

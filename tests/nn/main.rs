@@ -10,8 +10,8 @@ mod digits;
 mod gradcheck;
 mod layers;
 mod optim;
+mod othello_value;
 mod policy_value;
-mod towers;
 mod xor;
 
 use checkers_zero::nn::{Module, Param};
