@@ -9,9 +9,8 @@
 //! best 15 survive.
 
 use super::errors::TrainError;
-use super::progress::progress;
+use super::population::{self, PopulationTrainer};
 use super::run_dir::RunOptions;
-use super::run_dir::open_run;
 use super::tournament::{self, Arena, Pairing, Player, Points};
 use crate::arena::OpeningSet;
 use crate::net::value_net::{Activation, Features, Learner, ValueArch, ValueNet};
@@ -21,6 +20,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::StandardNormal;
 use serde::{Deserialize, Serialize};
+use std::path::Path;
 use std::time::Instant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -484,32 +484,42 @@ impl Population {
     }
 }
 
+impl PopulationTrainer for Population {
+    const NAME: &'static str = "ga";
+    const STEP: &'static str = "generation";
+    type Report = GenerationReport;
+
+    fn steps(&self) -> u64 {
+        self.generation
+    }
+
+    fn step(&mut self) -> GenerationReport {
+        Population::step(self)
+    }
+
+    fn best_net(&self) -> Option<ValueNet> {
+        self.champion_net()
+    }
+
+    fn summary(report: &GenerationReport) -> String {
+        format!(
+            "best {:+.0} mean {:+.1}",
+            report.best_fitness, report.mean_fitness
+        )
+    }
+
+    fn save(&self, path: &Path) -> Result<(), TrainError> {
+        Population::save(self, path)
+    }
+
+    fn load(path: &Path) -> Result<Population, TrainError> {
+        Population::load(path)
+    }
+}
+
 /// Runs generations until `generations` have been played (counting a resumed run's).
 pub fn train(config: GaConfig, generations: u64, opts: &RunOptions) -> Result<(), TrainError> {
-    let (mut dir, mut pop) = open_run(
-        opts,
-        "generation",
-        || Population::new(config),
-        Population::load,
-        |p| p.generation,
-    )?;
-    let bar = progress(generations, pop.generation, "generations", opts.progress);
-    bar.set_message("train-ga");
-    while pop.generation < generations {
-        let report = pop.step();
-        if let Some(net) = pop.champion_net() {
-            net.save(&dir.best())?;
-        }
-        // The checkpoint marks the generation done, so it comes after its metrics line.
-        dir.log_report("ga", &report)?;
-        pop.save(&dir.state())?;
-        bar.set_message(format!(
-            "train-ga best {:+.0} mean {:+.1}",
-            report.best_fitness, report.mean_fitness
-        ));
-        bar.inc(1);
-    }
-    bar.finish();
+    population::run(|| Population::new(config), generations, opts)?;
     Ok(())
 }
 

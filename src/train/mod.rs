@@ -1,14 +1,16 @@
-//! Trainers: the AlphaZero pipeline ([`alphazero`]). The classic learners of issue 5 — TD(lambda), a genetic algorithm and particle
-//! swarm optimisation — train small value networks ([`crate::net::value_net`]) that play as the `td`,
-//! `ga` and `pso` agents.
-
+//! Trainers: the AlphaZero pipeline ([`alphazero`]). The classic learners of issue 5 —
+//! TD(lambda), a genetic algorithm and particle swarm optimisation — train small value
+//! networks ([`crate::net::value_net`], for Othello's TD [`crate::net::othello_value`]) that
+//! play as the `td`, `ga` and `pso` agents.
 //!
-//! What every trainer shares lives in small modules: its folder ([`run_dir`]), errors,
-//! progress bar and strength reports.
+//! What every trainer shares lives in small modules: its folder ([`run_dir`]: claim, resume,
+//! metrics log), errors, progress bar and strength reports; GA and PSO also share one run loop
+//! ([`population`]).
 
 pub mod alphazero;
 pub mod errors;
 pub mod ga;
+pub mod population;
 pub mod progress;
 pub mod pso;
 pub mod run_dir;

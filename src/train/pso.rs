@@ -5,9 +5,8 @@
 //! v = chi (w v + c1 r1 (pbest - x) + c2 r2 (nbest - x)), clamped to +-vmax, x = x + v.
 
 use super::errors::TrainError;
-use super::progress::progress;
+use super::population::{self, PopulationTrainer};
 use super::run_dir::RunOptions;
-use super::run_dir::open_run;
 use super::strength::{Strength, learner_spec, strength};
 use super::tournament::{self, Arena, Pairing, Player, Points};
 use crate::agents::AgentSpec;
@@ -19,6 +18,7 @@ use crate::seeds::derive_seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
+use std::path::Path;
 use std::time::Instant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -394,6 +394,36 @@ impl Swarm {
     }
 }
 
+impl PopulationTrainer for Swarm {
+    const NAME: &'static str = "pso";
+    const STEP: &'static str = "iteration";
+    type Report = IterationReport;
+
+    fn steps(&self) -> u64 {
+        self.iteration
+    }
+
+    fn step(&mut self) -> IterationReport {
+        Swarm::step(self)
+    }
+
+    fn best_net(&self) -> Option<ValueNet> {
+        Swarm::best_net(self)
+    }
+
+    fn summary(report: &IterationReport) -> String {
+        format!("best {:+.0}", report.best_fitness)
+    }
+
+    fn save(&self, path: &Path) -> Result<(), TrainError> {
+        Swarm::save(self, path)
+    }
+
+    fn load(path: &Path) -> Result<Swarm, TrainError> {
+        Swarm::load(path)
+    }
+}
+
 /// Runs iterations until `iterations` have been done, then the study's evaluation: the best
 /// network against random, `eval_games` games with each colour (0 skips it).
 pub fn train(
@@ -402,27 +432,7 @@ pub fn train(
     eval_games: usize,
     opts: &RunOptions,
 ) -> Result<Option<Strength>, TrainError> {
-    let (mut dir, mut swarm) = open_run(
-        opts,
-        "iteration",
-        || Swarm::new(config),
-        Swarm::load,
-        |s| s.iteration,
-    )?;
-    let bar = progress(iterations, swarm.iteration, "iterations", opts.progress);
-    bar.set_message("train-pso");
-    while swarm.iteration < iterations {
-        let report = swarm.step();
-        if let Some(net) = swarm.best_net() {
-            net.save(&dir.best())?;
-        }
-        // The checkpoint marks the iteration done, so it comes after its metrics line.
-        dir.log_report("pso", &report)?;
-        swarm.save(&dir.state())?;
-        bar.set_message(format!("train-pso best {:+.0}", report.best_fitness));
-        bar.inc(1);
-    }
-    bar.finish();
+    let (mut dir, swarm) = population::run(|| Swarm::new(config), iterations, opts)?;
     if eval_games == 0 || swarm.best.is_none() {
         return Ok(None);
     }

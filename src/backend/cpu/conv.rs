@@ -39,56 +39,16 @@ fn input_row(oy: usize, ky: usize, d: &ConvDims) -> Option<usize> {
         .filter(|&iy| iy < d.h)
 }
 
-/// Fills `cols` (patch_len x pixels) from one image (c_in, h, w) for a stride-1 conv.
+/// Fills `cols` (patch_len x pixels) from one image (c_in, h, w) for a stride-1 conv, with
+/// zeros only where the kernel overhangs the padding. Where the output is as wide as the image
+/// (the board nets' "same" 3x3 convs), a kernel tap's block over the output rows inside the
+/// image is the image read at one fixed offset: one bulk copy per tap, after which the few
+/// cells that wrapped round a row edge are zeroed. On an 8x8 board a copy per row segment
+/// would be 8 cells each, and the calls to copy and fill them cost more than the data (they
+/// were half of batch-1 inference); other shapes copy row segment by row segment.
 fn im2col(img: &[f32], d: &ConvDims, cols: &mut [f32]) {
-    if d.out_w() == d.w {
-        im2col_same_width(img, d, cols);
-    } else {
-        im2col_rows(img, d, cols);
-    }
-}
-
-/// [`im2col`] where the output is as wide as the image (the board nets' "same" 3x3 convs).
-/// Then a kernel tap's block, over the output rows inside the image, is the image read at one
-/// fixed offset: one bulk copy per tap, after which the few cells that wrapped round a row
-/// edge are zeroed. On an 8x8 board a copy per row segment would be 8 cells each, and the
-/// calls to copy and fill them would cost more than the data.
-fn im2col_same_width(img: &[f32], d: &ConvDims, cols: &mut [f32]) {
-    let (ho, w, plane) = (d.out_h(), d.w, d.h * d.w);
-    for c in 0..d.c_in {
-        for ky in 0..d.kh {
-            for kx in 0..d.kw {
-                let row = ((c * d.kh + ky) * d.kw + kx) * ho * w;
-                let block = &mut cols[row..row + ho * w];
-                let valid = valid_cols(kx, d.pad_w, w, w, 1);
-                let rows = valid_cols(ky, d.pad_h, d.h, ho, 1);
-                if valid.is_empty() || rows.is_empty() {
-                    block.fill(0.0);
-                    continue;
-                }
-                block[..rows.start * w].fill(0.0);
-                block[rows.end * w..].fill(0.0);
-                // Cell j of the run below is image cell first_row + j + shift, of this channel
-                // except where it wrapped round an edge: the copy leaves those ends out.
-                let run = &mut block[rows.start * w..rows.end * w];
-                let first_row = c * plane + (rows.start + ky - d.pad_h) * w;
-                let shift = kx as isize - d.pad_w as isize;
-                let (lo, hi) = (shift.min(0).unsigned_abs(), shift.max(0) as usize);
-                let n = run.len();
-                let src = (first_row + lo).wrapping_add_signed(shift);
-                run[lo..n - hi].copy_from_slice(&img[src..src + n - lo - hi]);
-                for ox in (0..valid.start).chain(valid.end..w) {
-                    run[ox..].iter_mut().step_by(w).for_each(|v| *v = 0.0);
-                }
-            }
-        }
-    }
-}
-
-/// [`im2col`] row segment by row segment, for any stride-1 shape: each segment is one bulk
-/// copy, with zeros only where the kernel overhangs the padding.
-fn im2col_rows(img: &[f32], d: &ConvDims, cols: &mut [f32]) {
     let (ho, wo) = (d.out_h(), d.out_w());
+    let same_width = wo == d.w;
     for c in 0..d.c_in {
         for ky in 0..d.kh {
             for kx in 0..d.kw {
@@ -102,12 +62,26 @@ fn im2col_rows(img: &[f32], d: &ConvDims, cols: &mut [f32]) {
                 }
                 block[..rows.start * wo].fill(0.0);
                 block[rows.end * wo..].fill(0.0);
+                let first_row = (c * d.h + rows.start + ky - d.pad_h) * d.w;
+                let run = &mut block[rows.start * wo..rows.end * wo];
+                if same_width {
+                    // Cell j of the run is image cell first_row + j + shift, except where that
+                    // wrapped round an edge: the copy leaves out the ends that leave the image.
+                    let shift = kx as isize - d.pad_w as isize;
+                    let (lo, hi) = (shift.min(0).unsigned_abs(), shift.max(0) as usize);
+                    let n = run.len();
+                    let src = (first_row + lo).wrapping_add_signed(shift);
+                    run[lo..n - hi].copy_from_slice(&img[src..src + n - lo - hi]);
+                    for ox in (0..valid.start).chain(valid.end..wo) {
+                        run[ox..].iter_mut().step_by(wo).for_each(|v| *v = 0.0);
+                    }
+                    continue;
+                }
                 let shift = valid.start + kx - d.pad_w;
-                for oy in rows {
-                    let src_row = (c * d.h + oy + ky - d.pad_h) * d.w + shift;
-                    let dst = &mut block[oy * wo..(oy + 1) * wo];
+                for (dst, src_row) in run.chunks_mut(wo).zip((first_row..).step_by(d.w)) {
+                    let src = src_row + shift;
                     dst[..valid.start].fill(0.0);
-                    dst[valid.clone()].copy_from_slice(&img[src_row..src_row + valid.len()]);
+                    dst[valid.clone()].copy_from_slice(&img[src..src + valid.len()]);
                     dst[valid.end..].fill(0.0);
                 }
             }
