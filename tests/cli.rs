@@ -114,3 +114,45 @@ fn bench_nn_checks_its_settings_first() {
         assert!(stderr(&out).contains(needle), "{args:?}: {}", stderr(&out));
     }
 }
+
+/// `train-td --game othello` trains the network asked for, and `--resume` finds the game
+/// from the run state without being told; checkers has no tower network.
+#[test]
+fn train_td_runs_othello_and_resumes_it_by_its_run_state() {
+    let dir = std::env::temp_dir().join(format!("cz-cli-td-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let path = dir.to_str().unwrap();
+    let short = ["--eval-every", "2", "--eval-games", "1", "--threads", "1"];
+    let mut args = vec![
+        "train-td", "--game", "othello", "--net", "towers", "--out", path,
+    ];
+    args.extend(["--games", "2"]);
+    args.extend(short);
+    let out = run(&args, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = run(&["train-td", "--resume", path, "--games", "4"], &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let metrics = std::fs::read_to_string(dir.join("metrics.jsonl")).unwrap();
+    assert_eq!(metrics.lines().count(), 2, "{metrics}");
+    let out = run(
+        &[
+            "match",
+            "--game",
+            "othello",
+            &format!("td:model={path}/best.ckpt"),
+            "random",
+            "--games",
+            "2",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    let out = run(&["train-td", "--net", "towers", "--out", path], &[]);
+    let err = stderr(&out);
+    assert!(!out.status.success());
+    assert!(err.contains("Othello's tower network"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(!dir.exists(), "a refused run leaves no folder");
+}
