@@ -39,6 +39,55 @@ fn input_row(oy: usize, ky: usize, d: &ConvDims) -> Option<usize> {
         .filter(|&iy| iy < d.h)
 }
 
+/// One kernel tap (c, ky, kx) of a stride-1 conv and where it meets the image.
+struct Tap {
+    /// Its block of the column matrix: `ho * wo` cells from here.
+    block: usize,
+    /// The output rows and columns whose input cell is inside the image (either empty: the
+    /// tap reads only padding).
+    rows: std::ops::Range<usize>,
+    valid: std::ops::Range<usize>,
+    /// The image cell under output row `rows.start`, column 0, before the column shift.
+    first_row: usize,
+}
+
+fn taps(d: &ConvDims) -> impl Iterator<Item = Tap> + '_ {
+    let (ho, wo) = (d.out_h(), d.out_w());
+    (0..d.c_in * d.kh * d.kw).map(move |t| {
+        let (c, ky, kx) = (t / (d.kh * d.kw), t / d.kw % d.kh, t % d.kw);
+        let rows = valid_cols(ky, d.pad_h, d.h, ho, 1);
+        Tap {
+            block: t * ho * wo,
+            valid: valid_cols(kx, d.pad_w, d.w, wo, 1),
+            first_row: (c * d.h + (rows.start + ky).saturating_sub(d.pad_h)) * d.w,
+            rows,
+        }
+    })
+}
+
+impl Tap {
+    fn is_padding(&self) -> bool {
+        self.valid.is_empty() || self.rows.is_empty()
+    }
+
+    /// For a conv whose output is as wide as the image: the tap's run of rows `rows` (in the
+    /// block, from `rows.start * w`) is the image read at one fixed offset. Returns (lo, hi,
+    /// src): run cells lo..len - hi are image cells from src on; the others, and the cells
+    /// outside columns `valid` in every row, wrapped round a row edge and are not the tap's.
+    fn same_width_run(&self, d: &ConvDims, kx: usize) -> (usize, usize, usize) {
+        let shift = kx as isize - d.pad_w as isize;
+        let (lo, hi) = (shift.min(0).unsigned_abs(), shift.max(0) as usize);
+        (lo, hi, (self.first_row + lo).wrapping_add_signed(shift))
+    }
+}
+
+/// Zeroes the cells of `run` (rows of `w` cells) outside columns `valid`.
+fn zero_outside(run: &mut [f32], valid: &std::ops::Range<usize>, w: usize) {
+    for ox in (0..valid.start).chain(valid.end..w) {
+        run[ox..].iter_mut().step_by(w).for_each(|v| *v = 0.0);
+    }
+}
+
 /// Fills `cols` (patch_len x pixels) from one image (c_in, h, w) for a stride-1 conv, with
 /// zeros only where the kernel overhangs the padding. Where the output is as wide as the image
 /// (the board nets' "same" 3x3 convs), a kernel tap's block over the output rows inside the
@@ -48,43 +97,29 @@ fn input_row(oy: usize, ky: usize, d: &ConvDims) -> Option<usize> {
 /// were half of batch-1 inference); other shapes copy row segment by row segment.
 fn im2col(img: &[f32], d: &ConvDims, cols: &mut [f32]) {
     let (ho, wo) = (d.out_h(), d.out_w());
-    let same_width = wo == d.w;
-    for c in 0..d.c_in {
-        for ky in 0..d.kh {
-            for kx in 0..d.kw {
-                let row = ((c * d.kh + ky) * d.kw + kx) * ho * wo;
-                let block = &mut cols[row..row + ho * wo];
-                let valid = valid_cols(kx, d.pad_w, d.w, wo, 1);
-                let rows = valid_cols(ky, d.pad_h, d.h, ho, 1);
-                if valid.is_empty() || rows.is_empty() {
-                    block.fill(0.0);
-                    continue;
-                }
-                block[..rows.start * wo].fill(0.0);
-                block[rows.end * wo..].fill(0.0);
-                let first_row = (c * d.h + rows.start + ky - d.pad_h) * d.w;
-                let run = &mut block[rows.start * wo..rows.end * wo];
-                if same_width {
-                    // Cell j of the run is image cell first_row + j + shift, except where that
-                    // wrapped round an edge: the copy leaves out the ends that leave the image.
-                    let shift = kx as isize - d.pad_w as isize;
-                    let (lo, hi) = (shift.min(0).unsigned_abs(), shift.max(0) as usize);
-                    let n = run.len();
-                    let src = (first_row + lo).wrapping_add_signed(shift);
-                    run[lo..n - hi].copy_from_slice(&img[src..src + n - lo - hi]);
-                    for ox in (0..valid.start).chain(valid.end..wo) {
-                        run[ox..].iter_mut().step_by(wo).for_each(|v| *v = 0.0);
-                    }
-                    continue;
-                }
-                let shift = valid.start + kx - d.pad_w;
-                for (dst, src_row) in run.chunks_mut(wo).zip((first_row..).step_by(d.w)) {
-                    let src = src_row + shift;
-                    dst[..valid.start].fill(0.0);
-                    dst[valid.clone()].copy_from_slice(&img[src..src + valid.len()]);
-                    dst[valid.end..].fill(0.0);
-                }
-            }
+    for (t, tap) in taps(d).enumerate() {
+        let block = &mut cols[tap.block..tap.block + ho * wo];
+        if tap.is_padding() {
+            block.fill(0.0);
+            continue;
+        }
+        let (rows, valid) = (&tap.rows, &tap.valid);
+        block[..rows.start * wo].fill(0.0);
+        block[rows.end * wo..].fill(0.0);
+        let run = &mut block[rows.start * wo..rows.end * wo];
+        if wo == d.w {
+            let (lo, hi, src) = tap.same_width_run(d, t % d.kw);
+            let n = run.len();
+            run[lo..n - hi].copy_from_slice(&img[src..src + n - lo - hi]);
+            zero_outside(run, valid, wo);
+            continue;
+        }
+        let shift = valid.start + t % d.kw - d.pad_w;
+        for (dst, src_row) in run.chunks_mut(wo).zip((tap.first_row..).step_by(d.w)) {
+            let src = src_row + shift;
+            dst[..valid.start].fill(0.0);
+            dst[valid.clone()].copy_from_slice(&img[src..src + valid.len()]);
+            dst[valid.end..].fill(0.0);
         }
     }
 }
@@ -119,8 +154,26 @@ fn im2col_strided(img: &[f32], d: &ConvDims, cols: &mut [f32]) {
 }
 
 /// Adds the column-matrix gradient back onto one image's gradient (the adjoint of im2col).
-fn col2im(cols: &[f32], d: &ConvDims, img: &mut [f32]) {
+/// For a same-width stride-1 conv a tap's run is added in one pass at its fixed offset, as
+/// im2col copies it, after zeroing the wrapped cells (`cols` is scratch).
+fn col2im(cols: &mut [f32], d: &ConvDims, img: &mut [f32]) {
     let (ho, wo) = (d.out_h(), d.out_w());
+    if d.unit_stride() && wo == d.w {
+        for (t, tap) in taps(d).enumerate() {
+            if tap.is_padding() {
+                continue;
+            }
+            let run = &mut cols[tap.block + tap.rows.start * wo..tap.block + tap.rows.end * wo];
+            zero_outside(run, &tap.valid, wo);
+            let (lo, hi, src) = tap.same_width_run(d, t % d.kw);
+            let n = run.len();
+            let dst = &mut img[src..src + n - lo - hi];
+            dst.iter_mut()
+                .zip(&run[lo..n - hi])
+                .for_each(|(o, &g)| *o += g);
+        }
+        return;
+    }
     for c in 0..d.c_in {
         for ky in 0..d.kh {
             for kx in 0..d.kw {
@@ -319,10 +372,10 @@ mod tests {
         out
     }
 
-    /// Every im2col path (same width, row segments, strided) against the definition, with
-    /// distinct image values so that a cell read from the wrong place shows.
+    /// Every im2col and col2im path (same width, row segments, strided) against the
+    /// definition, with distinct image values so that a cell read from the wrong place shows.
     #[test]
-    fn im2col_matches_its_definition() {
+    fn im2col_and_col2im_match_their_definition() {
         // (c_in, h, w, kh, kw, pad_h, pad_w, stride_h, stride_w)
         let shapes = [
             (3, 8, 8, 3, 3, 1, 1, 1, 1),
@@ -353,7 +406,18 @@ mod tests {
             let img: Vec<f32> = (0..c_in * h * w).map(|i| i as f32 + 1.0).collect();
             let mut scratch = Vec::new();
             let cols = columns(&img, 0, &d, &mut scratch);
-            assert_eq!(cols, im2col_by_definition(&img, &d), "{d:?}");
+            let want = im2col_by_definition(&img, &d);
+            assert_eq!(cols, want, "{d:?}");
+            // col2im is im2col's adjoint: <im2col(x), g> = <x, col2im(g)> for every g; with
+            // g a unit vector, col2im(g) must be the image cell that column cell was read from.
+            for (j, &read) in want.iter().enumerate() {
+                let mut g = vec![0.0; want.len()];
+                g[j] = 1.0;
+                let mut back = vec![0.0; img.len()];
+                col2im(&mut g, &d, &mut back);
+                let picked: f32 = back.iter().zip(&img).map(|(b, x)| b * x).sum();
+                assert_eq!(picked, read, "{d:?}: column cell {j}");
+            }
         }
     }
 }
