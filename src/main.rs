@@ -49,14 +49,14 @@ enum Command {
         #[arg(long, value_enum, default_value_t = GameName::Checkers)]
         game: GameName,
     },
-    /// Learn checkers from zero by AlphaZero self-play (no arguments: a fresh run on the best
-    /// device with its preset).
+    /// Learn a game (checkers unless --game) from zero by AlphaZero self-play (no arguments:
+    /// a fresh checkers run on the best device with its preset).
     Train(Box<train_cli::AzArgs>),
-    /// Train a TD(lambda) value network (agent `td`).
+    /// Train a TD(lambda) value network, for checkers or Othello (agent `td`).
     TrainTd(train_cli::TdArgs),
-    /// Evolve networks with a genetic algorithm (agent `ga`).
+    /// Evolve checkers networks with a genetic algorithm (agent `ga`).
     TrainGa(train_cli::GaArgs),
-    /// Train networks by particle swarm optimisation (agent `pso`).
+    /// Train checkers networks by particle swarm optimisation (agent `pso`).
     TrainPso(train_cli::PsoArgs),
 }
 
