@@ -458,6 +458,27 @@ mod tests {
         String::from_utf8(out).expect("UTF-8 output")
     }
 
+    /// Othello: the board says the disc counts and play says whose turn it is, once.
+    #[test]
+    fn othello_says_whose_turn_it_is_once() {
+        let opts = PlayOptions::<Othello> {
+            agent: "random".parse().expect("valid spec"),
+            human: Color::Black,
+            start: crate::games::othello::Position::start(),
+            seed: 1,
+        };
+        let mut out = Vec::new();
+        run(&opts, io::Cursor::new(b"d3\nquit\n".to_vec()), &mut out).expect("a Vec");
+        let out = String::from_utf8(out).expect("UTF-8 output");
+        let first = out.split("your move>").next().expect("a prompt");
+        assert_eq!(first.matches("to move").count(), 1, "{first}");
+        assert!(
+            first.contains("X Black 2, O White 2\n\nBlack to move."),
+            "{first}"
+        );
+        assert!(out.contains("You play d3."), "{out}");
+    }
+
     #[test]
     fn illegal_moves_are_explained_and_the_game_goes_on() {
         let out = play(

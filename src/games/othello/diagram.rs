@@ -5,8 +5,8 @@ use super::board::{Bitboard, square};
 use super::position::{Color, Position};
 
 /// The board with `X` for Black, `O` for White, `.` for empty and `*` for the empty
-/// squares in `marked` (e.g. the legal moves), then a line with the disc counts and whose
-/// turn it is, or the result when the game is over.
+/// squares in `marked` (e.g. the legal moves), then a line with the disc counts and, when the
+/// game is over, the result.
 pub fn board_diagram(pos: &Position, marked: Bitboard) -> String {
     let files = "    a b c d e f g h\n";
     let mut out = String::from(files);
@@ -26,12 +26,13 @@ pub fn board_diagram(pos: &Position, marked: Bitboard) -> String {
         out.push_str(&format!("{row} {}\n", rank + 1));
     }
     out.push_str(files);
+    // Whose turn it is, the caller says (play does, with the moves to choose from).
     let state = match pos.outcome() {
-        None => format!("{} to move", pos.turn()),
-        Some(outcome) => format!("game over, {outcome}"),
+        None => String::new(),
+        Some(outcome) => format!(": game over, {outcome}"),
     };
     out.push_str(&format!(
-        "  X Black {}, O White {}: {state}\n",
+        "  X Black {}, O White {}{state}\n",
         pos.count(Color::Black),
         pos.count(Color::White)
     ));
@@ -55,7 +56,7 @@ mod tests {
         assert_eq!(rows[5], "  5 . . . X O * . . 5");
         assert_eq!(rows[6], "  6 . . . . * . . . 6");
         assert_eq!(rows[9], rows[0]);
-        assert_eq!(rows[10], "  X Black 2, O White 2: Black to move");
+        assert_eq!(rows[10], "  X Black 2, O White 2");
     }
 
     #[test]
