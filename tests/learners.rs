@@ -6,7 +6,7 @@ use checkers_zero::arena::openings::ArenaGame;
 use checkers_zero::arena::{GameConfig, play_game};
 use checkers_zero::games::{Checkers, Game, Othello};
 use checkers_zero::train::ga::{GaConfig, Population, Scheme};
-use checkers_zero::train::pso::{PsoConfig, Swarm, Topology};
+use checkers_zero::train::pso::{self, PsoConfig, Swarm, Topology};
 use checkers_zero::train::run_dir::RunOptions;
 use checkers_zero::train::td::{self, NetKind, TdConfig, TdGame};
 use std::path::{Path, PathBuf};
@@ -76,6 +76,43 @@ fn pso_resumes_exactly() {
     resumed.step();
     assert_eq!(resumed.particles, straight.particles);
     assert_eq!(resumed.best, straight.best);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// train-pso's final evaluation is logged once per length: a finished run resumed to the same
+/// length replaces its line, one resumed further adds the new one.
+#[test]
+fn pso_logs_one_final_evaluation_per_length() {
+    let config = PsoConfig {
+        particles: 2,
+        hidden: 2,
+        games: 1,
+        max_plies: 20,
+        seed: 5,
+        ..PsoConfig::default()
+    };
+    let dir = temp("pso-final");
+    let run = |resume: bool, iterations: u64| {
+        let opts = RunOptions {
+            dir: dir.clone(),
+            resume,
+            progress: false,
+        };
+        pso::train(config.clone(), iterations, 1, &opts).unwrap();
+    };
+    let finals = || {
+        std::fs::read_to_string(dir.join("metrics.jsonl"))
+            .unwrap()
+            .lines()
+            .filter(|l| l.contains("final_vs_random"))
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["iteration"].clone())
+            .collect::<Vec<_>>()
+    };
+    run(false, 1);
+    run(true, 1);
+    assert_eq!(finals(), [1], "the same length: one final line");
+    run(true, 2);
+    assert_eq!(finals(), [1, 2], "a longer run: its own final line");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

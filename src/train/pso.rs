@@ -440,6 +440,11 @@ pub fn train(
     let random: AgentSpec = "random".parse()?;
     let seed = derive_seed(swarm.config.seed, 4, swarm.iteration);
     let result = strength::<Checkers>(&spec, &random, eval_games, OpeningSet::None, seed)?;
+    // A finished run resumed to the same length evaluates again: its line replaces the last.
+    let done = swarm.iteration;
+    dir.keep_metrics(|r| {
+        r.get("final_vs_random").is_none() || r["iteration"].as_u64() != Some(done)
+    })?;
     dir.log(&serde_json::json!({
         "trainer": "pso",
         "iteration": swarm.iteration,

@@ -144,7 +144,7 @@ impl RunDir {
     }
 
     /// Rewrites metrics.jsonl with the lines `keep` accepts (a torn last line is never kept).
-    fn keep_metrics(
+    pub(super) fn keep_metrics(
         &mut self,
         keep: impl Fn(&serde_json::Value) -> bool,
     ) -> Result<(), TrainError> {
