@@ -489,7 +489,10 @@ mod tests {
             stride_h: 1,
             stride_w: 1,
         };
-        assert!(d.c_out * patch_len(&d) * 64 >= SPLIT_MIN_MACS, "large enough to split");
+        assert!(
+            d.c_out * patch_len(&d) * 64 >= SPLIT_MIN_MACS,
+            "large enough to split"
+        );
         let values = |len: usize, seed: usize| -> Vec<f32> {
             (0..len)
                 .map(|i| ((i * 7919 + seed * 104_729) % 1000) as f32 / 250.0 - 2.0)
@@ -505,7 +508,11 @@ mod tests {
                 .unwrap();
             pool.install(|| forward(&x, &w, b, r, relu, d).as_slice().to_vec())
         };
-        for (b, r, relu) in [(false, false, false), (true, false, true), (true, true, true)] {
+        for (b, r, relu) in [
+            (false, false, false),
+            (true, false, true),
+            (true, true, true),
+        ] {
             let (b, r) = (b.then_some(&bias[..]), r.then_some(&residual[..]));
             let one = on(1, b, r, relu);
             for threads in [2, 3, 8] {
