@@ -11,11 +11,11 @@
 
 use checkers_zero::backend::OptimStep;
 use checkers_zero::net::ValueModel;
-use checkers_zero::net::towers::{Discs, TowerArch, TowerNet};
+use checkers_zero::net::towers::{TowerArch, TowerNet};
 use checkers_zero::nn::{Ctx, Module};
 use checkers_zero::tensor::{Device, Tape, Tensor, Var};
+use rand::SeedableRng;
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 use std::sync::RwLock;
 mod common;
 use common::gpu_or_skip;
@@ -493,15 +493,7 @@ fn tower_net_forward_and_gradients() {
     // gradient of every parameter for a random output gradient.
     on_gpu(|gpu| {
         let mut r = rng(400);
-        let boards: Vec<Discs> = (0..5)
-            .map(|_| {
-                let (a, b): (u64, u64) = (r.random(), r.random());
-                Discs {
-                    own: a & b,
-                    opponent: a & !b,
-                }
-            })
-            .collect();
+        let boards = common::random_discs(&mut r, 5);
         let run = |dev: &Device| {
             let net = TowerNet::new(TowerArch::default(), dev, &mut rng(401));
             let ctx = Ctx::training();

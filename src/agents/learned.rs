@@ -96,10 +96,6 @@ impl<G: SearchGame, N: ValueModel<Input = G::Position> + Send> NetAgent<G, N> {
         let name = format!("{kind}:model={model},depth={depth}");
         Ok(NetAgent::new(net, depth, seed, name))
     }
-
-    pub fn net_mut(&mut self) -> &mut N {
-        &mut self.search.evaluator_mut().net
-    }
 }
 
 /// Checkers' learned network at `path`, which must be a `kind` network.

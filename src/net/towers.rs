@@ -31,8 +31,6 @@ use super::value_model::ValueModel;
 use crate::nn::{Conv2d, Ctx, Linear, Module};
 use crate::tensor::{Device, Tensor, Var};
 use rand::Rng;
-use rand::SeedableRng;
-use rand::rngs::StdRng;
 use serde::{Deserialize, Serialize};
 
 /// Rows and columns of the board.
@@ -237,13 +235,6 @@ impl TowerNet {
         }
     }
 
-    /// A network on the CPU with the given flat weights (in [`TowerNet::weights`] order).
-    pub fn from_weights(arch: TowerArch, weights: &[f32]) -> TowerNet {
-        let mut net = TowerNet::new(arch, &Device::Cpu, &mut StdRng::seed_from_u64(0));
-        net.set_weights(weights);
-        net
-    }
-
     pub fn arch(&self) -> &TowerArch {
         &self.arch
     }
@@ -326,6 +317,8 @@ impl Module for TowerNet {
 mod tests {
     use super::*;
     use crate::games::othello::Symmetry;
+    use rand::SeedableRng;
+    use rand::rngs::StdRng;
 
     /// Boards with every kind of cell, from a seeded generator.
     fn boards(count: usize, seed: u64) -> Vec<Discs> {
@@ -448,7 +441,12 @@ mod tests {
             &Device::Cpu,
             &mut StdRng::seed_from_u64(5),
         );
-        let copy = TowerNet::from_weights(net.arch().clone(), &net.weights());
+        let mut copy = TowerNet::new(
+            net.arch().clone(),
+            &Device::Cpu,
+            &mut StdRng::seed_from_u64(0),
+        );
+        copy.set_weights(&net.weights());
         assert_eq!(copy.weights(), net.weights());
         let b = boards(3, 6);
         assert_eq!(copy.values(&b), net.values(&b));

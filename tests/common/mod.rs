@@ -17,3 +17,19 @@ pub fn gpu_or_skip() -> Option<Device> {
         }
     }
 }
+
+/// `count` random Othello boards (every cell own, the opponent's or empty) from `rng`.
+pub fn random_discs(
+    rng: &mut impl rand::Rng,
+    count: usize,
+) -> Vec<checkers_zero::net::towers::Discs> {
+    (0..count)
+        .map(|_| {
+            let (a, b): (u64, u64) = (rng.random(), rng.random());
+            checkers_zero::net::towers::Discs {
+                own: a & b,
+                opponent: a & !b,
+            }
+        })
+        .collect()
+}

@@ -14,7 +14,7 @@
 
 use super::{cpu, rng};
 use checkers_zero::net::ValueModel;
-use checkers_zero::net::towers::{Discs, TowerArch, TowerNet};
+use checkers_zero::net::towers::{TowerArch, TowerNet};
 use checkers_zero::nn::{
     Architecture, BatchNorm2d, Conv2d, Ctx, Flatten, Linear, Module, Param, PolicyValueNet, Relu,
     ResidualBlock, Sequential, Sigmoid, Tanh, alphazero_loss,
@@ -357,15 +357,7 @@ fn every_parameter_of_the_tower_network() {
         ..TowerArch::default()
     };
     let mut net = TowerNet::new(arch, &cpu(), &mut r);
-    let boards: Vec<Discs> = (0..3)
-        .map(|_| {
-            let (a, b): (u64, u64) = (r.random(), r.random());
-            Discs {
-                own: a & b,
-                opponent: a & !b,
-            }
-        })
-        .collect();
+    let boards = super::common::random_discs(&mut r, 3);
     let problem = ValueProblem {
         x: net.encode(&boards),
         z: vec![0.8, -0.3, 0.1],
