@@ -93,6 +93,39 @@ impl ConvDims {
     }
 }
 
+/// A batch norm's layout: (n, c, plane), statistics per channel over its n * plane values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NormDims {
+    pub n: usize,
+    pub c: usize,
+    pub plane: usize,
+}
+
+impl NormDims {
+    /// Values per channel.
+    pub fn count(&self) -> usize {
+        self.n * self.plane
+    }
+    /// The whole array's shape and a per-channel operand's, for broadcasting.
+    fn shapes(&self) -> ([usize; 3], [usize; 3]) {
+        ([self.n, self.c, self.plane], [1, self.c, 1])
+    }
+}
+
+/// Per-channel sums of an (n, c, plane) array, as (c).
+fn channel_sum<B: Backend + ?Sized>(be: &B, x: &B::Buf, d: NormDims) -> B::Buf {
+    let planes = be.sum_axis(x, d.n * d.c, d.plane, 1);
+    be.sum_axis(&planes, 1, d.n, d.c)
+}
+
+/// 1 / sqrt(var + eps), per channel.
+fn inv_std<B: Backend + ?Sized>(be: &B, var: &B::Buf, eps: f32) -> B::Buf {
+    be.unary(
+        UnaryOp::PowScalar(-0.5),
+        &be.unary(UnaryOp::AddScalar(eps), var),
+    )
+}
+
 /// Hyperparameters of one optimizer step, applied elementwise to a parameter.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum OptimStep {
@@ -188,6 +221,63 @@ pub trait Backend: Send + Sync {
         } else {
             y
         }
+    }
+    /// Training-mode batch norm of `x` (n, c, plane): per channel the batch mean and biased
+    /// variance, then y = (x - mean) gamma / sqrt(var + eps) + beta. Returns [y, mean, var]
+    /// (mean and var of shape (c)). This default composes the primitive kernels (about eight
+    /// passes over x); the CPU backend makes two reading passes and one writing pass.
+    fn batch_norm_train(
+        &self,
+        x: &Self::Buf,
+        gamma: &Self::Buf,
+        beta: &Self::Buf,
+        d: NormDims,
+        eps: f32,
+    ) -> [Self::Buf; 3] {
+        let (full, ch) = d.shapes();
+        let per_value = UnaryOp::MulScalar(1.0 / d.count() as f32);
+        let mean = self.unary(per_value, &channel_sum(self, x, d));
+        let centred = self.binary(BinaryOp::Sub, x, &full, &mean, &ch, &full);
+        let squares = self.binary(BinaryOp::Mul, &centred, &full, &centred, &full, &full);
+        let var = self.unary(per_value, &channel_sum(self, &squares, d));
+        let c = [d.c];
+        let scale = self.binary(BinaryOp::Mul, gamma, &c, &inv_std(self, &var, eps), &c, &c);
+        let y = self.binary(BinaryOp::Mul, &centred, &full, &scale, &ch, &full);
+        let y = self.binary(BinaryOp::Add, &y, &full, beta, &ch, &full);
+        [y, mean, var]
+    }
+    /// The backward of [`Backend::batch_norm_train`] from the output gradient `g`, with
+    /// x^ = (x - mean) / sqrt(var + eps) and m = n plane values per channel:
+    /// dbeta = sum g, dgamma = sum g x^, dx = gamma / sqrt(var + eps) (g - dbeta/m - x^ dgamma/m).
+    /// Returns [dx, dgamma, dbeta].
+    #[allow(clippy::too_many_arguments)]
+    fn batch_norm_train_grad(
+        &self,
+        x: &Self::Buf,
+        g: &Self::Buf,
+        mean: &Self::Buf,
+        var: &Self::Buf,
+        gamma: &Self::Buf,
+        d: NormDims,
+        eps: f32,
+    ) -> [Self::Buf; 3] {
+        let (full, ch) = d.shapes();
+        let c = [d.c];
+        let per_value = UnaryOp::MulScalar(1.0 / d.count() as f32);
+        let inv_std = inv_std(self, var, eps);
+        let centred = self.binary(BinaryOp::Sub, x, &full, mean, &ch, &full);
+        let xhat = self.binary(BinaryOp::Mul, &centred, &full, &inv_std, &ch, &full);
+        let dbeta = channel_sum(self, g, d);
+        let g_xhat = self.binary(BinaryOp::Mul, g, &full, &xhat, &full, &full);
+        let dgamma = channel_sum(self, &g_xhat, d);
+        let mean_g = self.unary(per_value, &dbeta);
+        let centred_g = self.binary(BinaryOp::Sub, g, &full, &mean_g, &ch, &full);
+        let mean_g_xhat = self.unary(per_value, &dgamma);
+        let along_xhat = self.binary(BinaryOp::Mul, &xhat, &full, &mean_g_xhat, &ch, &full);
+        let centred_g = self.binary(BinaryOp::Sub, &centred_g, &full, &along_xhat, &full, &full);
+        let scale = self.binary(BinaryOp::Mul, gamma, &c, &inv_std, &c, &c);
+        let dx = self.binary(BinaryOp::Mul, &centred_g, &full, &scale, &ch, &full);
+        [dx, dgamma, dbeta]
     }
     /// Gradient of the conv input from the output gradient `g` (n, c_out, ho, wo).
     fn conv2d_grad_input(&self, g: &Self::Buf, w: &Self::Buf, d: ConvDims) -> Self::Buf;

@@ -5,10 +5,11 @@ mod conv;
 mod elementwise;
 mod layout;
 mod matmul;
+mod norm;
 mod optim;
 mod reduce;
 
-use super::{Backend, BinaryOp, ConvDims, MatmulDims, OptimStep, UnaryOp};
+use super::{Backend, BinaryOp, ConvDims, MatmulDims, NormDims, OptimStep, UnaryOp};
 use std::sync::Arc;
 
 /// A CPU buffer: shared, immutable once made.
@@ -126,6 +127,29 @@ impl Backend for Cpu {
             relu,
             d,
         )
+    }
+    fn batch_norm_train(
+        &self,
+        x: &CpuBuf,
+        gamma: &CpuBuf,
+        beta: &CpuBuf,
+        d: NormDims,
+        eps: f32,
+    ) -> [CpuBuf; 3] {
+        norm::train(x.as_slice(), gamma.as_slice(), beta.as_slice(), d, eps)
+    }
+    fn batch_norm_train_grad(
+        &self,
+        x: &CpuBuf,
+        g: &CpuBuf,
+        mean: &CpuBuf,
+        var: &CpuBuf,
+        gamma: &CpuBuf,
+        d: NormDims,
+        eps: f32,
+    ) -> [CpuBuf; 3] {
+        let [x, g, mean, var, gamma] = [x, g, mean, var, gamma].map(CpuBuf::as_slice);
+        norm::train_grad(x, g, mean, var, gamma, d, eps)
     }
     fn conv2d_grad_input(&self, g: &CpuBuf, w: &CpuBuf, d: ConvDims) -> CpuBuf {
         conv::grad_input(g.as_slice(), w.as_slice(), d)

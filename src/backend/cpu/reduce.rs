@@ -3,15 +3,20 @@
 use super::{CpuBuf, PAR_MIN};
 use rayon::prelude::*;
 
-/// The sum of a contiguous run, in eight interleaved partial sums so that the loop vectorises
-/// (one running sum is a chain of dependent adds, a scalar add per element).
-fn run_sum(v: &[f32]) -> f32 {
+/// The sum of f(a_i, b_i) over two runs of equal length, in eight interleaved partial sums so
+/// that the loop vectorises (one running sum is a chain of dependent adds, a scalar add per
+/// element).
+#[inline(always)]
+pub(super) fn lane_sum(a: &[f32], b: &[f32], f: impl Fn(f32, f32) -> f32) -> f32 {
+    debug_assert_eq!(a.len(), b.len());
+    let (runs_a, runs_b) = (a.chunks_exact(8), b.chunks_exact(8));
+    let rest: f32 = (runs_a.remainder().iter().zip(runs_b.remainder()))
+        .map(|(&x, &y)| f(x, y))
+        .sum();
     let mut lanes = [0.0f32; 8];
-    let runs = v.chunks_exact(8);
-    let rest: f32 = runs.remainder().iter().sum();
-    for run in runs {
-        for (l, &x) in lanes.iter_mut().zip(run) {
-            *l += x;
+    for (ra, rb) in runs_a.zip(runs_b) {
+        for ((l, &x), &y) in lanes.iter_mut().zip(ra).zip(rb) {
+            *l += f(x, y);
         }
     }
     lanes.iter().sum::<f32>() + rest
@@ -21,7 +26,10 @@ pub fn sum_axis(x: &[f32], outer: usize, n: usize, inner: usize) -> CpuBuf {
     let mut out = vec![0.0f32; outer * inner];
     // Summing the last axis (batch norm's per-plane sums): each output is one contiguous run.
     if inner == 1 {
-        let sum = |(o, dst): (usize, &mut f32)| *dst = run_sum(&x[o * n..(o + 1) * n]);
+        let sum = |(o, dst): (usize, &mut f32)| {
+            let run = &x[o * n..(o + 1) * n];
+            *dst = lane_sum(run, run, |v, _| v)
+        };
         if x.len() >= PAR_MIN {
             let per_task = (PAR_MIN / n.max(1)).max(1);
             out.par_iter_mut()

@@ -1,12 +1,14 @@
 //! 2-D batch normalisation over (n, c, h, w): per channel, over the batch and the plane.
 //!
-//! Training mode is one recorded op with the closed-form backward (about 7 passes over the
-//! data instead of the ~20 that differentiating its composition op by op would take):
-//! with m = n h w values per channel, x^ = (x - mean) / sqrt(var + eps) and y = gamma x^ + beta,
-//!   dbeta = sum g,  dgamma = sum g x^,  dx = gamma / sqrt(var + eps) (g - dbeta/m - x^ dgamma/m).
+//! Training mode is one recorded op, its forward and its closed-form backward each one backend
+//! kernel (`Backend::batch_norm_train` and `batch_norm_train_grad`, where the formulas are):
+//! the CPU makes two reading passes and one writing pass for each, where differentiating the
+//! composition op by op would take about twenty.
 //! Evaluation mode is a per-channel affine map of recorded ops.
 
-use super::super::{Tensor, Var};
+use super::super::{Storage, Tensor, Var, device_mismatch};
+use crate::backend::cpu::Cpu;
+use crate::backend::{Backend, NormDims};
 
 /// The statistics of one training batch, per channel: mean and biased variance.
 pub struct BatchStats {
@@ -16,20 +18,11 @@ pub struct BatchStats {
     pub count: usize,
 }
 
-fn dims(shape: &[usize]) -> [usize; 4] {
+fn norm_dims(shape: &[usize]) -> NormDims {
     let [n, c, h, w] = *shape else {
         panic!("batch_norm2d takes (n, c, h, w), got {shape:?}")
     };
-    [n, c, h, w]
-}
-
-/// Per-channel sum of (n, c, h, w) as (1, c, 1, 1).
-fn channel_sum(x: &Tensor) -> Tensor {
-    let [n, c, h, w] = dims(x.shape());
-    x.reshape(&[n, c, h * w])
-        .sum_axis(2, false)
-        .sum_axis(0, false)
-        .reshape(&[1, c, 1, 1])
+    NormDims { n, c, plane: h * w }
 }
 
 fn per_channel(t: &Var) -> Var {
@@ -37,38 +30,85 @@ fn per_channel(t: &Var) -> Var {
     t.reshape(&[1, c, 1, 1])
 }
 
+/// Runs a three-result batch-norm kernel on the backend of the first tensor.
+macro_rules! norm_kernel {
+    ($first:expr $(, $rest:expr)* => |$be:ident, $f:ident $(, $r:ident)*| $body:expr) => {
+        match $first.storage() {
+            Storage::Cpu($f) => {
+                let $be = &Cpu;
+                $(let Storage::Cpu($r) = $rest.storage() else { device_mismatch() };)*
+                $body.map(Storage::Cpu)
+            }
+            Storage::Gpu($f) => {
+                let $be = $f.gpu();
+                $(let Storage::Gpu($r) = $rest.storage() else { device_mismatch() };)*
+                $body.map(Storage::Gpu)
+            }
+        }
+    };
+}
+
+impl Tensor {
+    /// Training-mode batch norm of (n, c, h, w) with per-channel `gamma` and `beta` (c):
+    /// returns (y, mean, var), the statistics of shape (c).
+    fn batch_norm_train(&self, gamma: &Tensor, beta: &Tensor, eps: f32) -> [Tensor; 3] {
+        let d = norm_dims(self.shape());
+        for t in [gamma, beta] {
+            assert_eq!(
+                t.shape(),
+                [d.c],
+                "batch_norm2d gamma and beta are per channel"
+            );
+        }
+        let [y, mean, var] =
+            norm_kernel!(self, gamma, beta => |be, x, g, b| be.batch_norm_train(x, g, b, d, eps));
+        [
+            Tensor::from_storage(y, self.shape().to_vec()),
+            Tensor::from_storage(mean, vec![d.c]),
+            Tensor::from_storage(var, vec![d.c]),
+        ]
+    }
+
+    /// The backward of [`Tensor::batch_norm_train`] given its output gradient `self`:
+    /// [dx, dgamma, dbeta].
+    fn batch_norm_train_grad(
+        &self,
+        x: &Tensor,
+        mean: &Tensor,
+        var: &Tensor,
+        gamma: &Tensor,
+        eps: f32,
+    ) -> [Tensor; 3] {
+        let d = norm_dims(x.shape());
+        let [dx, dgamma, dbeta] = norm_kernel!(x, self, mean, var, gamma =>
+            |be, x, g, m, v, ga| be.batch_norm_train_grad(x, g, m, v, ga, d, eps));
+        [
+            Tensor::from_storage(dx, x.shape().to_vec()),
+            Tensor::from_storage(dgamma, vec![d.c]),
+            Tensor::from_storage(dbeta, vec![d.c]),
+        ]
+    }
+}
+
 impl Var {
     /// Training mode: normalise with this batch's statistics, then scale by `gamma` and shift
     /// by `beta` (both (c)). Returns the statistics for the running averages.
     pub fn batch_norm2d_train(&self, gamma: &Var, beta: &Var, eps: f32) -> (Var, BatchStats) {
-        let [n, c, h, w] = dims(self.shape());
-        let m = (n * h * w) as f32;
-        let x = self.value();
-        let mean = channel_sum(x).mul_scalar(1.0 / m);
-        let centred = x.sub(&mean);
-        let var = channel_sum(&centred.mul(&centred)).mul_scalar(1.0 / m);
-        let inv_std = var.add_scalar(eps).pow_scalar(-0.5);
-        let xhat = centred.mul(&inv_std);
-        let g4 = gamma.value().reshape(&[1, c, 1, 1]);
-        let y = xhat.mul(&g4).add(&beta.value().reshape(&[1, c, 1, 1]));
+        let x = self.value().clone();
+        let [y, mean, var] = x.batch_norm_train(gamma.value(), beta.value(), eps);
+        let d = norm_dims(x.shape());
         let stats = BatchStats {
-            mean: mean.reshape(&[c]),
-            var: var.reshape(&[c]),
-            count: n * h * w,
+            mean: mean.clone(),
+            var: var.clone(),
+            count: d.count(),
         };
+        let gamma_now = gamma.value().clone();
         let out = Var::record(&[self, gamma, beta], y, move |g, needs| {
-            let dbeta = channel_sum(g);
-            let dgamma = channel_sum(&g.mul(&xhat));
-            let dx = needs[0].then(|| {
-                let centred_g = g
-                    .sub(&dbeta.mul_scalar(1.0 / m))
-                    .sub(&xhat.mul(&dgamma.mul_scalar(1.0 / m)));
-                centred_g.mul(&g4.mul(&inv_std))
-            });
+            let [dx, dgamma, dbeta] = g.batch_norm_train_grad(&x, &mean, &var, &gamma_now, eps);
             vec![
-                dx,
-                needs[1].then(|| dgamma.reshape(&[c])),
-                needs[2].then(|| dbeta.reshape(&[c])),
+                needs[0].then_some(dx),
+                needs[1].then_some(dgamma),
+                needs[2].then_some(dbeta),
             ]
         });
         (out, stats)
