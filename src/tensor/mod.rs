@@ -75,7 +75,10 @@ impl Device {
     /// What the device is, for logs: "cpu", or "gpu: " and the adapter.
     pub fn describe(&self) -> String {
         match self {
-            Device::Cpu => "cpu".to_string(),
+            Device::Cpu => format!(
+                "cpu (SGEMM kernel {}, picked at run time)",
+                crate::backend::cpu::sgemm_kernel()
+            ),
             Device::Gpu(g) => format!("gpu: {}", g.adapter_name()),
         }
     }

@@ -4,6 +4,30 @@ use super::CpuBuf;
 use crate::backend::MatmulDims;
 use rayon::prelude::*;
 
+/// The SIMD kernel `matrixmultiply` runs on this CPU. It picks one at run time by CPU features
+/// (its `avx512` feature, on by default, compiles the AVX-512 kernel in); this repeats its
+/// order of checks so that benchmarks can say which path ran.
+pub fn sgemm_kernel() -> &'static str {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            return "avx512f";
+        }
+        if std::arch::is_x86_feature_detected!("fma") && std::arch::is_x86_feature_detected!("avx2")
+        {
+            return "fma+avx2";
+        }
+        if std::arch::is_x86_feature_detected!("avx") {
+            return "avx";
+        }
+    }
+    #[cfg(target_arch = "aarch64")]
+    if std::arch::is_aarch64_feature_detected!("neon") {
+        return "neon";
+    }
+    "portable"
+}
+
 /// C (m x n, row-major, `c_row` apart) += or = A * B, with A and B given by element strides.
 /// `accumulate` adds to C instead of overwriting it.
 #[allow(clippy::too_many_arguments)]

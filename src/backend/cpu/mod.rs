@@ -9,6 +9,8 @@ mod norm;
 mod optim;
 mod reduce;
 
+pub use matmul::sgemm_kernel;
+
 use super::{Backend, BinaryOp, ConvDims, MatmulDims, NormDims, OptimStep, UnaryOp};
 use std::sync::Arc;
 
