@@ -234,8 +234,7 @@ proptest! {
         cut in prop::option::of(any::<prop::sample::Index>()),
     ) {
         let bytes = sound_model();
-        let header = MAGIC.len() + 4 + 1 + bytes[MAGIC.len() + 4] as usize;
-        let mut payload = bytes[header + 16..].to_vec();
+        let mut payload = bytes[payload_start(&bytes)..].to_vec();
         // Most damage goes near the front, where the architecture and lengths are.
         let front = payload.len().min(256);
         for (at, value) in edits {
@@ -244,14 +243,44 @@ proptest! {
         if let Some(cut) = cut {
             payload.truncate(cut.index(payload.len()));
         }
-        let mut file = bytes[..header].to_vec();
-        file.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        file.extend_from_slice(&fnv(&payload).to_le_bytes());
-        file.extend_from_slice(&payload);
+        let file = with_payload(&bytes, &payload);
         if let Ok(ckpt) = Checkpoint::<AzModel>::from_bytes(&file) {
             let _ = ckpt.arch.restore(&ckpt, &Device::Cpu);
         }
     }
+}
+
+/// Where a checkpoint's payload starts: after the magic, the version, the kind's length byte
+/// and text, and the payload's length and checksum.
+fn payload_start(bytes: &[u8]) -> usize {
+    MAGIC.len() + 4 + 1 + bytes[MAGIC.len() + 4] as usize + 16
+}
+
+/// `bytes`' header with `payload` in place of its own, its length and checksum recomputed.
+fn with_payload(bytes: &[u8], payload: &[u8]) -> Vec<u8> {
+    let mut file = bytes[..payload_start(bytes) - 16].to_vec();
+    file.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    file.extend_from_slice(&fnv(payload).to_le_bytes());
+    file.extend_from_slice(payload);
+    file
+}
+
+/// A length that claims exabytes is refused as damage rather than allocated (which aborts
+/// the process).
+#[test]
+fn a_huge_length_is_refused_not_allocated() {
+    let bytes = sound_model();
+    let payload = &bytes[payload_start(&bytes)..];
+    // The architecture's name comes first; its length is one varint byte ("az-tiny"). In its
+    // place: bincode's marker of a u64 varint and 2^59.
+    assert_eq!(payload[0], 7);
+    let mut damaged = vec![0xFD];
+    damaged.extend_from_slice(&(1u64 << 59).to_le_bytes());
+    damaged.extend_from_slice(&payload[1..]);
+    let err = Checkpoint::<AzModel>::from_bytes(&with_payload(&bytes, &damaged))
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("damaged"), "{err}");
 }
 
 #[test]

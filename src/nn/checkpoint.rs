@@ -62,6 +62,14 @@ pub enum CheckpointError {
 }
 
 impl CheckpointError {
+    /// The error without the file it was found in, borrowed.
+    pub fn cause(&self) -> &CheckpointError {
+        match self {
+            CheckpointError::InFile { error, .. } => error.cause(),
+            e => e,
+        }
+    }
+
     /// The error without the file it was found in.
     pub fn into_cause(self) -> CheckpointError {
         match self {
@@ -235,19 +243,23 @@ impl<A: Serialize + DeserializeOwned + PartialEq + Display> Checkpoint<A> {
                 "the checksum does not match the contents".into(),
             ));
         }
-        let (ckpt, used) = bincode::serde::decode_from_slice(payload, bincode::config::standard())
-            .map_err(|e| {
-                let untyped = if version == UNTYPED_VERSION {
-                    format!(
-                        "; a version {UNTYPED_VERSION} file does not record what it holds, so it \
+        // A damaged length field (under a recomputed checksum) would have the decoder allocate
+        // whatever it says, up to exabytes, and abort the process: bincode's limit makes
+        // every length it claims count against a budget (4 GiB, far above any checkpoint's
+        // size) and refuses the rest as an error.
+        let config = bincode::config::standard().with_limit::<{ 1 << 32 }>();
+        let (ckpt, used) = bincode::serde::decode_from_slice(payload, config).map_err(|e| {
+            let untyped = if version == UNTYPED_VERSION {
+                format!(
+                    "; a version {UNTYPED_VERSION} file does not record what it holds, so it \
                          may be another kind of checkpoint than {}",
-                        A::KIND
-                    )
-                } else {
-                    String::new()
-                };
-                CheckpointError::Damaged(format!("cannot decode the contents ({e}){untyped}"))
-            })?;
+                    A::KIND
+                )
+            } else {
+                String::new()
+            };
+            CheckpointError::Damaged(format!("cannot decode the contents ({e}){untyped}"))
+        })?;
         if used != payload.len() {
             return Err(CheckpointError::Damaged(format!(
                 "{} undecoded bytes at the end",
