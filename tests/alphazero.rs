@@ -3,6 +3,7 @@
 //! or foreign state files are refused with a clear error.
 
 use checkers_zero::games::Checkers;
+use checkers_zero::mcts::SearchKind;
 use checkers_zero::net::load_model;
 use checkers_zero::nn::{Checkpoint, FORMAT_VERSION, MAGIC};
 use checkers_zero::tensor::Device;
@@ -158,6 +159,58 @@ fn a_short_run_checkpoints_and_a_resumed_run_continues_it_exactly() {
         .unwrap();
     assert!(err.to_string().contains("already holds a run"), "{err}");
 
+    for dir in [straight, split] {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
+
+#[test]
+fn a_gumbel_run_trains_on_improved_policies_and_resumes_exactly() {
+    let gumbel = |iterations| TrainConfig {
+        search: SearchKind::Gumbel,
+        gumbel_considered: 4,
+        ..tiny(iterations)
+    };
+    let straight = scratch("gumbel-straight");
+    Pipeline::<Checkers>::create(&straight, gumbel(2), Device::Cpu, false)
+        .unwrap()
+        .run()
+        .unwrap();
+    let split = scratch("gumbel-split");
+    Pipeline::<Checkers>::create(&split, gumbel(1), Device::Cpu, false)
+        .unwrap()
+        .run()
+        .unwrap();
+    let more = ConfigOverrides {
+        iterations: Some(2),
+        ..Default::default()
+    };
+    let mut resumed = Pipeline::<Checkers>::resume(&split, &more, Device::Cpu, false).unwrap();
+    assert_eq!(resumed.state().config.search, SearchKind::Gumbel);
+    resumed.run().unwrap();
+    drop(resumed);
+    assert_eq!(
+        weights(&straight.join("state.ckpt")),
+        weights(&split.join("state.ckpt")),
+        "a resumed Gumbel run trains the same network as an uninterrupted one"
+    );
+    let state = Checkpoint::<AzState>::load(&straight.join("state.ckpt")).unwrap();
+    // Gumbel's targets are the improved policy over every legal action: no zeros pruned
+    // away as visit counts leave them.
+    let samples: Vec<_> = state.arch.replay.samples().collect();
+    assert!(!samples.is_empty());
+    for s in samples {
+        let total: f32 = s.policy.iter().map(|p| p.1).sum();
+        assert!((total - 1.0).abs() < 1e-4, "a distribution: {total}");
+        assert_eq!(s.policy.len(), s.input.actions.len(), "every legal action");
+    }
+    let m = metrics(&straight);
+    let gauntlet = &m[1].gauntlet.as_ref().unwrap()[0];
+    assert!(
+        gauntlet.player.contains("search=gumbel"),
+        "{}",
+        gauntlet.player
+    );
     for dir in [straight, split] {
         std::fs::remove_dir_all(dir).unwrap();
     }

@@ -380,6 +380,7 @@ fn a_network_in_memory_plays_as_its_file_does() {
     use checkers_zero::agents::Player;
     use checkers_zero::agents::{AzConfig, AzNetwork};
     use checkers_zero::arena::{GameConfig, MatchConfig, OpeningSet, Series, run_match};
+    use checkers_zero::mcts::{GumbelConfig, PuctConfig};
     use checkers_zero::net::default_model;
     use checkers_zero::tensor::Device;
     use std::sync::Arc;
@@ -388,18 +389,6 @@ fn a_network_in_memory_plays_as_its_file_does() {
     let path = std::env::temp_dir().join(format!("cz-mem-{}.ckpt", std::process::id()));
     checkers_zero::net::save_model::<checkers_zero::games::Checkers>(&path, &net, encoding, None)
         .unwrap();
-    let spec = format!("az:model={},searches=16,device=cpu", path.display());
-    let from_file: Player = spec.parse::<AgentSpec>().unwrap().into();
-    let in_memory: Player = Arc::new(AzNetwork {
-        net,
-        encoding,
-        device: Device::Cpu,
-        config: AzConfig {
-            searches: 16,
-            ..AzConfig::default()
-        },
-        name: format!("az:model={},searches=16", path.display()),
-    });
     let games = |first: Player| {
         let report = run_match(&MatchConfig {
             first,
@@ -417,6 +406,90 @@ fn a_network_in_memory_plays_as_its_file_does() {
         .unwrap();
         report.pdn()
     };
-    assert_eq!(games(from_file), games(in_memory));
+    let d = AzConfig::default();
+    let gumbel = AzConfig {
+        searches: 16,
+        puct: PuctConfig {
+            gumbel: Some(GumbelConfig::default()),
+            ..d.puct
+        },
+        ..d.clone()
+    };
+    let puct = AzConfig { searches: 16, ..d };
+    for config in [puct, gumbel] {
+        // The name is the spec that plays the same network from its file.
+        let spec = format!("az:model={},{}", path.display(), config.spec_options());
+        let from_file: Player = format!("{spec},device=cpu")
+            .parse::<AgentSpec>()
+            .unwrap()
+            .into();
+        let in_memory: Player = Arc::new(AzNetwork {
+            net: net.clone(),
+            encoding,
+            device: Device::Cpu,
+            config,
+            name: spec,
+        });
+        assert_eq!(games(from_file), games(in_memory));
+    }
     std::fs::remove_file(&path).unwrap();
+}
+
+/// An `az` agent given a time per move searches until it runs out (a generous bound: the
+/// clock is read between batches of leaves) and plays legal moves, with either search.
+#[test]
+fn az_with_a_time_per_move_stops_on_time() {
+    use std::time::{Duration, Instant};
+    let (dir, path) = tiny_model("az-time");
+    for search in ["puct", "gumbel"] {
+        let spec = format!(
+            "az:model={},time=150,batch=4,device=cpu,search={search}",
+            path.display()
+        );
+        let mut az = spec
+            .parse::<AgentSpec>()
+            .unwrap()
+            .build::<Checkers>(0)
+            .unwrap();
+        assert!(az.name().contains("time=150"), "{}", az.name());
+        let mut game = Game::new();
+        for _ in 0..3 {
+            let start = Instant::now();
+            let d = az.select(&game, &Limits::default());
+            let took = start.elapsed();
+            assert!(
+                took >= Duration::from_millis(150) && took < Duration::from_millis(2150),
+                "{search}: {took:?}"
+            );
+            assert!(game.legal_moves().contains(&d.mv));
+            game.play(d.mv);
+        }
+        // The caller's limits come first: a node limit replaces the agent's time.
+        let limits = Limits {
+            nodes: Some(12),
+            ..Limits::default()
+        };
+        let d = az.select(&game, &limits);
+        assert!(d.analysis.unwrap().summary.contains("simulations 12"));
+    }
+    for (bad, needle) in [
+        (
+            "az:search=minimax",
+            "az option search=\"minimax\": expected puct or gumbel",
+        ),
+        ("az:time=0", "az option time: expected milliseconds"),
+        (
+            "az:considered=0",
+            "az option considered: expected a number of root actions",
+        ),
+        (
+            "az:c_visit=-1",
+            "az option c_visit: expected a number of at least 0",
+        ),
+    ] {
+        let e = bad.parse::<AgentSpec>().unwrap().build::<Checkers>(0).err();
+        let e = e.expect(bad).0;
+        assert!(e.contains(needle), "{bad}: {e}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -5,7 +5,7 @@ use super::settings;
 use super::spec::setting_error;
 use super::{Agent, AgentError, AgentSource, Analysis, Decision, Limits, MoveScore, ScoreKind};
 use crate::games::{Checkers, Game, Rules};
-use crate::mcts::{NetEvaluator, Puct, PuctConfig, Tree, Uct, most_visited};
+use crate::mcts::{NetEvaluator, NodeId, Puct, PuctConfig, ROOT, Tree, Uct, most_visited};
 use crate::net::{NetGame, load_model};
 use crate::nn::PolicyValueNet;
 use crate::tensor::Device;
@@ -50,15 +50,20 @@ impl Budget {
     }
 }
 
-/// The greedy move of a searched tree and what the search thinks of each move: its visit
-/// share and, with `priors` (a network gave them, not a uniform stand-in), its prior.
+/// The greedy move of a searched tree (its first action `root_choice` where the search chose
+/// one, as Gumbel's does) and what the search thinks of each move: its visit share and, with
+/// `priors` (a network gave them, not a uniform stand-in), its prior.
 fn decide<G: Rules>(
     tree: &Tree<G>,
+    root_choice: Option<NodeId>,
     simulations: u64,
     elapsed: Duration,
     priors: bool,
 ) -> Decision<G> {
-    let mv = tree.pick_move(most_visited);
+    let mv = tree.pick_move(|t, at| match root_choice {
+        Some(c) if at == ROOT => c,
+        _ => most_visited(t, at),
+    });
     let root = tree.root();
     let total = root.visits.max(1) as f32;
     let stats = tree.move_stats();
@@ -136,7 +141,7 @@ impl<G: Rules> Agent<G> for MctsAgent<G> {
             uct.simulate(&mut self.rng, &mut actions);
             done += 1;
         }
-        decide(uct.tree(), done, start.elapsed(), false)
+        decide(uct.tree(), None, done, start.elapsed(), false)
     }
 
     fn analyse(&mut self, game: &Game<G>, limits: &Limits) -> Option<Analysis<G>> {
@@ -155,9 +160,30 @@ pub struct AzConfig {
     /// A model file; `None` plays the network built into the program.
     pub model: Option<PathBuf>,
     pub searches: u32,
+    /// Time per move, where the caller gives no limits of its own (then `searches` only
+    /// sizes Gumbel's Sequential Halving).
+    pub movetime: Option<Duration>,
     /// "auto", "cpu" or "gpu".
     pub device: String,
     pub puct: PuctConfig,
+}
+
+impl AzConfig {
+    /// The spec options that say how this agent searches, beyond model and device:
+    /// `searches=N`, then `time=MS` and Gumbel's settings where they apply.
+    pub fn spec_options(&self) -> String {
+        let mut s = format!("searches={}", self.searches);
+        if let Some(t) = self.movetime {
+            s += &format!(",time={}", t.as_millis());
+        }
+        if let Some(g) = self.puct.gumbel {
+            s += &format!(
+                ",search=gumbel,considered={},c_visit={},c_scale={}",
+                g.considered, g.c_visit, g.c_scale
+            );
+        }
+        s
+    }
 }
 
 impl Default for AzConfig {
@@ -165,16 +191,19 @@ impl Default for AzConfig {
         AzConfig {
             model: None,
             searches: 200,
+            movetime: None,
             device: "auto".into(),
             puct: PuctConfig::default(),
         }
     }
 }
 
-/// `az`: PUCT guided by a policy-value network, greedy (temperature 0), no noise.
+/// `az`: PUCT or Gumbel search guided by a policy-value network, greedy (temperature 0), no
+/// noise.
 pub struct AzAgent<G: Rules = Checkers> {
     name: String,
     searches: u32,
+    movetime: Option<Duration>,
     puct: PuctConfig,
     evaluator: NetEvaluator<G>,
     rng: StdRng,
@@ -222,8 +251,8 @@ impl<G: NetGame> AzAgent<G> {
         let evaluator = NetEvaluator::new(net, encoding, device)
             .map_err(|e| AgentError(format!("az: {what}: {e}")))?;
         let name = match &config.model {
-            Some(path) => format!("az:model={},searches={}", path.display(), config.searches),
-            None => format!("az:searches={}", config.searches),
+            Some(path) => format!("az:model={},{}", path.display(), config.spec_options()),
+            None => format!("az:{}", config.spec_options()),
         };
         Ok(AzAgent::with_evaluator(evaluator, &config, name, seed))
     }
@@ -237,6 +266,7 @@ impl<G: NetGame> AzAgent<G> {
         AzAgent {
             name,
             searches: config.searches,
+            movetime: config.movetime,
             puct: config.puct,
             evaluator,
             rng: StdRng::seed_from_u64(seed),
@@ -291,7 +321,18 @@ impl<G: Rules> Agent<G> for AzAgent<G> {
             }
             None => self.search.insert(Puct::new(self.puct, game)),
         };
-        let budget = Budget::new(limits, self.searches);
+        let limits = limits.or(&Limits {
+            movetime: self.movetime,
+            ..Limits::default()
+        });
+        let budget = Budget::new(&limits, self.searches);
+        // Gumbel splits a known number of simulations; under a time limit, `searches` of
+        // them, after which the root chooses as the nodes below it do.
+        let planned = budget.simulations.min(match limits.nodes {
+            Some(_) => u64::MAX,
+            None => self.searches as u64,
+        });
+        search.start_decision(planned.min(u32::MAX as u64) as u32);
         let start = Instant::now();
         let mut done = 0;
         let chunk = self.puct.batch as u64;
@@ -300,7 +341,13 @@ impl<G: Rules> Agent<G> for AzAgent<G> {
             search.run(&mut self.evaluator, n as u32, &mut self.rng);
             done += n;
         }
-        decide(search.tree(), done, start.elapsed(), true)
+        decide(
+            search.tree(),
+            search.gumbel_choice(),
+            done,
+            start.elapsed(),
+            true,
+        )
     }
 
     fn analyse(&mut self, game: &Game<G>, limits: &Limits) -> Option<Analysis<G>> {

@@ -87,6 +87,18 @@ pub const BATCH: Setting<usize> = Setting {
     valid: |b| (1..=1024).contains(b),
 };
 
+/// Gumbel's root actions sampled for Sequential Halving (the paper's m).
+pub const CONSIDERED: Setting<usize> = Setting {
+    expected: "a number of root actions, a whole number 1-256",
+    valid: |m| (1..=256).contains(m),
+};
+
+/// Gumbel's c_visit and c_scale.
+pub const GUMBEL_CONSTANT: Setting<f32> = Setting {
+    expected: "a number of at least 0",
+    valid: |&c| c.is_finite() && c >= 0.0,
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,5 +124,7 @@ mod tests {
         assert!(EXPLORATION.parse("0").is_ok() && EXPLORATION.parse("NaN").is_err());
         assert!(BATCH.parse("1024").is_ok() && BATCH.parse("1025").is_err());
         assert!(SEARCHES.parse("0").is_err());
+        assert!(CONSIDERED.parse("16").is_ok() && CONSIDERED.parse("0").is_err());
+        assert!(GUMBEL_CONSTANT.parse("0").is_ok() && GUMBEL_CONSTANT.parse("-1").is_err());
     }
 }

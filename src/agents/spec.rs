@@ -10,8 +10,8 @@ use super::search::{AzAgent, AzConfig, MctsAgent};
 use super::settings::{self, Setting};
 use super::{Agent, Limits};
 use crate::games::{Checkers, Othello};
-use crate::mcts::PuctConfig;
 use crate::mcts::uct::DEFAULT_C;
+use crate::mcts::{GumbelConfig, PuctConfig, SearchKind};
 use crate::net::NetGame;
 use crate::net::othello_value::OthelloValueNet;
 use crate::net::value_net::Learner;
@@ -35,8 +35,10 @@ pub const COMMON_KINDS: &[(&str, &str)] = &[
         "az",
         "AlphaZero search with a trained network: model=PATH (checkers' default: the \
          built-in network, models/default.bin), \
-         searches=N (simulations per move, default 200), batch=N (leaves per network call, \
-         default 8), device=auto|cpu|gpu",
+         searches=N (simulations per move, default 200), time=MS (search for this long \
+         instead), batch=N (leaves per network call, default 8), device=auto|cpu|gpu, \
+         search=puct|gumbel (default puct; Gumbel AlphaZero's with considered=M root \
+         actions, default 16, c_visit=F, default 50, c_scale=F, default 1)",
     ),
 ];
 
@@ -207,22 +209,7 @@ impl AgentSpec {
                     .unwrap_or(DEFAULT_C),
                 seed,
             )?),
-            "az" => {
-                let d = AzConfig::default();
-                let batch = opts.setting("batch", &settings::BATCH)?;
-                let config = AzConfig {
-                    model: opts.take("model", "a model file path")?.or(d.model),
-                    searches: opts
-                        .setting("searches", &settings::SEARCHES)?
-                        .unwrap_or(d.searches),
-                    device: opts.take("device", "auto, cpu or gpu")?.unwrap_or(d.device),
-                    puct: PuctConfig {
-                        batch: batch.unwrap_or(d.puct.batch),
-                        ..d.puct
-                    },
-                };
-                Box::new(AzAgent::<G>::new(config, seed)?)
-            }
+            "az" => Box::new(AzAgent::<G>::new(opts.az_config()?, seed)?),
             own if G::OWN_KINDS.iter().any(|k| k.0 == own) => G::build_own(own, &mut opts, seed)?,
             other => {
                 let kinds: Vec<&str> = G::kinds().map(|k| k.0).collect();
@@ -327,6 +314,32 @@ impl Options<'_> {
             ..Limits::default()
         };
         Ok(given.or(defaults))
+    }
+
+    /// The `az` agent's options over its defaults.
+    fn az_config(&mut self) -> Result<AzConfig, AgentError> {
+        let d = AzConfig::default();
+        let search: SearchKind = self.take("search", "puct or gumbel")?.unwrap_or_default();
+        let g = GumbelConfig::default();
+        let gumbel = GumbelConfig {
+            considered: self
+                .setting("considered", &settings::CONSIDERED)?
+                .unwrap_or(g.considered),
+            c_visit: (self.setting("c_visit", &settings::GUMBEL_CONSTANT)?).unwrap_or(g.c_visit),
+            c_scale: (self.setting("c_scale", &settings::GUMBEL_CONSTANT)?).unwrap_or(g.c_scale),
+            noise: false,
+        };
+        Ok(AzConfig {
+            model: self.take("model", "a model file path")?.or(d.model),
+            searches: (self.setting("searches", &settings::SEARCHES)?).unwrap_or(d.searches),
+            movetime: (self.setting("time", &settings::MOVETIME_MS)?).map(Duration::from_millis),
+            device: self.take("device", "auto, cpu or gpu")?.unwrap_or(d.device),
+            puct: PuctConfig {
+                batch: (self.setting("batch", &settings::BATCH)?).unwrap_or(d.puct.batch),
+                gumbel: (search == SearchKind::Gumbel).then_some(gumbel),
+                ..d.puct
+            },
+        })
     }
 
     /// A learned agent's `model` (a checkpoint path) and `depth`, as given.

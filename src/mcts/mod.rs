@@ -4,12 +4,14 @@
 //! to move.
 //!
 //! - [`tree`]: the arena tree, exact terminal values (draw rules too), tree reuse.
-//! - [`uct`]: UCT with random rollouts; [`puct`]: PUCT with priors, noise, batching.
+//! - [`uct`]: UCT with random rollouts; [`puct`]: AlphaZero's search (priors, noise,
+//!   batching), with PUCT's or [`gumbel`]'s selection.
 //! - [`evaluator`]: what PUCT asks of a network, a material stand-in and a cache.
 //!
 //! The `mcts` and `az` agents built on these live in `agents::search`.
 
 pub mod evaluator;
+pub mod gumbel;
 
 pub mod puct;
 pub mod tree;
@@ -20,6 +22,7 @@ pub use crate::games::checkers::hops::{Hop, HopState, hops_of};
 pub use evaluator::{
     CachedEvaluator, EvalInput, Evaluation, Evaluator, MaterialEvaluator, NetEvaluator,
 };
+pub use gumbel::{GumbelConfig, SearchKind};
 pub use puct::{Leaves, PlayoutCap, Puct, PuctConfig, Temperature, most_visited, pick_child};
 pub use tree::{MoveStats, Node, NodeId, ROOT, Tree};
 pub use uct::Uct;

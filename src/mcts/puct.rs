@@ -1,8 +1,10 @@
-//! PUCT (AlphaZero's search): priors and values from an [`Evaluator`], exact values where the
-//! game is over, Dirichlet noise at the root, first-play urgency, and batches of leaves
-//! gathered with virtual loss so one network call serves several simulations.
+//! AlphaZero's tree search: priors and values from an [`Evaluator`], exact values where the
+//! game is over, and batches of leaves gathered with virtual loss so one network call serves
+//! several simulations. Selection is PUCT (with Dirichlet noise at the root and first-play
+//! urgency), or Gumbel AlphaZero's rules (src/mcts/gumbel.rs) when the config has `gumbel`.
 
 use super::evaluator::{EvalInput, Evaluation, Evaluator};
+use super::gumbel::{Children, GumbelConfig, argmax, gumbel_noise, halving_schedule};
 use super::tree::{Node, NodeId, ROOT, Tree};
 use crate::games::{Checkers, Game, Rules};
 use rand::Rng;
@@ -23,6 +25,9 @@ pub struct PuctConfig {
     /// KataGo's forced playouts: a root child with fewer than sqrt(k * prior * N) visits is
     /// chosen first; [`Puct::policy_target`] then prunes those visits again.
     pub forced_playouts: Option<f32>,
+    /// Gumbel AlphaZero's selection, target and choice instead of PUCT's (then `c_puct`,
+    /// `c_base`, `fpu_reduction`, `noise` and `forced_playouts` do not apply).
+    pub gumbel: Option<GumbelConfig>,
 }
 
 impl Default for PuctConfig {
@@ -34,6 +39,7 @@ impl Default for PuctConfig {
             noise: None,
             batch: 8,
             forced_playouts: None,
+            gumbel: None,
         }
     }
 }
@@ -161,12 +167,19 @@ pub struct Leaves<G: Rules = Checkers> {
     exact: usize,
 }
 
-/// A PUCT search over one game's tree.
+/// A search over one game's tree.
 pub struct Puct<G: Rules = Checkers> {
     pub config: PuctConfig,
     tree: Tree<G>,
-    /// Dirichlet noise for the root's children (empty until drawn for this root).
+    /// Dirichlet (PUCT) or Gumbel noise for the root's children (empty until drawn for this
+    /// root).
     root_noise: Vec<f32>,
+    /// Gumbel: the simulations of the current decision, and its root children's visits
+    /// before it (empty: none) and Sequential Halving's schedule (empty until the root is
+    /// expanded).
+    budget: usize,
+    base_visits: Vec<u32>,
+    schedule: Vec<u32>,
 }
 
 impl<G: Rules> Puct<G> {
@@ -175,6 +188,9 @@ impl<G: Rules> Puct<G> {
             config,
             tree: Tree::new(game),
             root_noise: Vec::new(),
+            budget: 0,
+            base_visits: Vec::new(),
+            schedule: Vec::new(),
         }
     }
 
@@ -187,6 +203,7 @@ impl<G: Rules> Puct<G> {
     pub fn follow(&mut self, game: &Game<G>) {
         self.tree.follow(game);
         self.root_noise.clear();
+        self.start_decision(self.budget as u32);
     }
 
     /// Moves the root along one action (legal at the root), keeping its subtree: self-play
@@ -194,6 +211,19 @@ impl<G: Rules> Puct<G> {
     pub fn advance_action(&mut self, action: G::Action) {
         self.tree.advance(&[action]);
         self.root_noise.clear();
+        self.start_decision(self.budget as u32);
+    }
+
+    /// Starts a decision of `simulations` simulations at the current root: Gumbel's
+    /// Sequential Halving splits them among the sampled root actions (PUCT needs no notice).
+    pub fn start_decision(&mut self, simulations: u32) {
+        self.budget = simulations as usize;
+        self.base_visits = self
+            .tree
+            .children(ROOT)
+            .map(|c| self.tree.node(c).visits)
+            .collect();
+        self.schedule.clear();
     }
 
     /// Runs `simulations` more simulations, in batches of up to `config.batch` leaves.
@@ -257,7 +287,7 @@ impl<G: Rules> Puct<G> {
         for ((&leaf, input), e) in leaves.ids.iter().zip(&leaves.inputs).zip(evals) {
             self.tree.virtual_loss(leaf, -1);
             self.tree.set_pending(leaf, false);
-            self.tree.expand(leaf, &input.actions, &e.priors);
+            self.tree.expand(leaf, &input.actions, &e.priors, e.value);
             self.tree.backup(leaf, e.value);
         }
         leaves.ids.len() + leaves.exact
@@ -266,13 +296,21 @@ impl<G: Rules> Puct<G> {
     /// Draws the root's Dirichlet noise (Gamma samples, normalised) once the root is
     /// expanded: a fresh root's first round only evaluates the root itself.
     fn draw_root_noise(&mut self, rng: &mut impl Rng) {
-        let Some((alpha, _)) = self.config.noise else {
-            return;
-        };
         let n = self.tree.children(ROOT).count();
         if n == 0 || !self.root_noise.is_empty() {
             return;
         }
+        if let Some(g) = self.config.gumbel {
+            self.root_noise = if g.noise {
+                gumbel_noise(n, rng)
+            } else {
+                vec![0.0; n]
+            };
+            return;
+        }
+        let Some((alpha, _)) = self.config.noise else {
+            return;
+        };
         let Ok(gamma) = Gamma::new(alpha, 1.0) else {
             return;
         };
@@ -285,8 +323,20 @@ impl<G: Rules> Puct<G> {
     }
 
     /// Follows the best PUCT score down to a leaf or a terminal node; forced playouts come
-    /// first at the root.
-    fn descend(&self) -> NodeId {
+    /// first at the root. With Gumbel, its rules choose instead.
+    fn descend(&mut self) -> NodeId {
+        if let Some(g) = self.config.gumbel {
+            self.prepare_schedule(&g);
+            return self.tree.descend_by(|id| {
+                if !self.tree.node(id).is_expanded() {
+                    None
+                } else if id == ROOT {
+                    Some(self.gumbel_root_child(&g))
+                } else {
+                    Some(Children::of(&self.tree, id, &g).interior_choice())
+                }
+            });
+        }
         self.tree
             .descend(|parent: &Node<G>, child: &Node<G>, i: usize| {
                 let visits = child.visits + child.virtual_loss;
@@ -298,6 +348,67 @@ impl<G: Rules> Puct<G> {
                 }
                 self.score(parent, child, i, visits)
             })
+    }
+
+    /// Builds Sequential Halving's schedule once the root is expanded (the number of root
+    /// actions decides how many are sampled).
+    fn prepare_schedule(&mut self, g: &GumbelConfig) {
+        let n = self.tree.children(ROOT).count();
+        if self.schedule.is_empty() && n > 0 {
+            self.schedule = halving_schedule(g.considered.min(n), self.budget);
+        }
+    }
+
+    /// The root children's visits in this decision (simulations under way included).
+    fn decision_visits(&self, kids: &Children) -> Vec<u32> {
+        let base = |i: usize| self.base_visits.get(i).copied().unwrap_or(0);
+        (kids.visits.iter().enumerate())
+            .map(|(i, &v)| v.saturating_sub(base(i)))
+            .collect()
+    }
+
+    /// g + logit + sigma(q^) of each root child: Gumbel's ranking of root actions.
+    fn gumbel_scores(&self, kids: &Children) -> Vec<f32> {
+        (kids.logits.iter().zip(&kids.sigma_q).enumerate())
+            .map(|(i, (l, s))| self.root_noise.get(i).copied().unwrap_or(0.0) + l + s)
+            .collect()
+    }
+
+    /// Sequential Halving at the root: the best-ranked child among those with the visit
+    /// count the schedule asks for at this simulation (the fewest-visited if none has it);
+    /// past the decision's budget, the rule used below the root.
+    fn gumbel_root_child(&self, g: &GumbelConfig) -> NodeId {
+        let kids = Children::of(&self.tree, ROOT, g);
+        let visits = self.decision_visits(&kids);
+        let sim: u32 = visits.iter().sum();
+        let Some(&want) = self.schedule.get(sim as usize) else {
+            return kids.interior_choice();
+        };
+        let want = if visits.contains(&want) {
+            want
+        } else {
+            *visits.iter().min().expect("an expanded root has children")
+        };
+        let scores = self.gumbel_scores(&kids);
+        let masked = (scores.iter().zip(&visits))
+            .map(|(&s, &n)| if n == want { s } else { f32::NEG_INFINITY });
+        kids.ids[argmax(masked)]
+    }
+
+    /// Gumbel's move: the best-ranked of the root children the decision visited most (the
+    /// survivors of Sequential Halving). `None` for PUCT or an unexpanded root.
+    pub fn gumbel_choice(&self) -> Option<NodeId> {
+        let g = self.config.gumbel?;
+        if !self.tree.root().is_expanded() {
+            return None;
+        }
+        let kids = Children::of(&self.tree, ROOT, &g);
+        let visits = self.decision_visits(&kids);
+        let most = visits.iter().copied().max()?;
+        let scores = self.gumbel_scores(&kids);
+        let masked = (scores.iter().zip(&visits))
+            .map(|(&s, &n)| if n == most { s } else { f32::NEG_INFINITY });
+        Some(kids.ids[argmax(masked)])
     }
 
     /// A child's prior, mixed with the root noise at the root.
@@ -325,8 +436,14 @@ impl<G: Rules> Puct<G> {
     /// root's children. With forced playouts, KataGo's pruning first takes back from every
     /// child but the most visited as many forced visits as keep its PUCT score below the
     /// best child's, and drops children left with a single visit.
+    /// With Gumbel the target is the improved policy softmax(logit + sigma(completed Q)).
     pub fn policy_target(&self) -> Vec<(G::Action, f32)> {
         let tree = &self.tree;
+        if let Some(g) = self.config.gumbel {
+            let kids = Children::of(tree, ROOT, &g);
+            let actions = kids.ids.iter().map(|&c| tree.node(c).action);
+            return actions.zip(kids.improved_policy()).collect();
+        }
         let root = tree.root();
         let kids: Vec<NodeId> = tree.children(ROOT).collect();
         let mut visits: Vec<f32> = kids.iter().map(|&c| tree.node(c).visits as f32).collect();
@@ -372,6 +489,7 @@ fn forced(k: f32, prior: f32, parent_visits: u32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::Rules;
     use crate::mcts::evaluator::MaterialEvaluator;
     use rand::SeedableRng;
     use rand::rngs::StdRng;
@@ -419,6 +537,101 @@ mod tests {
             target[bi].1 >= raw,
             "pruning only moves weight to the best child"
         );
+    }
+
+    /// Uniform priors and a value fixed by the position: a deterministic stand-in whose
+    /// root actions differ in value.
+    struct HashedValues;
+
+    impl Evaluator for HashedValues {
+        fn evaluate(&mut self, inputs: &[EvalInput]) -> Vec<Evaluation> {
+            let value = |inp: &EvalInput| {
+                let h = Checkers::hash(&inp.state.position());
+                (h % 2001) as f32 / 1000.0 - 1.0
+            };
+            (inputs.iter())
+                .map(|inp| Evaluation {
+                    priors: vec![1.0 / inp.actions.len() as f32; inp.actions.len()],
+                    value: value(inp) * 0.9,
+                })
+                .collect()
+        }
+    }
+
+    fn gumbel_search() -> Puct {
+        let config = PuctConfig {
+            batch: 1,
+            gumbel: Some(GumbelConfig::default()),
+            ..PuctConfig::default()
+        };
+        Puct::new(config, &Game::new())
+    }
+
+    #[test]
+    fn sequential_halving_spends_the_budget_and_keeps_the_best_root_actions() {
+        // The start has 7 moves, all sampled (m = 16); 3 phases over 42 simulations after the
+        // one that expands the root: 2 visits each, then 4 each to the best 3, then the best 2.
+        let (mut search, mut rng) = (gumbel_search(), StdRng::seed_from_u64(1));
+        let schedule = halving_schedule(7, 43);
+        search.start_decision(43);
+        search.run(&mut HashedValues, 1 + 14, &mut rng);
+        let visits = |s: &Puct| -> Vec<u32> {
+            let t = s.tree();
+            t.children(ROOT).map(|c| t.node(c).visits).collect()
+        };
+        assert_eq!(visits(&search), [2; 7], "phase one visits all seven twice");
+        let g = GumbelConfig::default();
+        let kids = Children::of(search.tree(), ROOT, &g);
+        let scores = search.gumbel_scores(&kids);
+        let mut ranked: Vec<usize> = (0..7).collect();
+        ranked.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+        search.run(&mut HashedValues, 43 - 15, &mut rng);
+        let v = visits(&search);
+        assert_eq!(
+            v.iter().sum::<u32>(),
+            42,
+            "the budget, less the root's expansion"
+        );
+        let mut promoted: Vec<usize> = (0..7).filter(|&i| v[i] > 2).collect();
+        promoted.sort();
+        let mut best3 = ranked[..3].to_vec();
+        best3.sort();
+        assert_eq!(
+            promoted, best3,
+            "the best three by g + logit + sigma(q) go on"
+        );
+        // As many actions reach k visits as the schedule has entries k - 1.
+        for k in 1..=*v.iter().max().unwrap() {
+            let reached = v.iter().filter(|&&n| n >= k).count();
+            let asked = schedule[..42].iter().filter(|&&s| s == k - 1).count();
+            assert_eq!(reached, asked, "actions with at least {k} visits");
+        }
+        let chosen = search.gumbel_choice().unwrap();
+        assert_eq!(search.tree().node(chosen).visits, *v.iter().max().unwrap());
+    }
+
+    #[test]
+    fn the_improved_policy_is_a_distribution_that_favours_higher_q() {
+        let (mut search, mut rng) = (gumbel_search(), StdRng::seed_from_u64(2));
+        search.start_decision(30);
+        search.run(&mut HashedValues, 30, &mut rng);
+        let target = search.policy_target();
+        let total: f32 = target.iter().map(|t| t.1).sum();
+        assert!((total - 1.0).abs() < 1e-5 && target.iter().all(|t| t.1 > 0.0));
+        let tree = search.tree();
+        let q: Vec<Option<f32>> = (tree.children(ROOT))
+            .map(|c| tree.value_for_parent(tree.root(), tree.node(c)))
+            .collect();
+        // Equal priors: among visited actions the target orders as Q does.
+        for i in 0..q.len() {
+            for j in 0..q.len() {
+                if let (Some(a), Some(b)) = (q[i], q[j])
+                    && a > b + 1e-6
+                {
+                    assert!(target[i].1 > target[j].1, "{i} (q {a}) over {j} (q {b})");
+                }
+            }
+        }
     }
 
     #[test]

@@ -31,6 +31,8 @@ pub struct Node<G: Rules = Checkers> {
     pub visits: u32,
     /// Sum of backed-up values, from this node's side to move.
     pub value_sum: f32,
+    /// The evaluator's value of this node, from its side to move (0 until evaluated).
+    pub raw_value: f32,
     /// Simulations under way through this node (each counts as a loss for whoever chose it).
     pub virtual_loss: u32,
     /// The exact value for the side to move where the game is over here.
@@ -55,6 +57,7 @@ impl<G: Rules> Node<G> {
             prior,
             visits: 0,
             value_sum: 0.0,
+            raw_value: 0.0,
             virtual_loss: 0,
             terminal: None,
             pending: false,
@@ -190,6 +193,16 @@ impl<G: Rules> Tree<G> {
         best.map(|(c, _)| c)
     }
 
+    /// +1 where `child`'s side to move is `parent`'s (inside a checkers multi-jump), else -1:
+    /// what turns the child's values into its parent's view.
+    fn parent_sign(parent: &Node<G>, child: &Node<G>) -> f32 {
+        if G::turn(&child.state) == G::turn(&parent.state) {
+            1.0
+        } else {
+            -1.0
+        }
+    }
+
     /// The mean value of `child` for the side choosing it at its parent, counting each
     /// simulation under way as a loss; `None` before any visit.
     pub fn q_for_parent(&self, parent: &Node<G>, child: &Node<G>) -> Option<f32> {
@@ -197,19 +210,27 @@ impl<G: Rules> Tree<G> {
         if n == 0 {
             return None;
         }
-        let sign = if G::turn(&child.state) == G::turn(&parent.state) {
-            1.0
-        } else {
-            -1.0
-        };
+        let sign = Self::parent_sign(parent, child);
         Some((sign * child.value_sum - child.virtual_loss as f32) / n as f32)
+    }
+
+    /// The mean value of `child`'s finished simulations for the side choosing it at its
+    /// parent; `None` before any.
+    pub fn value_for_parent(&self, parent: &Node<G>, child: &Node<G>) -> Option<f32> {
+        (child.visits > 0).then(|| Self::parent_sign(parent, child) * child.q())
     }
 
     /// Descends from the root by `score` to a node that is unexpanded or terminal.
     pub fn descend(&self, mut score: impl FnMut(&Node<G>, &Node<G>, usize) -> f32) -> NodeId {
+        self.descend_by(|id| self.best_child(id, &mut score))
+    }
+
+    /// Descends from the root, `choose` giving the child to take at each expanded node, to
+    /// a node that is unexpanded or terminal.
+    pub fn descend_by(&self, mut choose: impl FnMut(NodeId) -> Option<NodeId>) -> NodeId {
         let mut id = ROOT;
         while self.node(id).terminal.is_none() {
-            match self.best_child(id, &mut score) {
+            match choose(id) {
                 Some(c) => id = c,
                 None => break,
             }
@@ -287,8 +308,9 @@ impl<G: Rules> Tree<G> {
         }
     }
 
-    /// Creates the children of `id`, one per action, with the given priors.
-    pub fn expand(&mut self, id: NodeId, actions: &[G::Action], priors: &[f32]) {
+    /// Creates the children of `id`, one per action, with the given priors; `value` is the
+    /// evaluator's value of `id` itself.
+    pub fn expand(&mut self, id: NodeId, actions: &[G::Action], priors: &[f32], value: f32) {
         debug_assert_eq!(actions.len(), priors.len());
         let first = self.nodes.len() as NodeId;
         for (&action, &prior) in actions.iter().zip(priors) {
@@ -296,6 +318,7 @@ impl<G: Rules> Tree<G> {
             self.nodes.push(child);
         }
         let node = &mut self.nodes[id as usize];
+        node.raw_value = value;
         node.first_child = first;
         node.num_children = actions.len() as u16;
     }
@@ -491,7 +514,7 @@ mod tests {
         let mut hops = Vec::new();
         assert!(tree.status(id, &mut hops).is_none());
         let priors = vec![1.0 / hops.len() as f32; hops.len()];
-        tree.expand(id, &hops, &priors);
+        tree.expand(id, &hops, &priors, 0.0);
         hops
     }
 

@@ -46,7 +46,7 @@ impl<G: Rules> Uct<G> {
             Some(v) => v,
             None => {
                 let priors = vec![1.0 / actions.len() as f32; actions.len()];
-                self.tree.expand(leaf, actions, &priors);
+                self.tree.expand(leaf, actions, &priors, 0.0);
                 let node = self.tree.node(leaf);
                 rollout::<G>(node.state, node.quiet, rng, actions)
             }

@@ -99,12 +99,13 @@ impl<G: Rules> Slot<G> {
             self.search.config.noise = config.puct.noise.filter(|_| full);
             self.search.config.forced_playouts = config.puct.forced_playouts.filter(|_| full);
             (self.target, self.done, self.full) = (target.max(1), 0, full);
+            self.search.start_decision(self.target);
             return true;
         }
     }
 
     /// Records the finished search as a sample (if full) and plays an action chosen by
-    /// visits.
+    /// visits (PUCT) or by Sequential Halving (Gumbel).
     fn decide(&mut self, config: &SelfPlayConfig, history: usize) {
         let tree = self.search.tree();
         if self.full {
@@ -125,8 +126,11 @@ impl<G: Rules> Slot<G> {
                 q: root.q(),
             });
         }
-        let t = config.temperature.at(self.game.ply());
-        let child = pick_child(tree, ROOT, t, &mut self.rng);
+        // Gumbel's noise already made its choice a sample; PUCT samples by visits.
+        let child = self.search.gumbel_choice().unwrap_or_else(|| {
+            let t = config.temperature.at(self.game.ply());
+            pick_child(tree, ROOT, t, &mut self.rng)
+        });
         let action = tree.node(child).action;
         self.play(action);
     }

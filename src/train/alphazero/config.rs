@@ -8,7 +8,7 @@ use crate::agents::{AgentGame, AgentSpec};
 use crate::arena::ArenaGame;
 use crate::games::checkers::encoding::Encoding;
 use crate::games::{Checkers, GameName, Othello};
-use crate::mcts::{PlayoutCap, PuctConfig, Temperature};
+use crate::mcts::{GumbelConfig, PlayoutCap, PuctConfig, SearchKind, Temperature};
 use crate::net::AzModel;
 use crate::nn::{Architecture, OptimConfig};
 use crate::selfplay::{SelfPlayConfig, ValueTarget};
@@ -24,12 +24,16 @@ pub enum OptimizerKind {
 }
 
 macro_rules! train_config {
-    ($( $(#[doc = $doc:literal])+ $name:ident : $ty:ty = $cpu:expr, $gpu:expr; )+) => {
-        /// A resolved run configuration (saved in the run folder and its checkpoints).
+    ($( $(#[doc = $doc:literal])+ $name:ident : $ty:ty = $cpu:expr, $gpu:expr; )+
+     added: $( $(#[doc = $adoc:literal])+ $aname:ident : $aty:ty = $acpu:expr, $agpu:expr; )+) => {
+        /// A resolved run configuration (saved in the run folder and its checkpoints). A key
+        /// missing from a saved one (a run from before the key existed) takes the cpu
+        /// preset's value, which for every key added since is the behaviour those runs had.
         #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-        #[serde(deny_unknown_fields)]
+        #[serde(deny_unknown_fields, default)]
         pub struct TrainConfig {
             $( $(#[doc = $doc])+ pub $name: $ty, )+
+            $( $(#[doc = $adoc])+ pub $aname: $aty, )+
         }
 
         /// Keys to change over a preset: command-line flags and config-file keys.
@@ -37,22 +41,51 @@ macro_rules! train_config {
         #[serde(deny_unknown_fields, default)]
         pub struct ConfigOverrides {
             $( $(#[doc = $doc])+ #[arg(long)] pub $name: Option<$ty>, )+
+            $( $(#[doc = $adoc])+ #[arg(long)] pub $aname: Option<$aty>, )+
+        }
+
+        /// The configuration as run states of layout 1 encoded it (bincode, by position):
+        /// the keys before `added`. Read only, to resume those runs.
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        pub(crate) struct TrainConfigV1 {
+            $( $name: $ty, )+
+        }
+
+        impl From<TrainConfigV1> for TrainConfig {
+            /// The keys added since take the cpu preset's values: what those runs did.
+            fn from(v: TrainConfigV1) -> TrainConfig {
+                TrainConfig { $( $name: v.$name, )+ $( $aname: $acpu.into(), )+ }
+            }
+        }
+
+        #[cfg(test)]
+        impl From<&TrainConfig> for TrainConfigV1 {
+            fn from(c: &TrainConfig) -> TrainConfigV1 {
+                TrainConfigV1 { $( $name: c.$name.clone(), )+ }
+            }
+        }
+
+        impl Default for TrainConfig {
+            fn default() -> TrainConfig {
+                TrainConfig::cpu()
+            }
         }
 
         impl TrainConfig {
             /// Sized for a laptop CPU: a tiny network, short searches, small iterations.
             pub fn cpu() -> TrainConfig {
-                TrainConfig { $( $name: $cpu.into(), )+ }
+                TrainConfig { $( $name: $cpu.into(), )+ $( $aname: $acpu.into(), )+ }
             }
 
             /// Sized for a desktop GPU: a larger network, longer searches, large batches.
             pub fn gpu() -> TrainConfig {
-                TrainConfig { $( $name: $gpu.into(), )+ }
+                TrainConfig { $( $name: $gpu.into(), )+ $( $aname: $agpu.into(), )+ }
             }
 
             /// Replaces every key `o` sets.
             pub fn apply(&mut self, o: &ConfigOverrides) {
                 $( if let Some(v) = &o.$name { self.$name = v.clone(); } )+
+                $( if let Some(v) = &o.$aname { self.$aname = v.clone(); } )+
             }
         }
     };
@@ -142,6 +175,18 @@ train_config! {
     saved_games: u32 = 4u32, 4u32;
     /// Seed of all randomness in the run.
     seed: u64 = 0u64, 0u64;
+    // Keys added after run states of layout 1 (which lack them: see `TrainConfigV1`).
+    added:
+    /// The tree search of self-play and gating: AlphaZero's PUCT, or Gumbel AlphaZero's
+    /// (Sequential Halving at the root, the improved policy as the target; the PUCT keys,
+    /// noise, forced playouts and temperature do not apply to it).
+    search: SearchKind = SearchKind::Puct, SearchKind::Puct;
+    /// Gumbel: root actions sampled for Sequential Halving (the paper's m).
+    gumbel_considered: u32 = 16u32, 16u32;
+    /// Gumbel: the paper's c_visit.
+    gumbel_c_visit: f32 = 50.0f32, 50.0f32;
+    /// Gumbel: the paper's c_scale.
+    gumbel_c_scale: f32 = 1.0f32, 1.0f32;
 }
 
 impl TrainConfig {
@@ -170,6 +215,7 @@ impl TrainConfig {
             ("games_per_thread", self.games_per_thread),
             ("leaf_batch", self.leaf_batch),
             ("inference_batch", self.inference_batch),
+            ("gumbel_considered", self.gumbel_considered),
         ];
         if let Some((key, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(format!("{key} must be at least 1"));
@@ -187,6 +233,8 @@ impl TrainConfig {
             ("c_base", self.c_base),
             ("fpu_reduction", self.fpu_reduction),
             ("forced_playouts", self.forced_playouts),
+            ("gumbel_c_visit", self.gumbel_c_visit),
+            ("gumbel_c_scale", self.gumbel_c_scale),
             ("weight_decay", self.weight_decay),
             ("momentum", self.momentum),
             ("lr_min", self.lr_min),
@@ -257,16 +305,31 @@ impl TrainConfig {
         (self.lr * self.lr_decay.powi(i as i32)).max(self.lr_min)
     }
 
+    /// Gumbel's settings for this run, with or without the root noise; `None` for PUCT.
+    pub fn gumbel(&self, noise: bool) -> Option<GumbelConfig> {
+        (self.search == SearchKind::Gumbel).then(|| GumbelConfig {
+            considered: self.gumbel_considered as usize,
+            c_visit: self.gumbel_c_visit,
+            c_scale: self.gumbel_c_scale,
+            noise,
+        })
+    }
+
     /// How self-play searches and picks moves.
     pub fn self_play(&self) -> SelfPlayConfig {
+        let gumbel = self.gumbel(true);
         SelfPlayConfig {
             puct: PuctConfig {
                 c_puct: self.c_puct,
                 c_base: (self.c_base > 0.0).then_some(self.c_base),
                 fpu_reduction: self.fpu_reduction,
-                noise: Some((self.dirichlet_alpha, self.dirichlet_epsilon)),
+                noise: Some((self.dirichlet_alpha, self.dirichlet_epsilon))
+                    .filter(|_| gumbel.is_none()),
                 batch: self.leaf_batch as usize,
-                forced_playouts: (self.forced_playouts > 0.0).then_some(self.forced_playouts),
+                forced_playouts: (self.forced_playouts > 0.0)
+                    .then_some(self.forced_playouts)
+                    .filter(|_| gumbel.is_none()),
+                gumbel,
             },
             playouts: PlayoutCap {
                 full: self.searches,
@@ -287,12 +350,17 @@ impl TrainConfig {
 /// A game AlphaZero can train on: how the run's keys become its encoding, and the kind its
 /// run states declare (so a checkers run is not resumed as another game's).
 pub trait AzGame: AgentGame + ArenaGame {
+    /// The kind of this build's run states (layout 2: the configuration as JSON text).
     const RUN_KIND: &'static str;
+    /// The kind of run states of layout 1 (the configuration bincode-encoded by position),
+    /// which are still resumed.
+    const RUN_KIND_V1: &'static str;
     fn encoding(config: &TrainConfig) -> Result<Self::Encoding, String>;
 }
 
 impl AzGame for Checkers {
-    const RUN_KIND: &'static str = "an AlphaZero run state";
+    const RUN_KIND: &'static str = "an AlphaZero run state, layout 2";
+    const RUN_KIND_V1: &'static str = "an AlphaZero run state";
 
     fn encoding(config: &TrainConfig) -> Result<Encoding, String> {
         Ok(Encoding {
@@ -303,7 +371,8 @@ impl AzGame for Checkers {
 }
 
 impl AzGame for Othello {
-    const RUN_KIND: &'static str = "an Othello AlphaZero run state";
+    const RUN_KIND: &'static str = "an Othello AlphaZero run state, layout 2";
+    const RUN_KIND_V1: &'static str = "an Othello AlphaZero run state";
 
     /// Othello's planes have no options: history and legal-hop planes are checkers' (the
     /// legal moves are a plane already).

@@ -9,7 +9,9 @@
 //! written atomically, and `state.ckpt` last, after the files it refers to and the
 //! iteration's metrics line; the folder is locked by its one owner ([`RunDir`]).
 
-use super::config::{AzGame, ConfigOverrides, TrainConfig, config_json, parse_config_json};
+use super::config::{
+    AzGame, ConfigOverrides, TrainConfig, TrainConfigV1, config_json, parse_config_json,
+};
 use super::optimise::{TrainSpec, TrainStats, steps_per_epoch, train};
 use crate::agents::Player;
 use crate::agents::{AzConfig, AzNetwork};
@@ -17,9 +19,9 @@ use crate::arena::gauntlet::{GauntletConfig, GauntletRecord, run_gauntlet};
 use crate::arena::{GameConfig, MatchConfig, OpeningSet, Series, run_match};
 use crate::files::write_atomic;
 use crate::games::{Checkers, Color, DrawReason, GameName, Outcome, WinReason};
-use crate::mcts::{CachedEvaluator, NetEvaluator};
+use crate::mcts::{CachedEvaluator, NetEvaluator, PuctConfig};
 use crate::net::{AzModel, load_model, save_model};
-use crate::nn::{Checkpoint, Optimizer, PolicyValueNet};
+use crate::nn::{Checkpoint, CheckpointError, Optimizer, PolicyValueNet};
 use crate::seeds::derive_seed;
 use crate::selfplay::{ReplayBuffer, SelfPlayReport, SelfPlayRun, self_play};
 use crate::tensor::Device;
@@ -38,6 +40,9 @@ use std::time::{Duration, Instant};
 #[serde(bound = "")]
 pub struct AzState<G: AzGame = Checkers> {
     pub model: AzModel<G>,
+    /// Stored as JSON text, so that keys added later read as their defaults (a bincode
+    /// struct is read by position, and every new key made older states unreadable).
+    #[serde(with = "config_text")]
     pub config: TrainConfig,
     /// Iterations finished.
     pub iteration: u32,
@@ -50,6 +55,67 @@ pub struct AzState<G: AzGame = Checkers> {
 
 impl<G: AzGame> crate::nn::CheckpointKind for AzState<G> {
     const KIND: &'static str = G::RUN_KIND;
+}
+
+mod config_text {
+    use super::TrainConfig;
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    pub fn serialize<S: Serializer>(c: &TrainConfig, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&serde_json::to_string(c).expect("plain data"))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<TrainConfig, D::Error> {
+        let text = String::deserialize(d)?;
+        serde_json::from_str(&text).map_err(|e| D::Error::custom(format!("the config: {e}")))
+    }
+}
+
+/// A run state of layout 1, read to resume runs started before layout 2.
+#[derive(PartialEq, Deserialize, Serialize)]
+#[serde(bound = "")]
+struct AzStateV1<G: AzGame> {
+    model: AzModel<G>,
+    config: TrainConfigV1,
+    iteration: u32,
+    best_iteration: u32,
+    replay: ReplayBuffer<G>,
+    elapsed_s: f64,
+}
+
+impl<G: AzGame> crate::nn::CheckpointKind for AzStateV1<G> {
+    const KIND: &'static str = G::RUN_KIND_V1;
+}
+
+impl<G: AzGame> std::fmt::Display for AzStateV1<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "AlphaZero run state (layout 1) of {}", self.model)
+    }
+}
+
+/// Reads `state.ckpt` of either layout.
+fn load_state<G: AzGame>(path: &Path) -> Result<Checkpoint<AzState<G>>, TrainError> {
+    match Checkpoint::<AzState<G>>::load(path) {
+        Err(e) if matches!(e.cause(), CheckpointError::Kind { found, .. } if found == G::RUN_KIND_V1) =>
+        {
+            let old = Checkpoint::<AzStateV1<G>>::load(path)?;
+            let v = old.arch;
+            Ok(Checkpoint {
+                arch: AzState {
+                    model: v.model,
+                    config: v.config.into(),
+                    iteration: v.iteration,
+                    best_iteration: v.best_iteration,
+                    replay: v.replay,
+                    elapsed_s: v.elapsed_s,
+                },
+                params: old.params,
+                buffers: old.buffers,
+                optimizer: old.optimizer,
+            })
+        }
+        other => Ok(other?),
+    }
 }
 
 impl<G: AzGame> std::fmt::Display for AzState<G> {
@@ -268,7 +334,7 @@ impl<G: AzGame> Pipeline<G> {
             run.resume_metrics_at("iteration", 0)?;
             return Pipeline::start(run, config, device, progress);
         }
-        let ckpt = Checkpoint::<AzState<G>>::load(&state_path)?;
+        let ckpt = load_state::<G>(&state_path)?;
         let mut state = ckpt.arch.clone();
         let (net, opt) = state.model.restore(&ckpt, &device)?;
         let opt = opt.ok_or_else(|| {
@@ -453,19 +519,26 @@ impl<G: AzGame> Pipeline<G> {
     /// The `az` agent of `net` (iteration `i`'s network) at the gating budget, played from
     /// memory; it is named by the spec that plays the same network from its file.
     fn az_player(&self, net: &PolicyValueNet, i: u32) -> Player<G> {
-        let searches = self.state.config.gating_searches;
+        let c = &self.state.config;
+        let d = AzConfig::default();
+        let config = AzConfig {
+            searches: c.gating_searches,
+            puct: PuctConfig {
+                gumbel: c.gumbel(false),
+                ..d.puct
+            },
+            ..d
+        };
         Arc::new(AzNetwork::<G> {
             net: net.clone(),
             encoding: self.state.model.encoding,
             device: self.device.clone(),
-            config: AzConfig {
-                searches,
-                ..AzConfig::default()
-            },
             name: format!(
-                "az:model={},searches={searches}",
-                model_path(&self.run.dir, i).display()
+                "az:model={},{}",
+                model_path(&self.run.dir, i).display(),
+                config.spec_options()
             ),
+            config,
         })
     }
 
@@ -582,5 +655,77 @@ impl<G: AzGame> Pipeline<G> {
             cache_hit_rate: report.cache_hit_rate,
             elapsed_s: self.state.elapsed_s,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run state written in layout 1 (the configuration encoded by position, as builds
+    /// before layout 2 wrote it) resumes, with the keys added since at their presets.
+    #[test]
+    fn a_run_state_of_layout_1_resumes() {
+        let dir = std::env::temp_dir().join(format!("cz-az-layout1-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let config = TrainConfig {
+            iterations: 1,
+            games_per_iteration: 2,
+            gating_games: 2,
+            searches: 4,
+            fast_searches: 2,
+            gating_searches: 2,
+            max_plies: 20,
+            batch_size: 8,
+            games_per_thread: 2,
+            saved_games: 0,
+            ..TrainConfig::cpu()
+        };
+        Pipeline::<Checkers>::create(&dir, config, Device::Cpu, false)
+            .unwrap()
+            .run()
+            .unwrap();
+        let path = dir.join("state.ckpt");
+        let new = Checkpoint::<AzState>::load(&path).unwrap();
+        let s = new.arch.clone();
+        let old = Checkpoint {
+            arch: AzStateV1::<Checkers> {
+                model: s.model.clone(),
+                config: TrainConfigV1::from(&s.config),
+                iteration: s.iteration,
+                best_iteration: s.best_iteration,
+                replay: s.replay.clone(),
+                elapsed_s: s.elapsed_s,
+            },
+            params: new.params.clone(),
+            buffers: new.buffers.clone(),
+            optimizer: new.optimizer.clone(),
+        };
+        old.save(&path).unwrap();
+        let err = Checkpoint::<AzState>::load(&path).err().unwrap();
+        assert!(
+            err.to_string().contains("an AlphaZero run state, not"),
+            "{err}"
+        );
+        let more = ConfigOverrides {
+            iterations: Some(2),
+            ..Default::default()
+        };
+        let resumed = Pipeline::<Checkers>::resume(&dir, &more, Device::Cpu, false).unwrap();
+        let r = resumed.state();
+        assert_eq!(
+            (r.iteration, r.best_iteration),
+            (s.iteration, s.best_iteration)
+        );
+        assert_eq!(r.replay, s.replay);
+        assert_eq!(
+            r.config,
+            TrainConfig {
+                iterations: 2,
+                ..s.config
+            }
+        );
+        drop(resumed);
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }
