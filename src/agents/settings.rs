@@ -50,6 +50,19 @@ pub const MOVETIME_MS: Setting<u64> = Setting {
     valid: |&t| t >= 1,
 };
 
+/// A clock's time or increment in milliseconds (`wtime`, `winc`, ... in `go`); 0 is a
+/// flag about to fall, or no increment.
+pub const CLOCK_MS: Setting<u64> = Setting {
+    expected: "milliseconds, a whole number 0-18446744073709551615",
+    valid: |_| true,
+};
+
+/// Moves until the next time control (`movestogo` in `go`).
+pub const MOVES_TO_GO: Setting<u64> = Setting {
+    expected: "a number of moves, a whole number 1-18446744073709551615",
+    valid: |&n| n >= 1,
+};
+
 /// Nodes (alpha-beta) or simulations (MCTS) per move.
 pub const NODES: Setting<u64> = Setting {
     expected: "a node count, a whole number 1-18446744073709551615",

@@ -14,7 +14,7 @@ use crate::agents::settings::{self, Setting};
 use crate::agents::{
     Agent, AgentError, AgentGame, AgentSpec, Analysis, Decision, Limits, StopFlag,
 };
-use crate::games::{Checkers, Game, NotationError, Rules};
+use crate::games::{Checkers, Color, Game, NotationError, Rules};
 use crate::input::read_line;
 use std::collections::VecDeque;
 use std::fmt::Display;
@@ -32,7 +32,7 @@ const COMMANDS: &str = "isready, position, go, stop, legal, fen, newgame, setopt
 const HELP: &[&str] = &[
     "isready: replies readyok (at once, even during a search)",
     "position startpos [moves M1 M2 ...] | position fen FEN [moves M1 M2 ...]: sets the position; replies ok",
-    "go [depth N] [movetime MS] [nodes N] | go infinite: replies info lines, then bestmove MOVE",
+    "go [depth N] [movetime MS] [nodes N] [wtime MS btime MS [winc MS binc MS] [movestogo N]] | go infinite: replies info lines, then bestmove MOVE (with clocks, the mover's time / moves to go (30 if not given) + 3/4 of its increment, at most half its time)",
     "stop: ends the running search at once, which then replies; no reply of its own",
     "legal: replies legal M1 M2 ... (every legal move; checkers: the full PDN path)",
     "fen: replies fen FEN (the current position in the game's text form)",
@@ -275,7 +275,7 @@ impl<G: AgentGame> Engine<G> {
 
     /// Starts the search on its own thread; its reply comes with [`Event::Searched`].
     fn go(&mut self, args: &[&str]) -> Reply {
-        let mut limits = parse_limits(args)?;
+        let mut limits = parse_limits(args, self.game.turn())?;
         if let Some(outcome) = self.game.outcome() {
             return fail(format!("game over: {outcome}"));
         }
@@ -414,9 +414,11 @@ fn move_error(index: usize, e: NotationError) -> ProtocolError {
     ProtocolError(format!("move {} of the moves list: {e}", index + 1))
 }
 
-/// `depth N`, `movetime MS` and `nodes N` in any order; those not given keep the agent's own.
-/// The values are checked as agent specs check `depth=`, `time=` and `nodes=`.
-fn parse_limits(args: &[&str]) -> Result<Limits, ProtocolError> {
+/// `depth N`, `movetime MS`, `nodes N` and the clocks in any order; those not given keep the
+/// agent's own. The values are checked as agent specs check `depth=`, `time=` and `nodes=`.
+/// Clocks (`wtime`, `btime`, `winc`, `binc`, `movestogo`) become a time for this move for
+/// `mover` ([`Clocks::move_time`]); with `movetime` too, the shorter one.
+fn parse_limits(args: &[&str], mover: Color) -> Result<Limits, ProtocolError> {
     let mut limits = Limits::default();
     if let Some((first, rest)) = args.split_first()
         && first.eq_ignore_ascii_case("infinite")
@@ -431,9 +433,11 @@ fn parse_limits(args: &[&str]) -> Result<Limits, ProtocolError> {
             )),
         };
     }
+    let mut clocks = Clocks::default();
     let mut words = args.iter();
     while let Some(key) = words.next() {
         let value = words.next().copied();
+        let ms = |value| limit(key, value, &settings::CLOCK_MS);
         match key.to_ascii_lowercase().as_str() {
             "depth" => limits.depth = Some(limit(key, value, &settings::DEPTH)?),
             "movetime" => {
@@ -441,14 +445,59 @@ fn parse_limits(args: &[&str]) -> Result<Limits, ProtocolError> {
                 limits.movetime = Some(Duration::from_millis(ms));
             }
             "nodes" => limits.nodes = Some(limit(key, value, &settings::NODES)?),
+            "wtime" => clocks.time[0] = Some(ms(value)?),
+            "btime" => clocks.time[1] = Some(ms(value)?),
+            "winc" => clocks.increment[0] = ms(value)?,
+            "binc" => clocks.increment[1] = ms(value)?,
+            "movestogo" => clocks.moves_to_go = Some(limit(key, value, &settings::MOVES_TO_GO)?),
             _ => {
                 return fail(format!(
-                    "go: unknown limit {key:?}: expected depth N, movetime MS, nodes N or infinite"
+                    "go: unknown limit {key:?}: expected depth N, movetime MS, nodes N, wtime \
+                     MS, btime MS, winc MS, binc MS, movestogo N or infinite"
                 ));
             }
         }
     }
+    if let Some(t) = clocks.move_time(mover)? {
+        limits.movetime = Some(limits.movetime.map_or(t, |m| m.min(t)));
+    }
     Ok(limits)
+}
+
+/// The clocks of a `go` command: each side's time left and increment (index 0 White, 1
+/// Black), and the moves until the next time control.
+#[derive(Default)]
+struct Clocks {
+    time: [Option<u64>; 2],
+    increment: [u64; 2],
+    moves_to_go: Option<u64>,
+}
+
+/// Moves a game is assumed to have left when `movestogo` is not given.
+const MOVES_LEFT: u64 = 30;
+
+impl Clocks {
+    /// The time for `mover`'s move: its time over the moves to go plus 3/4 of its increment,
+    /// never more than half its time (so one slow move cannot lose on time), at least 1 ms.
+    /// `None` where no clock is given; an error where the mover's is missing.
+    fn move_time(&self, mover: Color) -> Result<Option<Duration>, ProtocolError> {
+        if self.time.iter().all(Option::is_none) {
+            return Ok(None);
+        }
+        let side = match mover {
+            Color::White => 0,
+            Color::Black => 1,
+        };
+        let Some(left) = self.time[side] else {
+            let key = ["wtime", "btime"][side];
+            return fail(format!(
+                "go: {mover} is to move, so its clock {key} MS is needed"
+            ));
+        };
+        let share = left / self.moves_to_go.unwrap_or(MOVES_LEFT).max(1);
+        let ms = (share + self.increment[side] * 3 / 4).min(left / 2).max(1);
+        Ok(Some(Duration::from_millis(ms)))
+    }
 }
 
 /// The value after a `go` limit.
@@ -613,6 +662,44 @@ mod tests {
             out[9]
         );
         assert_eq!(out.len(), 10);
+    }
+
+    /// Clocks become the mover's time for this move; a missing clock of the mover or a bad
+    /// value is a one-line error.
+    #[test]
+    fn clocks_give_the_mover_a_share_of_its_time() {
+        let time = |args: &str, mover| {
+            let words: Vec<&str> = args.split_whitespace().collect();
+            parse_limits(&words, mover)
+                .map(|l| l.movetime.map(|t| t.as_millis()))
+                .map_err(|e| e.0)
+        };
+        let w = Color::White;
+        let b = Color::Black;
+        assert_eq!(time("wtime 60000 btime 30000", w), Ok(Some(2000)));
+        assert_eq!(time("wtime 60000 btime 30000", b), Ok(Some(1000)));
+        assert_eq!(time("btime 30000 binc 400", b), Ok(Some(1300)));
+        assert_eq!(time("btime 30000 movestogo 10", b), Ok(Some(3000)));
+        // Never more than half the time left, never less than 1 ms; movetime caps it.
+        assert_eq!(time("btime 3000 movestogo 1 binc 100", b), Ok(Some(1500)));
+        assert_eq!(time("btime 0", b), Ok(Some(1)));
+        assert_eq!(time("btime 60000 movetime 500", b), Ok(Some(500)));
+        assert_eq!(time("depth 3", b), Ok(None));
+        for (bad, needle) in [
+            (
+                "wtime 1000",
+                "Black is to move, so its clock btime MS is needed",
+            ),
+            ("btime -1", "go btime: expected milliseconds"),
+            (
+                "btime 100 movestogo 0",
+                "go movestogo: expected a number of moves",
+            ),
+            ("btime", "go btime: expected milliseconds"),
+        ] {
+            let e = time(bad, b).unwrap_err();
+            assert!(e.contains(needle), "{bad}: {e}");
+        }
     }
 
     /// A depth, time or node count gets the same verdict and message whether it comes in an
