@@ -64,6 +64,9 @@ fn hidden_list(text: &str) -> Result<Vec<usize>> {
         .with_context(|| format!("--hidden {text:?}: expected widths like 40 or 40,10"))
 }
 
+/// The learning-rate warm-up (iterations) of a run started from trained weights.
+const INIT_LR_WARMUP: u32 = 2;
+
 /// AlphaZero self-play training.
 #[derive(clap::Args)]
 pub struct AzArgs {
@@ -111,10 +114,16 @@ fn train_az_for<G: AzGame>(a: AzArgs) -> Result<()> {
                 Device::Cpu => "cpu".into(),
             });
             let mut config = TrainConfig::preset(&preset).map_err(anyhow::Error::msg)?;
-            if let Some(path) = &a.config {
-                config.apply(&read_config_file(path).map_err(anyhow::Error::msg)?);
-            }
+            let file = match &a.config {
+                Some(path) => read_config_file(path).map_err(anyhow::Error::msg)?,
+                None => ConfigOverrides::default(),
+            };
+            config.apply(&file);
             config.apply(&a.keys);
+            // Trained weights meet a fresh optimizer: a short warm-up unless one is given.
+            if !config.init.is_empty() && a.keys.lr_warmup.or(file.lr_warmup).is_none() {
+                config.lr_warmup = INIT_LR_WARMUP;
+            }
             let out = a.out.clone().unwrap_or_else(|| {
                 let now = std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)

@@ -4,8 +4,8 @@
 
 use checkers_zero::games::Checkers;
 use checkers_zero::mcts::SearchKind;
-use checkers_zero::net::load_model;
-use checkers_zero::nn::{Checkpoint, FORMAT_VERSION, MAGIC};
+use checkers_zero::net::{AzModel, load_model};
+use checkers_zero::nn::{Checkpoint, FORMAT_VERSION, MAGIC, checksum};
 use checkers_zero::tensor::Device;
 use checkers_zero::train::alphazero::{
     AzState, ConfigOverrides, IterationRecord, Pipeline, TrainConfig,
@@ -214,6 +214,95 @@ fn a_gumbel_run_trains_on_improved_policies_and_resumes_exactly() {
     for dir in [straight, split] {
         std::fs::remove_dir_all(dir).unwrap();
     }
+}
+
+#[test]
+fn a_run_starts_from_a_models_weights_records_its_lineage_and_warms_up() {
+    // The shipped network is az-tiny for checkers without extra planes: the cpu preset's.
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/default.bin");
+    let dir = scratch("init");
+    let config = TrainConfig {
+        init: shipped.display().to_string(),
+        lr_warmup: 2,
+        ..tiny(1)
+    };
+    let mut p = Pipeline::<Checkers>::create(&dir, config, Device::Cpu, false).unwrap();
+    let hash = format!("{:016x}", checksum(&std::fs::read(&shipped).unwrap()));
+    assert_eq!(p.state().config.init_hash, hash);
+    let model_weights = |path: &Path| -> Vec<Vec<f32>> {
+        let ckpt = Checkpoint::<AzModel>::load(path).unwrap();
+        ckpt.params.iter().map(|p| p.data.clone()).collect()
+    };
+    assert_eq!(
+        model_weights(&dir.join("models/iter-0000.ckpt")),
+        model_weights(&shipped),
+        "iteration 0 is the given network"
+    );
+    p.run().unwrap();
+    drop(p);
+    let c = TrainConfig::cpu();
+    assert_eq!(
+        metrics(&dir)[0].lr,
+        c.lr / 3.0,
+        "a third of the rate, then two thirds"
+    );
+    let json = std::fs::read_to_string(dir.join("config.json")).unwrap();
+    assert!(json.contains(&hash), "config.json records the lineage");
+    // A resumed run keeps where it started from.
+    let other = ConfigOverrides {
+        init: Some(String::new()),
+        ..Default::default()
+    };
+    let err = Pipeline::<Checkers>::resume(&dir, &other, Device::Cpu, false)
+        .err()
+        .unwrap();
+    assert!(
+        err.to_string()
+            .contains("keeps the weights it started from"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    // Another network, another game, or no model at all: refused before a folder is made.
+    let small = TrainConfig {
+        network: "az-small".into(),
+        ..tiny(1)
+    };
+    let othello_model = scratch("init-othello").with_extension("bin");
+    let (net, _, _) = checkers_zero::net::default_model(&Device::Cpu).unwrap();
+    checkers_zero::net::save_model::<checkers_zero::games::Othello>(&othello_model, &net, (), None)
+        .unwrap();
+    for (config, needle) in [
+        (
+            TrainConfig {
+                init: shipped.display().to_string(),
+                ..small
+            },
+            "but this run trains az-small",
+        ),
+        (
+            TrainConfig {
+                init: othello_model.display().to_string(),
+                ..tiny(1)
+            },
+            "Othello",
+        ),
+        (
+            TrainConfig {
+                init: "/nonexistent/model.bin".into(),
+                ..tiny(1)
+            },
+            "init /nonexistent/model.bin: cannot read it",
+        ),
+    ] {
+        let to = scratch("init-refused");
+        let err = Pipeline::<Checkers>::create(&to, config, Device::Cpu, false)
+            .err()
+            .unwrap();
+        assert!(err.to_string().contains(needle), "{err}");
+        assert!(!to.exists(), "no run folder for a refused start");
+    }
+    std::fs::remove_file(&othello_model).unwrap();
 }
 
 #[test]

@@ -32,7 +32,7 @@ mod policy_value;
 mod schedule;
 
 pub use checkpoint::{
-    Checkpoint, CheckpointError, CheckpointKind, FORMAT_VERSION, MAGIC, TensorData,
+    Checkpoint, CheckpointError, CheckpointKind, FORMAT_VERSION, MAGIC, TensorData, checksum,
 };
 pub use layers::{
     BatchNorm2d, Conv2d, Flatten, Linear, Relu, Reshape, ResidualBlock, Sequential, Sigmoid, Tanh,

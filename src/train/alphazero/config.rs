@@ -187,6 +187,16 @@ train_config! {
     gumbel_c_visit: f32 = 50.0f32, 50.0f32;
     /// Gumbel: the paper's c_scale.
     gumbel_c_scale: f32 = 1.0f32, 1.0f32;
+    /// A model file whose weights start the run instead of random ones (the shipped
+    /// models/default.bin, another run's best.ckpt): runs stacked over days. Its network and
+    /// encoding must be the run's.
+    init: String = String::new(), String::new();
+    /// The lineage: FNV-1a 64 of the `init` file's bytes, in hex, written when the run
+    /// starts (any value given is replaced).
+    init_hash: String = String::new(), String::new();
+    /// Iterations over which the learning rate rises to its schedule: iteration i < N trains
+    /// at (i + 1) / (N + 1) of it (`--init` makes it 2 unless given).
+    lr_warmup: u32 = 0u32, 0u32;
 }
 
 impl TrainConfig {
@@ -302,7 +312,12 @@ impl TrainConfig {
 
     /// The learning rate of 0-based iteration `i`.
     pub fn lr_at(&self, i: u32) -> f32 {
-        (self.lr * self.lr_decay.powi(i as i32)).max(self.lr_min)
+        let scheduled = (self.lr * self.lr_decay.powi(i as i32)).max(self.lr_min);
+        if i < self.lr_warmup {
+            scheduled * (i + 1) as f32 / (self.lr_warmup + 1) as f32
+        } else {
+            scheduled
+        }
     }
 
     /// Gumbel's settings for this run, with or without the root noise; `None` for PUCT.

@@ -21,7 +21,8 @@ use crate::files::write_atomic;
 use crate::games::{Checkers, Color, DrawReason, GameName, Outcome, WinReason};
 use crate::mcts::{CachedEvaluator, NetEvaluator, PuctConfig};
 use crate::net::{AzModel, load_model, save_model};
-use crate::nn::{Checkpoint, CheckpointError, Optimizer, PolicyValueNet};
+
+use crate::nn::{Checkpoint, CheckpointError, Optimizer, PolicyValueNet, checksum};
 use crate::seeds::derive_seed;
 use crate::selfplay::{ReplayBuffer, SelfPlayReport, SelfPlayRun, self_play};
 use crate::tensor::Device;
@@ -91,6 +92,36 @@ impl<G: AzGame> std::fmt::Display for AzStateV1<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "AlphaZero run state (layout 1) of {}", self.model)
     }
+}
+
+/// The network `config.init` names, checked against the run's network and encoding, with
+/// the file's hash recorded in `config.init_hash`; `None` (and no hash) for a run from zero.
+fn initial_weights<G: AzGame>(
+    config: &mut TrainConfig,
+    device: &Device,
+) -> Result<Option<PolicyValueNet>, TrainError> {
+    if config.init.is_empty() {
+        config.init_hash.clear();
+        return Ok(None);
+    }
+    let path = PathBuf::from(&config.init);
+    let refuse = |why: String| TrainError::Config(format!("init {}: {why}", path.display()));
+    let bytes = std::fs::read(&path).map_err(|e| refuse(format!("cannot read it ({e})")))?;
+    let ckpt = Checkpoint::<AzModel<G>>::from_bytes(&bytes).map_err(|e| refuse(e.to_string()))?;
+    let want = config.model::<G>().map_err(TrainError::Config)?;
+    if ckpt.arch != want {
+        return Err(refuse(format!(
+            "it holds {}, but this run trains {want} (set network, history and legal_hops \
+             to the file's)",
+            ckpt.arch
+        )));
+    }
+    let (net, _) = ckpt
+        .arch
+        .restore(&ckpt, device)
+        .map_err(|e| refuse(e.to_string()))?;
+    config.init_hash = format!("{:016x}", checksum(&bytes));
+    Ok(Some(net))
 }
 
 /// Reads `state.ckpt` of either layout.
@@ -255,6 +286,8 @@ impl<G: AzGame> Pipeline<G> {
         progress: bool,
     ) -> Result<Self, TrainError> {
         config.validate_for::<G>().map_err(TrainError::Config)?;
+        // A bad --init is refused before the run folder is made.
+        initial_weights::<G>(&mut config.clone(), &device)?;
         let run = RunDir::create(dir, &[CONFIG_FILE, "state.ckpt"])?;
         Pipeline::start(run, config, device, progress)
     }
@@ -262,10 +295,11 @@ impl<G: AzGame> Pipeline<G> {
     /// Writes the run's first files into the claimed folder `run`.
     fn start(
         run: RunDir,
-        config: TrainConfig,
+        mut config: TrainConfig,
         device: Device,
         progress: bool,
     ) -> Result<Self, TrainError> {
+        let init = initial_weights::<G>(&mut config, &device)?;
         let dir = &run.dir;
         for sub in ["models", "games"] {
             let p = dir.join(sub);
@@ -276,7 +310,7 @@ impl<G: AzGame> Pipeline<G> {
         write_atomic(&config_path, text.as_bytes()).map_err(io(&config_path))?;
         let model = config.model::<G>().map_err(TrainError::Config)?;
         let mut rng = StdRng::seed_from_u64(derive_seed(config.seed, 0, 0));
-        let net = model.build(&device, &mut rng);
+        let net = init.unwrap_or_else(|| model.build(&device, &mut rng));
         let opt = Optimizer::new(config.optim(), config.lr, &net);
         save_model::<G>(&model_path(dir, 0), &net, model.encoding, None)?;
         save_model::<G>(&run.best(), &net, model.encoding, None)?;
@@ -342,6 +376,13 @@ impl<G: AzGame> Pipeline<G> {
         })?;
         let mut config = state.config.clone();
         config.apply(overrides);
+        if (config.init.as_str(), config.init_hash.as_str())
+            != (state.config.init.as_str(), state.config.init_hash.as_str())
+        {
+            return Err(TrainError::Config(
+                "a resumed run keeps the weights it started from (init, init_hash)".into(),
+            ));
+        }
         config.validate_for::<G>().map_err(TrainError::Config)?;
         if config.model::<G>().map_err(TrainError::Config)? != state.model {
             return Err(TrainError::Config(
