@@ -546,7 +546,7 @@ mod tests {
     impl Evaluator for HashedValues {
         fn evaluate(&mut self, inputs: &[EvalInput]) -> Vec<Evaluation> {
             let value = |inp: &EvalInput| {
-                let h = Checkers::hash(&inp.state.position());
+                let h = Checkers::hash(inp.state.position());
                 (h % 2001) as f32 / 1000.0 - 1.0
             };
             (inputs.iter())

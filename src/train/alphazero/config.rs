@@ -322,7 +322,7 @@ impl TrainConfig {
 
     /// Gumbel's settings for this run, with or without the root noise; `None` for PUCT.
     pub fn gumbel(&self, noise: bool) -> Option<GumbelConfig> {
-        (self.search == SearchKind::Gumbel).then(|| GumbelConfig {
+        (self.search == SearchKind::Gumbel).then_some(GumbelConfig {
             considered: self.gumbel_considered as usize,
             c_visit: self.gumbel_c_visit,
             c_scale: self.gumbel_c_scale,
