@@ -45,11 +45,7 @@ fn shot(fen: &str, mv: &str) -> (Game, Move) {
 
 #[test]
 fn the_shots_win_material_and_nothing_else_does() {
-    let mut ab = "alphabeta:depth=7"
-        .parse::<AgentSpec>()
-        .unwrap()
-        .build::<Checkers>(0)
-        .unwrap();
+    let mut ab = agent("alphabeta:depth=7");
     for &(fen, mv, line) in SHOTS {
         let (game, best) = shot(fen, mv);
         let a = ab.analyse(&game, &Limits::default()).unwrap();
@@ -203,6 +199,14 @@ fn the_search_agents_play_whole_games_with_legal_moves() {
     }
 }
 
+/// The checkers agent of a spec that must build.
+fn agent(spec: &str) -> Box<dyn checkers_zero::agents::Agent<Checkers>> {
+    spec.parse::<AgentSpec>()
+        .unwrap()
+        .build::<Checkers>(0)
+        .unwrap()
+}
+
 /// A freshly initialised az-tiny network saved as `tiny.bin` in its own temporary folder,
 /// returned with the folder for the caller to remove.
 fn tiny_model(name: &str) -> (PathBuf, PathBuf) {
@@ -236,11 +240,7 @@ fn az_needs_a_model_file_and_plays_with_one() {
 
     let (dir, path) = tiny_model("az");
     let spec = format!("az:model={},searches=24,batch=4,device=cpu", path.display());
-    let mut az = spec
-        .parse::<AgentSpec>()
-        .unwrap()
-        .build::<Checkers>(0)
-        .unwrap();
+    let mut az = agent(&spec);
     let mut game = Game::new();
     for _ in 0..4 {
         let d = az.select(&game, &Limits::default());
@@ -265,11 +265,7 @@ fn az_analysis_gives_every_legal_move_its_prior() {
             "az:model={},searches={searches},batch=4,device=cpu",
             path.display()
         );
-        let mut az = spec
-            .parse::<AgentSpec>()
-            .unwrap()
-            .build::<Checkers>(0)
-            .unwrap();
+        let mut az = agent(&spec);
         for game in &games {
             let a = az.analyse(game, &Limits::default()).unwrap();
             assert_eq!(a.score_kind, ScoreKind::VisitShare);
@@ -303,11 +299,7 @@ fn az_analysis_gives_every_legal_move_its_prior() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
     // Rollout MCTS has no policy: it reports visit shares and no priors.
-    let mut mcts = "mcts:searches=50"
-        .parse::<AgentSpec>()
-        .unwrap()
-        .build::<Checkers>(0)
-        .unwrap();
+    let mut mcts = agent("mcts:searches=50");
     let a = mcts.analyse(&Game::new(), &Limits::default()).unwrap();
     assert_eq!(a.score_kind, ScoreKind::VisitShare);
     assert!(a.moves.iter().all(|m| m.prior.is_none()));
@@ -446,11 +438,7 @@ fn az_with_a_time_per_move_stops_on_time() {
             "az:model={},time=150,batch=4,device=cpu,search={search}",
             path.display()
         );
-        let mut az = spec
-            .parse::<AgentSpec>()
-            .unwrap()
-            .build::<Checkers>(0)
-            .unwrap();
+        let mut az = agent(&spec);
         assert!(az.name().contains("time=150"), "{}", az.name());
         let mut game = Game::new();
         for _ in 0..3 {
