@@ -130,8 +130,10 @@ fn train_az_for<G: AzGame>(a: AzArgs) -> Result<()> {
                     .map_or(0, |d| d.as_secs());
                 PathBuf::from(format!("runs/az-{now}"))
             });
-            eprintln!("preset {preset}, network {}", config.network);
-            Pipeline::<G>::create(&out, config, device.clone(), true)?
+            let network = config.network.clone();
+            let pipeline = Pipeline::<G>::create(&out, config, device.clone(), true)?;
+            eprintln!("preset {preset}, network {network}");
+            pipeline
         }
     };
     let dir = pipeline.dir().display().to_string();

@@ -156,3 +156,59 @@ fn train_td_runs_othello_and_resumes_it_by_its_run_state() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(!dir.exists(), "a refused run leaves no folder");
 }
+
+/// `train --init` starts from the shipped network with a learning-rate warm-up of 2
+/// iterations unless one is given, and a model of another network is one clear error line.
+#[test]
+fn train_init_warms_up_unless_told_and_refuses_another_network() {
+    let dir = std::env::temp_dir().join(format!("cz-cli-init-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let path = dir.to_str().unwrap();
+    let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/models/default.bin");
+    let tiny = [
+        "--iterations",
+        "1",
+        "--games-per-iteration",
+        "2",
+        "--gating-games",
+        "2",
+        "--searches",
+        "4",
+        "--fast-searches",
+        "2",
+        "--gating-searches",
+        "2",
+        "--max-plies",
+        "20",
+        "--batch-size",
+        "8",
+        "--games-per-thread",
+        "2",
+        "--saved-games",
+        "0",
+        "--device",
+        "cpu",
+    ];
+    let mut args = vec!["train", "--out", path, "--init", shipped];
+    args.extend(tiny);
+    let out = run(&args, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let config = std::fs::read_to_string(dir.join("config.json")).unwrap();
+    assert!(config.contains("\"lr_warmup\": 2"), "{config}");
+    assert!(config.contains("\"init_hash\": \""), "{config}");
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    args.extend(["--lr-warmup", "0"]);
+    let out = run(&args, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let config = std::fs::read_to_string(dir.join("config.json")).unwrap();
+    assert!(config.contains("\"lr_warmup\": 0"), "{config}");
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    let out = run(&[&args[..], &["--network", "az-small"]].concat(), &[]);
+    let err = stderr(&out);
+    assert!(!out.status.success());
+    assert!(err.contains("but this run trains az-small"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(!dir.exists(), "a refused run leaves no folder");
+}
