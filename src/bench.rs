@@ -77,18 +77,10 @@ fn timed(seconds: f64, mut f: impl FnMut()) -> (usize, f64) {
     }
 }
 
-/// Which kernels computed: the CPU's SGEMM path, or the GPU adapter.
-fn kernel(device: &Device) -> String {
-    match device {
-        Device::Cpu => crate::backend::cpu::sgemm_kernel().to_string(),
-        Device::Gpu(g) => g.adapter_name(),
-    }
-}
-
 fn line(b: &NnBench, net: &str, params: usize, mode: &str, batch: usize, per_s: f64) {
     println!(
         "{}",
-        json!({"impl": "checkers-zero", "device": b.device.name(), "kernel": kernel(&b.device),
+        json!({"impl": "checkers-zero", "device": b.device.name(), "kernel": b.device.kernel(),
             "threads": b.threads,
             "net": net, "params": params, "mode": mode, "batch": batch,
             "positions_per_s": (per_s * 10.0).round() / 10.0})
@@ -168,7 +160,7 @@ pub fn selfplay<G: AzGame>(
         let r = self_play(&mut eval, &config.self_play(), &spec, None);
         let secs = r.elapsed.as_secs_f64();
         let record = json!({"bench": "selfplay", "impl": "checkers-zero", "game": G::NAME.as_str(),
-            "device": device.name(), "kernel": kernel(device),
+            "device": device.name(), "kernel": device.kernel(),
             "threads": threads, "workers": config.threads, "net": config.network,
             "searches": config.searches, "run": run, "games": r.games.len(),
             "plies": r.positions(), "seconds": secs,

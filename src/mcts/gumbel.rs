@@ -38,24 +38,12 @@ pub enum SearchKind {
     Gumbel,
 }
 
+/// For agent specs (`search=gumbel`), spelled as on the command line, in any case.
 impl FromStr for SearchKind {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, String> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "puct" => Ok(SearchKind::Puct),
-            "gumbel" => Ok(SearchKind::Gumbel),
-            _ => Err(format!("expected puct or gumbel, got {s:?}")),
-        }
-    }
-}
-
-impl std::fmt::Display for SearchKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            SearchKind::Puct => "puct",
-            SearchKind::Gumbel => "gumbel",
-        })
+        <SearchKind as clap::ValueEnum>::from_str(s.trim(), true)
     }
 }
 

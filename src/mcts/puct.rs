@@ -202,7 +202,6 @@ impl<G: Rules> Puct<G> {
     /// `game` continues the searched game.
     pub fn follow(&mut self, game: &Game<G>) {
         self.tree.follow(game);
-        self.root_noise.clear();
         self.start_decision(self.budget as u32);
     }
 
@@ -210,13 +209,14 @@ impl<G: Rules> Puct<G> {
     /// searches again at every action of a turn (each hop of a checkers multi-jump).
     pub fn advance_action(&mut self, action: G::Action) {
         self.tree.advance(&[action]);
-        self.root_noise.clear();
         self.start_decision(self.budget as u32);
     }
 
-    /// Starts a decision of `simulations` simulations at the current root: Gumbel's
-    /// Sequential Halving splits them among the sampled root actions (PUCT needs no notice).
+    /// Starts a decision of `simulations` simulations at the current root, with fresh root
+    /// noise: Gumbel's Sequential Halving splits them among the sampled root actions (PUCT
+    /// needs only the noise).
     pub fn start_decision(&mut self, simulations: u32) {
+        self.root_noise.clear();
         self.budget = simulations as usize;
         self.base_visits = self
             .tree
@@ -301,11 +301,10 @@ impl<G: Rules> Puct<G> {
             return;
         }
         if let Some(g) = self.config.gumbel {
-            self.root_noise = if g.noise {
-                gumbel_noise(n, rng)
-            } else {
-                vec![0.0; n]
-            };
+            // Without noise the ranking reads no noise at all (`gumbel_scores`).
+            if g.noise {
+                self.root_noise = gumbel_noise(n, rng);
+            }
             return;
         }
         let Some((alpha, _)) = self.config.noise else {
@@ -389,9 +388,14 @@ impl<G: Rules> Puct<G> {
         } else {
             *visits.iter().min().expect("an expanded root has children")
         };
-        let scores = self.gumbel_scores(&kids);
-        let masked = (scores.iter().zip(&visits))
-            .map(|(&s, &n)| if n == want { s } else { f32::NEG_INFINITY });
+        self.best_ranked_with(&kids, &visits, want)
+    }
+
+    /// The best-ranked root child among those with `count` visits in this decision.
+    fn best_ranked_with(&self, kids: &Children, visits: &[u32], count: u32) -> NodeId {
+        let scores = self.gumbel_scores(kids);
+        let masked = (scores.iter().zip(visits))
+            .map(|(&s, &n)| if n == count { s } else { f32::NEG_INFINITY });
         kids.ids[argmax(masked)]
     }
 
@@ -405,10 +409,7 @@ impl<G: Rules> Puct<G> {
         let kids = Children::of(&self.tree, ROOT, &g);
         let visits = self.decision_visits(&kids);
         let most = visits.iter().copied().max()?;
-        let scores = self.gumbel_scores(&kids);
-        let masked = (scores.iter().zip(&visits))
-            .map(|(&s, &n)| if n == most { s } else { f32::NEG_INFINITY });
-        Some(kids.ids[argmax(masked)])
+        Some(self.best_ranked_with(&kids, &visits, most))
     }
 
     /// A child's prior, mixed with the root noise at the root.

@@ -72,14 +72,20 @@ impl Device {
         }
     }
 
-    /// What the device is, for logs: "cpu", or "gpu: " and the adapter.
+    /// What computes on it: the CPU's SGEMM kernel (picked at run time by CPU features), or
+    /// the GPU adapter.
+    pub fn kernel(&self) -> String {
+        match self {
+            Device::Cpu => crate::backend::cpu::sgemm_kernel().to_string(),
+            Device::Gpu(g) => g.adapter_name(),
+        }
+    }
+
+    /// What the device is, for logs: "cpu" and its SGEMM kernel, or "gpu: " and the adapter.
     pub fn describe(&self) -> String {
         match self {
-            Device::Cpu => format!(
-                "cpu (SGEMM kernel {}, picked at run time)",
-                crate::backend::cpu::sgemm_kernel()
-            ),
-            Device::Gpu(g) => format!("gpu: {}", g.adapter_name()),
+            Device::Cpu => format!("cpu (SGEMM kernel {}, picked at run time)", self.kernel()),
+            Device::Gpu(_) => format!("gpu: {}", self.kernel()),
         }
     }
 
@@ -100,10 +106,11 @@ pub enum Storage {
 }
 
 /// Runs `$body` with `$be` bound to the backend of the first storage and each name bound to
-/// that backend's buffer; the body's buffer result is wrapped back into a `Storage`. Mixing
-/// devices is a programming error and panics. Adding a backend means adding an arm here.
-macro_rules! dispatch {
-    ($first:expr $(, $rest:expr)* => |$be:ident, $f:ident $(, $r:ident)*| $body:expr) => {
+/// that backend's buffer; `$wrap` wraps the body's result back into `Storage`
+/// ([`wrap_one`], [`wrap_each`]). Mixing devices is a programming error and panics. Adding a
+/// backend means adding an arm here.
+macro_rules! dispatch_with {
+    ($wrap:path; $first:expr $(, $rest:expr)* => |$be:ident, $f:ident $(, $r:ident)*| $body:expr) => {
         match $first {
             $crate::tensor::Storage::Cpu($f) => {
                 let $be = &$crate::backend::cpu::Cpu;
@@ -112,7 +119,7 @@ macro_rules! dispatch {
                         $crate::tensor::device_mismatch()
                     };
                 )*
-                $crate::tensor::Storage::Cpu($body)
+                $wrap($crate::tensor::Storage::Cpu, $body)
             }
             $crate::tensor::Storage::Gpu($f) => {
                 let $be = $f.gpu();
@@ -121,12 +128,36 @@ macro_rules! dispatch {
                         $crate::tensor::device_mismatch()
                     };
                 )*
-                $crate::tensor::Storage::Gpu($body)
+                $wrap($crate::tensor::Storage::Gpu, $body)
             }
         }
     };
 }
+pub(crate) use dispatch_with;
+
+/// [`dispatch_with!`] for kernels that return one buffer.
+macro_rules! dispatch {
+    ($($t:tt)*) => { $crate::tensor::dispatch_with!($crate::tensor::wrap_one; $($t)*) };
+}
 pub(crate) use dispatch;
+
+/// [`dispatch_with!`] for kernels that return an array of buffers (an optimizer step, batch
+/// norm).
+macro_rules! dispatch_each {
+    ($($t:tt)*) => { $crate::tensor::dispatch_with!($crate::tensor::wrap_each; $($t)*) };
+}
+pub(crate) use dispatch_each;
+
+pub(crate) fn wrap_one<B>(storage: impl Fn(B) -> Storage, buf: B) -> Storage {
+    storage(buf)
+}
+
+pub(crate) fn wrap_each<B, const N: usize>(
+    storage: impl Fn(B) -> Storage,
+    bufs: [B; N],
+) -> [Storage; N] {
+    bufs.map(storage)
+}
 
 #[cold]
 pub(crate) fn device_mismatch() -> ! {

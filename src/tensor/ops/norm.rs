@@ -6,8 +6,7 @@
 //! composition op by op would take about twenty.
 //! Evaluation mode is a per-channel affine map of recorded ops.
 
-use super::super::{Storage, Tensor, Var, device_mismatch};
-use crate::backend::cpu::Cpu;
+use super::super::{Tensor, Var, dispatch_each};
 use crate::backend::{Backend, NormDims};
 
 /// The statistics of one training batch, per channel: mean and biased variance.
@@ -30,24 +29,6 @@ fn per_channel(t: &Var) -> Var {
     t.reshape(&[1, c, 1, 1])
 }
 
-/// Runs a three-result batch-norm kernel on the backend of the first tensor.
-macro_rules! norm_kernel {
-    ($first:expr $(, $rest:expr)* => |$be:ident, $f:ident $(, $r:ident)*| $body:expr) => {
-        match $first.storage() {
-            Storage::Cpu($f) => {
-                let $be = &Cpu;
-                $(let Storage::Cpu($r) = $rest.storage() else { device_mismatch() };)*
-                $body.map(Storage::Cpu)
-            }
-            Storage::Gpu($f) => {
-                let $be = $f.gpu();
-                $(let Storage::Gpu($r) = $rest.storage() else { device_mismatch() };)*
-                $body.map(Storage::Gpu)
-            }
-        }
-    };
-}
-
 impl Tensor {
     /// Training-mode batch norm of (n, c, h, w) with per-channel `gamma` and `beta` (c):
     /// returns (y, mean, var), the statistics of shape (c).
@@ -60,8 +41,8 @@ impl Tensor {
                 "batch_norm2d gamma and beta are per channel"
             );
         }
-        let [y, mean, var] =
-            norm_kernel!(self, gamma, beta => |be, x, g, b| be.batch_norm_train(x, g, b, d, eps));
+        let [y, mean, var] = dispatch_each!(self.storage(), gamma.storage(), beta.storage() =>
+            |be, x, g, b| be.batch_norm_train(x, g, b, d, eps));
         [
             Tensor::from_storage(y, self.shape().to_vec()),
             Tensor::from_storage(mean, vec![d.c]),
@@ -80,7 +61,7 @@ impl Tensor {
         eps: f32,
     ) -> [Tensor; 3] {
         let d = norm_dims(x.shape());
-        let [dx, dgamma, dbeta] = norm_kernel!(x, self, mean, var, gamma =>
+        let [dx, dgamma, dbeta] = dispatch_each!(x.storage(), self.storage(), mean.storage(), var.storage(), gamma.storage() =>
             |be, x, g, m, v, ga| be.batch_norm_train_grad(x, g, m, v, ga, d, eps));
         [
             Tensor::from_storage(dx, x.shape().to_vec()),

@@ -1,7 +1,6 @@
 //! Optimizer updates as kernels: the parameter and its state never leave the device.
 
-use super::super::{Storage, Tensor, device_mismatch};
-use crate::backend::cpu::Cpu;
+use super::super::{Tensor, dispatch_each};
 use crate::backend::{Backend, OptimStep};
 
 impl Tensor {
@@ -23,16 +22,8 @@ impl Tensor {
             );
         }
         let shape = self.shape().to_vec();
-        let storages: [Storage; 3] =
-            match (self.storage(), grad.storage(), s1.storage(), s2.storage()) {
-                (Storage::Cpu(w), Storage::Cpu(g), Storage::Cpu(a), Storage::Cpu(b)) => {
-                    Cpu.optim_step(step, w, g, a, b).map(Storage::Cpu)
-                }
-                (Storage::Gpu(w), Storage::Gpu(g), Storage::Gpu(a), Storage::Gpu(b)) => {
-                    w.gpu().optim_step(step, w, g, a, b).map(Storage::Gpu)
-                }
-                _ => device_mismatch(),
-            };
+        let storages = dispatch_each!(self.storage(), grad.storage(), s1.storage(), s2.storage() =>
+            |be, w, g, a, b| be.optim_step(step, w, g, a, b));
         storages.map(|s| Tensor::from_storage(s, shape.clone()))
     }
 }

@@ -21,7 +21,6 @@ use crate::files::write_atomic;
 use crate::games::{Checkers, Color, DrawReason, GameName, Outcome, WinReason};
 use crate::mcts::{CachedEvaluator, NetEvaluator, PuctConfig};
 use crate::net::{AzModel, load_model, save_model};
-
 use crate::nn::{Checkpoint, CheckpointError, Optimizer, PolicyValueNet, checksum};
 use crate::seeds::derive_seed;
 use crate::selfplay::{ReplayBuffer, SelfPlayReport, SelfPlayRun, self_play};
@@ -281,25 +280,26 @@ impl<G: AzGame> Pipeline<G> {
     /// Starts a new run in `dir`, which must not hold one already.
     pub fn create(
         dir: &Path,
-        config: TrainConfig,
+        mut config: TrainConfig,
         device: Device,
         progress: bool,
     ) -> Result<Self, TrainError> {
         config.validate_for::<G>().map_err(TrainError::Config)?;
         // A bad --init is refused before the run folder is made.
-        initial_weights::<G>(&mut config.clone(), &device)?;
+        let init = initial_weights::<G>(&mut config, &device)?;
         let run = RunDir::create(dir, &[CONFIG_FILE, "state.ckpt"])?;
-        Pipeline::start(run, config, device, progress)
+        Pipeline::start(run, config, init, device, progress)
     }
 
-    /// Writes the run's first files into the claimed folder `run`.
+    /// Writes the run's first files into the claimed folder `run`, starting from `init`
+    /// (what [`initial_weights`] gave for `config`) or from random weights.
     fn start(
         run: RunDir,
-        mut config: TrainConfig,
+        config: TrainConfig,
+        init: Option<PolicyValueNet>,
         device: Device,
         progress: bool,
     ) -> Result<Self, TrainError> {
-        let init = initial_weights::<G>(&mut config, &device)?;
         let dir = &run.dir;
         for sub in ["models", "games"] {
             let p = dir.join(sub);
@@ -366,7 +366,8 @@ impl<G: AzGame> Pipeline<G> {
             config.validate_for::<G>().map_err(TrainError::Config)?;
             // Nothing was checkpointed: start again, config.json replaced atomically.
             run.resume_metrics_at("iteration", 0)?;
-            return Pipeline::start(run, config, device, progress);
+            let init = initial_weights::<G>(&mut config, &device)?;
+            return Pipeline::start(run, config, init, device, progress);
         }
         let ckpt = load_state::<G>(&state_path)?;
         let mut state = ckpt.arch.clone();
