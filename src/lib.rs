@@ -5,9 +5,11 @@ pub mod arena;
 pub mod engine;
 pub mod files;
 pub mod games;
+pub mod gui;
 pub mod mcts;
 pub mod net;
 pub mod play;
+pub mod plot;
 pub mod seeds;
 pub mod selfplay;
 

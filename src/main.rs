@@ -58,6 +58,40 @@ enum Command {
     TrainGa(train_cli::GaArgs),
     /// Train checkers networks by particle swarm optimisation (agent `pso`).
     TrainPso(train_cli::PsoArgs),
+    /// Serve the browser interface: play against the agents, analyse, watch training runs.
+    Gui(GuiArgs),
+    /// Draw a training run's curves (losses, gating, gauntlet, throughput) as PNG and SVG.
+    Plot(PlotArgs),
+}
+
+#[derive(clap::Args)]
+struct GuiArgs {
+    /// Port to listen on (0: any free port).
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// Address to bind: the loopback interface unless another one is asked for (0.0.0.0
+    /// serves every interface, e.g. a remote training machine; anyone who can reach it can
+    /// use it).
+    #[arg(long, default_value = "127.0.0.1")]
+    host: std::net::IpAddr,
+    /// Open the page in the default browser.
+    #[arg(long)]
+    open: bool,
+    /// Folders of models offered for the agents (default: models).
+    #[arg(long = "models")]
+    models: Vec<std::path::PathBuf>,
+    /// Folders of training runs offered on the dashboard (default: runs).
+    #[arg(long = "runs")]
+    runs: Vec<std::path::PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct PlotArgs {
+    /// The run folder (with its metrics.jsonl).
+    run: std::path::PathBuf,
+    /// Folder for the PNG and SVG files (created if missing).
+    #[arg(long)]
+    out: std::path::PathBuf,
 }
 
 #[derive(clap::Args)]
@@ -439,6 +473,18 @@ fn run(cli: Cli) -> Result<()> {
         Command::TrainTd(args) => train_cli::train_td(args),
         Command::TrainGa(args) => train_cli::train_ga(args),
         Command::TrainPso(args) => train_cli::train_pso(args),
+        Command::Gui(args) => checkers_zero::gui::serve(checkers_zero::gui::GuiOptions {
+            addr: std::net::SocketAddr::new(args.host, args.port),
+            open: args.open,
+            models: args.models,
+            runs: args.runs,
+        }),
+        Command::Plot(args) => {
+            for file in checkers_zero::plot::write_plots(&args.run, &args.out)? {
+                println!("{}", file.display());
+            }
+            Ok(())
+        }
         Command::Engine { game } => {
             // The engine reads on a thread of its own, which the stdin lock cannot move to.
             let stdin = std::io::BufReader::new(std::io::stdin());
