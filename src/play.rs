@@ -701,6 +701,7 @@ mod tests {
             score_kind: ScoreKind::VisitShare,
             value: 0.1,
             summary: String::new(),
+            pv: Vec::new(),
         };
         let table = move_table(&analysis).unwrap();
         let want = "  move   visits   prior

@@ -133,6 +133,35 @@ fn alphabeta_is_deterministic_for_a_seed() {
     assert_eq!(a.pdn(), b.pdn());
 }
 
+/// Every searching agent's principal variation starts with the move it chose and is a
+/// legal line from the position (alpha-beta's from its table, the tree searches' by visits).
+#[test]
+fn principal_variations_are_legal_lines_from_the_chosen_move() {
+    let mut game = Game::new();
+    for mv in ["11-15", "23-19", "8-11", "22-17"] {
+        game.play_text(mv).unwrap();
+    }
+    for spec in [
+        "alphabeta:depth=6",
+        "mcts:searches=400",
+        "az:searches=200,device=cpu",
+    ] {
+        let mut agent = AgentSpec::build::<Checkers>(&spec.parse().unwrap(), 3).unwrap();
+        let d = agent.select(&game, &Limits::default());
+        let pv = d.analysis.unwrap().pv;
+        assert_eq!(pv.first(), Some(&d.mv), "{spec}");
+        assert!(
+            pv.len() >= 2,
+            "{spec}: a search this size sees past its own move: {pv:?}"
+        );
+        let mut line = game.clone();
+        for mv in &pv {
+            assert!(line.legal_moves().contains(mv), "{spec}: {pv:?}");
+            line.play(*mv);
+        }
+    }
+}
+
 /// The node count of alpha-beta's summary line (`depth D score S nodes N pv ...`).
 fn searched_nodes(summary: &str) -> u64 {
     let after = summary.split("nodes ").nth(1).unwrap();

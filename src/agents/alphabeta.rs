@@ -14,7 +14,9 @@
 
 use super::settings::{self, MAX_DEPTH};
 use super::spec::setting_error;
-use super::{Agent, AgentError, Analysis, Decision, Limits, MoveScore, ScoreKind, StopFlag};
+use super::{
+    Agent, AgentError, Analysis, Decision, Limits, MoveScore, ScoreKind, StopFlag, pv_text,
+};
 use crate::games::{Game, Outcome, Rules};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -536,8 +538,13 @@ impl<G: SearchGame, E: Evaluator<G>> AlphaBeta<G, E> {
     }
 
     /// Follows table moves from the root to show the expected line.
-    fn principal_variation(&mut self, game: &Game<G>, first: G::Move, max_len: usize) -> String {
-        let mut line = vec![G::format_move(&first)];
+    fn principal_variation(
+        &mut self,
+        game: &Game<G>,
+        first: G::Move,
+        max_len: usize,
+    ) -> Vec<G::Move> {
+        let mut line = vec![first];
         let mut pos = G::apply_move(game.position(), &first);
         let mut seen = vec![game.hash(), G::hash(&pos)];
         while line.len() < max_len {
@@ -550,7 +557,7 @@ impl<G: SearchGame, E: Evaluator<G>> AlphaBeta<G, E> {
             let Some(mv) = moves.get(entry.best as usize).copied() else {
                 break;
             };
-            line.push(G::format_move(&mv));
+            line.push(mv);
             pos = G::apply_move(&pos, &mv);
             let hash = G::hash(&pos);
             if seen.contains(&hash) {
@@ -558,7 +565,7 @@ impl<G: SearchGame, E: Evaluator<G>> AlphaBeta<G, E> {
             }
             seen.push(hash);
         }
-        line.join(" ")
+        line
     }
 
     fn analysis(&mut self, game: &Game<G>, scored: &[RootMove<G>], depth: u32) -> Analysis<G> {
@@ -579,10 +586,12 @@ impl<G: SearchGame, E: Evaluator<G>> AlphaBeta<G, E> {
             score_kind: ScoreKind::Value,
             value: score_in_men(score),
             summary: format!(
-                "depth {depth} score {} nodes {} pv {pv}",
+                "depth {depth} score {} nodes {} pv {}",
                 describe(score),
-                self.nodes
+                self.nodes,
+                pv_text::<G>(&pv)
             ),
+            pv,
         }
     }
 }

@@ -117,6 +117,13 @@ pub struct Analysis<G: Rules = Checkers> {
     pub value: f32,
     /// A short human-readable line (depth, nodes, principal variation, ...).
     pub summary: String,
+    /// The line of play the agent expects, its chosen move first (may be empty).
+    pub pv: Vec<G::Move>,
+}
+
+/// A principal variation as move texts separated by spaces.
+pub fn pv_text<G: Rules>(pv: &[G::Move]) -> String {
+    pv.iter().map(G::format_move).collect::<Vec<_>>().join(" ")
 }
 
 /// The move an agent chose and, where it has one, its analysis.

@@ -86,12 +86,16 @@ fn decide<G: Rules>(
             simulations as f64 / elapsed.as_secs_f64().max(1e-9),
             G::format_move(&mv)
         ),
+        pv: tree.principal_variation(mv, most_visited, PV_MOVES),
     };
     Decision {
         mv,
         analysis: Some(analysis),
     }
 }
+
+/// How many moves of the most-visited line an analysis shows.
+const PV_MOVES: usize = 12;
 
 /// `mcts`: UCT with random rollouts.
 pub struct MctsAgent<G: Rules = Checkers> {

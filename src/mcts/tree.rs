@@ -441,6 +441,54 @@ impl<G: Rules> Tree<G> {
             .expect("actions from a turn start make a move")
     }
 
+    /// The line search expects: `first` (the move chosen at the root), then from each turn
+    /// the move whose actions `pick` chooses, while the tree holds the whole turn and its
+    /// nodes were visited; at most `max_moves` moves.
+    pub fn principal_variation(
+        &self,
+        first: G::Move,
+        mut pick: impl FnMut(&Tree<G>, NodeId) -> NodeId,
+        max_moves: usize,
+    ) -> Vec<G::Move> {
+        let mut pos = self.root_position();
+        let mut line = Vec::new();
+        let mut at = ROOT;
+        let mut path = Vec::new();
+        let mut next = Some(first);
+        while line.len() < max_moves && self.node(at).is_expanded() {
+            let child = match next {
+                // The chosen move's actions, not `pick`'s, for the first turn.
+                Some(mv) => {
+                    let action = G::actions_of(&pos, &mv)[path.len()];
+                    self.children(at).find(|&c| self.node(c).action == action)
+                }
+                None => Some(pick(self, at)),
+            };
+            let Some(child) = child.filter(|&c| self.node(c).visits > 0) else {
+                break;
+            };
+            at = child;
+            path.push(self.node(at).action);
+            let Some(reached) = G::position(&self.node(at).state) else {
+                continue;
+            };
+            let Some(mv) = G::legal_moves(&pos)
+                .into_iter()
+                .find(|mv| G::actions_of(&pos, mv) == path)
+            else {
+                break;
+            };
+            line.push(mv);
+            pos = reached;
+            path.clear();
+            next = None;
+        }
+        if line.is_empty() {
+            line.push(first);
+        }
+        line
+    }
+
     /// Visit counts of the moves from the root (the node their last action reaches; 0 where
     /// the search never got there) and their priors, best first. A move's prior is the
     /// product of its actions' priors; where the tree stops inside a turn (a middle node
