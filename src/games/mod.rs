@@ -3,6 +3,7 @@
 
 pub mod checkers;
 pub mod othello;
+mod pdn;
 pub mod record;
 pub mod rules;
 pub mod side;

@@ -19,7 +19,7 @@ pub mod zobrist;
 
 pub use diagram::{board_diagram, board_diagram_from};
 pub use moves::{Move, dedup_routes, dedup_routes_of, legal_moves};
-pub use notation::{NotationError, move_to_pdn, parse_fen, parse_move, to_fen};
+pub use notation::{NotationError, move_to_pdn, parse_fen, parse_move, to_fen, why_immobile};
 pub use position::{Color, Piece, Position};
 pub use record::{DrawReason, Game, Outcome, WinReason, adjudicate};
 pub use rules::Checkers;

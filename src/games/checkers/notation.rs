@@ -98,6 +98,20 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, NotationError> {
     ))
 }
 
+/// Why the piece on `from` (0-based) cannot move now, in the words [`parse_move`] uses for a
+/// move from there; `None` when it has a legal move. For boards that let a person pick a
+/// piece before a destination.
+pub fn why_immobile(pos: &Position, from: u8) -> Option<String> {
+    let legal = legal_moves(pos);
+    if legal.iter().any(|m| m.from() == from) {
+        None
+    } else if legal.is_empty() {
+        Some(format!("no legal moves: {} has lost", pos.turn()))
+    } else {
+        Some(why_illegal(pos, &legal, &[from]))
+    }
+}
+
 fn why_illegal(pos: &Position, legal: &[Move], squares: &[u8]) -> String {
     let side = pos.turn();
     let from = squares[0];
@@ -308,6 +322,24 @@ fn parse_piece_list(list: &str, color: Color) -> Result<(Bitboard, Bitboard), No
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn immobile_pieces_get_the_move_parsers_reasons() {
+        let start = Position::start();
+        assert_eq!(why_immobile(&start, 8), None); // 9 can move to 13 or 14
+        let one = |pos: &Position, sq: u8| why_immobile(pos, sq - 1).unwrap();
+        assert_eq!(one(&start, 1), "the piece on 1 has no legal move");
+        assert_eq!(
+            one(&start, 21),
+            "21 holds a White piece and Black is to move"
+        );
+        assert_eq!(one(&start, 16), "there is no piece on 16");
+        let capture = parse_fen("B:W14:B9,1").unwrap();
+        assert_eq!(one(&capture, 1), "capture is compulsory: 9x18 is available");
+        assert_eq!(why_immobile(&capture, 8), None);
+        let lost = parse_fen("B:W14:B").unwrap();
+        assert_eq!(one(&lost, 14), "no legal moves: Black has lost");
+    }
 
     #[test]
     fn start_fen_round_trips() {
