@@ -47,6 +47,8 @@ pub enum DrawReason {
     EqualDiscs,
     /// A game driver's length cap ended the game level (see `Rules::adjudicate`).
     Adjudication,
+    /// The players agreed to a draw (a draw offer accepted).
+    Agreement,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -124,6 +126,7 @@ impl std::fmt::Display for Outcome {
             Outcome::Draw(DrawReason::Adjudication) => {
                 write!(f, "draw on adjudication (level at the length cap)")
             }
+            Outcome::Draw(DrawReason::Agreement) => write!(f, "draw by agreement"),
         }
     }
 }

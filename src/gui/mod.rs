@@ -1,18 +1,157 @@
 //! `checkers-zero gui`: the browser interface, served by the program itself (docs/gui.md).
+//! The page's files are built in (web/, src/gui/assets.rs); the JSON API plays games
+//! (api.rs, sessions.rs, view.rs) and shows training runs (runs.rs) from the folders the
+//! server was given (library.rs).
 
-use anyhow::Result;
+mod api;
+mod assets;
+mod error;
+mod library;
+mod runs;
+mod sessions;
+mod view;
+
+use anyhow::{Context, Result};
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use library::Library;
+use sessions::Sessions;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The largest request body (a pasted PDN game is a few KiB).
+const MAX_BODY: usize = 1 << 20;
 
 /// What `checkers-zero gui` was asked for.
 #[derive(Clone, Debug)]
 pub struct GuiOptions {
     pub addr: SocketAddr,
     pub open: bool,
+    /// Folders of models offered (default: models).
     pub models: Vec<PathBuf>,
+    /// Folders of training runs offered (default: runs).
     pub runs: Vec<PathBuf>,
 }
 
-pub fn serve(_opts: GuiOptions) -> Result<()> {
-    anyhow::bail!("not yet")
+/// What every request handler shares.
+pub struct AppState {
+    library: Library,
+    sessions: Sessions,
+}
+
+type Shared = Arc<AppState>;
+
+/// The whole application: API, events and the page.
+fn app(opts: &GuiOptions) -> Router {
+    let state = Arc::new(AppState {
+        library: Library::new(opts.models.clone(), opts.runs.clone()),
+        sessions: Sessions::default(),
+    });
+    Router::new()
+        .merge(api::routes())
+        .merge(runs::routes())
+        .merge(assets::routes())
+        .fallback(api::not_found)
+        .method_not_allowed_fallback(api::wrong_method)
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .with_state(state)
+}
+
+/// A server running on its own threads until dropped (tests, and `serve`).
+pub struct Server {
+    pub addr: SocketAddr,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Server {
+    /// Binds `opts.addr` (port 0: any free port) and serves on a runtime of its own.
+    pub fn start(opts: &GuiOptions) -> Result<Server> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .thread_name("gui")
+            .build()
+            .context("could not start the server's threads")?;
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind(opts.addr))
+            .with_context(|| format!("cannot listen on {}", opts.addr))?;
+        let addr = listener.local_addr()?;
+        let app = app(opts);
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            runtime.block_on(async {
+                tokio::select! {
+                    result = axum::serve(listener, app) => {
+                        if let Err(e) = result {
+                            eprintln!("error: the server stopped: {e}");
+                        }
+                    }
+                    _ = rx => {}
+                }
+            });
+            // Open event streams and searches do not hold the process.
+            runtime.shutdown_background();
+        });
+        Ok(Server {
+            addr,
+            shutdown: Some(tx),
+            thread: Some(thread),
+        })
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}/", self.addr)
+    }
+
+    /// Serves until the process is stopped.
+    pub fn wait(mut self) {
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// `checkers-zero gui`: serves until Ctrl-C (the server writes nothing to disk, so being
+/// stopped at any moment loses nothing).
+pub fn serve(opts: GuiOptions) -> Result<()> {
+    let server = Server::start(&opts)?;
+    let url = server.url();
+    println!("checkers-zero gui: open {url} (Ctrl-C stops the server)");
+    if !opts.addr.ip().is_loopback() {
+        println!(
+            "note: serving on {}: anyone who can reach it can use it",
+            opts.addr.ip()
+        );
+    }
+    if opts.open {
+        open_browser(&url);
+    }
+    server.wait();
+    Ok(())
+}
+
+/// Opens `url` in the desktop's browser; says so when none can be started.
+fn open_browser(url: &str) {
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else if cfg!(windows) {
+        "explorer"
+    } else {
+        "xdg-open"
+    };
+    if let Err(e) = std::process::Command::new(opener).arg(url).spawn() {
+        eprintln!("could not open a browser ({opener}: {e}): open {url} yourself");
+    }
 }

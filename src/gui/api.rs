@@ -1,0 +1,498 @@
+//! The JSON API of the play page (docs/gui.md): games, moves, agents' searches, and their
+//! events.
+
+use super::error::ApiError;
+use super::sessions::{Event, Session};
+use super::view;
+use super::{AppState, Shared};
+use crate::agents::{Agent, AgentGame, AgentSpec, Limits};
+use crate::arena::openings::ballots;
+use crate::games::checkers::{parse_fen, why_immobile};
+use crate::games::{Checkers, Color, DrawReason, Game, Outcome, WinReason};
+use axum::extract::{FromRequest, Path, Request, State};
+use axum::http::{StatusCode, header};
+use axum::response::sse::{KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use futures_util::Stream;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use std::convert::Infallible;
+use std::sync::Arc;
+use tokio::sync::broadcast::error::RecvError;
+
+pub fn routes() -> Router<Shared> {
+    Router::new()
+        .route("/api/info", get(info))
+        .route("/api/games", post(create_game))
+        .route("/api/games/{id}", get(get_game).delete(delete_game))
+        .route("/api/games/{id}/ply/{n}", get(get_ply))
+        .route("/api/games/{id}/move", post(play_move))
+        .route("/api/games/{id}/explain", post(explain))
+        .route("/api/games/{id}/undo", post(undo))
+        .route("/api/games/{id}/resign", post(resign))
+        .route("/api/games/{id}/draw", post(draw))
+        .route("/api/games/{id}/search", post(search))
+        .route("/api/games/{id}/stop", post(stop))
+        .route("/api/games/{id}/pdn", get(pdn))
+        .route("/api/games/{id}/events", get(events))
+}
+
+/// A JSON request body, read with the API's own errors: a body that is not JSON, or not
+/// what the endpoint takes, gets a one-line reason (unknown fields are refused so that a
+/// misspelt one is not silently ignored). An empty body reads as `{}`.
+pub struct Body<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let bytes = axum::body::Bytes::from_request(req, state)
+            .await
+            .map_err(|e| ApiError::new(e.status(), format!("request body: {}", e.body_text())))?;
+        let bytes: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
+            b"{}"
+        } else {
+            &bytes
+        };
+        serde_json::from_slice(bytes)
+            .map(Body)
+            .map_err(|e| ApiError::bad_request(format!("malformed JSON body: {e}")))
+    }
+}
+
+/// A game id from the path.
+fn game_id(text: &str) -> Result<u64, ApiError> {
+    text.parse()
+        .map_err(|_| ApiError::bad_request(format!("game id {text:?}: expected a number")))
+}
+
+fn session(state: &AppState, id: &str) -> Result<Arc<Session>, ApiError> {
+    state.sessions.get(game_id(id)?)
+}
+
+async fn info(State(state): State<Shared>) -> Json<Value> {
+    let agents: Vec<Value> = Checkers::kinds()
+        .map(|(kind, help)| json!({"kind": kind, "help": help}))
+        .collect();
+    let ballots: Vec<Value> = standard_ballots()
+        .iter()
+        .enumerate()
+        .map(|(i, b)| json!({"index": i, "label": b.label(), "moves": b.moves}))
+        .collect();
+    Json(json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "games": ["checkers"],
+        "agents": agents,
+        "models": state.library.models(),
+        "ballots": ballots,
+    }))
+}
+
+/// The 157 standard ballots, as matches play them.
+fn standard_ballots() -> Vec<crate::arena::openings::Opening> {
+    ballots().into_iter().filter(|b| b.standard).collect()
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewGame {
+    game: Option<String>,
+    start: Option<String>,
+    ballot: Option<usize>,
+    fen: Option<String>,
+    pdn: Option<String>,
+}
+
+/// The game a `POST /api/games` body asks for.
+fn new_game(req: NewGame) -> Result<Game, ApiError> {
+    match req.game.as_deref().unwrap_or("checkers") {
+        "checkers" => {}
+        "othello" => {
+            return Err(ApiError::bad_request(
+                "the browser plays checkers only: play othello with `checkers-zero play --game othello`",
+            ));
+        }
+        other => {
+            return Err(ApiError::bad_request(format!(
+                "unknown game {other:?}: expected checkers"
+            )));
+        }
+    }
+    let missing = |field: &str, start: &str| {
+        ApiError::bad_request(format!("start {start:?} needs the field {field:?}"))
+    };
+    match req.start.as_deref().unwrap_or("initial") {
+        "initial" => Ok(Game::new()),
+        "ballot" => {
+            let index = req.ballot.ok_or_else(|| missing("ballot", "ballot"))?;
+            let all = standard_ballots();
+            all.get(index).map(|b| b.game()).ok_or_else(|| {
+                ApiError::bad_request(format!(
+                    "ballot {index}: expected 0-{} (the standard ballots)",
+                    all.len() - 1
+                ))
+            })
+        }
+        "fen" => {
+            let fen = req.fen.ok_or_else(|| missing("fen", "fen"))?;
+            parse_fen(&fen)
+                .map(Game::from_position)
+                .map_err(|e| ApiError::bad_request(format!("bad FEN: {e}")))
+        }
+        "pdn" => {
+            let pdn = req.pdn.ok_or_else(|| missing("pdn", "pdn"))?;
+            Game::from_pdn(&pdn).map_err(|e| ApiError::bad_request(e.0))
+        }
+        other => Err(ApiError::bad_request(format!(
+            "start {other:?}: expected initial, ballot, fen or pdn"
+        ))),
+    }
+}
+
+async fn create_game(State(state): State<Shared>, Body(req): Body<NewGame>) -> Response {
+    match new_game(req).and_then(|g| state.sessions.create(g)) {
+        Ok(s) => (StatusCode::CREATED, Json(s.view())).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn get_game(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    Ok(Json(session(&state, &id)?.view()).into_response())
+}
+
+async fn delete_game(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    state.sessions.remove(game_id(&id)?)?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+async fn get_ply(
+    State(state): State<Shared>,
+    Path((id, ply)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    let s = session(&state, &id)?;
+    let ply: usize = ply
+        .parse()
+        .map_err(|_| ApiError::bad_request(format!("ply {ply:?}: expected a number")))?;
+    let view = s.with_game(|g| {
+        view::ply_view(g, ply).ok_or_else(|| {
+            ApiError::not_found(format!("ply {ply}: the game has plies 0-{}", g.ply()))
+        })
+    })?;
+    Ok(Json(view).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MoveRequest {
+    #[serde(rename = "move")]
+    text: String,
+}
+
+async fn play_move(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+    Body(req): Body<MoveRequest>,
+) -> Result<Response, ApiError> {
+    let s = session(&state, &id)?;
+    let (_, view) = s.update(|g| {
+        g.play_text(&req.text)
+            .map_err(|e| ApiError::unprocessable(e.0))
+    })?;
+    Ok(Json(view).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExplainRequest {
+    square: u32,
+}
+
+async fn explain(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+    Body(req): Body<ExplainRequest>,
+) -> Result<Json<Value>, ApiError> {
+    let s = session(&state, &id)?;
+    let square = req.square;
+    if !(1..=32).contains(&square) {
+        return Err(ApiError::bad_request(format!(
+            "square {square}: expected 1-32"
+        )));
+    }
+    let reason = s.with_game(|g| match g.outcome() {
+        Some(outcome) => Some(format!("the game is over: {outcome}")),
+        None => why_immobile(g.position(), square as u8 - 1),
+    });
+    Ok(Json(
+        json!({"square": square, "movable": reason.is_none(), "reason": reason}),
+    ))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UndoRequest {
+    plies: Option<usize>,
+}
+
+async fn undo(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+    Body(req): Body<UndoRequest>,
+) -> Result<Response, ApiError> {
+    let s = session(&state, &id)?;
+    let plies = req.plies.unwrap_or(1);
+    let (_, view) = s.update(|g| {
+        if plies == 0 || plies > g.ply() {
+            return Err(ApiError::unprocessable(format!(
+                "cannot take back {plies} plies: the game has {} to take back",
+                g.ply()
+            )));
+        }
+        for _ in 0..plies {
+            g.undo();
+        }
+        Ok(())
+    })?;
+    Ok(Json(view).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResignRequest {
+    side: String,
+}
+
+fn parse_side(text: &str) -> Result<Color, ApiError> {
+    match text {
+        "black" => Ok(Color::Black),
+        "white" => Ok(Color::White),
+        other => Err(ApiError::bad_request(format!(
+            "side {other:?}: expected black or white"
+        ))),
+    }
+}
+
+async fn resign(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+    Body(req): Body<ResignRequest>,
+) -> Result<Response, ApiError> {
+    let s = session(&state, &id)?;
+    let side = parse_side(&req.side)?;
+    let (_, view) =
+        s.update(|g| end_game(g, Outcome::Win(side.opposite(), WinReason::Resignation)))?;
+    Ok(Json(view).into_response())
+}
+
+fn end_game(game: &mut Game, outcome: Outcome) -> Result<(), ApiError> {
+    if let Some(o) = game.outcome() {
+        return Err(ApiError::conflict(format!("the game is over: {o}")));
+    }
+    game.impose(outcome);
+    Ok(())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DrawRequest {
+    /// The agent asked; none when both players are at one screen and agreed.
+    agent: Option<String>,
+    /// The side that offers (the agent plays the other).
+    side: Option<String>,
+}
+
+async fn draw(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+    Body(req): Body<DrawRequest>,
+) -> Result<Json<Value>, ApiError> {
+    let s = session(&state, &id)?;
+    s.with_game(|g| match g.outcome() {
+        Some(o) => Err(ApiError::conflict(format!("the game is over: {o}"))),
+        None => Ok(()),
+    })?;
+    let (accepted, reason) = match req.agent {
+        None => (true, "both players agreed".to_string()),
+        Some(text) => {
+            let offering = parse_side(req.side.as_deref().unwrap_or("")).map_err(|e| {
+                ApiError::bad_request(format!(
+                    "a draw offer to an agent needs the offering side: {}",
+                    e.message
+                ))
+            })?;
+            let spec = agent_spec(&state, &text)?;
+            let mut agent = build_agent(&state, &s, &spec).await?;
+            let permit = state.sessions.permit()?;
+            let game = s.with_game(Game::clone);
+            let value = tokio::task::spawn_blocking(move || {
+                let _permit = permit;
+                let d = agent.select(&game, &Limits::default());
+                let value = d.analysis.map_or(0.0, |a| a.value);
+                // The analysis is from the side to move; the agent plays the other side
+                // from the one offering.
+                if game.turn() == offering {
+                    -value
+                } else {
+                    value
+                }
+            })
+            .await
+            .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "the agent failed"))?;
+            let accepted = value <= 0.0;
+            let verdict = if accepted { "accepted" } else { "declined" };
+            (
+                accepted,
+                format!("{spec} values its side at {value:+.2}: {verdict}"),
+            )
+        }
+    };
+    let view = if accepted {
+        s.update(|g| end_game(g, Outcome::Draw(DrawReason::Agreement)))?
+            .1
+    } else {
+        s.view()
+    };
+    Ok(Json(
+        json!({"accepted": accepted, "reason": reason, "state": view}),
+    ))
+}
+
+/// An agent spec from the page: it parses, and a `model` it names is one the server
+/// listed (no other path is opened).
+fn agent_spec(state: &AppState, text: &str) -> Result<AgentSpec, ApiError> {
+    let spec: AgentSpec = text
+        .parse()
+        .map_err(|e: crate::agents::AgentError| ApiError::bad_request(e.0))?;
+    if let Some(model) = spec.get("model") {
+        state.library.model_path(model)?;
+    }
+    Ok(spec)
+}
+
+/// The game's kept agent if it was built from `spec`, else a new one (built off the async
+/// threads: loading a network takes a while).
+async fn build_agent(
+    state: &AppState,
+    session: &Session,
+    spec: &AgentSpec,
+) -> Result<Box<dyn Agent>, ApiError> {
+    if let Some(agent) = session.take_agent(&spec.to_string()) {
+        return Ok(agent);
+    }
+    let seed = state.sessions.search_id();
+    let spec = spec.clone();
+    tokio::task::spawn_blocking(move || spec.build::<Checkers>(seed))
+        .await
+        .map_err(|_| {
+            ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "building the agent failed",
+            )
+        })?
+        .map_err(|e| ApiError::unprocessable(e.0))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SearchRequest {
+    agent: String,
+    play: Option<bool>,
+}
+
+async fn search(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+    Body(req): Body<SearchRequest>,
+) -> Result<Response, ApiError> {
+    let s = session(&state, &id)?;
+    let spec = agent_spec(&state, &req.agent)?;
+    s.check_can_search()?;
+    let permit = state.sessions.permit()?;
+    let agent = build_agent(&state, &s, &spec).await?;
+    let search = state.sessions.search_id();
+    let search = s.start_search(search, spec, agent, req.play.unwrap_or(true), permit)?;
+    Ok((StatusCode::ACCEPTED, Json(json!({"search": search}))).into_response())
+}
+
+async fn stop(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(json!({"stopped": session(&state, &id)?.stop()})))
+}
+
+async fn pdn(State(state): State<Shared>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let s = session(&state, &id)?;
+    let text = s.view().pdn;
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                "text/plain; charset=utf-8".to_string(),
+            ),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"checkers-zero-game-{}.pdn\"", s.id),
+            ),
+        ],
+        text,
+    )
+        .into_response())
+}
+
+async fn events(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+) -> Result<Sse<impl Stream<Item = Result<axum::response::sse::Event, Infallible>>>, ApiError> {
+    let s = session(&state, &id)?;
+    let first = Event {
+        name: "state",
+        data: serde_json::to_string(&s.view()).expect("views serialise"),
+    };
+    let rx = s.subscribe();
+    let stream = futures_util::stream::unfold((Some(first), rx), |(first, mut rx)| async move {
+        if let Some(event) = first {
+            return Some((sse(event), (None, rx)));
+        }
+        loop {
+            match rx.recv().await {
+                Ok(event) => return Some((sse(event), (None, rx))),
+                // A slow page missed some events; the next `state` brings it up to date.
+                Err(RecvError::Lagged(_)) => continue,
+                Err(RecvError::Closed) => return None,
+            }
+        }
+    });
+    Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
+}
+
+pub fn sse(event: Event) -> Result<axum::response::sse::Event, Infallible> {
+    Ok(axum::response::sse::Event::default()
+        .event(event.name)
+        .data(event.data))
+}
+
+/// The JSON 404 for any path the API does not have.
+pub async fn not_found(uri: axum::http::Uri) -> ApiError {
+    ApiError::not_found(format!("no such path {}", uri.path()))
+}
+
+/// The JSON 405 for a path used with the wrong method.
+pub async fn wrong_method(method: axum::http::Method, uri: axum::http::Uri) -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!(
+            "{method} is not allowed on {} (see docs/gui.md)",
+            uri.path()
+        ),
+    )
+}
