@@ -1,0 +1,294 @@
+//! The play page in a real browser: headless Chromium driven over WebDriver (chromedriver).
+//! It selects a piece and sees its destinations, is told why another piece cannot move,
+//! gets the server's reason for an illegal move, plays a move by clicking, sees the agent
+//! answer, plays a multi-jump hop by hop, and saves a screenshot. Without a browser it skips
+//! with a note, except under CI (`CI` set), where it fails.
+
+use checkers_zero::gui::{GuiOptions, Server};
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The first of `names` found on the PATH or as an absolute path.
+fn find_program(names: &[&str]) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    names.iter().find_map(|name| {
+        let direct = Path::new(name);
+        if direct.is_absolute() {
+            return direct.is_file().then(|| direct.to_path_buf());
+        }
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+/// chromedriver on a free port, stopped when dropped.
+struct Driver {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_driver(driver: &Path) -> Driver {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = Command::new(driver)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let url = format!("http://127.0.0.1:{port}");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "chromedriver did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Driver { child, url }
+}
+
+/// Polls `check` (a JavaScript expression) until it is truthy; its value.
+async fn until(c: &Client, what: &str, check: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let v = c
+            .execute(&format!("return ({check});"), vec![])
+            .await
+            .unwrap();
+        let truthy =
+            !matches!(&v, Value::Null | Value::Bool(false)) && v != json!(0) && v != json!("");
+        if truthy {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn click(c: &Client, css: &str) {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("no element {css}: {e}"))
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("clicking {css}: {e}"));
+}
+
+async fn square(c: &Client, n: u32) {
+    click(c, &format!("#board [data-square=\"{n}\"]:not(.dest)")).await;
+}
+
+/// The destination squares shown.
+async fn destinations(c: &Client) -> Value {
+    c.execute(
+        "return [...document.querySelectorAll('#board .dest')].map(e => +e.dataset.square).sort((a, b) => a - b);",
+        vec![],
+    )
+    .await
+    .unwrap()
+}
+
+async fn message(c: &Client) -> String {
+    c.find(Locator::Css("#message"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+async fn choose(c: &Client, css: &str, value: &str) {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap()
+        .select_by_value(value)
+        .await
+        .unwrap_or_else(|e| panic!("{css} = {value}: {e}"));
+}
+
+async fn fill(c: &Client, css: &str, text: &str) {
+    let e = c.find(Locator::Css(css)).await.unwrap();
+    e.clear().await.unwrap();
+    e.send_keys(text).await.unwrap();
+}
+
+async fn drive(c: &Client, url: &str, shot: &Path) {
+    c.goto(url).await.unwrap();
+    until(c, "the first board", "document.body.dataset.ready === '1'").await;
+
+    // Against alpha-beta, the person Black, from the start.
+    choose(c, "#opponent", "alphabeta").await;
+    fill(c, "#agent-depth", "4").await;
+    choose(c, "#user-color", "black").await;
+    click(c, "#new-game").await;
+    until(
+        c,
+        "a new game",
+        "document.querySelectorAll('#moves .move').length === 0",
+    )
+    .await;
+
+    // A piece's destinations.
+    square(c, 9).await;
+    until(
+        c,
+        "9's destinations",
+        "document.querySelectorAll('#board .dest').length",
+    )
+    .await;
+    assert_eq!(destinations(c).await, json!([13, 14]));
+    // An illegal destination: the server's reason, shown on the page.
+    square(c, 18).await;
+    let m = until(
+        c,
+        "the illegal-move message",
+        "document.querySelector('#message').textContent",
+    )
+    .await;
+    assert!(
+        m.as_str()
+            .unwrap()
+            .contains("is not legal: the piece on 9 can play 9-13 9-14"),
+        "{m}"
+    );
+    // A piece that cannot move says why.
+    square(c, 1).await;
+    until(
+        c,
+        "the reason",
+        "document.querySelector('#message').textContent.includes('no legal move')",
+    )
+    .await;
+    assert!(
+        message(c)
+            .await
+            .contains("the piece on 1 has no legal move")
+    );
+
+    // A move by clicking, and the agent's answer.
+    square(c, 11).await;
+    until(
+        c,
+        "11's destinations",
+        "document.querySelectorAll('#board .dest').length",
+    )
+    .await;
+    square(c, 15).await;
+    until(c, "the agent's reply", "document.querySelectorAll('#moves .move').length === 2 && document.body.dataset.thinking === '0'").await;
+    let first = c
+        .find(Locator::Css("#moves .move[data-ply=\"1\"]"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(first.contains("11-15"), "{first}");
+    until(
+        c,
+        "the agent's analysis",
+        "document.querySelector('#analysis').textContent.length > 0",
+    )
+    .await;
+    c.screenshot()
+        .await
+        .map(|png| std::fs::write(shot, png).unwrap())
+        .unwrap();
+
+    // A multi-jump, hop by hop, between two people from a FEN.
+    choose(c, "#opponent", "human").await;
+    choose(c, "#start", "fen").await;
+    fill(c, "#fen", "B:W14,23,30:B9,1").await;
+    click(c, "#new-game").await;
+    until(
+        c,
+        "the FEN position",
+        "document.querySelectorAll('#moves .move').length === 0",
+    )
+    .await;
+    square(c, 9).await;
+    until(
+        c,
+        "the first hop",
+        "document.querySelectorAll('#board .dest').length",
+    )
+    .await;
+    // The first hop, and the final square (unambiguous here) as a shortcut.
+    assert_eq!(destinations(c).await, json!([18, 27]));
+    square(c, 18).await;
+    until(
+        c,
+        "the second hop",
+        "[...document.querySelectorAll('#board .dest')].some(e => e.dataset.square === '27')",
+    )
+    .await;
+    square(c, 27).await;
+    let played = until(c, "the multi-jump in the move list", "document.querySelector('#moves .move') && document.querySelector('#moves .move').textContent").await;
+    assert!(played.as_str().unwrap().contains("9x18x27"), "{played}");
+}
+
+#[test]
+fn the_play_page_works_in_a_real_browser() {
+    let ci = std::env::var_os("CI").is_some();
+    let browser = find_program(&["chromium", "chromium-browser", "google-chrome"]);
+    let driver = find_program(&["chromedriver"]);
+    let (Some(browser), Some(driver)) = (browser, driver) else {
+        assert!(!ci, "CI is set but no chromium and chromedriver were found");
+        eprintln!("note: skipping the browser test: install chromium and chromium-driver");
+        return;
+    };
+    let server = Server::start(&GuiOptions {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        open: false,
+        models: vec![PathBuf::from("models")],
+        runs: vec![PathBuf::from("tests/data/runs")],
+    })
+    .unwrap();
+    let driver = start_driver(&driver);
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gui-play.png");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            json!({
+                "binary": browser,
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                         "--disable-dev-shm-usage", "--window-size=1400,1000"],
+            }),
+        );
+        let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps)
+            .connect(&driver.url)
+            .await
+            .expect("a chromedriver session");
+        let result = tokio::spawn({
+            let c = c.clone();
+            let url = server.url();
+            let shot = shot.clone();
+            async move { drive(&c, &url, &shot).await }
+        })
+        .await;
+        let _ = c.close().await;
+        if let Err(e) = result {
+            std::panic::resume_unwind(e.into_panic());
+        }
+    });
+    let png = std::fs::read(&shot).unwrap();
+    assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
+    eprintln!("screenshot: {}", shot.display());
+}

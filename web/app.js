@@ -1,0 +1,77 @@
+// Entry point: loads /api/info, wires the three tabs (Play, Rules tutorial, Training) and
+// starts the first game. The tab can be named in the address (#play, #tutorial, #dashboard).
+
+import { api, messageOf } from "./api.js";
+import { Dashboard } from "./dashboard.js";
+import { PlayPage } from "./play.js";
+import { screen } from "./screen.js";
+import { Tutorial } from "./tutorial.js";
+
+const $ = (id) => document.getElementById(id);
+const TABS = ["play", "tutorial", "dashboard"];
+
+const play = new PlayPage();
+const tutorial = new Tutorial();
+const dashboard = new Dashboard(replayGame);
+
+async function main() {
+  screen.init();
+  for (const tab of TABS) $(`tab-${tab}`).addEventListener("click", () => showTab(tab));
+  window.addEventListener("hashchange", () => showTab(tabFromHash(), false));
+  const info = await loadInfo();
+  play.init(info);
+  tutorial.init();
+  dashboard.init();
+  await screen.show(play.session);
+  await play.start();
+  const first = tabFromHash();
+  if (first !== "play") await showTab(first, false);
+  screen.markReady();
+}
+
+/** The server's agents, models and ballots; the page still works (human vs human) without. */
+async function loadInfo() {
+  try {
+    const info = await api("/api/info");
+    $("version").textContent = info.version ? `v${info.version}` : "";
+    return info;
+  } catch (err) {
+    screen.say(`Could not load the server's information: ${messageOf(err)}`, "error");
+    return { agents: [], models: [], ballots: [] };
+  }
+}
+
+function tabFromHash() {
+  const name = location.hash.replace("#", "");
+  return TABS.includes(name) ? name : "play";
+}
+
+/** Shows one tab; the game tabs share the board, the message area follows the tab. */
+async function showTab(tab, updateHash = true) {
+  document.body.dataset.tab = tab;
+  for (const name of TABS) {
+    const button = $(`tab-${name}`);
+    button.classList.toggle("active", name === tab);
+    button.setAttribute("aria-selected", String(name === tab));
+  }
+  const gameTab = tab !== "dashboard";
+  $("game-view").hidden = !gameTab;
+  $("dashboard-view").hidden = gameTab;
+  $("setup-panel").hidden = tab !== "play";
+  $("play-panel").hidden = tab !== "play";
+  $("tutorial-panel").hidden = tab !== "tutorial";
+  $(gameTab ? "message-slot-game" : "message-slot-dashboard").append($("message"));
+  if (updateHash && location.hash !== `#${tab}`) history.replaceState(null, "", `#${tab}`);
+  screen.say("");
+  if (tab === "play") await screen.show(play.session);
+  else if (tab === "tutorial") await tutorial.show();
+  else await dashboard.show();
+}
+
+/** A sample game from the dashboard, replayed on the play page. */
+async function replayGame(pdn) {
+  await showTab("play");
+  await play.loadPdn(pdn);
+}
+
+main().catch((err) => screen.say(messageOf(err), "error"));

@@ -1,0 +1,232 @@
+// The checkers board as SVG, drawn afresh from a plain model on every change (64 cells are
+// cheap, and a full redraw cannot leave stale markers behind).
+//
+// Hooks for automated tests: every dark square is a <g data-square="N"> holding its piece and
+// markers (so a click on the piece selects the square); destination markers have class
+// `dest` and `data-square`; the selected square's group has class `selected`; analysis
+// arrows have class `arrow`.
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const CELL = 100;
+const SIZE = 8 * CELL;
+
+/** Creates an SVG element with attributes and children. */
+export function svgEl(tag, attrs = {}, children = []) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value !== undefined && value !== null && value !== false) el.setAttribute(key, value);
+  }
+  for (const child of children) if (child) el.append(child);
+  return el;
+}
+
+// A crown centred on (0, 0), about a third of a square wide.
+const CROWN_PATH =
+  "M-18,9 L-20,-9 L-9,0 L0,-15 L9,0 L20,-9 L18,9 Z M-18,12 H18 V17 H-18 Z";
+
+export class BoardView {
+  /**
+   * @param {SVGSVGElement} svg the <svg id="board"> to draw into
+   * @param {(square: number) => void} onSquareClick called with 1..32
+   */
+  constructor(svg, onSquareClick) {
+    this.svg = svg;
+    svg.setAttribute("viewBox", `0 0 ${SIZE} ${SIZE}`);
+    svg.addEventListener("click", (event) => {
+      const target = event.target.closest("[data-square]");
+      if (target && svg.contains(target)) onSquareClick(Number(target.dataset.square));
+    });
+  }
+
+  /**
+   * model: { board (64 cells), flipped, numbers, lastMove {from, path, captured} | null,
+   * selected, partial (squares landed on so far), dests [{square, final}], arrows
+   * [{from, path, weight 0..1, label, kind: "score" | "prior"}] }
+   */
+  render(model) {
+    // Echoes of an unchanged state are common (every event stream starts with one): keeping
+    // the elements lets a click that straddles the echo land, and stops needless flicker.
+    const key = JSON.stringify(model);
+    if (key === this.drawn) return;
+    this.drawn = key;
+    const centres = squareCentres(model.board, model.flipped);
+    const marks = squareMarks(model);
+    const squares = svgEl("g", { class: "squares" });
+    model.board.forEach((cell, index) => {
+      squares.append(drawCell(cell, index, model, marks, centres));
+    });
+    const arrows = svgEl("g", { class: "arrows" });
+    for (const arrow of model.arrows || []) {
+      const drawn = drawArrow(arrow, centres);
+      if (drawn) arrows.append(drawn);
+    }
+    this.svg.replaceChildren(defs(), squares, arrows);
+  }
+}
+
+/** Where each square's centre lies in the drawing, given the orientation. */
+function squareCentres(board, flipped) {
+  const centres = new Map();
+  board.forEach((cell, index) => {
+    if (!cell) return;
+    const { x, y } = cellOrigin(index, flipped);
+    centres.set(cell.square, { x: x + CELL / 2, y: y + CELL / 2 });
+  });
+  return centres;
+}
+
+/** Top-left corner of board cell `index` (row-major from the top as White sees it). */
+function cellOrigin(index, flipped) {
+  let row = Math.floor(index / 8);
+  let col = index % 8;
+  if (flipped) {
+    row = 7 - row;
+    col = 7 - col;
+  }
+  return { x: col * CELL, y: row * CELL };
+}
+
+/** The sets of squares each highlight applies to. */
+function squareMarks(model) {
+  const last = model.lastMove;
+  return {
+    last: new Set(last ? [last.from, ...last.path] : []),
+    captured: new Set(last ? last.captured : []),
+    partial: new Set(model.partial || []),
+    dests: new Map((model.dests || []).map((d) => [d.square, d])),
+  };
+}
+
+function drawCell(cell, index, model, marks, centres) {
+  const { x, y } = cellOrigin(index, model.flipped);
+  if (!cell) return svgEl("rect", { class: "light", x, y, width: CELL, height: CELL });
+  const square = cell.square;
+  const classes = ["sq"];
+  if (marks.last.has(square)) classes.push("last");
+  if (marks.partial.has(square)) classes.push("partial");
+  if (model.selected === square) classes.push("selected");
+  const group = svgEl("g", { class: classes.join(" "), "data-square": square });
+  group.append(svgEl("rect", { class: "dark", x, y, width: CELL, height: CELL }));
+  if (classes.length > 1) {
+    group.append(svgEl("rect", { class: "highlight", x, y, width: CELL, height: CELL }));
+  }
+  if (model.numbers) group.append(squareNumber(square, x, y));
+  const { x: cx, y: cy } = centres.get(square);
+  if (marks.captured.has(square) && !cell.piece) group.append(capturedMark(cx, cy));
+  if (cell.piece) group.append(drawPiece(cell.piece, cx, cy));
+  const dest = marks.dests.get(square);
+  if (dest) group.append(destMarker(dest, cx, cy));
+  return group;
+}
+
+function squareNumber(square, x, y) {
+  const text = svgEl("text", { class: "sq-number", x: x + 6, y: y + 20 });
+  text.textContent = String(square);
+  return text;
+}
+
+/** A man or king: a shaded disc with a rim and an inner ring; kings carry a crown. */
+function drawPiece(piece, cx, cy) {
+  const colour = piece.toLowerCase() === "b" ? "black" : "white";
+  const king = piece === "B" || piece === "W";
+  const group = svgEl("g", {
+    class: `piece piece-${colour}${king ? " king" : ""}`,
+    transform: `translate(${cx},${cy})`,
+  });
+  group.append(
+    svgEl("circle", { class: "shadow", cx: 0, cy: 4, r: 38 }),
+    svgEl("circle", { class: "body", r: 38, fill: `url(#grad-${colour})` }),
+    svgEl("circle", { class: "ring", r: 28 }),
+  );
+  if (king) group.append(svgEl("path", { class: "crown", d: CROWN_PATH }));
+  return group;
+}
+
+/** A faint red cross where the last move took a piece. */
+function capturedMark(cx, cy) {
+  return svgEl("g", { class: "captured-mark", transform: `translate(${cx},${cy})` }, [
+    svgEl("circle", { r: 34 }),
+    svgEl("path", { d: "M-15,-15 L15,15 M15,-15 L-15,15" }),
+  ]);
+}
+
+/** A dot on a next hop, a ring on a final square further away. */
+function destMarker(dest, cx, cy) {
+  return svgEl("circle", {
+    class: dest.final ? "dest final" : "dest",
+    "data-square": dest.square,
+    cx,
+    cy,
+    r: dest.final ? 20 : 15,
+  });
+}
+
+/** Gradients for the pieces' shading. */
+function defs() {
+  const gradient = (id, inner, outer) =>
+    svgEl("radialGradient", { id, cx: "40%", cy: "35%", r: "70%" }, [
+      svgEl("stop", { offset: "0%", "stop-color": inner }),
+      svgEl("stop", { offset: "100%", "stop-color": outer }),
+    ]);
+  return svgEl("defs", {}, [
+    gradient("grad-black", "#5a5550", "#1d1b19"),
+    gradient("grad-white", "#ffffff", "#ddd5c4"),
+  ]);
+}
+
+/**
+ * An arrow along a move's path (from, each landing square), its width and opacity by weight,
+ * labelled at the head. Null when a square is unknown.
+ */
+function drawArrow(arrow, centres) {
+  const points = [arrow.from, ...arrow.path].map((sq) => centres.get(sq));
+  if (points.some((p) => !p) || points.length < 2) return null;
+  const weight = Math.max(0, Math.min(1, arrow.weight));
+  const width = 7 + 15 * weight;
+  const head = width * 1.7;
+  const tip = points[points.length - 1];
+  const before = points[points.length - 2];
+  const angle = Math.atan2(tip.y - before.y, tip.x - before.x);
+  // The tip stops short of the destination's centre, where the label sits.
+  const short = arrow.label ? 26 : 10;
+  const end = { x: tip.x - short * Math.cos(angle), y: tip.y - short * Math.sin(angle) };
+  const shaftEnd = { x: end.x - head * Math.cos(angle), y: end.y - head * Math.sin(angle) };
+  const shaft = [...points.slice(0, -1), shaftEnd].map((p) => `${p.x},${p.y}`).join(" ");
+  const group = svgEl("g", {
+    class: `arrow arrow-${arrow.kind}`,
+    "data-move": arrow.move,
+    opacity: (0.35 + 0.55 * weight).toFixed(2),
+  });
+  group.append(
+    svgEl("polyline", { class: "shaft", points: shaft, "stroke-width": width }),
+    svgEl("polygon", { class: "head", points: arrowHead(end, angle, head, width) }),
+  );
+  if (arrow.label) group.append(arrowLabel(arrow.label, tip));
+  return group;
+}
+
+function arrowHead(end, angle, length, width) {
+  const half = width * 1.15;
+  const back = { x: end.x - length * Math.cos(angle), y: end.y - length * Math.sin(angle) };
+  const nx = -Math.sin(angle) * half;
+  const ny = Math.cos(angle) * half;
+  return [
+    `${end.x},${end.y}`,
+    `${back.x + nx},${back.y + ny}`,
+    `${back.x - nx},${back.y - ny}`,
+  ].join(" ");
+}
+
+/** The label sits on the destination square, on a small pill so it reads on any colour. */
+function arrowLabel(label, at) {
+  const { x, y } = at;
+  const width = 11 * label.length + 12;
+  const group = svgEl("g", { class: "arrow-label", transform: `translate(${x},${y})` });
+  group.append(
+    svgEl("rect", { x: -width / 2, y: -15, width, height: 30, rx: 15 }),
+    Object.assign(svgEl("text", { x: 0, y: 7, "text-anchor": "middle" }), {
+      textContent: label,
+    }),
+  );
+  return group;
+}

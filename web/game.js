@@ -1,0 +1,408 @@
+// One game on the server, shown on the shared board: its state, the piece selection and
+// multi-jump paths, stepping through past plies, and the game's event stream. The play page
+// and the tutorial each own one; only the active one draws on the board.
+//
+// Rules live on the server: the board offers exactly the moves in `state.legal`, and every
+// refusal (a piece that cannot move, an illegal attempt) shows the server's own reason.
+
+import { api, post, messageOf } from "./api.js";
+import { screen } from "./screen.js";
+
+export const capitalise = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
+const pieceSide = (piece) => (piece.toLowerCase() === "b" ? "black" : "white");
+const rowOf = (square) => Math.floor((square - 1) / 4);
+
+/** "1-0 · Black wins: white has no legal move" */
+export function resultText(result) {
+  const reason = result.reason || "";
+  // The server's reason is usually the whole sentence ("white wins: black resigned").
+  if (/\bwins\b|^draw\b/i.test(reason)) return `${result.score} · ${capitalise(reason)}`;
+  const who = result.winner ? `${capitalise(result.winner)} wins` : "Draw";
+  return `${result.score} · ${who}${reason ? `: ${reason}` : ""}`;
+}
+
+export class GameSession {
+  /**
+   * hooks: mayMove(state) -> null or why the person may not move now; onState(state, cause)
+   * with cause "create" | "move" | "undo" | "event" | "action"; onAnalysis(analysis);
+   * onSearchError(text); onView(); onExplain(square, reason) after a refused piece;
+   * statusNote(state) -> extra words for the status line.
+   */
+  constructor(hooks = {}) {
+    this.hooks = hooks;
+    this.id = null;
+    this.state = null;
+    this.view = null; // a past position {ply, fen, board, last_move}, or null for the game
+    this.wantedPly = null; // the past ply asked for and not yet shown
+    this.selection = null; // {from, hops}
+    this.analyses = new Map(); // ply -> the latest analysis searched at that ply
+    this.events = null;
+    this.active = false;
+    this.busy = false; // a move or explain request is in flight
+  }
+
+  // ---- lifecycle ---------------------------------------------------------------------
+
+  /** Creates a game on the server (body as POST /api/games wants) and shows it. */
+  async create(body) {
+    const state = await post("/api/games", { game: "checkers", ...body });
+    const previous = this.id;
+    this.attach(state);
+    // The old game is of no further use; freeing it also cancels a search it may run.
+    if (previous !== null && previous !== state.id) {
+      api(`/api/games/${previous}`, { method: "DELETE" }).catch(() => {});
+    }
+    return state;
+  }
+
+  attach(state) {
+    this.id = state.id;
+    this.view = null;
+    this.wantedPly = null;
+    this.selection = null;
+    this.analyses.clear();
+    this.openEvents();
+    this.setState(state, "create");
+  }
+
+  /** Subscribes to the game's events; resolves once connected (or after a short wait). */
+  openEvents() {
+    this.events?.close();
+    const source = new EventSource(`/api/games/${this.id}/events`);
+    this.events = source;
+    const id = this.id;
+    const parse = (handler) => (event) => {
+      if (this.events !== source || this.id !== id) return;
+      let data;
+      try {
+        data = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      handler(data);
+    };
+    source.addEventListener(
+      "state",
+      parse((s) => {
+        if (s.id === undefined || s.id === id) this.setState(s, "event");
+      }),
+    );
+    source.addEventListener("analysis", parse((a) => this.receiveAnalysis(a)));
+    source.addEventListener(
+      "search_error",
+      parse((e) => this.hooks.onSearchError?.(e.error || "the search failed")),
+    );
+    this.connected = new Promise((resolve) => {
+      source.addEventListener("open", () => resolve(true), { once: true });
+      setTimeout(() => resolve(false), 1500);
+    });
+  }
+
+  /** Shows this session on the board (tab switch); refreshes from the server. */
+  async activate() {
+    this.active = true;
+    this.render();
+    if (this.id === null) return;
+    try {
+      this.setState(await api(`/api/games/${this.id}`), "refresh");
+    } catch (err) {
+      screen.say(messageOf(err), "error");
+    }
+  }
+
+  deactivate() {
+    this.active = false;
+  }
+
+  // ---- state -------------------------------------------------------------------------
+
+  setState(state, cause) {
+    // An echo of a position already shown (our own move's event) keeps the selection the
+    // person may have started since.
+    const unchanged = this.state && state.fen === this.state.fen && state.ply === this.state.ply;
+    this.state = state;
+    if (!unchanged) this.selection = null;
+    if (this.view && this.view.ply > state.ply) this.view = null;
+    this.hooks.onState?.(state, cause);
+    this.render();
+  }
+
+  receiveAnalysis(analysis) {
+    this.analyses.set(analysis.ply, analysis);
+    this.hooks.onAnalysis?.(analysis);
+    this.render();
+  }
+
+  /** The analysis searched at the ply on the board, if any. */
+  shownAnalysis() {
+    const ply = this.view ? this.view.ply : this.state?.ply;
+    return ply === undefined ? null : this.analyses.get(ply) || null;
+  }
+
+  // ---- viewing past plies --------------------------------------------------------------
+
+  shownPly() {
+    return this.view ? this.view.ply : this.state ? this.state.ply : 0;
+  }
+
+  /** Shows the position after `ply` plies; the game's own ply returns to the game. */
+  async viewPly(ply) {
+    if (!this.state) return;
+    const target = Math.max(0, Math.min(ply, this.state.ply));
+    if (target === this.state.ply) return this.backToGame();
+    // Steps pressed faster than the server answers count from the last one asked for, and
+    // only the answer to the last one is shown.
+    this.wantedPly = target;
+    try {
+      const snapshot = await api(`/api/games/${this.id}/ply/${target}`);
+      if (this.wantedPly !== target) return;
+      this.wantedPly = null;
+      this.view = snapshot;
+      this.selection = null;
+      this.hooks.onView?.();
+      this.render();
+    } catch (err) {
+      this.wantedPly = null;
+      screen.say(messageOf(err), "error");
+    }
+  }
+
+  backToGame() {
+    this.wantedPly = null;
+    this.view = null;
+    this.selection = null;
+    this.hooks.onView?.();
+    this.render();
+  }
+
+  step(delta) {
+    return this.viewPly((this.wantedPly ?? this.shownPly()) + delta);
+  }
+
+  // ---- moves -------------------------------------------------------------------------
+
+  /** Plays a move given in PDN; the server's reason is shown when it refuses. */
+  async playMove(text) {
+    this.busy = true;
+    this.selection = null;
+    try {
+      const state = await post(`/api/games/${this.id}/move`, { move: text });
+      screen.say("");
+      this.setState(state, "move");
+    } catch (err) {
+      screen.say(messageOf(err), "error");
+      this.render();
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** Asks the server why the piece on `square` cannot be selected. */
+  async explain(square) {
+    this.selection = null;
+    this.render();
+    try {
+      const answer = await post(`/api/games/${this.id}/explain`, { square });
+      if (answer.reason) screen.say(answer.reason, "error");
+      else screen.say(`The piece on ${square} can move.`, "info");
+      this.hooks.onExplain?.(square, answer.reason);
+    } catch (err) {
+      screen.say(messageOf(err), "error");
+    }
+  }
+
+  // ---- clicks ------------------------------------------------------------------------
+
+  /** A click on a dark square: select, extend a multi-jump path, move, or ask why not. */
+  click(square) {
+    const state = this.state;
+    if (!this.active || !state || this.busy) return;
+    const refusal = this.refusal(state);
+    if (refusal) {
+      screen.say(refusal, "info");
+      return;
+    }
+    if (this.selection && this.advance(square)) return;
+    const piece = state.board.find((c) => c && c.square === square)?.piece;
+    if (piece && pieceSide(piece) === state.turn) return this.choosePiece(square);
+    if (this.selection) return this.attempt(square);
+    if (piece) return this.explain(square);
+    this.selection = null;
+    screen.say("");
+    this.render();
+  }
+
+  /** Why no move can be made on the board now, or null. */
+  refusal(state) {
+    if (this.view) {
+      return `You are viewing ply ${this.view.ply}: go back to the game to move.`;
+    }
+    if (state.result) return `The game is over (${resultText(state.result)}).`;
+    return this.hooks.mayMove?.(state) || null;
+  }
+
+  /** A piece of the side to move: select it (or unselect it), or ask why it cannot move. */
+  choosePiece(square) {
+    if (this.selection && this.selection.from === square && !this.selection.hops.length) {
+      this.selection = null;
+      this.render();
+      return;
+    }
+    if (!this.state.legal.some((m) => m.from === square)) return this.explain(square);
+    this.selection = { from: square, hops: [] };
+    screen.say("");
+    this.render();
+  }
+
+  /** The legal moves that agree with the selection so far. */
+  candidates() {
+    const { from, hops } = this.selection;
+    return this.state.legal.filter(
+      (m) => m.from === from && hops.every((sq, i) => m.path[i] === sq),
+    );
+  }
+
+  /** A next hop or a final square of the selected piece: true when the click was used. */
+  advance(square) {
+    const candidates = this.candidates();
+    const hopCount = this.selection.hops.length;
+    const next = candidates.filter((m) => m.path[hopCount] === square);
+    if (next.length) {
+      const hops = [...this.selection.hops, square];
+      const complete = next.find((m) => m.path.length === hops.length);
+      if (complete) {
+        this.playMove(complete.move);
+      } else {
+        this.selection = { ...this.selection, hops };
+        this.render();
+      }
+      return true;
+    }
+    const ending = candidates.filter((m) => m.path[m.path.length - 1] === square);
+    if (!ending.length) return false;
+    // Routes that take the same pieces are the same move for the person; different ones
+    // need the path clicked out, and the server says so for the from-to attempt.
+    const captureSets = new Set(ending.map((m) => [...m.captured].sort((a, b) => a - b).join(",")));
+    if (captureSets.size === 1) this.playMove(ending[0].move);
+    else this.attempt(square);
+    return true;
+  }
+
+  /** Sends what the person tried, so the server's reason is shown if it is not legal. */
+  attempt(square) {
+    const { from, hops } = this.selection;
+    const jump = hops.length > 0 || Math.abs(rowOf(square) - rowOf(from)) >= 2;
+    const text = [from, ...hops, square].join(jump ? "x" : "-");
+    return this.playMove(text);
+  }
+
+  /** The destination markers: next hops as dots, farther final squares as rings. */
+  destinations() {
+    if (!this.selection) return [];
+    const hopCount = this.selection.hops.length;
+    const dests = new Map();
+    for (const m of this.candidates()) {
+      const next = m.path[hopCount];
+      if (next !== undefined) dests.set(next, { square: next, final: false });
+    }
+    for (const m of this.candidates()) {
+      const last = m.path[m.path.length - 1];
+      if (!dests.has(last)) dests.set(last, { square: last, final: true });
+    }
+    return [...dests.values()];
+  }
+
+  // ---- drawing -----------------------------------------------------------------------
+
+  render() {
+    if (!this.active) return;
+    if (!this.state) {
+      screen.setStatus("Loading…");
+      return;
+    }
+    const shown = this.view || this.state;
+    screen.board.render({
+      board: shown.board,
+      flipped: screen.prefs.flipped,
+      numbers: screen.prefs.numbers,
+      lastMove: shown.last_move,
+      selected: this.selection?.from ?? null,
+      partial: this.selection?.hops ?? [],
+      dests: this.destinations(),
+      arrows: arrowsFor(this.shownAnalysis(), screen.prefs.arrows),
+    });
+    const tone = this.view ? this.viewTurn() : this.state.result ? "over" : this.state.turn;
+    screen.setStatus(this.statusText(), tone);
+    screen.setViewing(this.view ? this.view.ply : null);
+    screen.markReady();
+  }
+
+  statusText() {
+    const state = this.state;
+    if (this.view) return this.viewStatusText();
+    if (state.result) return resultText(state.result);
+    const note = this.hooks.statusNote?.(state);
+    return `${capitalise(state.turn)} to move${note ? ` · ${note}` : ""}`;
+  }
+
+  /** A past position: whose move it was there, and the game's result if it has one. */
+  viewStatusText() {
+    const result = this.state.result ? ` · game: ${this.state.result.score}` : "";
+    return `${capitalise(this.viewTurn())} to move at ply ${this.view.ply}${result}`;
+  }
+
+  /** The side to move in the past position shown (its FEN says so too). */
+  viewTurn() {
+    return this.view.turn || (this.view.fen.startsWith("W") ? "white" : "black");
+  }
+}
+
+// ---- analysis arrows ---------------------------------------------------------------------
+
+const MAX_ARROWS = 6;
+
+/** The arrows an analysis draws: visit shares, value scores, or the network's priors. */
+export function arrowsFor(analysis, mode) {
+  if (!analysis || mode === "off" || !analysis.moves?.length) return [];
+  if (mode === "priors") return priorArrows(analysis.moves);
+  return analysis.score_kind === "visits"
+    ? shareArrows(analysis.moves)
+    : valueArrows(analysis.moves);
+}
+
+const percent = (x) => `${Math.round(100 * x)}%`;
+export const signed = (x) => (x >= 0 ? "+" : "") + Number(x).toFixed(2);
+
+function shareArrows(moves) {
+  const best = Math.max(...moves.map((m) => m.score), 1e-9);
+  return [...moves]
+    .sort((a, b) => b.score - a.score)
+    .filter((m, i) => i === 0 || m.score >= 0.03)
+    .slice(0, MAX_ARROWS)
+    .map((m) => arrow(m, m.score / best, percent(m.score), "score"));
+}
+
+function priorArrows(moves) {
+  const withPrior = moves.filter((m) => typeof m.prior === "number");
+  if (!withPrior.length) return [];
+  const best = Math.max(...withPrior.map((m) => m.prior), 1e-9);
+  return [...withPrior]
+    .sort((a, b) => b.prior - a.prior)
+    .filter((m, i) => i === 0 || m.prior >= 0.03)
+    .slice(0, MAX_ARROWS)
+    .map((m) => arrow(m, m.prior / best, percent(m.prior), "prior"));
+}
+
+/** Value scores have no common scale across agents: weigh by place between best and worst. */
+function valueArrows(moves) {
+  const sorted = [...moves].sort((a, b) => b.score - a.score).slice(0, 4);
+  const best = sorted[0].score;
+  const spread = best - sorted[sorted.length - 1].score;
+  return sorted.map((m) =>
+    arrow(m, spread > 0 ? 1 - (0.8 * (best - m.score)) / spread : 1, signed(m.score), "score"),
+  );
+}
+
+function arrow(m, weight, label, kind) {
+  return { move: m.move, from: m.from, path: m.path, weight, label, kind };
+}

@@ -1,0 +1,76 @@
+// The parts of the page every game view shares: the board, the status line, the message
+// area, the "viewing ply n" notice and the board options. One object, so the play page and
+// the tutorial draw on the same board without knowing of each other.
+
+import { BoardView } from "./board.js";
+
+const $ = (id) => document.getElementById(id);
+
+export const screen = {
+  board: null,
+  prefs: { flipped: false, numbers: false, arrows: "scores" },
+  session: null, // the GameSession on the board now
+  onBack: null,
+
+  init() {
+    this.board = new BoardView($("board"), (square) => this.session?.click(square));
+    bindToggle("show-numbers", (on) => (this.prefs.numbers = on));
+    bindToggle("flip", (on) => (this.prefs.flipped = on));
+    $("arrows-mode").addEventListener("change", (e) => {
+      this.prefs.arrows = e.target.value;
+      this.redraw();
+    });
+    $("back-to-game").addEventListener("click", () => this.session?.backToGame());
+  },
+
+  /** Puts a session on the board, taking it off the previous one. */
+  show(session) {
+    if (this.session && this.session !== session) this.session.deactivate();
+    this.session = session;
+    return session.activate();
+  },
+
+  redraw() {
+    this.session?.render();
+  },
+
+  setFlipped(on) {
+    this.prefs.flipped = on;
+    $("flip").checked = on;
+    this.redraw();
+  },
+
+  /** A line in the message area: kind "error", "info", "ok", or "" to clear it. */
+  say(text, kind = "info") {
+    const el = $("message");
+    el.textContent = text || "";
+    el.className = text ? `message ${kind}` : "message";
+  },
+
+  setStatus(text, tone = "") {
+    const el = $("status");
+    el.textContent = text;
+    el.dataset.tone = tone;
+  },
+
+  setViewing(ply) {
+    const el = $("viewing");
+    el.hidden = ply === null;
+    if (ply !== null) $("viewing-ply").textContent = String(ply);
+  },
+
+  setThinking(on) {
+    document.body.dataset.thinking = on ? "1" : "0";
+  },
+
+  markReady() {
+    document.body.dataset.ready = "1";
+  },
+};
+
+function bindToggle(id, apply) {
+  $(id).addEventListener("change", (e) => {
+    apply(e.target.checked);
+    screen.redraw();
+  });
+}
