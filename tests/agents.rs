@@ -162,6 +162,35 @@ fn principal_variations_are_legal_lines_from_the_chosen_move() {
     }
 }
 
+/// `az`'s temperature samples its move by visits (0: always the most visited); its
+/// exploration constant and temperature are in its name, which rebuilds it.
+#[test]
+fn az_temperature_and_exploration_settings() {
+    let game = Game::new();
+    let moves_with = |spec: &str| -> Vec<String> {
+        (0..12)
+            .map(|seed| {
+                let mut a = AgentSpec::build::<Checkers>(&spec.parse().unwrap(), seed).unwrap();
+                a.select(&game, &Limits::default()).mv.to_string()
+            })
+            .collect()
+    };
+    let greedy = moves_with("az:searches=64,device=cpu");
+    assert!(greedy.iter().all(|m| *m == greedy[0]), "{greedy:?}");
+    let sampled = moves_with("az:searches=64,device=cpu,temperature=5");
+    assert!(sampled.iter().any(|m| *m != sampled[0]), "{sampled:?}");
+    let a =
+        AgentSpec::build::<Checkers>(&"az:c_puct=2.5,temperature=1".parse().unwrap(), 1).unwrap();
+    assert_eq!(a.name(), "az:searches=200,c_puct=2.5,temperature=1");
+    let e = AgentSpec::build::<Checkers>(&"az:temperature=-1".parse().unwrap(), 1)
+        .err()
+        .unwrap();
+    assert!(
+        e.0.contains("az option temperature: expected a temperature"),
+        "{e}"
+    );
+}
+
 /// The node count of alpha-beta's summary line (`depth D score S nodes N pv ...`).
 fn searched_nodes(summary: &str) -> u64 {
     let after = summary.split("nodes ").nth(1).unwrap();

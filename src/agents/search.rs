@@ -5,7 +5,9 @@ use super::settings;
 use super::spec::setting_error;
 use super::{Agent, AgentError, AgentSource, Analysis, Decision, Limits, MoveScore, ScoreKind};
 use crate::games::{Checkers, Game, Rules};
-use crate::mcts::{NetEvaluator, NodeId, Puct, PuctConfig, ROOT, Tree, Uct, most_visited};
+use crate::mcts::{
+    NetEvaluator, NodeId, Puct, PuctConfig, ROOT, Tree, Uct, most_visited, pick_child,
+};
 use crate::net::{NetGame, load_model};
 use crate::nn::PolicyValueNet;
 use crate::tensor::Device;
@@ -169,6 +171,8 @@ pub struct AzConfig {
     pub movetime: Option<Duration>,
     /// "auto", "cpu" or "gpu".
     pub device: String,
+    /// The move choice's temperature over root visits (0: the most visited).
+    pub temperature: f32,
     pub puct: PuctConfig,
 }
 
@@ -179,6 +183,13 @@ impl AzConfig {
         let mut s = format!("searches={}", self.searches);
         if let Some(t) = self.movetime {
             s += &format!(",time={}", t.as_millis());
+        }
+        let d = AzConfig::default();
+        if self.puct.c_puct != d.puct.c_puct {
+            s += &format!(",c_puct={}", self.puct.c_puct);
+        }
+        if self.temperature != d.temperature {
+            s += &format!(",temperature={}", self.temperature);
         }
         if let Some(g) = self.puct.gumbel {
             s += &format!(
@@ -197,6 +208,7 @@ impl Default for AzConfig {
             searches: 200,
             movetime: None,
             device: "auto".into(),
+            temperature: 0.0,
             puct: PuctConfig::default(),
         }
     }
@@ -208,6 +220,7 @@ pub struct AzAgent<G: Rules = Checkers> {
     name: String,
     searches: u32,
     movetime: Option<Duration>,
+    temperature: f32,
     puct: PuctConfig,
     evaluator: NetEvaluator<G>,
     rng: StdRng,
@@ -271,6 +284,7 @@ impl<G: NetGame> AzAgent<G> {
             name,
             searches: config.searches,
             movetime: config.movetime,
+            temperature: config.temperature,
             puct: config.puct,
             evaluator,
             rng: StdRng::seed_from_u64(seed),
@@ -345,13 +359,14 @@ impl<G: Rules> Agent<G> for AzAgent<G> {
             search.run(&mut self.evaluator, n as u32, &mut self.rng);
             done += n;
         }
-        decide(
-            search.tree(),
-            search.gumbel_choice(),
-            done,
-            start.elapsed(),
-            true,
-        )
+        let root_choice = match search.gumbel_choice() {
+            Some(c) => Some(c),
+            None if self.temperature > 0.0 && search.tree().root().is_expanded() => Some(
+                pick_child(search.tree(), ROOT, self.temperature, &mut self.rng),
+            ),
+            None => None,
+        };
+        decide(search.tree(), root_choice, done, start.elapsed(), true)
     }
 
     fn analyse(&mut self, game: &Game<G>, limits: &Limits) -> Option<Analysis<G>> {

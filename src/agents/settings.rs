@@ -100,6 +100,13 @@ pub const BATCH: Setting<usize> = Setting {
     valid: |b| (1..=1024).contains(b),
 };
 
+/// The temperature of a move choice: 0 plays the most visited move, 1 samples in proportion
+/// to visits, higher flattens further.
+pub const TEMPERATURE: Setting<f32> = Setting {
+    expected: "a temperature, a number 0-100",
+    valid: |&t| t.is_finite() && (0.0..=100.0).contains(&t),
+};
+
 /// Gumbel's root actions sampled for Sequential Halving (the paper's m).
 pub const CONSIDERED: Setting<usize> = Setting {
     expected: "a number of root actions, a whole number 1-256",
@@ -137,6 +144,7 @@ mod tests {
         assert!(EXPLORATION.parse("0").is_ok() && EXPLORATION.parse("NaN").is_err());
         assert!(BATCH.parse("1024").is_ok() && BATCH.parse("1025").is_err());
         assert!(SEARCHES.parse("0").is_err());
+        assert!(TEMPERATURE.parse("0").is_ok() && TEMPERATURE.parse("-0.5").is_err());
         assert!(CONSIDERED.parse("16").is_ok() && CONSIDERED.parse("0").is_err());
         assert!(GUMBEL_CONSTANT.parse("0").is_ok() && GUMBEL_CONSTANT.parse("-1").is_err());
     }

@@ -37,7 +37,8 @@ pub const COMMON_KINDS: &[(&str, &str)] = &[
          built-in network, models/default.bin), \
          searches=N (simulations per move, default 200), time=MS (search for this long \
          instead), batch=N (leaves per network call, default 8), device=auto|cpu|gpu, \
-         search=puct|gumbel (default puct; Gumbel AlphaZero's with considered=M root \
+         c_puct=F (PUCT's exploration constant, default 1.25), temperature=T (0: the most \
+         visited move, default; 1: moves sampled by visits), search=puct|gumbel (default puct; Gumbel AlphaZero's with considered=M root \
          actions, default 16, c_visit=F, default 50, c_scale=F, default 1)",
     ),
 ];
@@ -334,8 +335,11 @@ impl Options<'_> {
             searches: (self.setting("searches", &settings::SEARCHES)?).unwrap_or(d.searches),
             movetime: (self.setting("time", &settings::MOVETIME_MS)?).map(Duration::from_millis),
             device: self.take("device", "auto, cpu or gpu")?.unwrap_or(d.device),
+            temperature: (self.setting("temperature", &settings::TEMPERATURE)?)
+                .unwrap_or(d.temperature),
             puct: PuctConfig {
                 batch: (self.setting("batch", &settings::BATCH)?).unwrap_or(d.puct.batch),
+                c_puct: (self.setting("c_puct", &settings::EXPLORATION)?).unwrap_or(d.puct.c_puct),
                 gumbel: (search == SearchKind::Gumbel).then_some(gumbel),
                 ..d.puct
             },
