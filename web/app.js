@@ -74,4 +74,13 @@ async function replayGame(pdn) {
   await play.loadPdn(pdn);
 }
 
+/** Frees the page's games on the server when the page goes away for good. */
+function releaseGames(event) {
+  if (event.persisted) return; // kept in the back-forward cache: the games are still shown
+  for (const id of [play.session.id, tutorial.session.id]) {
+    if (id !== null) fetch(`/api/games/${id}`, { method: "DELETE", keepalive: true }).catch(() => {});
+  }
+}
+
+window.addEventListener("pagehide", releaseGames);
 main().catch((err) => screen.say(messageOf(err), "error"));

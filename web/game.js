@@ -38,6 +38,7 @@ export class GameSession {
     this.analyses = new Map(); // ply -> the latest analysis searched at that ply
     this.events = null;
     this.active = false;
+    this.flipped = false; // Black at the bottom
     this.busy = false; // a move or explain request is in flight
   }
 
@@ -323,7 +324,7 @@ export class GameSession {
     const shown = this.view || this.state;
     screen.board.render({
       board: shown.board,
-      flipped: screen.prefs.flipped,
+      flipped: this.flipped,
       numbers: screen.prefs.numbers,
       lastMove: shown.last_move,
       selected: this.selection?.from ?? null,

@@ -90,7 +90,7 @@ export class PlayPage {
       return;
     }
     await this.beginGame(body, { agent, user });
-    screen.setFlipped(agent !== null && user === "black");
+    screen.setFlipped(this.session, agent !== null && user === "black");
     this.startAgentIfDue();
   }
 
@@ -102,7 +102,7 @@ export class PlayPage {
     }
     const ok = await this.beginGame({ start: "pdn", pdn }, { agent: null, user: "black" });
     if (!ok) return false;
-    screen.setFlipped(false);
+    screen.setFlipped(this.session, false);
     await this.session.viewPly(0);
     screen.say("Game loaded: step through it with ⟨ ⟩ or the arrow keys.", "ok");
     return true;
@@ -334,14 +334,24 @@ export class PlayPage {
         ? `${search.agent} is thinking…`
         : `Hint: ${search.agent} is searching…`;
     }
-    $("stop").disabled = !search;
-    for (const id of ["hint", "undo", "resign", "draw"]) $(id).disabled = Boolean(search);
+    this.updateButtons();
     this.session.render();
+  }
+
+  /** Each button is enabled only when it can do something. */
+  updateButtons() {
+    const state = this.session.state;
+    const busy = Boolean(this.search) || !state;
+    const over = Boolean(state?.result);
+    $("stop").disabled = !this.search;
+    $("undo").disabled = busy || state.ply === 0;
+    for (const id of ["hint", "resign", "draw"]) $(id).disabled = busy || over;
   }
 
   renderPanel() {
     const state = this.session.state;
     if (!state) return;
+    this.updateButtons();
     this.renderPlayers();
     this.renderMoves(state);
     this.renderAnalysis();

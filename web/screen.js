@@ -8,14 +8,15 @@ const $ = (id) => document.getElementById(id);
 
 export const screen = {
   board: null,
-  prefs: { flipped: false, numbers: false, arrows: "scores" },
+  prefs: { numbers: false, arrows: "scores" }, // the orientation is each session's own
   session: null, // the GameSession on the board now
-  onBack: null,
 
   init() {
     this.board = new BoardView($("board"), (square) => this.session?.click(square));
     bindToggle("show-numbers", (on) => (this.prefs.numbers = on));
-    bindToggle("flip", (on) => (this.prefs.flipped = on));
+    bindToggle("flip", (on) => {
+      if (this.session) this.session.flipped = on;
+    });
     $("arrows-mode").addEventListener("change", (e) => {
       this.prefs.arrows = e.target.value;
       this.redraw();
@@ -27,6 +28,7 @@ export const screen = {
   show(session) {
     if (this.session && this.session !== session) this.session.deactivate();
     this.session = session;
+    $("flip").checked = session.flipped;
     return session.activate();
   },
 
@@ -34,8 +36,10 @@ export const screen = {
     this.session?.render();
   },
 
-  setFlipped(on) {
-    this.prefs.flipped = on;
+  /** Turns a session's board (Black at the bottom when on). */
+  setFlipped(session, on) {
+    session.flipped = on;
+    if (session !== this.session) return;
     $("flip").checked = on;
     this.redraw();
   },

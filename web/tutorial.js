@@ -146,7 +146,7 @@ export class Tutorial {
     this.renderLesson();
     try {
       await this.session.create({ start: "fen", fen: LESSONS[index].fen });
-      screen.setFlipped(false);
+      screen.setFlipped(this.session, false); // White, who moves in every lesson, at the bottom
       await screen.show(this.session);
       screen.say("");
     } catch (err) {
