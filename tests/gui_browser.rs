@@ -198,7 +198,7 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
     until(
         c,
         "the agent's analysis",
-        "document.querySelector('#analysis').textContent.length > 0",
+        "document.querySelector('#analysis').textContent.includes('for White')",
     )
     .await;
     c.screenshot()
