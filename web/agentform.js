@@ -16,6 +16,8 @@ const FIELDS = [
   { key: "king", label: "King value (men)", step: "0.1", kinds: { alphabeta: "1.5" } },
   { key: "hash", label: "Hash table (MB)", kinds: { alphabeta: "16" } },
   { key: "c", label: "Exploration c", step: "0.01", kinds: { mcts: "1.41" } },
+  { key: "c_puct", label: "Exploration c_puct", step: "0.05", kinds: { az: "1.25" } },
+  { key: "temperature", label: "Temperature (0: best move)", step: "0.1", kinds: { az: "0" } },
   { key: "batch", label: "Leaves per network call", kinds: { az: "8" } },
   { key: "device", label: "Device", type: "select", options: ["auto", "cpu", "gpu"], kinds: { az: "auto" } },
   { key: "search", label: "Search", type: "select", options: ["puct", "gumbel"], kinds: { az: "puct" } },
