@@ -4,7 +4,7 @@
 
 use checkers_zero::games::Checkers;
 use checkers_zero::mcts::SearchKind;
-use checkers_zero::net::{AzModel, load_model};
+use checkers_zero::net::{load_model, read_model_file};
 use checkers_zero::nn::{Checkpoint, FORMAT_VERSION, MAGIC, checksum};
 use checkers_zero::tensor::Device;
 use checkers_zero::train::alphazero::{
@@ -230,7 +230,7 @@ fn a_run_starts_from_a_models_weights_records_its_lineage_and_warms_up() {
     let hash = format!("{:016x}", checksum(&std::fs::read(&shipped).unwrap()));
     assert_eq!(p.state().config.init_hash, hash);
     let model_weights = |path: &Path| -> Vec<Vec<f32>> {
-        let ckpt = Checkpoint::<AzModel>::load(path).unwrap();
+        let ckpt = read_model_file::<Checkers>(path).unwrap();
         ckpt.params.iter().map(|p| p.data.clone()).collect()
     };
     assert_eq!(
@@ -248,6 +248,22 @@ fn a_run_starts_from_a_models_weights_records_its_lineage_and_warms_up() {
     );
     let json = std::fs::read_to_string(dir.join("config.json")).unwrap();
     assert!(json.contains(&hash), "config.json records the lineage");
+    // So does every model file of the run.
+    let lineage = read_model_file::<Checkers>(&dir.join("models/iter-0001.ckpt"))
+        .unwrap()
+        .arch
+        .lineage;
+    assert_eq!(
+        (
+            lineage.parent.as_str(),
+            lineage.parent_hash.as_str(),
+            lineage.iteration
+        ),
+        (shipped.to_str().unwrap(), hash.as_str(), 1)
+    );
+    assert_eq!(lineage.run, dir.display().to_string());
+    let best = read_model_file::<Checkers>(&dir.join("best.ckpt")).unwrap();
+    assert_eq!(best.arch.lineage.parent_hash, hash);
     // A resumed run keeps where it started from.
     let other = ConfigOverrides {
         init: Some(String::new()),
@@ -270,8 +286,14 @@ fn a_run_starts_from_a_models_weights_records_its_lineage_and_warms_up() {
     };
     let othello_model = scratch("init-othello").with_extension("bin");
     let (net, _, _) = checkers_zero::net::default_model(&Device::Cpu).unwrap();
-    checkers_zero::net::save_model::<checkers_zero::games::Othello>(&othello_model, &net, (), None)
-        .unwrap();
+    checkers_zero::net::save_model::<checkers_zero::games::Othello>(
+        &othello_model,
+        &net,
+        (),
+        &Default::default(),
+        None,
+    )
+    .unwrap();
     for (config, needle) in [
         (
             TrainConfig {
@@ -332,7 +354,7 @@ fn damaged_or_foreign_state_files_are_refused_clearly() {
     // A model file is not a run state, and is called what it is.
     std::fs::copy(dir.join("best.ckpt"), &state).unwrap();
     assert!(
-        resume().contains("holds an AlphaZero model, not an AlphaZero run state"),
+        resume().contains("holds an AlphaZero model with its lineage, not an AlphaZero run state"),
         "{}",
         resume()
     );

@@ -193,7 +193,7 @@ fn td_resumes_exactly_and_its_agent_plays_through_the_registry() {
         ("pso:model=/nonexistent.ckpt".to_string(), "cannot access"),
         (
             "td:model=models/default.bin".to_string(),
-            "holds an AlphaZero model, not a TD, GA or PSO value network",
+            "not a TD, GA or PSO value network",
         ),
         (
             format!("td:model={},depth=0", model.display()),

@@ -218,7 +218,14 @@ fn tiny_model(name: &str) -> (PathBuf, PathBuf) {
     let path = dir.join("tiny.bin");
     let arch = Architecture::preset("az-tiny").unwrap();
     let net = PolicyValueNet::new(arch, &Device::Cpu, &mut StdRng::seed_from_u64(0));
-    save_model::<checkers_zero::games::Checkers>(&path, &net, Default::default(), None).unwrap();
+    save_model::<checkers_zero::games::Checkers>(
+        &path,
+        &net,
+        Default::default(),
+        &Default::default(),
+        None,
+    )
+    .unwrap();
     (dir, path)
 }
 
@@ -379,8 +386,14 @@ fn a_network_in_memory_plays_as_its_file_does() {
 
     let (net, encoding, _) = default_model(&Device::Cpu).unwrap();
     let path = std::env::temp_dir().join(format!("cz-mem-{}.ckpt", std::process::id()));
-    checkers_zero::net::save_model::<checkers_zero::games::Checkers>(&path, &net, encoding, None)
-        .unwrap();
+    checkers_zero::net::save_model::<checkers_zero::games::Checkers>(
+        &path,
+        &net,
+        encoding,
+        &Default::default(),
+        None,
+    )
+    .unwrap();
     let games = |first: Player| {
         let report = run_match(&MatchConfig {
             first,

@@ -10,5 +10,8 @@ pub mod towers;
 pub mod value_model;
 pub mod value_net;
 
-pub use model::{AzModel, LoadedModel, NetGame, default_model, load_model, save_model};
+pub use model::{
+    AzModel, Lineage, LoadedModel, ModelFile, NetGame, default_model, load_model, model_from_bytes,
+    read_model_file, save_model,
+};
 pub use value_model::ValueModel;

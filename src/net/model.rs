@@ -12,14 +12,19 @@ use std::path::Path;
 /// kind its model files declare (a checkers model read as Othello's is refused by name).
 pub trait NetGame: Rules {
     const HEAD: PolicyHead;
+    /// The kind of its model files ([`ModelFile`]: the network and its lineage).
     const MODEL_KIND: &'static str;
+    /// The kind of its model files before they recorded a lineage ([`AzModel`] alone),
+    /// still read.
+    const MODEL_KIND_V1: &'static str;
     /// The network built into the program, if the game has one.
     fn default_model(device: &Device) -> Option<Result<LoadedModel<Self>, CheckpointError>>;
 }
 
 impl NetGame for Checkers {
     const HEAD: PolicyHead = PolicyHead::DarkSquares;
-    const MODEL_KIND: &'static str = "an AlphaZero model";
+    const MODEL_KIND: &'static str = "an AlphaZero model with its lineage";
+    const MODEL_KIND_V1: &'static str = "an AlphaZero model";
 
     fn default_model(device: &Device) -> Option<Result<LoadedModel, CheckpointError>> {
         Some(default_model(device))
@@ -30,7 +35,8 @@ impl NetGame for Othello {
     const HEAD: PolicyHead = PolicyHead::Dense {
         outputs: <Othello as Rules>::POLICY_SIZE,
     };
-    const MODEL_KIND: &'static str = "an Othello AlphaZero model";
+    const MODEL_KIND: &'static str = "an Othello AlphaZero model with its lineage";
+    const MODEL_KIND_V1: &'static str = "an Othello AlphaZero model";
 
     fn default_model(_device: &Device) -> Option<Result<LoadedModel<Othello>, CheckpointError>> {
         None
@@ -45,8 +51,91 @@ pub struct AzModel<G: NetGame = Checkers> {
     pub encoding: G::Encoding,
 }
 
+/// A model file before lineage: the network alone (run states hold this record too).
 impl<G: NetGame> crate::nn::CheckpointKind for AzModel<G> {
+    const KIND: &'static str = G::MODEL_KIND_V1;
+}
+
+/// Where a network came from: the run and iteration that trained it, and the model file
+/// that run started from (`train --init`) with that file's hash, so that networks stacked
+/// over several runs can be traced back file by file.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lineage {
+    /// The run folder, as `train` was given it; empty for a network not from `train`.
+    pub run: String,
+    pub iteration: u32,
+    /// The model file the run's first network was read from (empty: trained from zero).
+    pub parent: String,
+    /// FNV-1a of the parent file's bytes, in hex (`init_hash` in the run's config).
+    pub parent_hash: String,
+}
+
+impl std::fmt::Display for Lineage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.run.is_empty() {
+            f.write_str("no recorded run")?;
+        } else {
+            write!(f, "iteration {} of run {}", self.iteration, self.run)?;
+        }
+        if self.parent.is_empty() {
+            f.write_str(", trained from zero")
+        } else {
+            write!(f, ", started from {} ({})", self.parent, self.parent_hash)
+        }
+    }
+}
+
+/// What a model file holds: the model and its lineage.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(bound = "")]
+pub struct ModelFile<G: NetGame = Checkers> {
+    pub model: AzModel<G>,
+    pub lineage: Lineage,
+}
+
+impl<G: NetGame> crate::nn::CheckpointKind for ModelFile<G> {
     const KIND: &'static str = G::MODEL_KIND;
+}
+
+impl<G: NetGame> std::fmt::Display for ModelFile<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.model, self.lineage)
+    }
+}
+
+/// A model file of either layout (one without lineage gets an empty one).
+pub fn model_from_bytes<G: NetGame>(
+    bytes: &[u8],
+) -> Result<Checkpoint<ModelFile<G>>, CheckpointError> {
+    match Checkpoint::<ModelFile<G>>::from_bytes(bytes) {
+        Err(CheckpointError::Kind { found, .. }) if found == G::MODEL_KIND_V1 => {
+            let old = Checkpoint::<AzModel<G>>::from_bytes(bytes)?;
+            Ok(Checkpoint {
+                arch: ModelFile {
+                    model: old.arch,
+                    lineage: Lineage::default(),
+                },
+                params: old.params,
+                buffers: old.buffers,
+                optimizer: old.optimizer,
+            })
+        }
+        other => other,
+    }
+}
+
+/// Reads a model file of either layout; errors name the file.
+pub fn read_model_file<G: NetGame>(
+    path: &Path,
+) -> Result<Checkpoint<ModelFile<G>>, CheckpointError> {
+    let bytes = std::fs::read(path).map_err(|source| CheckpointError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    model_from_bytes(&bytes).map_err(|e| CheckpointError::InFile {
+        path: path.to_owned(),
+        error: Box::new(e),
+    })
 }
 
 impl<G: NetGame> std::fmt::Display for AzModel<G> {
@@ -88,18 +177,23 @@ impl<G: NetGame> AzModel<G> {
     }
 }
 
-/// Writes `net` (fed by `encoding`) and optionally its optimizer to `path`, atomically.
+/// Writes `net` (fed by `encoding`), where it came from and optionally its optimizer to
+/// `path`, atomically.
 pub fn save_model<G: NetGame>(
     path: &Path,
     net: &PolicyValueNet,
     encoding: G::Encoding,
+    lineage: &Lineage,
     optimizer: Option<&Optimizer>,
 ) -> Result<(), CheckpointError> {
-    let model = AzModel::<G> {
-        arch: net.arch().clone(),
-        encoding,
+    let file = ModelFile::<G> {
+        model: AzModel {
+            arch: net.arch().clone(),
+            encoding,
+        },
+        lineage: lineage.clone(),
     };
-    Checkpoint::capture(model, net, optimizer).save(path)
+    Checkpoint::capture(file, net, optimizer).save(path)
 }
 
 /// A network, the encoding that feeds it and its saved optimizer, if any.
@@ -110,7 +204,7 @@ pub fn load_model<G: NetGame>(
     path: &Path,
     device: &Device,
 ) -> Result<LoadedModel<G>, CheckpointError> {
-    rebuild(Checkpoint::<AzModel<G>>::load(path)?, device)
+    rebuild(read_model_file::<G>(path)?, device)
 }
 
 /// The network shipped inside the program (models/default.bin: the best network of the
@@ -118,15 +212,15 @@ pub fn load_model<G: NetGame>(
 /// folder. Othello has none yet.
 pub fn default_model(device: &Device) -> Result<LoadedModel, CheckpointError> {
     static BYTES: &[u8] = include_bytes!("../../models/default.bin");
-    rebuild(Checkpoint::<AzModel>::from_bytes(BYTES)?, device)
+    rebuild(model_from_bytes::<Checkers>(BYTES)?, device)
 }
 
 fn rebuild<G: NetGame>(
-    ckpt: Checkpoint<AzModel<G>>,
+    ckpt: Checkpoint<ModelFile<G>>,
     device: &Device,
 ) -> Result<LoadedModel<G>, CheckpointError> {
-    let (net, optimizer) = ckpt.arch.restore(&ckpt, device)?;
-    Ok((net, ckpt.arch.encoding, optimizer))
+    let (net, optimizer) = ckpt.arch.model.restore(&ckpt, device)?;
+    Ok((net, ckpt.arch.model.encoding, optimizer))
 }
 
 #[cfg(test)]
@@ -183,7 +277,33 @@ mod tests {
             &Device::Cpu,
             &mut StdRng::seed_from_u64(5),
         );
-        save_model::<Checkers>(&path, &net, encoding, None).unwrap();
+        let lineage = Lineage {
+            run: "runs/a".into(),
+            iteration: 7,
+            parent: "models/default.bin".into(),
+            parent_hash: "00ff".into(),
+        };
+        save_model::<Checkers>(&path, &net, encoding, &lineage, None).unwrap();
+        assert_eq!(
+            read_model_file::<Checkers>(&path).unwrap().arch.lineage,
+            lineage
+        );
+        assert_eq!(
+            lineage.to_string(),
+            "iteration 7 of run runs/a, started from models/default.bin (00ff)"
+        );
+        // A file from before lineage reads with an empty one, the same network.
+        let old = Checkpoint::capture(model.clone(), &net, None).to_bytes();
+        let read = model_from_bytes::<Checkers>(&old).unwrap();
+        assert_eq!(
+            (&read.arch.model, &read.arch.lineage),
+            (&model, &Lineage::default())
+        );
+        // Another game's files of either layout are refused by kind.
+        assert!(matches!(
+            model_from_bytes::<Othello>(&old),
+            Err(CheckpointError::Kind { .. })
+        ));
         let (back, enc, opt) = load_model::<Checkers>(&path, &Device::Cpu).unwrap();
         assert_eq!(enc, encoding);
         assert_eq!(back.arch().input_planes, 16);

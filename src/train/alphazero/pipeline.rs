@@ -20,7 +20,7 @@ use crate::arena::{GameConfig, MatchConfig, OpeningSet, Series, run_match};
 use crate::files::write_atomic;
 use crate::games::{Checkers, Color, DrawReason, GameName, Outcome, WinReason};
 use crate::mcts::{CachedEvaluator, NetEvaluator, PuctConfig};
-use crate::net::{AzModel, load_model, save_model};
+use crate::net::{AzModel, Lineage, load_model, model_from_bytes, save_model};
 use crate::nn::{Checkpoint, CheckpointError, Optimizer, PolicyValueNet, checksum};
 use crate::seeds::derive_seed;
 use crate::selfplay::{ReplayBuffer, SelfPlayReport, SelfPlayRun, self_play};
@@ -106,21 +106,32 @@ fn initial_weights<G: AzGame>(
     let path = PathBuf::from(&config.init);
     let refuse = |why: String| TrainError::Config(format!("init {}: {why}", path.display()));
     let bytes = std::fs::read(&path).map_err(|e| refuse(format!("cannot read it ({e})")))?;
-    let ckpt = Checkpoint::<AzModel<G>>::from_bytes(&bytes).map_err(|e| refuse(e.to_string()))?;
+    let ckpt = model_from_bytes::<G>(&bytes).map_err(|e| refuse(e.to_string()))?;
     let want = config.model::<G>().map_err(TrainError::Config)?;
-    if ckpt.arch != want {
+    if ckpt.arch.model != want {
         return Err(refuse(format!(
             "it holds {}, but this run trains {want} (set network, history and legal_hops \
              to the file's)",
-            ckpt.arch
+            ckpt.arch.model
         )));
     }
     let (net, _) = ckpt
         .arch
+        .model
         .restore(&ckpt, device)
         .map_err(|e| refuse(e.to_string()))?;
     config.init_hash = format!("{:016x}", checksum(&bytes));
     Ok(Some(net))
+}
+
+/// Where iteration `it`'s network of the run in `dir` came from.
+fn lineage(config: &TrainConfig, dir: &Path, it: u32) -> Lineage {
+    Lineage {
+        run: dir.display().to_string(),
+        iteration: it,
+        parent: config.init.clone(),
+        parent_hash: config.init_hash.clone(),
+    }
 }
 
 /// Reads `state.ckpt` of either layout.
@@ -312,8 +323,9 @@ impl<G: AzGame> Pipeline<G> {
         let mut rng = StdRng::seed_from_u64(derive_seed(config.seed, 0, 0));
         let net = init.unwrap_or_else(|| model.build(&device, &mut rng));
         let opt = Optimizer::new(config.optim(), config.lr, &net);
-        save_model::<G>(&model_path(dir, 0), &net, model.encoding, None)?;
-        save_model::<G>(&run.best(), &net, model.encoding, None)?;
+        let lineage = lineage(&config, dir, 0);
+        save_model::<G>(&model_path(dir, 0), &net, model.encoding, &lineage, None)?;
+        save_model::<G>(&run.best(), &net, model.encoding, &lineage, None)?;
         let state = AzState {
             model,
             config,
@@ -447,10 +459,12 @@ impl<G: AzGame> Pipeline<G> {
         let lr = c.lr_at(it - 1);
         let stats = self.train(it, lr);
         let train_s = train_start.elapsed().as_secs_f64();
+        let lineage = lineage(&c, &self.run.dir, it);
         save_model::<G>(
             &model_path(&self.run.dir, it),
             &self.net,
             self.state.model.encoding,
+            &lineage,
             None,
         )?;
 
@@ -466,6 +480,7 @@ impl<G: AzGame> Pipeline<G> {
                 &self.run.best(),
                 &self.best,
                 self.state.model.encoding,
+                &lineage,
                 None,
             )?;
         }
