@@ -238,25 +238,29 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
     assert!(played.as_str().unwrap().contains("9x18x27"), "{played}");
 }
 
-#[test]
-fn the_play_page_works_in_a_real_browser() {
+/// Runs `script` against a server on `runs` in headless Chromium; false (with a note) when
+/// no browser is installed and CI is not set.
+fn with_browser<F, Fut>(runs: &Path, window: &str, script: F) -> bool
+where
+    F: FnOnce(Client, String) -> Fut,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
     let ci = std::env::var_os("CI").is_some();
     let browser = find_program(&["chromium", "chromium-browser", "google-chrome"]);
     let driver = find_program(&["chromedriver"]);
     let (Some(browser), Some(driver)) = (browser, driver) else {
         assert!(!ci, "CI is set but no chromium and chromedriver were found");
         eprintln!("note: skipping the browser test: install chromium and chromium-driver");
-        return;
+        return false;
     };
     let server = Server::start(&GuiOptions {
         addr: "127.0.0.1:0".parse().unwrap(),
         open: false,
         models: vec![PathBuf::from("models")],
-        runs: vec![PathBuf::from("tests/data/runs")],
+        runs: vec![runs.to_path_buf()],
     })
     .unwrap();
     let driver = start_driver(&driver);
-    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gui-play.png");
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -268,7 +272,7 @@ fn the_play_page_works_in_a_real_browser() {
             json!({
                 "binary": browser,
                 "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                         "--disable-dev-shm-usage", "--window-size=1400,1000"],
+                         "--disable-dev-shm-usage", format!("--window-size={window}")],
             }),
         );
         let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
@@ -276,19 +280,72 @@ fn the_play_page_works_in_a_real_browser() {
             .connect(&driver.url)
             .await
             .expect("a chromedriver session");
-        let result = tokio::spawn({
-            let c = c.clone();
-            let url = server.url();
-            let shot = shot.clone();
-            async move { drive(&c, &url, &shot).await }
-        })
-        .await;
+        let result = tokio::spawn(script(c.clone(), server.url())).await;
         let _ = c.close().await;
         if let Err(e) = result {
             std::panic::resume_unwind(e.into_panic());
         }
     });
-    let png = std::fs::read(&shot).unwrap();
-    assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
-    eprintln!("screenshot: {}", shot.display());
+    true
+}
+
+#[test]
+fn the_play_page_works_in_a_real_browser() {
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gui-play.png");
+    let ran = with_browser(Path::new("tests/data/runs"), "1400,1000", {
+        let shot = shot.clone();
+        |c, url| async move { drive(&c, &url, &shot).await }
+    });
+    if ran {
+        let png = std::fs::read(&shot).unwrap();
+        assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
+        eprintln!("screenshot: {}", shot.display());
+    }
+}
+
+/// The screenshots in docs/ (not a test: run it by hand after changing the page, with a
+/// real run folder): `CHECKERS_ZERO_SCREENSHOT_RUNS=runs cargo test --release --test
+/// gui_browser -- --ignored docs_screenshots`. Writes docs/img/gui-play.png (a game with
+/// the built-in network's analysis) and docs/img/gui-dashboard.png (the first run listed).
+#[test]
+#[ignore]
+fn docs_screenshots() {
+    let runs =
+        PathBuf::from(std::env::var("CHECKERS_ZERO_SCREENSHOT_RUNS").unwrap_or("runs".into()));
+    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/img");
+    std::fs::create_dir_all(&out).unwrap();
+    with_browser(&runs, "1400,960", move |c, url| async move {
+        c.goto(&url).await.unwrap();
+        until(&c, "the first board", "document.body.dataset.ready === '1'").await;
+        choose(&c, "#opponent", "az").await;
+        fill(&c, "#agent-searches", "800").await;
+        choose(&c, "#user-color", "white").await;
+        let pdn = "1. 11-15 23-19 2. 8-11 22-17 3. 9-13 17-14 4. 10x17 21x14 5. 4-8 19x10 6. 6x15 *";
+        c.execute(
+            "document.querySelector('#pdn-text').value = arguments[0]; \
+             document.querySelector('#pdn-text').closest('details')?.setAttribute('open', '');",
+            vec![json!(pdn)],
+        )
+        .await
+        .unwrap();
+        click(&c, "#load-pdn").await;
+        until(
+            &c,
+            "the loaded game",
+            "document.querySelectorAll('#moves .move').length === 11",
+        )
+        .await;
+        click(&c, "#hint").await;
+        until(&c, "az's analysis", "document.querySelectorAll('#board .arrow').length > 0 && document.body.dataset.thinking === '0'").await;
+        std::fs::write(out.join("gui-play.png"), c.screenshot().await.unwrap()).unwrap();
+        click(&c, "#tab-dashboard").await;
+        until(
+            &c,
+            "the plots",
+            "document.querySelectorAll('#plots svg').length >= 3",
+        )
+        .await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        std::fs::write(out.join("gui-dashboard.png"), c.screenshot().await.unwrap()).unwrap();
+    });
 }
