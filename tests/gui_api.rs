@@ -658,7 +658,7 @@ fn the_dashboard_lists_runs_and_follows_a_growing_one() {
         .append(true)
         .open(run.join("metrics.jsonl"))
         .unwrap();
-    f.write_all(text[..10].as_bytes()).unwrap();
+    f.write_all(&text.as_bytes()[..10]).unwrap();
     f.flush().unwrap();
     std::thread::sleep(Duration::from_millis(1500));
     f.write_all(format!("{}\n", &text[10..]).as_bytes())
