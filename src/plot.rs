@@ -1,7 +1,10 @@
 //! A training run's curves as charts: `checkers-zero plot` writes them as PNG and SVG, and
-//! the browser dashboard serves the same SVG.
+//! the browser dashboard serves the same SVG. One drawing function serves both backends.
 
-use anyhow::Result;
+use anyhow::{Context, Result, bail};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
 /// One chart the dashboard and `plot` offer.
@@ -12,22 +15,556 @@ pub struct PlotKind {
 }
 
 /// The charts, in the order the dashboard shows them.
-pub const PLOTS: &[PlotKind] = &[];
+pub const PLOTS: &[PlotKind] = &[
+    PlotKind {
+        name: "gauntlet",
+        title: "Gauntlet: the best network against fixed opponents",
+    },
+    PlotKind {
+        name: "elo",
+        title: "Elo difference to each gauntlet opponent",
+    },
+    PlotKind {
+        name: "loss",
+        title: "Training loss",
+    },
+    PlotKind {
+        name: "gating",
+        title: "Gating: each new network against the best",
+    },
+    PlotKind {
+        name: "lr",
+        title: "Learning rate",
+    },
+    PlotKind {
+        name: "games",
+        title: "Self-play games per hour",
+    },
+    PlotKind {
+        name: "simulations",
+        title: "Self-play simulations per second",
+    },
+    PlotKind {
+        name: "length",
+        title: "Mean self-play game length",
+    },
+];
 
-/// A run's metrics.jsonl, one record per finished iteration.
-pub struct RunMetrics;
+/// Chart size in pixels.
+const SIZE: (u32, u32) = (800, 450);
+const FONT: &str = "sans-serif";
 
-/// Reads `run/metrics.jsonl`.
-pub fn read_metrics(_run: &Path) -> Result<RunMetrics> {
-    anyhow::bail!("not yet")
+/// One line of metrics.jsonl, as far as the charts read it. Every field but the iteration
+/// may be missing (runs from older builds), so each defaults.
+#[derive(Deserialize, Debug, Clone)]
+struct Record {
+    iteration: u32,
+    #[serde(default)]
+    games: f64,
+    #[serde(default)]
+    mean_plies: f64,
+    #[serde(default)]
+    policy_loss: f64,
+    #[serde(default)]
+    value_loss: f64,
+    #[serde(default)]
+    lr: f64,
+    #[serde(default)]
+    gating_score: Option<f64>,
+    #[serde(default)]
+    gauntlet: Option<Vec<GauntletPoint>>,
+    #[serde(default)]
+    selfplay_s: f64,
+    #[serde(default)]
+    simulations_per_s: f64,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+struct GauntletPoint {
+    opponent: String,
+    score: f64,
+    score_low: f64,
+    score_high: f64,
+    #[serde(default)]
+    elo: Option<f64>,
+    #[serde(default)]
+    elo_low: Option<f64>,
+    #[serde(default)]
+    elo_high: Option<f64>,
+}
+
+/// A run's metrics.jsonl, one record per finished iteration, and its gating threshold.
+pub struct RunMetrics {
+    records: Vec<Record>,
+    threshold: Option<f64>,
+}
+
+impl RunMetrics {
+    pub fn iterations(&self) -> usize {
+        self.records.len()
+    }
+}
+
+/// Reads `run/metrics.jsonl` (and the threshold from `run/config.json`, if there). A last
+/// line without its newline is one `train` is still writing, and is left out.
+pub fn read_metrics(run: &Path) -> Result<RunMetrics> {
+    let path = run.join("metrics.jsonl");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let complete = text.rfind('\n').map_or("", |end| &text[..end]);
+    let mut records = Vec::new();
+    for (i, line) in complete.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record: Record = serde_json::from_str(line).with_context(|| {
+            format!(
+                "{} line {}: not an AlphaZero iteration record",
+                path.display(),
+                i + 1
+            )
+        })?;
+        records.push(record);
+    }
+    let threshold = std::fs::read_to_string(run.join("config.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|c| c.get("threshold")?.as_f64());
+    Ok(RunMetrics { records, threshold })
+}
+
+/// A line of points with, where it has one, a 95% interval at each point.
+struct Series {
+    name: String,
+    points: Vec<(f64, f64)>,
+    /// (x, low, value, high).
+    intervals: Vec<(f64, f64, f64, f64)>,
+}
+
+impl Series {
+    fn of(name: &str, points: Vec<(f64, f64)>) -> Series {
+        Series {
+            name: name.to_string(),
+            points: points.into_iter().filter(|p| p.1.is_finite()).collect(),
+            intervals: Vec::new(),
+        }
+    }
+}
+
+/// What one chart shows.
+struct Chart {
+    title: &'static str,
+    y_label: &'static str,
+    series: Vec<Series>,
+    /// A fixed y range (scores); else from the data.
+    y_range: Option<(f64, f64)>,
+    /// A horizontal line: its value and label (the gating threshold, level 50%).
+    reference: Option<(f64, String)>,
+    /// Said in place of the chart when no series has a point.
+    empty: &'static str,
+}
+
+fn chart(m: &RunMetrics, kind: &PlotKind) -> Option<Chart> {
+    let per_iteration = |f: fn(&Record) -> f64| -> Vec<(f64, f64)> {
+        m.records
+            .iter()
+            .map(|r| (r.iteration as f64, f(r)))
+            .collect()
+    };
+    let base = |y_label, series| Chart {
+        title: kind.title,
+        y_label,
+        series,
+        y_range: None,
+        reference: None,
+        empty: "no iterations yet",
+    };
+    Some(match kind.name {
+        "gauntlet" => Chart {
+            y_range: Some((0.0, 1.0)),
+            reference: Some((0.5, "level".into())),
+            empty: "no gauntlet yet (train --gauntlet-every N)",
+            ..base(
+                "score (win 1, draw 1/2), 95% interval",
+                gauntlet_series(m, |g| Some((g.score, g.score_low, g.score_high))),
+            )
+        },
+        "elo" => Chart {
+            reference: Some((0.0, "level".into())),
+            empty: "no finite Elo yet (train --gauntlet-every N)",
+            ..base(
+                "Elo difference, 95% interval",
+                gauntlet_series(m, |g| Some((g.elo?, g.elo_low?, g.elo_high?))),
+            )
+        },
+        "loss" => base(
+            "loss per sample",
+            vec![
+                Series::of("policy (cross-entropy)", per_iteration(|r| r.policy_loss)),
+                Series::of("value (squared error)", per_iteration(|r| r.value_loss)),
+            ],
+        ),
+        "gating" => Chart {
+            y_range: Some((0.0, 1.0)),
+            reference: m.threshold.map(|t| (t, format!("threshold {t:.2}"))),
+            empty: "no gating (a run without it promotes every network)",
+            ..base(
+                "score against the best",
+                vec![Series::of(
+                    "new network",
+                    m.records
+                        .iter()
+                        .filter_map(|r| Some((r.iteration as f64, r.gating_score?)))
+                        .collect(),
+                )],
+            )
+        },
+        "lr" => base(
+            "learning rate",
+            vec![Series::of("learning rate", per_iteration(|r| r.lr))],
+        ),
+        "games" => base(
+            "games per hour",
+            vec![Series::of(
+                "self-play",
+                per_iteration(|r| r.games / r.selfplay_s * 3600.0),
+            )],
+        ),
+        "simulations" => base(
+            "simulations per second",
+            vec![Series::of(
+                "self-play",
+                per_iteration(|r| r.simulations_per_s),
+            )],
+        ),
+        "length" => base(
+            "plies per game",
+            vec![Series::of("self-play", per_iteration(|r| r.mean_plies))],
+        ),
+        _ => return None,
+    })
+}
+
+/// One series per gauntlet opponent, in order of first appearance: `pick` gives a point's
+/// value and interval, or none.
+fn gauntlet_series(
+    m: &RunMetrics,
+    pick: fn(&GauntletPoint) -> Option<(f64, f64, f64)>,
+) -> Vec<Series> {
+    let mut series: Vec<Series> = Vec::new();
+    for r in &m.records {
+        for g in r.gauntlet.iter().flatten() {
+            let Some((y, low, high)) =
+                pick(g).filter(|p| [p.0, p.1, p.2].iter().all(|v| v.is_finite()))
+            else {
+                continue;
+            };
+            let x = r.iteration as f64;
+            let at = match series.iter().position(|s| s.name == g.opponent) {
+                Some(i) => i,
+                None => {
+                    series.push(Series::of(&g.opponent, Vec::new()));
+                    series.len() - 1
+                }
+            };
+            series[at].points.push((x, y));
+            series[at].intervals.push((x, low, y, high));
+        }
+    }
+    series
+}
+
+/// The range `values` span, widened 5% each side (and to a unit around a single value).
+fn padded_range(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    });
+    if !lo.is_finite() {
+        return None;
+    }
+    let pad = if hi > lo {
+        (hi - lo) * 0.05
+    } else {
+        lo.abs().max(1.0) * 0.5
+    };
+    Some((lo - pad, hi + pad))
+}
+
+/// The text font, registered once (the bitmap backend has no system fonts to fall back on).
+fn register_font() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        static BYTES: &[u8] = include_bytes!("../data/fonts/DejaVuSans.ttf");
+        plotters::style::register_font(FONT, FontStyle::Normal, BYTES)
+            .unwrap_or_else(|_| panic!("the built-in font data/fonts/DejaVuSans.ttf is sound"));
+    });
+}
+
+/// Draws `c` on `root` (either backend).
+fn draw<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    c: &Chart,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    register_font();
+    root.fill(&WHITE)?;
+    let root = root.titled(c.title, (FONT, 22))?;
+    let xs = || c.series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
+    let ys = || {
+        c.series.iter().flat_map(|s| {
+            s.points
+                .iter()
+                .map(|p| p.1)
+                .chain(s.intervals.iter().flat_map(|i| [i.1, i.3]))
+        })
+    };
+    let (Some((x0, x1)), Some(data_y)) = (padded_range(xs()), padded_range(ys())) else {
+        root.draw(&Text::new(
+            c.empty,
+            (40, SIZE.1 as i32 / 2 - 20),
+            (FONT, 18).into_font().color(&BLACK.mix(0.6)),
+        ))?;
+        return root.present();
+    };
+    // Ranges from the data get headroom for the legend, which sits top right.
+    let (y0, y1) = c
+        .y_range
+        .unwrap_or((data_y.0, data_y.1 + (data_y.1 - data_y.0) * 0.3));
+    let mut chart = ChartBuilder::on(&root)
+        .margin(12)
+        .x_label_area_size(42)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x0..x1, y0..y1)?;
+    chart
+        .configure_mesh()
+        .x_desc("iteration")
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_desc(c.y_label)
+        .axis_desc_style((FONT, 15))
+        .label_style((FONT, 13))
+        .light_line_style(BLACK.mix(0.05))
+        .draw()?;
+    if let Some((y, label)) = &c.reference {
+        let grey = BLACK.mix(0.45);
+        chart
+            .draw_series(LineSeries::new([(x0, *y), (x1, *y)], grey.stroke_width(1)))?
+            .label(label.clone())
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 18, y)], grey));
+    }
+    for (i, s) in c.series.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        chart
+            .draw_series(LineSeries::new(s.points.clone(), color.stroke_width(2)))?
+            .label(s.name.clone())
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 18, y)], color.stroke_width(2)));
+        chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
+        chart.draw_series(
+            s.intervals
+                .iter()
+                .map(|&(x, lo, y, hi)| ErrorBar::new_vertical(x, lo, y, hi, color, 6)),
+        )?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .label_font((FONT, 13))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.3))
+        .draw()?;
+    root.present()
 }
 
 /// The chart `name` (one of [`PLOTS`]) as an SVG document; `None` for an unknown name.
-pub fn svg(_metrics: &RunMetrics, _name: &str) -> Option<String> {
-    None
+pub fn svg(metrics: &RunMetrics, name: &str) -> Option<String> {
+    let kind = PLOTS.iter().find(|p| p.name == name)?;
+    let c = chart(metrics, kind)?;
+    let mut out = String::new();
+    draw(
+        SVGBackend::with_string(&mut out, SIZE).into_drawing_area(),
+        &c,
+    )
+    .expect("drawing into a string cannot fail");
+    Some(out)
 }
 
-/// Writes every chart as `out/<name>.svg` and `out/<name>.png`; returns the files written.
-pub fn write_plots(_run: &Path, _out: &Path) -> Result<Vec<PathBuf>> {
-    anyhow::bail!("not yet")
+/// The chart `kind` as a PNG file's bytes.
+fn png(metrics: &RunMetrics, kind: &PlotKind) -> Result<Vec<u8>> {
+    let c = chart(metrics, kind).expect("every listed plot has a chart");
+    let mut rgb = vec![0u8; (SIZE.0 * SIZE.1 * 3) as usize];
+    draw(
+        BitMapBackend::with_buffer(&mut rgb, SIZE).into_drawing_area(),
+        &c,
+    )
+    .map_err(|e| anyhow::anyhow!("drawing {}: {e}", kind.name))?;
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, SIZE.0, SIZE.1);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder
+        .write_header()
+        .and_then(|mut w| w.write_image_data(&rgb))
+        .context("encoding a PNG")?;
+    Ok(out)
+}
+
+/// Writes every chart of the run in `run` as `out/<name>.svg` and `out/<name>.png`;
+/// returns the files written.
+pub fn write_plots(run: &Path, out: &Path) -> Result<Vec<PathBuf>> {
+    let metrics = read_metrics(run)?;
+    if metrics.records.is_empty() {
+        bail!(
+            "{}: no finished iteration yet",
+            run.join("metrics.jsonl").display()
+        );
+    }
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let mut written = Vec::new();
+    for kind in PLOTS {
+        let svg = svg(&metrics, kind.name).expect("a listed plot");
+        for (ext, bytes) in [("svg", svg.into_bytes()), ("png", png(&metrics, kind)?)] {
+            let path = out.join(format!("{}.{ext}", kind.name));
+            crate::files::write_atomic(&path, &bytes)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            written.push(path);
+        }
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/runs/fixture")
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("cz-plot-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// Every `<polyline points="x,y x,y ...">` of an SVG, as points.
+    fn polylines(svg: &str) -> Vec<Vec<(f64, f64)>> {
+        svg.split("<polyline")
+            .skip(1)
+            .map(|el| {
+                let points = el
+                    .split("points=\"")
+                    .nth(1)
+                    .unwrap()
+                    .split('"')
+                    .next()
+                    .unwrap();
+                points
+                    .split_whitespace()
+                    .map(|p| {
+                        let (x, y) = p.split_once(',').unwrap();
+                        (x.parse().unwrap(), y.parse().unwrap())
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn metrics_read_with_a_partial_last_line_left_out_and_errors_placed() {
+        let m = read_metrics(&fixture()).unwrap();
+        let lines = std::fs::read_to_string(fixture().join("metrics.jsonl")).unwrap();
+        assert_eq!(m.iterations(), lines.lines().count());
+        assert_eq!(m.threshold, Some(0.550000011920929));
+        let dir = scratch("read");
+        let first = lines.lines().next().unwrap();
+        std::fs::write(
+            dir.join("metrics.jsonl"),
+            format!("{first}\n{}", &first[..20]),
+        )
+        .unwrap();
+        assert_eq!(read_metrics(&dir).unwrap().iterations(), 1);
+        std::fs::write(
+            dir.join("metrics.jsonl"),
+            format!("{first}\n{{\"loss\": 1}}\n{first}\n"),
+        )
+        .unwrap();
+        let e = format!("{:#}", read_metrics(&dir).err().unwrap());
+        assert!(
+            e.contains("metrics.jsonl line 2: not an AlphaZero iteration record"),
+            "{e}"
+        );
+        let e = format!("{:#}", read_metrics(&dir.join("none")).err().unwrap());
+        assert!(
+            e.contains("cannot read") && e.contains("none/metrics.jsonl"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The loss chart's lines carry the fixture's values: one point per iteration, at
+    /// heights that are one linear map of the losses.
+    #[test]
+    fn charts_carry_the_values_they_plot() {
+        let m = read_metrics(&fixture()).unwrap();
+        let svg = svg(&m, "loss").unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("Training loss"));
+        let n = m.iterations();
+        let lines: Vec<Vec<(f64, f64)>> = polylines(&svg)
+            .into_iter()
+            .filter(|l| l.len() == n)
+            .collect();
+        assert_eq!(lines.len(), 2, "policy and value");
+        let values: Vec<f64> = m.records.iter().map(|r| r.policy_loss).collect();
+        let (i, j) = (0..n)
+            .flat_map(|i| (0..n).map(move |j| (i, j)))
+            .max_by(|a, b| {
+                let d = |(i, j): (usize, usize)| (values[i] - values[j]).abs();
+                d(*a).total_cmp(&d(*b))
+            })
+            .unwrap();
+        let line = &lines[0];
+        let scale = (line[j].1 - line[i].1) / (values[j] - values[i]);
+        assert!(scale < 0.0, "larger values are drawn higher up");
+        for k in 0..n {
+            let want = line[i].1 + scale * (values[k] - values[i]);
+            assert!(
+                (line[k].1 - want).abs() <= 1.0,
+                "point {k}: {} vs {want}",
+                line[k].1
+            );
+        }
+        // Evenly spaced iterations are evenly spaced across.
+        let step = line[1].0 - line[0].0;
+        assert!(
+            line.windows(2)
+                .all(|w| (w[1].0 - w[0].0 - step).abs() <= 1.0)
+        );
+        assert!(super::svg(&m, "nothing").is_none());
+    }
+
+    #[test]
+    fn every_chart_is_written_as_png_and_svg() {
+        let dir = scratch("write");
+        let files = write_plots(&fixture(), &dir.join("out")).unwrap();
+        assert_eq!(files.len(), 2 * PLOTS.len());
+        for f in &files {
+            let bytes = std::fs::read(f).unwrap();
+            match f.extension().unwrap().to_str().unwrap() {
+                "png" => assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "{}", f.display()),
+                _ => assert!(bytes.starts_with(b"<svg"), "{}", f.display()),
+            }
+        }
+        // The fixture's gauntlet opponents are in the gauntlet chart's legend.
+        let svg = std::fs::read_to_string(dir.join("out/gauntlet.svg")).unwrap();
+        assert!(svg.contains("alphabeta:depth=8"), "legend");
+        // A run with no gauntlet says so instead of drawing an empty frame.
+        let none = RunMetrics {
+            records: Vec::new(),
+            threshold: None,
+        };
+        assert!(
+            super::svg(&none, "gauntlet")
+                .unwrap()
+                .contains("no gauntlet yet")
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
