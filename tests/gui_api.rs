@@ -648,6 +648,24 @@ fn the_dashboard_lists_runs_and_follows_a_growing_one() {
             .all(|m| m.as_str().unwrap().starts_with("models/"))
     );
 
+    // Every chart, as the `plot` command draws it.
+    let plots = ok(a, "GET", "/api/runs/fixture/plots", Value::Null);
+    let names: Vec<&str> = plots
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"loss") && names.contains(&"gauntlet"),
+        "{names:?}"
+    );
+    for name in names {
+        let (status, svg) = request(a, "GET", &format!("/api/runs/fixture/plots/{name}.svg"), "");
+        assert_eq!(status, 200, "{name}");
+        assert!(svg.starts_with("<svg") && svg.contains("</svg>"), "{name}");
+    }
+
     // A line appended by a running `train` arrives as an event; half a line does not yet.
     let mut events = Events::open(a, "/api/runs/fixture/events");
     std::thread::sleep(Duration::from_millis(300));

@@ -236,6 +236,33 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
     square(c, 27).await;
     let played = until(c, "the multi-jump in the move list", "document.querySelector('#moves .move') && document.querySelector('#moves .move').textContent").await;
     assert!(played.as_str().unwrap().contains("9x18x27"), "{played}");
+
+    // The dashboard draws the fixture run: its loss chart's lines have a point per
+    // iteration of the fixture's metrics.jsonl.
+    let iterations = std::fs::read_to_string("tests/data/runs/fixture/metrics.jsonl")
+        .unwrap()
+        .lines()
+        .count();
+    click(c, "#tab-dashboard").await;
+    let points = until(
+        c,
+        "the loss chart",
+        "(a => a.length ? a : null)([...document.querySelectorAll(\
+             '#plots figure[data-plot=\"loss\"] svg polyline')]\
+             .map(p => p.getAttribute('points').trim().split(/\\s+/).length))",
+    )
+    .await;
+    let counts: Vec<u64> = points
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        counts.iter().filter(|&&n| n == iterations as u64).count(),
+        2,
+        "policy and value lines of {iterations} points: {counts:?}"
+    );
 }
 
 /// Runs `script` against a server on `runs` in headless Chromium; false (with a note) when
@@ -320,7 +347,8 @@ fn docs_screenshots() {
         choose(&c, "#opponent", "az").await;
         fill(&c, "#agent-searches", "800").await;
         choose(&c, "#user-color", "white").await;
-        let pdn = "1. 11-15 23-19 2. 8-11 22-17 3. 9-13 17-14 4. 10x17 21x14 5. 4-8 19x10 6. 6x15 *";
+        let pdn =
+            "1. 11-15 23-19 2. 8-11 22-17 3. 9-13 17-14 4. 10x17 21x14 5. 4-8 19x10 6. 6x15 *";
         c.execute(
             "document.querySelector('#pdn-text').value = arguments[0]; \
              document.querySelector('#pdn-text').closest('details')?.setAttribute('open', '');",
