@@ -4,7 +4,7 @@ use anyhow::{Context, Result, bail};
 use checkers_zero::agents::{AgentGame, AgentSpec, Player};
 use checkers_zero::arena::{
     ArenaGame, DEFAULT_OPPONENTS, GameConfig, GauntletConfig, MatchConfig, OpeningSet, Series,
-    TournamentConfig, run_gauntlet, run_match, run_tournament,
+    TournamentConfig, run_gauntlet, run_match, run_match_journaled, run_tournament,
 };
 use checkers_zero::games::checkers::perft;
 use checkers_zero::games::{Checkers, Color, GameName, Othello, Rules, othello};
@@ -252,6 +252,10 @@ struct MatchArgs {
     agent1: String,
     /// Second agent spec, e.g. `random`.
     agent2: String,
+    /// Record each finished game in this file as it ends; run the same match again with
+    /// the same file to play only the games it lacks (a long match stopped part-way).
+    #[arg(long)]
+    journal: Option<PathBuf>,
     #[command(flatten)]
     series: SeriesArgs,
 }
@@ -627,7 +631,10 @@ fn match_for<G: AgentGame + ArenaGame>(args: &MatchArgs) -> Result<()> {
         series: a.series(),
     };
     a.run(
-        || Ok(run_match(&config)?),
+        || match &args.journal {
+            Some(path) => run_match_journaled(&config, path),
+            None => Ok(run_match(&config)?),
+        },
         |r| (r.summary(), r.pdn()),
         false,
     )

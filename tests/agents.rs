@@ -191,6 +191,25 @@ fn az_temperature_and_exploration_settings() {
     );
 }
 
+/// Under a clock, a forced move is played at once by both searching agents.
+#[test]
+fn forced_moves_take_no_time_under_a_clock() {
+    let game = Game::<Checkers>::from_position(
+        checkers_zero::games::checkers::parse_fen("B:W14:B9,1").unwrap(),
+    );
+    for spec in ["az:time=2000,device=cpu", "alphabeta:time=2000"] {
+        let mut agent = AgentSpec::build::<Checkers>(&spec.parse().unwrap(), 1).unwrap();
+        let start = Instant::now();
+        let d = agent.select(&game, &Limits::default());
+        assert_eq!(d.mv.to_string(), "9x18", "{spec}");
+        assert!(
+            start.elapsed() < Duration::from_millis(500),
+            "{spec}: {:?}",
+            start.elapsed()
+        );
+    }
+}
+
 /// The node count of alpha-beta's summary line (`depth D score S nodes N pv ...`).
 fn searched_nodes(summary: &str) -> u64 {
     let after = summary.split("nodes ").nth(1).unwrap();

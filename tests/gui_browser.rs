@@ -363,6 +363,8 @@ fn docs_screenshots() {
             "document.querySelectorAll('#moves .move').length === 11",
         )
         .await;
+        // A loaded game opens at its start for replay: back to its last position.
+        click(&c, "#nav-last").await;
         click(&c, "#hint").await;
         until(&c, "az's analysis", "document.querySelectorAll('#board .arrow').length > 0 && document.body.dataset.thinking === '0'").await;
         std::fs::write(out.join("gui-play.png"), c.screenshot().await.unwrap()).unwrap();

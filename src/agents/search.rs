@@ -343,6 +343,15 @@ impl<G: Rules> Agent<G> for AzAgent<G> {
             movetime: self.movetime,
             ..Limits::default()
         });
+        // A forced move needs no thought when a clock is running (as alpha-beta's search).
+        if limits.movetime.is_some()
+            && let [only] = G::distinct_moves(game.position())[..]
+        {
+            return Decision {
+                mv: only,
+                analysis: None,
+            };
+        }
         let budget = Budget::new(&limits, self.searches);
         // Gumbel splits a known number of simulations; under a time limit, `searches` of
         // them, after which the root chooses as the nodes below it do.

@@ -4,6 +4,7 @@
 pub mod driver;
 pub mod elo;
 pub mod gauntlet;
+pub mod journal;
 pub mod openings;
 pub mod series;
 pub mod stats;
@@ -13,6 +14,7 @@ pub use driver::{GameConfig, play_game};
 pub use gauntlet::{
     DEFAULT_OPPONENTS, GauntletConfig, GauntletRecord, GauntletReport, GauntletRow, run_gauntlet,
 };
+pub use journal::run_match_journaled;
 pub use openings::{ArenaGame, OpeningSet, ballots};
 pub use series::{MatchConfig, MatchReport, Series, run_match};
 pub use stats::Tally;

@@ -128,13 +128,56 @@ fn game_seed(seed: u64, round: usize, side: u64) -> u64 {
 /// Plays the match on the current rayon pool. Game `i` starts from opening `i / 2`; the
 /// first agent has Black in even games and White in odd ones.
 pub fn run_match<G: ArenaGame>(config: &MatchConfig<G>) -> Result<MatchReport<G>, AgentError> {
-    // Build once up front so a bad spec fails before any game is played.
-    let first_name = config.first.build(0)?.name();
-    let second_name = config.second.build(0)?.name();
+    let (first, second) = names(config)?;
+    let total = match_length(config);
+    let games = play_rounds(config, (0..total).collect(), &first, &second, |_| Ok(()))?;
+    Ok(MatchReport {
+        first,
+        second,
+        games,
+    })
+}
+
+/// The agents' names; building them up front makes a bad spec fail before any game.
+pub(super) fn names<G: ArenaGame>(config: &MatchConfig<G>) -> Result<(String, String), AgentError> {
+    Ok((
+        config.first.build(0)?.name(),
+        config.second.build(0)?.name(),
+    ))
+}
+
+/// How many games the match has.
+pub(super) fn match_length<G: ArenaGame>(config: &MatchConfig<G>) -> usize {
+    let starts = G::starting_games(config.series.openings).len();
+    config.series.games.unwrap_or(2 * starts)
+}
+
+/// The game of `round` from its start (opening `round / 2`), with the first agent's colour.
+pub(super) fn round_start<G: ArenaGame>(
+    starts: &[(String, Game<G>)],
+    round: usize,
+) -> (String, Color, Game<G>) {
+    let (opening, start) = &starts[(round / 2) % starts.len()];
+    let first_color = if round % 2 == 0 {
+        Color::Black
+    } else {
+        Color::White
+    };
+    (opening.clone(), first_color, start.clone())
+}
+
+/// Plays `rounds` of the match in parallel, calling `done` with each game as it ends (from
+/// the worker that played it); the games in round order.
+pub(super) fn play_rounds<G: ArenaGame>(
+    config: &MatchConfig<G>,
+    rounds: Vec<usize>,
+    first_name: &str,
+    second_name: &str,
+    done: impl Fn(&MatchGame<G>) -> Result<(), AgentError> + Sync,
+) -> Result<Vec<MatchGame<G>>, AgentError> {
     let starts = G::starting_games(config.series.openings);
-    let total = config.series.games.unwrap_or(2 * starts.len());
     let bar = if config.series.progress {
-        ProgressBar::new(total as u64)
+        ProgressBar::new(rounds.len() as u64)
     } else {
         ProgressBar::hidden()
     };
@@ -144,15 +187,10 @@ pub fn run_match<G: ArenaGame>(config: &MatchConfig<G>) -> Result<MatchReport<G>
             .progress_chars("=> "),
     );
     bar.set_message(format!("{first_name} vs {second_name}"));
-    let games: Result<Vec<MatchGame<G>>, AgentError> = (0..total)
+    let games: Result<Vec<MatchGame<G>>, AgentError> = rounds
         .into_par_iter()
         .map(|round| {
-            let (opening, start) = &starts[(round / 2) % starts.len()];
-            let first_color = if round % 2 == 0 {
-                Color::Black
-            } else {
-                Color::White
-            };
+            let (opening, first_color, start) = round_start(&starts, round);
             let mut first = config
                 .first
                 .build(game_seed(config.series.seed, round, 1))?;
@@ -160,32 +198,24 @@ pub fn run_match<G: ArenaGame>(config: &MatchConfig<G>) -> Result<MatchReport<G>
                 .second
                 .build(game_seed(config.series.seed, round, 2))?;
             let game = match first_color {
-                Color::Black => play_game(
-                    first.as_mut(),
-                    second.as_mut(),
-                    start.clone(),
-                    config.series.game,
-                ),
-                Color::White => play_game(
-                    second.as_mut(),
-                    first.as_mut(),
-                    start.clone(),
-                    config.series.game,
-                ),
+                Color::Black => {
+                    play_game(first.as_mut(), second.as_mut(), start, config.series.game)
+                }
+                Color::White => {
+                    play_game(second.as_mut(), first.as_mut(), start, config.series.game)
+                }
             };
-            bar.inc(1);
-            Ok(MatchGame {
+            let finished = MatchGame {
                 round,
-                opening: opening.clone(),
+                opening,
                 first_color,
                 game,
-            })
+            };
+            done(&finished)?;
+            bar.inc(1);
+            Ok(finished)
         })
         .collect();
     bar.finish_and_clear();
-    Ok(MatchReport {
-        first: first_name,
-        second: second_name,
-        games: games?,
-    })
+    games
 }

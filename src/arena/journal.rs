@@ -1,0 +1,237 @@
+//! `match --journal FILE`: a match that survives being stopped. Each finished game is
+//! appended to the file as one JSON line (and synced) as it ends; a match started again
+//! with the same file and settings plays only the games the file lacks. Matches at a second
+//! a move over all 314 ballot games take hours; this lets them span several sittings.
+
+use super::openings::ArenaGame;
+use super::series::{
+    MatchConfig, MatchGame, MatchReport, match_length, names, play_rounds, round_start,
+};
+use crate::agents::AgentError;
+use crate::games::{Color, DrawReason, Game, Outcome, WinReason};
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::Path;
+use std::sync::Mutex;
+
+/// One finished game: its moves after the opening, and the result where a length cap
+/// imposed it (the rules give every other result again when the moves are replayed).
+#[derive(Serialize, Deserialize)]
+struct Entry {
+    round: usize,
+    moves: Vec<String>,
+    adjudicated: Option<String>,
+}
+
+/// What identifies the match a journal belongs to.
+fn header<G: ArenaGame>(config: &MatchConfig<G>, first: &str, second: &str) -> Value {
+    json!({
+        "journal": "checkers-zero match",
+        "game": G::NAME.as_str(),
+        "first": first,
+        "second": second,
+        "games": match_length(config),
+        "openings": format!("{:?}", config.series.openings),
+        "seed": config.series.seed,
+        "max_plies": config.series.game.max_plies,
+    })
+}
+
+fn entry<G: ArenaGame>(g: &MatchGame<G>, opening_plies: usize) -> Entry {
+    let adjudicated = match g.game.outcome() {
+        Some(Outcome::Win(c, WinReason::Adjudication)) => Some(c.name().to_lowercase()),
+        Some(Outcome::Draw(DrawReason::Adjudication)) => Some("draw".into()),
+        _ => None,
+    };
+    Entry {
+        round: g.round,
+        moves: g.game.moves()[opening_plies..]
+            .iter()
+            .map(G::format_move)
+            .collect(),
+        adjudicated,
+    }
+}
+
+/// The game an entry records, replayed from its opening.
+fn replay<G: ArenaGame>(start: Game<G>, e: &Entry) -> Result<Game<G>, String> {
+    let mut game = start;
+    for mv in &e.moves {
+        game.play_text(mv).map_err(|err| err.0)?;
+    }
+    match e.adjudicated.as_deref() {
+        None => {}
+        Some(result) => game.impose(match result {
+            "black" => Outcome::Win(Color::Black, WinReason::Adjudication),
+            "white" => Outcome::Win(Color::White, WinReason::Adjudication),
+            "draw" => Outcome::Draw(DrawReason::Adjudication),
+            other => {
+                return Err(format!(
+                    "adjudicated {other:?}: expected black, white or draw"
+                ));
+            }
+        }),
+    }
+    if game.outcome().is_none() {
+        return Err("the game has no result".into());
+    }
+    Ok(game)
+}
+
+/// Plays the match, recording each finished game in `path` and playing only the games it
+/// does not hold yet. A last line cut short (a process killed while writing it) is dropped.
+pub fn run_match_journaled<G: ArenaGame>(
+    config: &MatchConfig<G>,
+    path: &Path,
+) -> Result<MatchReport<G>> {
+    let (first, second) = names(config)?;
+    let want = header(config, &first, &second);
+    let total = match_length(config);
+    let starts = G::starting_games(config.series.openings);
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    // Only whole lines count; the file is cut back to them before anything is appended.
+    let whole = text.rfind('\n').map_or(0, |end| end + 1);
+    let mut lines = text[..whole].lines();
+    let mut done: Vec<MatchGame<G>> = Vec::new();
+    match lines.next() {
+        None => {}
+        Some(line) => {
+            let found: Value = serde_json::from_str(line)
+                .with_context(|| format!("{}: not a match journal", path.display()))?;
+            if found != want {
+                bail!(
+                    "{} is the journal of another match ({found}); this one is {want}: give \
+                     another file, or remove it to start again",
+                    path.display()
+                );
+            }
+        }
+    }
+    for (i, line) in lines.enumerate() {
+        let bad = |why: String| anyhow::anyhow!("{} line {}: {why}", path.display(), i + 2);
+        let e: Entry = serde_json::from_str(line).map_err(|err| bad(err.to_string()))?;
+        if e.round >= total || done.iter().any(|g| g.round == e.round) {
+            return Err(bad(format!("round {} is out of range or twice", e.round)));
+        }
+        let (opening, first_color, start) = round_start(&starts, e.round);
+        let game = replay(start, &e).map_err(bad)?;
+        done.push(MatchGame {
+            round: e.round,
+            opening,
+            first_color,
+            game,
+        });
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(false)
+        .open(path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    file.set_len(whole as u64)
+        .and_then(|_| {
+            use std::io::Seek;
+            file.seek(std::io::SeekFrom::End(0))?;
+            if whole == 0 {
+                writeln!(file, "{want}")?;
+            }
+            file.sync_data()
+        })
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    let file = Mutex::new(file);
+    let rounds: Vec<usize> = (0..total)
+        .filter(|r| !done.iter().any(|g| g.round == *r))
+        .collect();
+    let append = |g: &MatchGame<G>| -> Result<(), AgentError> {
+        let opening_plies = round_start(&starts, g.round).2.ply();
+        let line = serde_json::to_string(&entry(g, opening_plies)).expect("entries serialise");
+        let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
+        writeln!(f, "{line}")
+            .and_then(|_| f.sync_data())
+            .map_err(|e| AgentError(format!("cannot write {}: {e}", path.display())))
+    };
+    let mut games = play_rounds(config, rounds, &first, &second, append)?;
+    games.append(&mut done);
+    games.sort_by_key(|g| g.round);
+    Ok(MatchReport {
+        first,
+        second,
+        games,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agents::AgentSpec;
+    use crate::arena::{GameConfig, OpeningSet, Series, run_match};
+
+    fn config(games: usize, max_plies: Option<usize>) -> MatchConfig {
+        let player = |s: &str| s.parse::<AgentSpec>().unwrap().into();
+        MatchConfig {
+            first: player("alphabeta:depth=2"),
+            second: player("random"),
+            series: Series {
+                games: Some(games),
+                openings: OpeningSet::Standard,
+                seed: 4,
+                game: GameConfig { max_plies },
+                progress: false,
+            },
+        }
+    }
+
+    #[test]
+    fn a_stopped_match_resumes_to_the_same_games() {
+        let dir = std::env::temp_dir().join(format!("cz-journal-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("m.jsonl");
+        // Adjudicated games (a short cap) must come back with their imposed results.
+        let c = config(6, Some(30));
+        let straight = run_match(&c).unwrap();
+        let full = run_match_journaled(&c, &path).unwrap();
+        assert_eq!(full.pdn(), straight.pdn());
+        // Keep the header and two games, and half of a third line (a kill mid-write).
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 7);
+        let cut = format!(
+            "{}\n{}\n{}\n{}",
+            lines[0],
+            lines[3],
+            lines[1],
+            &lines[2][..9]
+        );
+        std::fs::write(&path, cut).unwrap();
+        let resumed = run_match_journaled(&c, &path).unwrap();
+        assert_eq!(resumed.pdn(), straight.pdn());
+        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 7);
+        // Nothing left to play: the journal alone gives the report.
+        assert_eq!(
+            run_match_journaled(&c, &path).unwrap().summary(),
+            straight.summary()
+        );
+        // Another match's journal is refused, as is a damaged line.
+        let e = run_match_journaled(&config(8, Some(30)), &path)
+            .err()
+            .unwrap();
+        assert!(
+            e.to_string().contains("is the journal of another match"),
+            "{e}"
+        );
+        std::fs::write(
+            &path,
+            format!("{}\n{{\"round\": 1, \"moves\": [\"11-16\"]}}\n", lines[0]),
+        )
+        .unwrap();
+        let e = format!("{:#}", run_match_journaled(&c, &path).err().unwrap());
+        assert!(e.contains("m.jsonl line 2:"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
