@@ -399,6 +399,7 @@ fn png(metrics: &RunMetrics, kind: &PlotKind) -> Result<Vec<u8>> {
     let mut encoder = png::Encoder::new(&mut out, SIZE.0, SIZE.1);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Best);
     encoder
         .write_header()
         .and_then(|mut w| w.write_image_data(&rgb))
