@@ -4,7 +4,7 @@ use anyhow::{Context, Result, bail};
 use checkers_zero::agents::{AgentGame, AgentSpec, Player};
 use checkers_zero::arena::{
     ArenaGame, DEFAULT_OPPONENTS, GameConfig, GauntletConfig, MatchConfig, OpeningSet, Series,
-    TournamentConfig, run_gauntlet, run_match, run_match_journaled, run_tournament,
+    TournamentConfig, journal_status, run_gauntlet, run_match, run_match_journaled, run_tournament,
 };
 use checkers_zero::games::checkers::perft;
 use checkers_zero::games::{Checkers, Color, GameName, Othello, Rules, othello};
@@ -256,6 +256,10 @@ struct MatchArgs {
     /// the same file to play only the games it lacks (a long match stopped part-way).
     #[arg(long)]
     journal: Option<PathBuf>,
+    /// With --journal: report the games the journal holds so far and play nothing (safe
+    /// while another process is adding to it).
+    #[arg(long, requires = "journal")]
+    status: bool,
     #[command(flatten)]
     series: SeriesArgs,
 }
@@ -630,6 +634,14 @@ fn match_for<G: AgentGame + ArenaGame>(args: &MatchArgs) -> Result<()> {
         second: parse_player(&args.agent2)?,
         series: a.series(),
     };
+    if let (true, Some(path)) = (args.status, &args.journal) {
+        let (so_far, total) = journal_status(&config, path)?;
+        println!("{} of {total} games played so far", so_far.games.len());
+        if !so_far.games.is_empty() {
+            println!("{}", so_far.summary());
+        }
+        return Ok(());
+    }
     a.run(
         || match &args.journal {
             Some(path) => run_match_journaled(&config, path),

@@ -80,8 +80,73 @@ fn replay<G: ArenaGame>(start: Game<G>, e: &Entry) -> Result<Game<G>, String> {
     Ok(game)
 }
 
+/// A journal as read: the games it holds and how many of its bytes are whole lines.
+struct Journal<G: ArenaGame> {
+    games: Vec<MatchGame<G>>,
+    whole: usize,
+}
+
+/// Reads the journal at `path` (none yet: empty), checking it belongs to this match.
+fn read<G: ArenaGame>(config: &MatchConfig<G>, path: &Path, want: &Value) -> Result<Journal<G>> {
+    let total = match_length(config);
+    let starts = G::starting_games(config.series.openings);
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    // Only whole lines count: a line cut short by a kill is dropped.
+    let whole = text.rfind('\n').map_or(0, |end| end + 1);
+    let mut lines = text[..whole].lines();
+    let mut games: Vec<MatchGame<G>> = Vec::new();
+    if let Some(line) = lines.next() {
+        let found: Value = serde_json::from_str(line)
+            .with_context(|| format!("{}: not a match journal", path.display()))?;
+        if found != *want {
+            bail!(
+                "{} is the journal of another match ({found}); this one is {want}: give \
+                 another file, or remove it to start again",
+                path.display()
+            );
+        }
+    }
+    for (i, line) in lines.enumerate() {
+        let bad = |why: String| anyhow::anyhow!("{} line {}: {why}", path.display(), i + 2);
+        let e: Entry = serde_json::from_str(line).map_err(|err| bad(err.to_string()))?;
+        if e.round >= total || games.iter().any(|g| g.round == e.round) {
+            return Err(bad(format!("round {} is out of range or twice", e.round)));
+        }
+        let (opening, first_color, start) = round_start(&starts, e.round);
+        let game = replay(start, &e).map_err(bad)?;
+        games.push(MatchGame {
+            round: e.round,
+            opening,
+            first_color,
+            game,
+        });
+    }
+    games.sort_by_key(|g| g.round);
+    Ok(Journal { games, whole })
+}
+
+/// The games the journal at `path` holds so far, as a report, and how many the match has
+/// in all; plays nothing and writes nothing (a match may be adding to the file meanwhile).
+pub fn journal_status<G: ArenaGame>(
+    config: &MatchConfig<G>,
+    path: &Path,
+) -> Result<(MatchReport<G>, usize)> {
+    let (first, second) = names(config)?;
+    let journal = read(config, path, &header(config, &first, &second))?;
+    let report = MatchReport {
+        first,
+        second,
+        games: journal.games,
+    };
+    Ok((report, match_length(config)))
+}
+
 /// Plays the match, recording each finished game in `path` and playing only the games it
-/// does not hold yet. A last line cut short (a process killed while writing it) is dropped.
+/// does not hold yet.
 pub fn run_match_journaled<G: ArenaGame>(
     config: &MatchConfig<G>,
     path: &Path,
@@ -90,44 +155,10 @@ pub fn run_match_journaled<G: ArenaGame>(
     let want = header(config, &first, &second);
     let total = match_length(config);
     let starts = G::starting_games(config.series.openings);
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-    };
-    // Only whole lines count; the file is cut back to them before anything is appended.
-    let whole = text.rfind('\n').map_or(0, |end| end + 1);
-    let mut lines = text[..whole].lines();
-    let mut done: Vec<MatchGame<G>> = Vec::new();
-    match lines.next() {
-        None => {}
-        Some(line) => {
-            let found: Value = serde_json::from_str(line)
-                .with_context(|| format!("{}: not a match journal", path.display()))?;
-            if found != want {
-                bail!(
-                    "{} is the journal of another match ({found}); this one is {want}: give \
-                     another file, or remove it to start again",
-                    path.display()
-                );
-            }
-        }
-    }
-    for (i, line) in lines.enumerate() {
-        let bad = |why: String| anyhow::anyhow!("{} line {}: {why}", path.display(), i + 2);
-        let e: Entry = serde_json::from_str(line).map_err(|err| bad(err.to_string()))?;
-        if e.round >= total || done.iter().any(|g| g.round == e.round) {
-            return Err(bad(format!("round {} is out of range or twice", e.round)));
-        }
-        let (opening, first_color, start) = round_start(&starts, e.round);
-        let game = replay(start, &e).map_err(bad)?;
-        done.push(MatchGame {
-            round: e.round,
-            opening,
-            first_color,
-            game,
-        });
-    }
+    let Journal {
+        games: mut done,
+        whole,
+    } = read(config, path, &want)?;
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .write(true)
@@ -209,6 +240,9 @@ mod tests {
             &lines[2][..9]
         );
         std::fs::write(&path, cut).unwrap();
+        let (so_far, total) = journal_status(&c, &path).unwrap();
+        assert_eq!((so_far.games.len(), total), (2, 6));
+        assert_eq!(so_far.games[0].round, 0, "in round order");
         let resumed = run_match_journaled(&c, &path).unwrap();
         assert_eq!(resumed.pdn(), straight.pdn());
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 7);
