@@ -55,35 +55,47 @@ const SIZE: (u32, u32) = (800, 450);
 const FONT: &str = "sans-serif";
 
 /// One line of metrics.jsonl, as far as the charts read it. Every field but the iteration
-/// may be missing (runs from older builds), so each defaults.
+/// may be missing (runs from older builds) or null (serde_json writes a NaN loss as null):
+/// such a value is NaN here, and charts skip it.
 #[derive(Deserialize, Debug, Clone)]
 struct Record {
     iteration: u32,
-    #[serde(default)]
+    #[serde(default = "nan", deserialize_with = "nullable")]
     games: f64,
-    #[serde(default)]
+    #[serde(default = "nan", deserialize_with = "nullable")]
     mean_plies: f64,
-    #[serde(default)]
+    #[serde(default = "nan", deserialize_with = "nullable")]
     policy_loss: f64,
-    #[serde(default)]
+    #[serde(default = "nan", deserialize_with = "nullable")]
     value_loss: f64,
-    #[serde(default)]
+    #[serde(default = "nan", deserialize_with = "nullable")]
     lr: f64,
     #[serde(default)]
     gating_score: Option<f64>,
     #[serde(default)]
     gauntlet: Option<Vec<GauntletPoint>>,
-    #[serde(default)]
+    #[serde(default = "nan", deserialize_with = "nullable")]
     selfplay_s: f64,
-    #[serde(default)]
+    #[serde(default = "nan", deserialize_with = "nullable")]
     simulations_per_s: f64,
+}
+
+fn nan() -> f64 {
+    f64::NAN
+}
+
+fn nullable<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
 #[derive(Deserialize, Debug, Clone)]
 struct GauntletPoint {
     opponent: String,
+    #[serde(default = "nan", deserialize_with = "nullable")]
     score: f64,
+    #[serde(default = "nan", deserialize_with = "nullable")]
     score_low: f64,
+    #[serde(default = "nan", deserialize_with = "nullable")]
     score_high: f64,
     #[serde(default)]
     elo: Option<f64>,

@@ -158,7 +158,7 @@ pub(super) fn round_start<G: ArenaGame>(
     round: usize,
 ) -> (String, Color, Game<G>) {
     let (opening, start) = &starts[(round / 2) % starts.len()];
-    let first_color = if round % 2 == 0 {
+    let first_color = if round.is_multiple_of(2) {
         Color::Black
     } else {
         Color::White
