@@ -242,7 +242,8 @@ mod tests {
         std::fs::write(&path, cut).unwrap();
         let (so_far, total) = journal_status(&c, &path).unwrap();
         assert_eq!((so_far.games.len(), total), (2, 6));
-        assert_eq!(so_far.games[0].round, 0, "in round order");
+        // Lines are written as games end, in any order; the report is in round order.
+        assert!(so_far.games[0].round < so_far.games[1].round);
         let resumed = run_match_journaled(&c, &path).unwrap();
         assert_eq!(resumed.pdn(), straight.pdn());
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 7);
