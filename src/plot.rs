@@ -25,6 +25,10 @@ pub const PLOTS: &[PlotKind] = &[
         title: "Elo difference to each gauntlet opponent",
     },
     PlotKind {
+        name: "elo_hours",
+        title: "Elo difference by hours of training",
+    },
+    PlotKind {
         name: "loss",
         title: "Training loss",
     },
@@ -78,6 +82,9 @@ struct Record {
     selfplay_s: f64,
     #[serde(default = "nan", deserialize_with = "nullable")]
     simulations_per_s: f64,
+    /// Training time so far, over every resumed process of the run.
+    #[serde(default = "nan", deserialize_with = "nullable")]
+    elapsed_s: f64,
 }
 
 fn nan() -> f64 {
@@ -166,6 +173,8 @@ impl Series {
 /// What one chart shows.
 struct Chart {
     title: &'static str,
+    /// The x axis: iterations, or hours of training.
+    hours: bool,
     y_label: &'static str,
     series: Vec<Series>,
     /// A fixed y range (scores); else from the data.
@@ -185,6 +194,7 @@ fn chart(m: &RunMetrics, kind: &PlotKind) -> Option<Chart> {
     };
     let base = |y_label, series| Chart {
         title: kind.title,
+        hours: false,
         y_label,
         series,
         y_range: None,
@@ -198,17 +208,24 @@ fn chart(m: &RunMetrics, kind: &PlotKind) -> Option<Chart> {
             empty: "no gauntlet yet (train --gauntlet-every N)",
             ..base(
                 "score (win 1, draw 1/2), 95% interval",
-                gauntlet_series(m, |g| Some((g.score, g.score_low, g.score_high))),
+                gauntlet_series(m, by_iteration, |g| {
+                    Some((g.score, g.score_low, g.score_high))
+                }),
             )
         },
-        "elo" => Chart {
-            reference: Some((0.0, "level".into())),
-            empty: "no finite Elo yet (train --gauntlet-every N)",
-            ..base(
-                "Elo difference, 95% interval",
-                gauntlet_series(m, |g| Some((g.elo?, g.elo_low?, g.elo_high?))),
-            )
-        },
+        "elo" | "elo_hours" => {
+            let hours = kind.name == "elo_hours";
+            let x = if hours { by_hours } else { by_iteration };
+            Chart {
+                hours,
+                reference: Some((0.0, "level".into())),
+                empty: "no finite Elo yet (train --gauntlet-every N)",
+                ..base(
+                    "Elo difference, 95% interval",
+                    gauntlet_series(m, x, |g| Some((g.elo?, g.elo_low?, g.elo_high?))),
+                )
+            }
+        }
         "loss" => base(
             "loss per sample",
             vec![
@@ -257,10 +274,19 @@ fn chart(m: &RunMetrics, kind: &PlotKind) -> Option<Chart> {
     })
 }
 
-/// One series per gauntlet opponent, in order of first appearance: `pick` gives a point's
-/// value and interval, or none.
+fn by_iteration(r: &Record) -> f64 {
+    r.iteration as f64
+}
+
+fn by_hours(r: &Record) -> f64 {
+    r.elapsed_s / 3600.0
+}
+
+/// One series per gauntlet opponent, in order of first appearance, at `x` of each record:
+/// `pick` gives a point's value and interval, or none.
 fn gauntlet_series(
     m: &RunMetrics,
+    x: fn(&Record) -> f64,
     pick: fn(&GauntletPoint) -> Option<(f64, f64, f64)>,
 ) -> Vec<Series> {
     let mut series: Vec<Series> = Vec::new();
@@ -271,7 +297,10 @@ fn gauntlet_series(
             else {
                 continue;
             };
-            let x = r.iteration as f64;
+            let at_x = x(r);
+            if !at_x.is_finite() {
+                continue;
+            }
             let at = match series.iter().position(|s| s.name == g.opponent) {
                 Some(i) => i,
                 None => {
@@ -279,8 +308,8 @@ fn gauntlet_series(
                     series.len() - 1
                 }
             };
-            series[at].points.push((x, y));
-            series[at].intervals.push((x, low, y, high));
+            series[at].points.push((at_x, y));
+            series[at].intervals.push((at_x, low, y, high));
         }
     }
     series
@@ -348,8 +377,15 @@ fn draw<DB: DrawingBackend>(
         .build_cartesian_2d(x0..x1, y0..y1)?;
     chart
         .configure_mesh()
-        .x_desc("iteration")
-        .x_label_formatter(&|x| format!("{x:.0}"))
+        .x_desc(if c.hours {
+            "hours of training"
+        } else {
+            "iteration"
+        })
+        .x_label_formatter(&|x| match c.hours {
+            true => format!("{x:.1}"),
+            false => format!("{x:.0}"),
+        })
         .y_desc(c.y_label)
         .axis_desc_style((FONT, 15))
         .label_style((FONT, 13))
@@ -568,6 +604,11 @@ mod tests {
         // The fixture's gauntlet opponents are in the gauntlet chart's legend.
         let svg = std::fs::read_to_string(dir.join("out/gauntlet.svg")).unwrap();
         assert!(svg.contains("alphabeta:depth=8"), "legend");
+        let hours = std::fs::read_to_string(dir.join("out/elo_hours.svg")).unwrap();
+        assert!(
+            hours.contains("hours of training"),
+            "the hours chart's axis"
+        );
         // A run with no gauntlet says so instead of drawing an empty frame.
         let none = RunMetrics {
             records: Vec::new(),
