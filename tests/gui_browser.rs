@@ -77,13 +77,23 @@ async fn until(c: &Client, what: &str, check: &str) -> Value {
     }
 }
 
+/// Clicks the element `css` names. The board is redrawn whole whenever the server's events
+/// arrive, which may fall between finding a square and clicking it: the click then meets a
+/// stale element and is retried on the redrawn one.
 async fn click(c: &Client, css: &str) {
-    c.find(Locator::Css(css))
-        .await
-        .unwrap_or_else(|e| panic!("no element {css}: {e}"))
-        .click()
-        .await
-        .unwrap_or_else(|e| panic!("clicking {css}: {e}"));
+    for _ in 0..20 {
+        let e = c
+            .find(Locator::Css(css))
+            .await
+            .unwrap_or_else(|e| panic!("no element {css}: {e}"));
+        match e.click().await {
+            Err(e) if e.is_stale_element_reference() => {
+                tokio::time::sleep(Duration::from_millis(50)).await
+            }
+            r => return r.unwrap_or_else(|e| panic!("clicking {css}: {e}")),
+        }
+    }
+    panic!("{css} went stale at every one of 20 tries");
 }
 
 async fn square(c: &Client, n: u32) {
@@ -187,14 +197,15 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
     .await;
     square(c, 15).await;
     until(c, "the agent's reply", "document.querySelectorAll('#moves .move').length === 2 && document.body.dataset.thinking === '0'").await;
+    // Read in one script: the move list is redrawn as events arrive.
     let first = c
-        .find(Locator::Css("#moves .move[data-ply=\"1\"]"))
-        .await
-        .unwrap()
-        .text()
+        .execute(
+            "return document.querySelector('#moves .move[data-ply=\"1\"]').textContent;",
+            vec![],
+        )
         .await
         .unwrap();
-    assert!(first.contains("11-15"), "{first}");
+    assert!(first.as_str().unwrap_or("").contains("11-15"), "{first}");
     until(
         c,
         "the agent's analysis",
