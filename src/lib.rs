@@ -15,6 +15,7 @@ pub mod selfplay;
 
 pub mod backend;
 pub mod bench;
+pub mod distributed;
 mod input;
 pub mod nn;
 pub mod tensor;

@@ -15,6 +15,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::time::Instant;
 
+mod cluster_cli;
 mod train_cli;
 
 #[derive(Parser)]
@@ -58,6 +59,10 @@ enum Command {
     TrainGa(train_cli::GaArgs),
     /// Train checkers networks by particle swarm optimisation (agent `pso`).
     TrainPso(train_cli::PsoArgs),
+    /// Train as `train` does, on games from self-play actors on any machines, through Redis.
+    Learner(Box<cluster_cli::LearnerArgs>),
+    /// Play self-play games for a learner with its latest network, through Redis.
+    Actor(cluster_cli::ActorArgs),
     /// Serve the browser interface: play against the agents, analyse, watch training runs.
     Gui(GuiArgs),
     /// Draw a training run's curves (losses, gating, gauntlet, throughput) as PNG and SVG.
@@ -158,6 +163,19 @@ enum BenchCommand {
         /// Seconds per measurement.
         #[arg(long, default_value_t = 3.0)]
         seconds: f64,
+    },
+    /// The learner's intake through Redis: records pushed per second by producers, and
+    /// taken in (checked, written and synced, acknowledged) per second by the learner.
+    Ingest {
+        /// redis://[user:password@]host[:port][/db]; the bench uses keys of its own.
+        #[arg(long, value_name = "URL")]
+        redis: String,
+        /// Game records to push and take in.
+        #[arg(long, default_value_t = 5000, value_parser = at_least_one::<u64>)]
+        records: u64,
+        /// Connections pushing at once.
+        #[arg(long, default_value_t = 2, value_parser = at_least_one::<usize>)]
+        producers: usize,
     },
     /// Self-play throughput of a fresh network: games/hour, simulations/s, network
     /// evaluations/s and mean inference batch, one JSON line per run and a median.
@@ -440,6 +458,11 @@ fn run(cli: Cli) -> Result<()> {
                 .install(|| bench::nn(&config))
                 .map_err(anyhow::Error::msg)
         }
+        Command::Bench(BenchCommand::Ingest {
+            redis,
+            records,
+            producers,
+        }) => bench::ingest(&redis, records, producers).map_err(anyhow::Error::msg),
         Command::Bench(BenchCommand::Selfplay {
             game,
             net,
@@ -481,6 +504,8 @@ fn run(cli: Cli) -> Result<()> {
         Command::TrainTd(args) => train_cli::train_td(args),
         Command::TrainGa(args) => train_cli::train_ga(args),
         Command::TrainPso(args) => train_cli::train_pso(args),
+        Command::Learner(args) => cluster_cli::learner(*args),
+        Command::Actor(args) => cluster_cli::actor(args),
         Command::Gui(args) => checkers_zero::gui::serve(checkers_zero::gui::GuiOptions {
             addr: std::net::SocketAddr::new(args.host, args.port),
             open: args.open,

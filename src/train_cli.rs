@@ -91,22 +91,37 @@ pub struct AzArgs {
     game: Option<GameName>,
     #[command(flatten)]
     keys: ConfigOverrides,
+    /// The subcommand, for the resume hint.
+    #[arg(skip = "train")]
+    pub command: &'static str,
 }
 
 pub fn train_az(a: AzArgs) -> Result<()> {
-    let game = match &a.resume {
-        Some(dir) => run_game(dir)?,
-        None => a.game.unwrap_or(GameName::Checkers),
-    };
-    match game {
+    match az_game(&a)? {
         GameName::Checkers => train_az_for::<Checkers>(a),
         GameName::Othello => train_az_for::<Othello>(a),
     }
 }
 
 fn train_az_for<G: AzGame>(a: AzArgs) -> Result<()> {
+    let mut pipeline = open_pipeline::<G>(&a)?;
+    pipeline.run()?;
+    finished(&pipeline);
+    Ok(())
+}
+
+/// The game `train`'s arguments name (a resumed run's own).
+pub fn az_game(a: &AzArgs) -> Result<GameName> {
+    Ok(match &a.resume {
+        Some(dir) => run_game(dir)?,
+        None => a.game.unwrap_or(GameName::Checkers),
+    })
+}
+
+/// The run `train`'s arguments start or resume (also the learner's).
+pub fn open_pipeline<G: AzGame>(a: &AzArgs) -> Result<Pipeline<G>> {
     let device = Device::from_name(&a.device).with_context(|| format!("--device {}", a.device))?;
-    let mut pipeline = match &a.resume {
+    let pipeline = match &a.resume {
         Some(dir) => Pipeline::<G>::resume(dir, &a.keys, device.clone(), true)?,
         None => {
             let preset = a.preset.clone().unwrap_or_else(|| match device {
@@ -139,14 +154,20 @@ fn train_az_for<G: AzGame>(a: AzArgs) -> Result<()> {
     let dir = pipeline.dir().display().to_string();
     let s = pipeline.state();
     eprintln!(
-        "training {} on {} in {dir} from iteration {} of {} (resume with: checkers-zero train \
+        "training {} on {} in {dir} from iteration {} of {} (resume with: checkers-zero {} \
          --resume {dir})",
         s.model,
         device.describe(),
         s.iteration,
-        s.config.iterations
+        s.config.iterations,
+        a.command
     );
-    pipeline.run()?;
+    Ok(pipeline)
+}
+
+/// The last words of a finished run: where its network is and how to play it.
+pub fn finished<G: AzGame>(pipeline: &Pipeline<G>) {
+    let dir = pipeline.dir().display().to_string();
     let game = match G::NAME {
         GameName::Checkers => String::new(),
         other => format!("--game {} ", other.as_str()),
@@ -155,7 +176,6 @@ fn train_az_for<G: AzGame>(a: AzArgs) -> Result<()> {
         "done: best network {dir}/best.ckpt (play it: checkers-zero play {game}--agent \
          az:model={dir}/best.ckpt)"
     );
-    Ok(())
 }
 
 /// TD(lambda): a value network trained online with eligibility traces.

@@ -134,6 +134,11 @@ impl<G: Rules> Game<G> {
         None
     }
 
+    /// Whether the result was imposed ([`Game::impose`]) rather than reached by the rules.
+    pub fn is_imposed(&self) -> bool {
+        self.imposed.is_some()
+    }
+
     /// Ends the game with a result from outside the rules (a driver's length cap, a
     /// resignation).
     pub fn impose(&mut self, outcome: Outcome) {

@@ -61,24 +61,12 @@ pub fn self_play<G: Rules>(
     bar: Option<&ProgressBar>,
 ) -> SelfPlayReport<G> {
     let start = Instant::now();
-    let (service, client) = inference_service(eval.history(), run.max_batch, run.wait);
-    let next = AtomicU64::new(0);
     let finished = Mutex::new(Vec::new());
-    let inference = std::thread::scope(|scope| {
-        for _ in 0..run.workers.max(1) {
-            let mut client = client.clone();
-            let (next, finished) = (&next, &finished);
-            scope.spawn(move || {
-                play_games(config, &mut client, next, run.games, run.seed, |g| {
-                    finished.lock().expect("no worker panicked").push(g);
-                    if let Some(b) = bar {
-                        b.inc(1);
-                    }
-                });
-            });
+    let inference = self_play_each(eval, config, run, &|g| {
+        finished.lock().expect("no worker panicked").push(g);
+        if let Some(b) = bar {
+            b.inc(1);
         }
-        drop(client);
-        service.serve(eval)
     });
     let mut games = finished.into_inner().expect("no worker panicked");
     games.sort_by_key(|g| g.index);
@@ -88,4 +76,25 @@ pub fn self_play<G: Rules>(
         inference,
         cache_hit_rate: 0.0,
     }
+}
+
+/// As [`self_play`], but each game goes to `done` (on its worker's thread) as it ends, so that
+/// an actor sends it on at once and a kill loses only the games still being played.
+pub fn self_play_each<G: Rules>(
+    eval: &mut dyn Evaluator<G>,
+    config: &SelfPlayConfig,
+    run: &SelfPlayRun,
+    done: &(dyn Fn(SelfPlayGame<G>) + Sync),
+) -> InferenceStats {
+    let (service, client) = inference_service(eval.history(), run.max_batch, run.wait);
+    let next = AtomicU64::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..run.workers.max(1) {
+            let mut client = client.clone();
+            let next = &next;
+            scope.spawn(move || play_games(config, &mut client, next, run.games, run.seed, done));
+        }
+        drop(client);
+        service.serve(eval)
+    })
 }

@@ -6,13 +6,16 @@
 //! - [`config`]: every hyperparameter, presets, the config file.
 //! - [`pipeline`]: the run folder, the iteration loop, resume.
 //! - [`optimise`]: training the network on the replay window.
+//! - [`source`]: where an iteration's games come from (own self-play or remote actors).
 
 pub mod config;
 pub mod optimise;
 pub mod pipeline;
+pub mod source;
 
 pub use config::{
     AzGame, ConfigOverrides, OptimizerKind, TrainConfig, config_json, from_json_object,
     parse_config_json, read_config_file,
 };
-pub use pipeline::{AzState, IterationRecord, Pipeline, run_game};
+pub use pipeline::{AzState, IterationRecord, LocalSelfPlay, Pipeline, run_game};
+pub use source::{GameSource, IngestReport};

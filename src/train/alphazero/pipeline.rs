@@ -13,6 +13,7 @@ use super::config::{
     AzGame, ConfigOverrides, TrainConfig, TrainConfigV1, config_json, parse_config_json,
 };
 use super::optimise::{TrainSpec, TrainStats, steps_per_epoch, train};
+use super::source::{GameSource, IngestReport};
 use crate::agents::Player;
 use crate::agents::{AzConfig, AzNetwork};
 use crate::arena::gauntlet::{GauntletConfig, GauntletRecord, run_gauntlet};
@@ -205,6 +206,9 @@ pub struct IterationRecord {
     pub mean_batch: f64,
     pub cache_hit_rate: f64,
     pub elapsed_s: f64,
+    /// How the games came from actors (a learner's runs only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ingest: Option<IngestReport>,
 }
 
 impl IterationRecord {
@@ -224,9 +228,17 @@ impl IterationRecord {
             .flatten()
             .map(|g| format!(", vs {} {:.0}%", g.opponent, 100.0 * g.score))
             .collect();
+        // A learner's games were played elsewhere: how they arrived instead of search speed.
+        let source = match &self.ingest {
+            Some(i) => i.summary(),
+            None => format!(
+                "{:.0} sims/s, batch {:.0}",
+                self.simulations_per_s, self.mean_batch
+            ),
+        };
         format!(
             "iteration {}/{iterations}: {} games (B {} W {} D {}, {:.0} plies), loss p {:.3} \
-             v {:.3}, {gating}, best {}{gauntlet}, {:.0} sims/s, batch {:.0}, {:.0}s",
+             v {:.3}, {gating}, best {}{gauntlet}, {source}, {:.0}s",
             self.iteration,
             self.games,
             self.black_wins,
@@ -236,8 +248,6 @@ impl IterationRecord {
             self.policy_loss,
             self.value_loss,
             self.best_iteration,
-            self.simulations_per_s,
-            self.mean_batch,
             self.selfplay_s + self.train_s + self.gating_s
         )
     }
@@ -253,6 +263,20 @@ struct IterationOutcome {
     train_s: f64,
     gating_s: f64,
     gauntlet: Option<Vec<GauntletRecord>>,
+    ingest: Option<IngestReport>,
+}
+
+/// The pipeline's own self-play: each iteration's games played here by the best network.
+pub struct LocalSelfPlay;
+
+impl<G: AzGame> GameSource<G> for LocalSelfPlay {
+    fn games(
+        &mut self,
+        it: u32,
+        run: &Pipeline<G>,
+    ) -> Result<(SelfPlayReport<G>, Option<IngestReport>), TrainError> {
+        Ok((run.self_play(it)?, None))
+    }
 }
 
 /// A run in progress.
@@ -425,10 +449,25 @@ impl<G: AzGame> Pipeline<G> {
         &self.run.dir
     }
 
-    /// Runs iterations until the configured number is done.
+    /// The best network's file (`best.ckpt`).
+    pub fn best_path(&self) -> PathBuf {
+        self.run.best()
+    }
+
+    pub fn progress(&self) -> bool {
+        self.progress
+    }
+
+    /// Runs iterations of its own self-play until the configured number is done.
     pub fn run(&mut self) -> Result<(), TrainError> {
+        self.run_on(&mut LocalSelfPlay)
+    }
+
+    /// Runs iterations until the configured number is done, on games from `source`.
+    pub fn run_on(&mut self, source: &mut dyn GameSource<G>) -> Result<(), TrainError> {
+        source.committed(self)?;
         while self.state.iteration < self.state.config.iterations {
-            let record = self.iteration()?;
+            let record = self.iteration_on(source)?;
             if self.progress {
                 eprintln!("{}", record.summary(self.state.config.iterations));
             }
@@ -436,13 +475,21 @@ impl<G: AzGame> Pipeline<G> {
         Ok(())
     }
 
-    /// One iteration: self-play, training, gating, checkpoint, metrics.
+    /// One iteration of its own self-play.
     pub fn iteration(&mut self) -> Result<IterationRecord, TrainError> {
+        self.iteration_on(&mut LocalSelfPlay)
+    }
+
+    /// One iteration: games, training, gating, checkpoint, metrics.
+    pub fn iteration_on(
+        &mut self,
+        source: &mut dyn GameSource<G>,
+    ) -> Result<IterationRecord, TrainError> {
         let start = Instant::now();
         let it = self.state.iteration + 1;
         let c = self.state.config.clone();
 
-        let report = self.self_play(it)?;
+        let (report, ingest) = source.games(it, self)?;
         let samples: Vec<_> = report
             .games
             .iter()
@@ -502,6 +549,7 @@ impl<G: AzGame> Pipeline<G> {
             train_s,
             gating_s,
             gauntlet,
+            ingest,
         };
         let record = self.record(it, &report, &outcome);
         // The checkpoint marks the iteration done, so its metrics line goes first: a kill
@@ -509,6 +557,7 @@ impl<G: AzGame> Pipeline<G> {
         self.run.log(&record)?;
         Checkpoint::capture(self.state.clone(), &self.net, Some(&self.opt))
             .save(&self.run.state())?;
+        source.committed(self)?;
         Ok(record)
     }
 
@@ -518,7 +567,7 @@ impl<G: AzGame> Pipeline<G> {
         bar
     }
 
-    fn self_play(&mut self, it: u32) -> Result<SelfPlayReport<G>, TrainError> {
+    fn self_play(&self, it: u32) -> Result<SelfPlayReport<G>, TrainError> {
         let c = &self.state.config;
         let net = NetEvaluator::<G>::new(
             self.best.clone(),
@@ -711,6 +760,7 @@ impl<G: AzGame> Pipeline<G> {
             mean_batch: report.inference.mean_batch(),
             cache_hit_rate: report.cache_hit_rate,
             elapsed_s: self.state.elapsed_s,
+            ingest: done.ingest.clone(),
         }
     }
 }

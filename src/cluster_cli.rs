@@ -1,0 +1,110 @@
+//! The `learner` and `actor` subcommands: training across machines through Redis.
+
+use crate::train_cli::{AzArgs, az_game, finished, open_pipeline};
+use anyhow::{Context, Result};
+use checkers_zero::distributed::actor::{ActorOptions, run_actor};
+use checkers_zero::distributed::learner::{LearnerOptions, RemoteGames};
+use checkers_zero::games::{Checkers, GameName, Othello};
+use checkers_zero::tensor::Device;
+use checkers_zero::train::alphazero::AzGame;
+
+/// Where the run lives in Redis.
+#[derive(clap::Args)]
+pub struct RedisArgs {
+    /// redis://[user:password@]host[:port][/db], or rediss://... for TLS.
+    #[arg(long, value_name = "URL")]
+    redis: String,
+    /// The run's name in Redis (prefix of its keys): one learner and its actors share it.
+    #[arg(long, default_value = "checkers-zero")]
+    name: String,
+}
+
+/// Train on games from self-play actors (`actor`) through Redis.
+#[derive(clap::Args)]
+pub struct LearnerArgs {
+    #[command(flatten)]
+    redis: RedisArgs,
+    /// Unread games the stream keeps at most (actors trim the oldest beyond it; default: ten
+    /// iterations' games).
+    #[arg(long, value_parser = crate::at_least_one::<u64>)]
+    backlog: Option<u64>,
+    #[command(flatten)]
+    train: AzArgs,
+}
+
+pub fn learner(mut a: LearnerArgs) -> Result<()> {
+    a.train.command = "learner --redis URL";
+    match az_game(&a.train)? {
+        GameName::Checkers => learner_for::<Checkers>(a),
+        GameName::Othello => learner_for::<Othello>(a),
+    }
+}
+
+fn learner_for<G: AzGame>(a: LearnerArgs) -> Result<()> {
+    let mut pipeline = open_pipeline::<G>(&a.train)?;
+    let games = pipeline.state().config.games_per_iteration as u64;
+    let options = LearnerOptions {
+        redis: a.redis.redis,
+        name: a.redis.name,
+        backlog: a.backlog.unwrap_or(10 * games),
+    };
+    let mut source = RemoteGames::open(&pipeline, &options)?;
+    eprintln!(
+        "learner: games from {} (run {:?}); start actors with: checkers-zero actor --redis URL \
+         --name {}",
+        source.url(),
+        options.name,
+        options.name
+    );
+    pipeline.run_on(&mut source)?;
+    finished(&pipeline);
+    Ok(())
+}
+
+/// Play self-play games for a learner (`learner`) with its latest network.
+#[derive(clap::Args)]
+pub struct ActorArgs {
+    #[command(flatten)]
+    redis: RedisArgs,
+    /// auto (a hardware GPU, else the CPU), cpu or gpu.
+    #[arg(long, default_value = "auto")]
+    device: String,
+    /// Self-play worker threads (default: all cores).
+    #[arg(long, value_parser = crate::at_least_one::<usize>)]
+    threads: Option<usize>,
+    /// This actor's name in the learner's reports (default: host name and process id).
+    #[arg(long)]
+    id: Option<String>,
+    /// Stop after pushing this many games (default: run until stopped).
+    #[arg(long, value_parser = crate::at_least_one::<u64>)]
+    games: Option<u64>,
+}
+
+pub fn actor(a: ActorArgs) -> Result<()> {
+    let device = Device::from_name(&a.device).with_context(|| format!("--device {}", a.device))?;
+    let host = std::fs::read_to_string("/etc/hostname")
+        .map(|h| h.trim().to_string())
+        .ok()
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "actor".into());
+    let options = ActorOptions {
+        redis: a.redis.redis,
+        name: a.redis.name,
+        id: a
+            .id
+            .unwrap_or_else(|| format!("{host}-{}", std::process::id())),
+        device,
+        threads: a
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        games: a.games,
+    };
+    let report = run_actor(&options)?;
+    eprintln!(
+        "actor {}: {} games pushed in {:.0} s",
+        options.id,
+        report.games,
+        report.elapsed.as_secs_f64()
+    );
+    Ok(())
+}

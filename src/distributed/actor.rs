@@ -1,0 +1,192 @@
+//! A self-play actor: fetches the learner's best network from Redis, plays games with the
+//! local batched inference service (the workers `train` uses), pushes each finished game as
+//! one record as soon as it ends, and switches to a newer network between rounds of games.
+
+use super::link::{Link, LinkError, PublishedModel};
+use super::record::{self, RecordHeader};
+use crate::games::{Checkers, GameName, Othello};
+use crate::mcts::{CachedEvaluator, NetEvaluator};
+use crate::net::model_from_bytes;
+use crate::nn::checksum;
+use crate::seeds::derive_seed;
+use crate::selfplay::{SelfPlayRun, self_play_each};
+use crate::tensor::Device;
+use crate::train::alphazero::{AzGame, parse_config_json};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// How an actor runs.
+#[derive(Clone, Debug)]
+pub struct ActorOptions {
+    pub redis: String,
+    /// The run's name in Redis.
+    pub name: String,
+    /// The actor's name in records and in the learner's reports.
+    pub id: String,
+    pub device: Device,
+    /// Self-play worker threads.
+    pub threads: usize,
+    /// Stop after pushing this many games (none: run until stopped).
+    pub games: Option<u64>,
+}
+
+/// Why an actor stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ActorError {
+    #[error(transparent)]
+    Link(#[from] LinkError),
+    #[error("the published model: {0}")]
+    Model(String),
+}
+
+/// What an actor did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ActorReport {
+    pub games: u64,
+    pub elapsed: Duration,
+}
+
+/// Runs the actor until it has pushed `o.games` games (or forever).
+pub fn run_actor(o: &ActorOptions) -> Result<ActorReport, ActorError> {
+    let mut link = Link::open(&o.redis, &o.name, &format!("actor {}", o.id))?;
+    let start = Instant::now();
+    let mut pushed = 0;
+    let mut waiting = false;
+    while o.games.is_none_or(|n| pushed < n) {
+        let Some(model) = link.fetch_model()? else {
+            if !waiting {
+                eprintln!(
+                    "actor {}: waiting for a learner to publish {}",
+                    o.id,
+                    link.key("model")
+                );
+                waiting = true;
+            }
+            std::thread::sleep(Duration::from_secs(2));
+            continue;
+        };
+        waiting = false;
+        let game = <GameName as clap::ValueEnum>::from_str(&model.game, false)
+            .map_err(|_| ActorError::Model(format!("an unknown game {:?}", model.game)))?;
+        let mut session = Session {
+            link: &mut link,
+            options: o,
+            pushed: &mut pushed,
+            start,
+        };
+        match game {
+            GameName::Checkers => session.play::<Checkers>(&model)?,
+            GameName::Othello => session.play::<Othello>(&model)?,
+        }
+    }
+    Ok(ActorReport {
+        games: pushed,
+        elapsed: start.elapsed(),
+    })
+}
+
+/// An actor's games with one published model.
+struct Session<'a> {
+    link: &'a mut Link,
+    options: &'a ActorOptions,
+    pushed: &'a mut u64,
+    start: Instant,
+}
+
+impl Session<'_> {
+    /// Plays rounds of games with `m` until a newer model is published or enough games are
+    /// pushed.
+    fn play<G: AzGame>(&mut self, m: &PublishedModel) -> Result<(), ActorError> {
+        let o = self.options;
+        let bad = |what: String| ActorError::Model(format!("version {}: {what}", m.version));
+        if format!("{:016x}", checksum(&m.blob)) != m.hash {
+            return Err(bad("the blob does not match its hash".into()));
+        }
+        let ckpt = model_from_bytes::<G>(&m.blob).map_err(|e| bad(e.to_string()))?;
+        if ckpt.arch.model.to_string() != m.network {
+            return Err(bad(format!(
+                "the blob holds {}, published as {}",
+                ckpt.arch.model, m.network
+            )));
+        }
+        let (config_game, config) = parse_config_json(&m.config).map_err(bad)?;
+        if config_game != G::NAME {
+            return Err(bad("the config names another game".into()));
+        }
+        let (net, _) = ckpt
+            .arch
+            .model
+            .restore(&ckpt, &o.device)
+            .map_err(|e| bad(e.to_string()))?;
+        let net = NetEvaluator::<G>::new(net, ckpt.arch.model.encoding, o.device.clone())
+            .map_err(|e| bad(e.to_string()))?;
+        let mut eval: CachedEvaluator<_, G> = CachedEvaluator::new(net, 1 << 18);
+        let self_play = config.self_play();
+        let round = (o.threads.max(1) * self_play.concurrent_games.max(1)) as u64;
+        eprintln!(
+            "actor {}: playing with model version {} ({}) on {}",
+            o.id,
+            m.version,
+            m.hash,
+            o.device.describe()
+        );
+        let header = RecordHeader {
+            game: G::NAME.as_str().to_string(),
+            network: m.network.clone(),
+            model_version: m.version,
+            actor: o.id.clone(),
+        };
+        // Fresh at every start, so that a restarted actor does not replay its games.
+        let actor_seed = rand::random::<u64>();
+        for r in 0.. {
+            let left = o.games.map_or(round, |n| n.saturating_sub(*self.pushed));
+            if left == 0 {
+                return Ok(());
+            }
+            let run = SelfPlayRun {
+                games: round.min(left),
+                workers: o.threads.max(1),
+                max_batch: config.inference_batch as usize,
+                wait: Duration::from_millis(2),
+                seed: derive_seed(actor_seed, m.version as u64, r),
+            };
+            let link = Mutex::new(&mut *self.link);
+            let failed = Mutex::new(None);
+            let pushed = Mutex::new(&mut *self.pushed);
+            self_play_each(&mut eval, &self_play, &run, &|g| {
+                let bytes = record::encode(&header, &g);
+                let mut failure = failed.lock().expect("no push panicked");
+                if failure.is_some() {
+                    return;
+                }
+                match link
+                    .lock()
+                    .expect("no push panicked")
+                    .push_game(&o.id, &bytes, m.backlog)
+                {
+                    Ok(_) => **pushed.lock().expect("no push panicked") += 1,
+                    Err(e) => *failure = Some(e),
+                }
+            });
+            if let Some(e) = failed.into_inner().expect("no push panicked") {
+                return Err(e.into());
+            }
+            let hours = self.start.elapsed().as_secs_f64() / 3600.0;
+            eprintln!(
+                "actor {}: model version {}, {} games pushed, {:.0} games/hour",
+                o.id,
+                m.version,
+                self.pushed,
+                *self.pushed as f64 / hours.max(1e-9)
+            );
+            if self
+                .link
+                .model_version()?
+                .is_some_and(|(v, h)| (v, h) != (m.version, m.hash.clone()))
+            {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+}
