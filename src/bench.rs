@@ -214,7 +214,7 @@ fn ingest_into(
 ) -> Result<serde_json::Value, String> {
     let options = LearnerOptions {
         redis: redis.to_string(),
-        name: name.to_string(),
+        name: Some(name.to_string()),
         backlog: records * 2,
     };
     let mut source = RemoteGames::open(pipeline, &options).map_err(|e| e.to_string())?;

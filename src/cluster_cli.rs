@@ -3,7 +3,7 @@
 use crate::train_cli::{AzArgs, az_game, finished, open_pipeline};
 use anyhow::{Context, Result};
 use checkers_zero::distributed::actor::{ActorOptions, run_actor};
-use checkers_zero::distributed::learner::{LearnerOptions, RemoteGames};
+use checkers_zero::distributed::learner::{DEFAULT_NAME, LearnerOptions, RemoteGames};
 use checkers_zero::games::{Checkers, GameName, Othello};
 use checkers_zero::tensor::Device;
 use checkers_zero::train::alphazero::AzGame;
@@ -14,9 +14,10 @@ pub struct RedisArgs {
     /// redis://[user:password@]host[:port][/db], or rediss://... for TLS.
     #[arg(long, value_name = "URL")]
     redis: String,
-    /// The run's name in Redis (prefix of its keys): one learner and its actors share it.
-    #[arg(long, default_value = "checkers-zero")]
-    name: String,
+    /// The run's name in Redis (prefix of its keys): one learner and its actors share it
+    /// [default: checkers-zero; a resumed learner: its run's].
+    #[arg(long)]
+    name: Option<String>,
 }
 
 /// Train on games from self-play actors (`actor`) through Redis.
@@ -53,8 +54,8 @@ fn learner_for<G: AzGame>(a: LearnerArgs) -> Result<()> {
         "learner: games from {} (run {:?}); start actors with: checkers-zero actor --redis URL \
          --name {}",
         source.url(),
-        options.name,
-        options.name
+        source.name(),
+        source.name()
     );
     pipeline.run_on(&mut source)?;
     finished(&pipeline);
@@ -89,7 +90,7 @@ pub fn actor(a: ActorArgs) -> Result<()> {
         .unwrap_or_else(|| "actor".into());
     let options = ActorOptions {
         redis: a.redis.redis,
-        name: a.redis.name,
+        name: a.redis.name.unwrap_or_else(|| DEFAULT_NAME.to_string()),
         id: a
             .id
             .unwrap_or_else(|| format!("{host}-{}", std::process::id())),

@@ -183,12 +183,16 @@ pub fn held_ids(dir: &Path) -> Result<Vec<StreamId>, TrainError> {
         .collect())
 }
 
+/// The run's name in Redis when none is given.
+pub const DEFAULT_NAME: &str = "checkers-zero";
+
 /// How the learner takes games in.
 #[derive(Clone, Debug)]
 pub struct LearnerOptions {
     pub redis: String,
-    /// The run's name in Redis (the keys' prefix).
-    pub name: String,
+    /// The run's name in Redis (the keys' prefix); by default the name the run folder was
+    /// started with, or [`DEFAULT_NAME`] for a new one.
+    pub name: Option<String>,
     /// Stream entries kept at most while no learner reads them (actors trim beyond it).
     pub backlog: u64,
 }
@@ -231,19 +235,18 @@ impl RemoteGames {
     pub fn open<G: AzGame>(run: &Pipeline<G>, o: &LearnerOptions) -> Result<Self, TrainError> {
         let dir = run.dir().to_owned();
         let meta_path = dir.join("learner.json");
-        let meta = match read_json::<LearnerFile>(&meta_path)? {
-            Some(m) if m.name != o.name => {
+        let meta = match (read_json::<LearnerFile>(&meta_path)?, &o.name) {
+            (Some(m), Some(name)) if &m.name != name => {
                 return Err(TrainError::Config(format!(
-                    "{} learns from the stream named {:?}, not {:?} (--name)",
+                    "{} learns from the stream named {:?}, not {name:?} (--name)",
                     dir.display(),
                     m.name,
-                    o.name
                 )));
             }
-            Some(m) => m,
-            None => {
+            (Some(m), _) => m,
+            (None, name) => {
                 let m = LearnerFile {
-                    name: o.name.clone(),
+                    name: name.clone().unwrap_or_else(|| DEFAULT_NAME.to_string()),
                     owner: format!("{:016x}", rand::random::<u64>()),
                 };
                 let text = serde_json::to_string_pretty(&m).expect("plain data");
@@ -251,7 +254,7 @@ impl RemoteGames {
                 m
             }
         };
-        let mut link = Link::open(&o.redis, &o.name, "learner").map_err(link_error)?;
+        let mut link = Link::open(&o.redis, &meta.name, "learner").map_err(link_error)?;
         let owner = format!("{} {}", meta.owner, dir.display());
         if let Err(holder) = link.claim(&owner).map_err(link_error)? {
             return Err(TrainError::Config(format!(
@@ -297,6 +300,11 @@ impl RemoteGames {
     /// The Redis URL (without its password).
     pub fn url(&self) -> &str {
         self.link.url()
+    }
+
+    /// The run's name in Redis.
+    pub fn name(&self) -> &str {
+        self.link.name()
     }
 
     /// Reads one batch from the stream into the inbox: checked records appended and synced,

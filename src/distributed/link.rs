@@ -107,6 +107,10 @@ impl Link {
         &self.url
     }
 
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     pub fn key(&self, what: &str) -> String {
         format!("{}:{what}", self.name)
     }
