@@ -2,7 +2,7 @@
 //! method of bench/pytorch_reference.py, so one run can set us beside PyTorch.
 
 use crate::distributed::learner::{LearnerOptions, RemoteGames};
-use crate::distributed::link::{Link, LinkError};
+use crate::distributed::link::{Link, LinkError, RedisTarget};
 use crate::distributed::record::{self, RecordHeader};
 use crate::games::checkers::{Position, perft};
 use crate::games::{Checkers, GameName, othello};
@@ -189,7 +189,7 @@ pub fn selfplay<G: AzGame>(
 /// size) pushed by `producers` connections at once, then taken in by the learner's own code
 /// (each checked, written to its inbox and synced, acknowledged and deleted), then checked
 /// again and decoded as an iteration does. One JSON line; the run's keys are deleted after.
-pub fn ingest(redis: &str, records: u64, producers: usize) -> Result<(), String> {
+pub fn ingest(redis: &RedisTarget, records: u64, producers: usize) -> Result<(), String> {
     let name = format!("bench-ingest-{}", std::process::id());
     let dir = std::env::temp_dir().join(&name);
     let config = TrainConfig {
@@ -207,13 +207,13 @@ pub fn ingest(redis: &str, records: u64, producers: usize) -> Result<(), String>
 
 fn ingest_into(
     pipeline: &Pipeline<Checkers>,
-    redis: &str,
+    redis: &RedisTarget,
     name: &str,
     records: u64,
     producers: usize,
 ) -> Result<serde_json::Value, String> {
     let options = LearnerOptions {
-        redis: redis.to_string(),
+        redis: redis.clone(),
         name: Some(name.to_string()),
         backlog: records * 2,
     };

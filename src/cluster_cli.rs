@@ -4,9 +4,11 @@ use crate::train_cli::{AzArgs, az_game, finished, open_pipeline};
 use anyhow::{Context, Result};
 use checkers_zero::distributed::actor::{ActorOptions, run_actor};
 use checkers_zero::distributed::learner::{DEFAULT_NAME, LearnerOptions, RemoteGames};
+use checkers_zero::distributed::link::RedisTarget;
 use checkers_zero::games::{Checkers, GameName, Othello};
 use checkers_zero::tensor::Device;
 use checkers_zero::train::alphazero::AzGame;
+use std::path::PathBuf;
 
 /// Where the run lives in Redis.
 #[derive(clap::Args)]
@@ -14,10 +16,23 @@ pub struct RedisArgs {
     /// redis://[user:password@]host[:port][/db], or rediss://... for TLS.
     #[arg(long, value_name = "URL")]
     redis: String,
+    /// With rediss://: the certificate (PEM) of the authority that signed the server's, when
+    /// it is not a public one (a self-signed server certificate).
+    #[arg(long, value_name = "FILE")]
+    tls_ca: Option<PathBuf>,
     /// The run's name in Redis (prefix of its keys): one learner and its actors share it
     /// [default: checkers-zero; a resumed learner: its run's].
     #[arg(long)]
     name: Option<String>,
+}
+
+impl RedisArgs {
+    fn target(&self) -> RedisTarget {
+        RedisTarget {
+            url: self.redis.clone(),
+            ca: self.tls_ca.clone(),
+        }
+    }
 }
 
 /// Train on games from self-play actors (`actor`) through Redis.
@@ -45,7 +60,7 @@ fn learner_for<G: AzGame>(a: LearnerArgs) -> Result<()> {
     let mut pipeline = open_pipeline::<G>(&a.train)?;
     let games = pipeline.state().config.games_per_iteration as u64;
     let options = LearnerOptions {
-        redis: a.redis.redis,
+        redis: a.redis.target(),
         name: a.redis.name,
         backlog: a.backlog.unwrap_or(10 * games),
     };
@@ -89,7 +104,7 @@ pub fn actor(a: ActorArgs) -> Result<()> {
         .filter(|h| !h.is_empty())
         .unwrap_or_else(|| "actor".into());
     let options = ActorOptions {
-        redis: a.redis.redis,
+        redis: a.redis.target(),
         name: a.redis.name.unwrap_or_else(|| DEFAULT_NAME.to_string()),
         id: a
             .id

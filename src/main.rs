@@ -170,6 +170,9 @@ enum BenchCommand {
         /// redis://[user:password@]host[:port][/db]; the bench uses keys of its own.
         #[arg(long, value_name = "URL")]
         redis: String,
+        /// With rediss://: the certificate authority (PEM) that signed the server's.
+        #[arg(long, value_name = "FILE")]
+        tls_ca: Option<PathBuf>,
         /// Game records to push and take in.
         #[arg(long, default_value_t = 5000, value_parser = at_least_one::<u64>)]
         records: u64,
@@ -460,9 +463,16 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Bench(BenchCommand::Ingest {
             redis,
+            tls_ca,
             records,
             producers,
-        }) => bench::ingest(&redis, records, producers).map_err(anyhow::Error::msg),
+        }) => {
+            let target = checkers_zero::distributed::link::RedisTarget {
+                url: redis,
+                ca: tls_ca,
+            };
+            bench::ingest(&target, records, producers).map_err(anyhow::Error::msg)
+        }
         Command::Bench(BenchCommand::Selfplay {
             game,
             net,

@@ -1,7 +1,8 @@
 //! A learner and actors through a real Redis (`redis-server`, started by each test on a
-//! loopback port in a temporary folder, with its append-only file on): end to end, and
-//! through kills of the learner and of an actor, Redis restarts, and bad records.
-//! Without `redis-server` the tests skip, unless `CI` is set: then they fail.
+//! loopback port in a temporary folder, with its append-only file on and an ACL user instead
+//! of the default one): end to end over TLS (certificates made with `openssl`), and through
+//! kills of the learner and of an actor, Redis restarts, and bad records.
+//! Without `redis-server` (or `openssl`) the tests skip, unless `CI` is set: then they fail.
 
 use checkers_zero::distributed::learner::held_ids;
 use checkers_zero::distributed::record::{self, RecordHeader};
@@ -21,7 +22,13 @@ struct Redis {
     child: Child,
     port: u16,
     dir: PathBuf,
+    /// The certificate authority of its TLS certificate, when it speaks TLS.
+    ca: Option<PathBuf>,
 }
+
+/// The ACL user every client of the tests' servers logs in as (the default user is off).
+const USER: &str = "cz";
+const PASSWORD: &str = "s3cret-pw";
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
@@ -31,27 +38,98 @@ fn free_port() -> u16 {
         .port()
 }
 
-impl Redis {
-    /// Starts one in `dir`, or `None` (after saying why) where none is installed and `CI`
-    /// is not set.
-    fn start(dir: &Path) -> Option<Redis> {
-        if Command::new("redis-server")
-            .arg("--version")
+/// Whether `program` runs; `None` after saying why where it does not and `CI` is not set.
+fn installed(program: &str) -> Option<()> {
+    if Command::new(program).arg("--version").output().is_ok() {
+        return Some(());
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI is set, but {program} is not installed (.ci/run installs it)"
+    );
+    eprintln!("skipped: no {program} installed");
+    None
+}
+
+/// Makes a certificate authority and a server certificate for 127.0.0.1 signed by it in
+/// `dir`; the authority's certificate.
+fn certificates(dir: &Path) -> PathBuf {
+    let run = |args: &[&str]| {
+        let out = Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
             .output()
-            .is_err()
-        {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI is set, but redis-server is not installed (.ci/run installs it)"
-            );
-            eprintln!("skipped: no redis-server installed");
-            return None;
-        }
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "openssl {args:?}: {err}");
+    };
+    let ext = "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n";
+    std::fs::write(dir.join("server.ext"), ext).unwrap();
+    let new_key = ["-newkey", "rsa:2048", "-nodes"];
+    run(&[
+        &["req", "-x509", "-days", "2"][..],
+        &new_key,
+        &["-keyout", "ca.key", "-out", "ca.pem"],
+        &["-subj", "/CN=checkers-zero test CA"],
+    ]
+    .concat());
+    run(&[
+        &["req"][..],
+        &new_key,
+        &["-keyout", "server.key", "-out", "server.csr"],
+        &["-subj", "/CN=127.0.0.1"],
+    ]
+    .concat());
+    run(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "server.ext",
+    ]);
+    dir.join("ca.pem")
+}
+
+impl Redis {
+    /// Starts one in `dir` (speaking TLS only when `tls`), or `None` (after saying why) where
+    /// redis-server or openssl is missing and `CI` is not set.
+    fn start(dir: &Path, tls: bool) -> Option<Redis> {
+        installed("redis-server")?;
         std::fs::create_dir_all(dir).unwrap();
+        let ca = if tls {
+            installed("openssl")?;
+            Some(certificates(dir))
+        } else {
+            None
+        };
+        let port = free_port();
+        let listen = match ca {
+            Some(_) => format!(
+                "port 0\ntls-port {port}\ntls-cert-file server.pem\ntls-key-file server.key\n\
+                 tls-ca-cert-file ca.pem\ntls-auth-clients no\n"
+            ),
+            None => format!("port {port}\n"),
+        };
+        let config = format!(
+            "{listen}bind 127.0.0.1\nappendonly yes\nappendfsync always\nsave \"\"\n\
+             user default off\nuser {USER} on >{PASSWORD} ~* &* +@all\n"
+        );
+        std::fs::write(dir.join("redis.conf"), config).unwrap();
         let mut r = Redis {
             child: Command::new("true").spawn().unwrap(),
-            port: free_port(),
+            port,
             dir: dir.to_owned(),
+            ca,
         };
         r.spawn();
         Some(r)
@@ -59,17 +137,8 @@ impl Redis {
 
     fn spawn(&mut self) {
         self.child = Command::new("redis-server")
-            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
-            .args([
-                "--appendonly",
-                "yes",
-                "--appendfsync",
-                "always",
-                "--save",
-                "",
-            ])
-            .arg("--dir")
-            .arg(&self.dir)
+            .arg("redis.conf")
+            .current_dir(&self.dir)
             .stdout(Stdio::null())
             .spawn()
             .unwrap();
@@ -81,11 +150,31 @@ impl Redis {
     }
 
     fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.port)
+        let scheme = if self.ca.is_some() { "rediss" } else { "redis" };
+        format!("{scheme}://{USER}:{PASSWORD}@127.0.0.1:{}", self.port)
+    }
+
+    /// The arguments that reach this server: `--redis URL`, and `--tls-ca` with TLS.
+    fn args(&self) -> Vec<String> {
+        let mut args = vec!["--redis".to_string(), self.url()];
+        if let Some(ca) = &self.ca {
+            args.extend(["--tls-ca".to_string(), ca.display().to_string()]);
+        }
+        args
     }
 
     fn con(&self) -> redis::RedisResult<redis::Connection> {
-        let mut c = redis::Client::open(self.url())?.get_connection()?;
+        let client = match &self.ca {
+            Some(ca) => redis::Client::build_with_tls(
+                self.url(),
+                redis::TlsCertificates {
+                    client_tls: None,
+                    root_cert: Some(std::fs::read(ca).unwrap()),
+                },
+            )?,
+            None => redis::Client::open(self.url())?,
+        };
+        let mut c = client.get_connection()?;
         redis::cmd("PING").query::<String>(&mut c)?;
         Ok(c)
     }
@@ -153,9 +242,8 @@ fn spawn(args: &[String], log: &Path) -> Child {
 }
 
 fn learner(redis: &Redis, name: &str, run: &Path, extra: &[String], log: &Path) -> Child {
-    let mut args: Vec<String> = ["learner", "--redis", &redis.url(), "--name", name]
-        .map(String::from)
-        .to_vec();
+    let mut args: Vec<String> = vec!["learner".into(), "--name".into(), name.into()];
+    args.extend(redis.args());
     args.extend(extra.iter().cloned());
     args.push(if run.exists() { "--resume" } else { "--out" }.into());
     args.push(run.display().to_string());
@@ -163,20 +251,11 @@ fn learner(redis: &Redis, name: &str, run: &Path, extra: &[String], log: &Path) 
 }
 
 fn actor(redis: &Redis, name: &str, id: &str, log: &Path) -> Child {
-    let args = [
-        "actor",
-        "--redis",
-        &redis.url(),
-        "--name",
-        name,
-        "--id",
-        id,
-        "--threads",
-        "1",
-        "--device",
-        "cpu",
-    ]
-    .map(String::from);
+    let mut args: Vec<String> = ["actor", "--name", name, "--id", id, "--threads", "1"]
+        .map(String::from)
+        .to_vec();
+    args.extend(["--device".into(), "cpu".into()]);
+    args.extend(redis.args());
     spawn(&args, log)
 }
 
@@ -231,7 +310,7 @@ fn id(v: &Value) -> (u64, u64) {
 #[test]
 fn a_learner_and_two_actors_train_end_to_end() {
     let dir = temp("e2e");
-    let Some(redis) = Redis::start(&dir.join("redis")) else {
+    let Some(redis) = Redis::start(&dir.join("redis"), true) else {
         return;
     };
     let run = dir.join("run");
@@ -278,8 +357,9 @@ fn a_learner_and_two_actors_train_end_to_end() {
     // One learner per stream: another run on the same name is refused.
     let other = dir.join("other");
     let out = Command::new(BIN)
-        .args(["learner", "--redis", &redis.url(), "--name", "e2e", "--out"])
+        .args(["learner", "--name", "e2e", "--out"])
         .arg(&other)
+        .args(redis.args())
         .args(tiny(1, 4))
         .output()
         .unwrap();
@@ -328,7 +408,7 @@ fn push(con: &mut redis::Connection, actor: &str, bytes: &[u8]) -> String {
 #[test]
 fn the_learner_loses_nothing_through_kills_restarts_and_bad_records() {
     let dir = temp("faults");
-    let Some(mut redis) = Redis::start(&dir.join("redis")) else {
+    let Some(mut redis) = Redis::start(&dir.join("redis"), false) else {
         return;
     };
     let run = dir.join("run");
@@ -380,6 +460,9 @@ fn the_learner_loses_nothing_through_kills_restarts_and_bad_records() {
 
     // Bad records of every kind, then the rest of the games.
     push(&mut con, "junk", b"not a record at all");
+    let mut old = record::encode(&header("p6"), &games[0]);
+    old[4] = 0; // the format number after the magic
+    push(&mut con, "p6", &old);
     let other_net = RecordHeader {
         network: "another network".into(),
         ..header("p2")
@@ -446,6 +529,7 @@ fn the_learner_loses_nothing_through_kills_restarts_and_bad_records() {
     }
     let want = [
         ("checksum", 1),
+        ("format", 1),
         ("garbage", 2),
         ("other game", 1),
         ("other network", 1),
@@ -457,10 +541,14 @@ fn the_learner_loses_nothing_through_kills_restarts_and_bad_records() {
         std::fs::read_to_string(&log2).unwrap()
     );
     let text = std::fs::read_to_string(&log2).unwrap();
-    for who in ["junk", "p2", "p3", "p4", "p5"] {
+    for who in ["junk", "p2", "p3", "p4", "p5", "p6"] {
         assert!(text.contains(&format!("from {who}:")), "{who}: {text}");
     }
     assert!(text.contains("trying again"), "{text}");
     assert!(text.contains("is back"), "{text}");
+    assert!(
+        !text.contains(PASSWORD),
+        "the password stays out of the log: {text}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -2,7 +2,7 @@
 //! local batched inference service (the workers `train` uses), pushes each finished game as
 //! one record as soon as it ends, and switches to a newer network between rounds of games.
 
-use super::link::{Link, LinkError, PublishedModel};
+use super::link::{Link, LinkError, PublishedModel, RedisTarget};
 use super::record::{self, RecordHeader};
 use crate::games::{Checkers, GameName, Othello};
 use crate::mcts::{CachedEvaluator, NetEvaluator};
@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 /// How an actor runs.
 #[derive(Clone, Debug)]
 pub struct ActorOptions {
-    pub redis: String,
+    pub redis: RedisTarget,
     /// The run's name in Redis.
     pub name: String,
     /// The actor's name in records and in the learner's reports.

@@ -13,7 +13,7 @@
 //! The learner publishes the best network (the model file's bytes) at the start and after
 //! each checkpoint that changed it; its version is the best network's iteration.
 
-use super::link::{Entry, Link, LinkError, PublishedModel};
+use super::link::{Entry, Link, LinkError, PublishedModel, RedisTarget};
 use super::record;
 use crate::files::write_atomic;
 use crate::nn::checksum;
@@ -189,7 +189,7 @@ pub const DEFAULT_NAME: &str = "checkers-zero";
 /// How the learner takes games in.
 #[derive(Clone, Debug)]
 pub struct LearnerOptions {
-    pub redis: String,
+    pub redis: RedisTarget,
     /// The run's name in Redis (the keys' prefix); by default the name the run folder was
     /// started with, or [`DEFAULT_NAME`] for a new one.
     pub name: Option<String>,

@@ -9,8 +9,10 @@
 //!   `network`, `config` (the run's settings as JSON), `blob` (the model file), `backlog`.
 //! - `NAME:owner`: the learner that owns the run (one owner per stream).
 
-use redis::{Connection, ErrorKind, RedisError, Value};
+use redis::{Connection, ErrorKind, RedisError, TlsCertificates, Value};
 use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 pub const GROUP: &str = "learner";
@@ -20,10 +22,34 @@ pub const GROUP: &str = "learner";
 pub enum LinkError {
     #[error("--redis {0}: expected redis://[user:password@]host[:port][/db] or rediss://...")]
     Url(String),
+    #[error("--tls-ca {0}: {1}")]
+    Ca(String, String),
+    #[error(
+        "redis {url}: {err} (a server certificate signed by an authority of your own needs --tls-ca FILE)"
+    )]
+    Tls { url: String, err: RedisError },
     #[error("redis {url}: {err}")]
     Redis { url: String, err: RedisError },
     #[error("redis {url}: {what}")]
     Reply { url: String, what: String },
+}
+
+/// Where Redis is: its URL and, for TLS with a certificate authority of one's own (a
+/// self-signed server certificate), that authority's certificate in PEM.
+#[derive(Clone, Debug)]
+pub struct RedisTarget {
+    pub url: String,
+    pub ca: Option<PathBuf>,
+}
+
+impl RedisTarget {
+    /// A URL, with the public certificate authorities for `rediss://`.
+    pub fn url(url: &str) -> RedisTarget {
+        RedisTarget {
+            url: url.to_string(),
+            ca: None,
+        }
+    }
 }
 
 /// A stream entry as the learner reads it: the id, the actor it names, the record's bytes
@@ -78,6 +104,11 @@ fn redact(url: &str) -> String {
 /// Whether an error passes with time (the server restarting or still loading its data, the
 /// network down) rather than needing the user (a wrong password, a wrong type).
 fn transient(e: &RedisError) -> bool {
+    // A failed TLS handshake (a server certificate that is not trusted, a protocol the
+    // server does not speak) needs the user, not time.
+    if tls_failure(e) {
+        return false;
+    }
     e.is_io_error()
         || e.is_connection_refusal()
         || e.is_connection_dropped()
@@ -90,10 +121,41 @@ fn transient(e: &RedisError) -> bool {
         )
 }
 
+/// Whether `e` is rustls refusing the connection. redis keeps the I/O error behind an
+/// `Arc`, and the I/O error holds rustls's.
+fn tls_failure(e: &RedisError) -> bool {
+    std::error::Error::source(e)
+        .and_then(|s| s.downcast_ref::<Arc<dyn std::error::Error + Send + Sync>>())
+        .and_then(|arc| arc.downcast_ref::<std::io::Error>())
+        .and_then(std::io::Error::get_ref)
+        .is_some_and(|inner| inner.is::<rustls::Error>())
+}
+
 impl Link {
     /// A link to `url` for the run `name`; nothing is connected until the first command.
-    pub fn open(url: &str, name: &str, who: &str) -> Result<Link, LinkError> {
-        let client = redis::Client::open(url).map_err(|_| LinkError::Url(redact(url)))?;
+    pub fn open(target: &RedisTarget, name: &str, who: &str) -> Result<Link, LinkError> {
+        let url = &target.url;
+        let bad_url = || LinkError::Url(redact(url));
+        let client = match &target.ca {
+            None => redis::Client::open(url.as_str()).map_err(|_| bad_url())?,
+            Some(path) => {
+                let shown = path.display().to_string();
+                if !url.starts_with("rediss://") {
+                    return Err(LinkError::Ca(
+                        shown,
+                        "a CA is for TLS: expected a rediss:// URL".into(),
+                    ));
+                }
+                let pem =
+                    std::fs::read(path).map_err(|e| LinkError::Ca(shown.clone(), e.to_string()))?;
+                let certs = TlsCertificates {
+                    client_tls: None,
+                    root_cert: Some(pem),
+                };
+                redis::Client::build_with_tls(url.as_str(), certs)
+                    .map_err(|e| LinkError::Ca(shown, e.to_string()))?
+            }
+        };
         Ok(Link {
             client,
             url: redact(url),
@@ -174,6 +236,12 @@ impl Link {
                     failing = true;
                     std::thread::sleep(wait);
                     wait = (wait * 2).min(MAX_BACKOFF);
+                }
+                Err(err) if tls_failure(&err) => {
+                    return Err(LinkError::Tls {
+                        url: self.url.clone(),
+                        err,
+                    });
                 }
                 Err(e) => return Err(self.err(e)),
             }
@@ -444,8 +512,13 @@ mod tests {
         assert_eq!(redact("rediss://u:pw@h"), "rediss://u:***@h");
         assert_eq!(redact("redis://h:6379"), "redis://h:6379");
         assert!(matches!(
-            Link::open("http://x", "r", "t"),
+            Link::open(&RedisTarget::url("http://x"), "r", "t"),
             Err(LinkError::Url(_))
         ));
+        let ca = RedisTarget {
+            url: "redis://h".into(),
+            ca: Some("ca.pem".into()),
+        };
+        assert!(matches!(Link::open(&ca, "r", "t"), Err(LinkError::Ca(..))));
     }
 }
