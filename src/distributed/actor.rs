@@ -1,6 +1,7 @@
 //! A self-play actor: fetches the learner's best network from Redis, plays games with the
 //! local batched inference service (the workers `train` uses), pushes each finished game as
-//! one record as soon as it ends, and switches to a newer network between rounds of games.
+//! one record as soon as it ends, and checks for a newer network after each: then it starts no
+//! more games, finishes those under way, and goes on with the newer one.
 
 use super::link::{Link, LinkError, PublishedModel, RedisTarget};
 use super::record::{self, RecordHeader};
@@ -8,7 +9,6 @@ use crate::games::{Checkers, GameName, Othello};
 use crate::mcts::{CachedEvaluator, NetEvaluator};
 use crate::net::model_from_bytes;
 use crate::nn::checksum;
-use crate::seeds::derive_seed;
 use crate::selfplay::{SelfPlayRun, self_play_each};
 use crate::tensor::Device;
 use crate::train::alphazero::{AzGame, parse_config_json};
@@ -94,8 +94,8 @@ struct Session<'a> {
 }
 
 impl Session<'_> {
-    /// Plays rounds of games with `m` until a newer model is published or enough games are
-    /// pushed.
+    /// Plays games with `m` until a newer model is published (the games under way are
+    /// finished and pushed) or enough games are pushed.
     fn play<G: AzGame>(&mut self, m: &PublishedModel) -> Result<(), ActorError> {
         let o = self.options;
         let bad = |what: String| ActorError::Model(format!("version {}: {what}", m.version));
@@ -122,7 +122,6 @@ impl Session<'_> {
             .map_err(|e| bad(e.to_string()))?;
         let mut eval: CachedEvaluator<_, G> = CachedEvaluator::new(net, 1 << 18);
         let self_play = config.self_play();
-        let round = (o.threads.max(1) * self_play.concurrent_games.max(1)) as u64;
         eprintln!(
             "actor {}: playing with model version {} ({}) on {}",
             o.id,
@@ -136,57 +135,81 @@ impl Session<'_> {
             model_version: m.version,
             actor: o.id.clone(),
         };
-        // Fresh at every start, so that a restarted actor does not replay its games.
-        let actor_seed = rand::random::<u64>();
-        for r in 0.. {
-            let left = o.games.map_or(round, |n| n.saturating_sub(*self.pushed));
-            if left == 0 {
-                return Ok(());
-            }
-            let run = SelfPlayRun {
-                games: round.min(left),
-                workers: o.threads.max(1),
-                max_batch: config.inference_batch as usize,
-                wait: Duration::from_millis(2),
-                seed: derive_seed(actor_seed, m.version as u64, r),
-            };
-            let link = Mutex::new(&mut *self.link);
-            let failed = Mutex::new(None);
-            let pushed = Mutex::new(&mut *self.pushed);
-            self_play_each(&mut eval, &self_play, &run, &|g| {
-                let bytes = record::encode(&header, &g);
-                let mut failure = failed.lock().expect("no push panicked");
-                if failure.is_some() {
-                    return;
+        let run = SelfPlayRun {
+            // Until stopped: a newer model, enough games, or a failed push.
+            games: o
+                .games
+                .map_or(UNTIL_STOPPED, |n| n.saturating_sub(*self.pushed)),
+            workers: o.threads.max(1),
+            max_batch: config.inference_batch as usize,
+            wait: Duration::from_millis(2),
+            // Fresh at every start, so that a restarted actor does not replay its games.
+            seed: rand::random(),
+        };
+        let start = self.start;
+        let pushing = Mutex::new(Pushing {
+            link: &mut *self.link,
+            pushed: &mut *self.pushed,
+            failure: None,
+            reported: Instant::now(),
+        });
+        self_play_each(&mut eval, &self_play, &run, &|g| {
+            let bytes = record::encode(&header, &g);
+            let mut p = pushing.lock().expect("no push panicked");
+            p.push(o, m, &bytes, start)
+        });
+        match pushing.into_inner().expect("no push panicked").failure {
+            Some(e) => Err(e.into()),
+            None => Ok(()),
+        }
+    }
+}
+
+/// "Until stopped", as a game count (the game counter must stay below 2^63).
+const UNTIL_STOPPED: u64 = 1 << 48;
+
+/// How often the actor reports its rate.
+const REPORT_EVERY: Duration = Duration::from_secs(60);
+
+/// The pushing side of a session, shared by the self-play workers.
+struct Pushing<'a> {
+    link: &'a mut Link,
+    pushed: &'a mut u64,
+    failure: Option<LinkError>,
+    reported: Instant,
+}
+
+impl Pushing<'_> {
+    /// Pushes one finished game; whether to start more games with the model `m` (not after
+    /// a failure, nor once a newer model is published).
+    fn push(&mut self, o: &ActorOptions, m: &PublishedModel, bytes: &[u8], start: Instant) -> bool {
+        if self.failure.is_some() {
+            return false;
+        }
+        let published = self
+            .link
+            .push_game(&o.id, bytes, m.backlog)
+            .and_then(|_| self.link.model_version());
+        match published {
+            Ok(version) => {
+                *self.pushed += 1;
+                if self.reported.elapsed() >= REPORT_EVERY {
+                    self.reported = Instant::now();
+                    let hours = start.elapsed().as_secs_f64() / 3600.0;
+                    eprintln!(
+                        "actor {}: model version {}, {} games pushed, {:.0} games/hour",
+                        o.id,
+                        m.version,
+                        self.pushed,
+                        *self.pushed as f64 / hours.max(1e-9)
+                    );
                 }
-                match link
-                    .lock()
-                    .expect("no push panicked")
-                    .push_game(&o.id, &bytes, m.backlog)
-                {
-                    Ok(_) => **pushed.lock().expect("no push panicked") += 1,
-                    Err(e) => *failure = Some(e),
-                }
-            });
-            if let Some(e) = failed.into_inner().expect("no push panicked") {
-                return Err(e.into());
+                version.is_none_or(|(v, h)| (v, h) == (m.version, m.hash.clone()))
             }
-            let hours = self.start.elapsed().as_secs_f64() / 3600.0;
-            eprintln!(
-                "actor {}: model version {}, {} games pushed, {:.0} games/hour",
-                o.id,
-                m.version,
-                self.pushed,
-                *self.pushed as f64 / hours.max(1e-9)
-            );
-            if self
-                .link
-                .model_version()?
-                .is_some_and(|(v, h)| (v, h) != (m.version, m.hash.clone()))
-            {
-                return Ok(());
+            Err(e) => {
+                self.failure = Some(e);
+                false
             }
         }
-        Ok(())
     }
 }

@@ -18,7 +18,7 @@ use crate::games::{Checkers, Rules};
 use crate::mcts::Evaluator;
 use indicatif::ProgressBar;
 use std::sync::Mutex;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// How a self-play phase runs: workers and the service's batching.
@@ -67,6 +67,7 @@ pub fn self_play<G: Rules>(
         if let Some(b) = bar {
             b.inc(1);
         }
+        true
     });
     let mut games = finished.into_inner().expect("no worker panicked");
     games.sort_by_key(|g| g.index);
@@ -79,12 +80,14 @@ pub fn self_play<G: Rules>(
 }
 
 /// As [`self_play`], but each game goes to `done` (on its worker's thread) as it ends, so that
-/// an actor sends it on at once and a kill loses only the games still being played.
+/// an actor sends it on at once and a kill loses only the games still being played. When
+/// `done` answers `false`, no more games start; those under way are finished and handed over.
+/// `run.games` must stay below 2^63 (the game counter passes it when stopped).
 pub fn self_play_each<G: Rules>(
     eval: &mut dyn Evaluator<G>,
     config: &SelfPlayConfig,
     run: &SelfPlayRun,
-    done: &(dyn Fn(SelfPlayGame<G>) + Sync),
+    done: &(dyn Fn(SelfPlayGame<G>) -> bool + Sync),
 ) -> InferenceStats {
     let (service, client) = inference_service(eval.history(), run.max_batch, run.wait);
     let next = AtomicU64::new(0);
@@ -92,7 +95,13 @@ pub fn self_play_each<G: Rules>(
         for _ in 0..run.workers.max(1) {
             let mut client = client.clone();
             let next = &next;
-            scope.spawn(move || play_games(config, &mut client, next, run.games, run.seed, done));
+            scope.spawn(move || {
+                play_games(config, &mut client, next, run.games, run.seed, |g| {
+                    if !done(g) {
+                        next.fetch_max(run.games, Ordering::SeqCst);
+                    }
+                })
+            });
         }
         drop(client);
         service.serve(eval)
