@@ -6,15 +6,14 @@ use crate::distributed::link::{Link, LinkError, RedisTarget};
 use crate::distributed::record::{self, RecordHeader};
 use crate::games::checkers::{Position, perft};
 use crate::games::{Checkers, GameName, othello};
-use crate::mcts::{MaterialEvaluator, NetEvaluator};
+use crate::mcts::NetEvaluator;
 use crate::nn::{Architecture, Ctx, Module, Optimizer, PolicyValueNet, alphazero_loss};
-use crate::selfplay::{SelfPlayRun, play_games, self_play};
+use crate::selfplay::{SelfPlayRun, material_games, self_play};
 use crate::tensor::{Device, Tensor, Var};
 use crate::train::alphazero::{AzGame, GameSource, Pipeline, TrainConfig};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde_json::json;
-use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
 /// perft of `game` from its start position `repeat` times on the current rayon pool (one thread: the
@@ -224,17 +223,10 @@ fn ingest_into(
         model_version: 0,
         actor: "bench".into(),
     };
-    let next = AtomicU64::new(0);
-    let mut encoded = Vec::new();
-    let self_play = pipeline.state().config.self_play();
-    play_games(
-        &self_play,
-        &mut MaterialEvaluator::default(),
-        &next,
-        16,
-        0,
-        |g| encoded.push(record::encode(&header, &g)),
-    );
+    let encoded: Vec<_> = material_games(&pipeline.state().config.self_play(), 16, 0)
+        .iter()
+        .map(|g| record::encode(&header, g))
+        .collect();
     let bytes = encoded.iter().map(Vec::len).sum::<usize>() / encoded.len();
 
     let start = Instant::now();

@@ -7,8 +7,7 @@
 use checkers_zero::distributed::learner::held_ids;
 use checkers_zero::distributed::record::{self, RecordHeader};
 use checkers_zero::games::Checkers;
-use checkers_zero::mcts::MaterialEvaluator;
-use checkers_zero::selfplay::{SelfPlayConfig, SelfPlayGame, play_games};
+use checkers_zero::selfplay::{SelfPlayConfig, SelfPlayGame, material_games};
 use checkers_zero::train::alphazero::TrainConfig;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -380,17 +379,7 @@ fn games(n: u64) -> Vec<SelfPlayGame<Checkers>> {
         }
         .self_play()
     };
-    let next = std::sync::atomic::AtomicU64::new(0);
-    let mut out = Vec::new();
-    play_games(
-        &config,
-        &mut MaterialEvaluator::default(),
-        &next,
-        n,
-        3,
-        |g| out.push(g),
-    );
-    out
+    material_games(&config, n, 3)
 }
 
 fn push(con: &mut redis::Connection, actor: &str, bytes: &[u8]) -> String {

@@ -200,8 +200,7 @@ fn check_samples<G: Rules>(samples: &[Sample<G>]) -> Result<(), String> {
 mod tests {
     use super::*;
     use crate::games::Checkers;
-    use crate::mcts::MaterialEvaluator;
-    use crate::selfplay::{SelfPlayConfig, play_games};
+    use crate::selfplay::{SelfPlayConfig, material_games};
     use crate::train::alphazero::TrainConfig;
 
     /// Finished self-play games with a material evaluator and a tiny search: one ended by
@@ -218,9 +217,7 @@ mod tests {
                 }
                 .self_play()
             };
-            let next = std::sync::atomic::AtomicU64::new(0);
-            let mut eval = MaterialEvaluator::default();
-            play_games(&config, &mut eval, &next, 1, 7, |g| out.push(g));
+            out.extend(material_games(&config, 1, 7));
         }
         out
     }

@@ -9,7 +9,10 @@
 
 use super::replay::Sample;
 use crate::games::{Checkers, Game, Rules};
-use crate::mcts::{Evaluator, Leaves, PlayoutCap, Puct, PuctConfig, ROOT, Temperature, pick_child};
+use crate::mcts::{
+    Evaluator, Leaves, MaterialEvaluator, PlayoutCap, Puct, PuctConfig, ROOT, Temperature,
+    pick_child,
+};
 use crate::seeds::derive_seed;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -221,11 +224,21 @@ pub fn play_games<G: Rules>(
     }
 }
 
+/// `n` games of self-play with the material evaluator, in the order they end: games of a
+/// real run's shape (positions, search targets, results) without a network, for tests and
+/// benchmarks of what carries games.
+pub fn material_games(config: &SelfPlayConfig, n: u64, seed: u64) -> Vec<SelfPlayGame<Checkers>> {
+    let next = AtomicU64::new(0);
+    let mut out = Vec::new();
+    let mut eval = MaterialEvaluator::default();
+    play_games(config, &mut eval, &next, n, seed, |g| out.push(g));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::games::checkers::Outcome;
-    use crate::mcts::MaterialEvaluator;
 
     fn config() -> SelfPlayConfig {
         SelfPlayConfig {

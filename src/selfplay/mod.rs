@@ -10,7 +10,7 @@ pub mod games;
 pub mod inference;
 pub mod replay;
 
-pub use games::{SelfPlayConfig, SelfPlayGame, play_games};
+pub use games::{SelfPlayConfig, SelfPlayGame, material_games, play_games};
 pub use inference::{InferenceClient, InferenceService, InferenceStats, inference_service};
 pub use replay::{ReplayBuffer, Sample, ValueTarget};
 
