@@ -259,8 +259,10 @@ impl RemoteGames {
         if let Err(holder) = link.claim(&owner).map_err(link_error)? {
             return Err(TrainError::Config(format!(
                 "the stream {} belongs to another learner ({holder}); one learner per run: \
-                 stop that one, or give this run another --name",
-                link.key("games")
+                 resume that one, or give this run another --name (if that learner's run \
+                 folder is gone for good: redis-cli DEL {})",
+                link.key("games"),
+                link.key("owner")
             )));
         }
         link.ensure_group().map_err(link_error)?;
