@@ -259,6 +259,27 @@ mod tests {
     }
 
     #[test]
+    fn self_play_starts_no_games_once_told_to_stop() {
+        use crate::selfplay::{SelfPlayRun, self_play_each};
+        let c = config();
+        let run = SelfPlayRun {
+            games: 200,
+            workers: 2,
+            max_batch: 16,
+            wait: std::time::Duration::from_millis(1),
+            seed: 3,
+        };
+        let handed = AtomicU64::new(0);
+        // The fourth game ends it: the games under way still finish, no new one starts.
+        self_play_each(&mut MaterialEvaluator::default(), &c, &run, &|_| {
+            handed.fetch_add(1, Ordering::SeqCst) + 1 < 4
+        });
+        let n = handed.into_inner();
+        let under_way = (run.workers * c.concurrent_games) as u64;
+        assert!((4..4 + under_way).contains(&n), "{n} games");
+    }
+
+    #[test]
     fn games_finish_with_legal_moves_and_samples_carry_their_results() {
         let next = AtomicU64::new(0);
         let mut games = Vec::new();
