@@ -225,6 +225,12 @@ fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Option<T>, Tra
         .map_err(|e| TrainError::Config(format!("{}: {e}", path.display())))
 }
 
+/// Writes `value` as JSON to `path`, whole or not at all.
+fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), TrainError> {
+    let text = serde_json::to_string_pretty(value).expect("plain data");
+    write_atomic(path, text.as_bytes()).map_err(io(path))
+}
+
 fn link_error(e: LinkError) -> TrainError {
     TrainError::Config(e.to_string())
 }
@@ -249,8 +255,7 @@ impl RemoteGames {
                     name: name.clone().unwrap_or_else(|| DEFAULT_NAME.to_string()),
                     owner: format!("{:016x}", rand::random::<u64>()),
                 };
-                let text = serde_json::to_string_pretty(&m).expect("plain data");
-                write_atomic(&meta_path, text.as_bytes()).map_err(io(&meta_path))?;
+                write_json(&meta_path, &m)?;
                 m
             }
         };
@@ -431,8 +436,7 @@ impl<G: AzGame> GameSource<G> for RemoteGames {
             through: taken.last().map_or(self.trained, |r| r.id),
         };
         let path = self.dir.join("ingest.json");
-        let text = serde_json::to_string_pretty(&mark).expect("plain data");
-        write_atomic(&path, text.as_bytes()).map_err(io(&path))?;
+        write_json(&path, &mark)?;
         self.taking = Some(mark);
 
         let best = run.state().best_iteration;
