@@ -212,3 +212,44 @@ fn train_init_warms_up_unless_told_and_refuses_another_network() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(!dir.exists(), "a refused run leaves no folder");
 }
+
+/// A match whose stderr is a log, not a terminal (run under nohup), says how far it is in
+/// plain lines; a resumed journal counts the games its earlier runs played.
+#[test]
+fn a_match_in_a_log_reports_progress_with_earlier_journal_games() {
+    let dir = std::env::temp_dir().join(format!("cz-cli-progress-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let journal = dir.join("m.jsonl");
+    let journal = journal.to_str().unwrap();
+    let args = [
+        "match",
+        "random",
+        "random",
+        "--games",
+        "6",
+        "--threads",
+        "1",
+        "--journal",
+        journal,
+    ];
+    let last_line = |out: &Output| {
+        let err = stderr(out);
+        assert!(out.status.success(), "{err}");
+        err.lines()
+            .rfind(|l| l.contains(" games, "))
+            .unwrap_or_else(|| panic!("no progress line: {err}"))
+            .to_string()
+    };
+    let whole = last_line(&run(&args, &[]));
+    assert!(
+        whole.starts_with("random vs random: 6/6 games, +"),
+        "{whole}"
+    );
+    // Keep the header and two games: the resumed run plays four and reports all six.
+    let text = std::fs::read_to_string(journal).unwrap();
+    let kept: String = text.lines().take(3).map(|l| format!("{l}\n")).collect();
+    std::fs::write(journal, kept).unwrap();
+    let resumed = last_line(&run(&args, &[]));
+    assert_eq!(resumed, whole);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

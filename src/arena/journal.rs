@@ -187,7 +187,7 @@ pub fn run_match_journaled<G: ArenaGame>(
             .and_then(|_| f.sync_data())
             .map_err(|e| AgentError(format!("cannot write {}: {e}", path.display())))
     };
-    let mut games = play_rounds(config, rounds, &first, &second, append)?;
+    let mut games = play_rounds(config, rounds, &done, &first, &second, append)?;
     games.append(&mut done);
     games.sort_by_key(|g| g.round);
     Ok(MatchReport {

@@ -5,8 +5,11 @@ use super::openings::{ArenaGame, OpeningSet};
 use super::stats::Tally;
 use crate::agents::{AgentError, Player};
 use crate::games::{Checkers, Color, Game, Rules};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{HumanDuration, ProgressBar, ProgressStyle};
 use rayon::prelude::*;
+use std::io::IsTerminal;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// How each series of games between two agents is played (a match, each pair of a
 /// tournament, each opponent of a gauntlet).
@@ -17,7 +20,7 @@ pub struct Series {
     pub openings: OpeningSet,
     pub seed: u64,
     pub game: GameConfig,
-    /// Show a progress bar on stderr.
+    /// Show progress on stderr: a bar on a terminal, a line a minute in a log.
     pub progress: bool,
 }
 
@@ -130,7 +133,9 @@ fn game_seed(seed: u64, round: usize, side: u64) -> u64 {
 pub fn run_match<G: ArenaGame>(config: &MatchConfig<G>) -> Result<MatchReport<G>, AgentError> {
     let (first, second) = names(config)?;
     let total = match_length(config);
-    let games = play_rounds(config, (0..total).collect(), &first, &second, |_| Ok(()))?;
+    let games = play_rounds(config, (0..total).collect(), &[], &first, &second, |_| {
+        Ok(())
+    })?;
     Ok(MatchReport {
         first,
         second,
@@ -166,27 +171,109 @@ pub(super) fn round_start<G: ArenaGame>(
     (opening.clone(), first_color, start.clone())
 }
 
+/// How often a series in a log (stderr not a terminal) says how far it is.
+const LOG_EVERY: Duration = Duration::from_secs(60);
+
+/// A series' progress on stderr. On a terminal, a bar; in a log, where no bar is drawn (a
+/// match run under nohup), a line at most every `LOG_EVERY` and at the end, with the first
+/// agent's score so far.
+struct Progress {
+    bar: ProgressBar,
+    log: Option<Mutex<Logged>>,
+    label: String,
+    total: usize,
+}
+
+struct Logged {
+    /// This process's start and its games so far (the ETA's base; a journal's earlier games
+    /// were played by another process).
+    start: Instant,
+    played: usize,
+    last: Instant,
+    tally: Tally,
+}
+
+impl Progress {
+    fn new(show: bool, total: usize, earlier: Tally, label: String) -> Self {
+        let terminal = std::io::stderr().is_terminal();
+        let bar = if show && terminal {
+            ProgressBar::new(total as u64)
+        } else {
+            ProgressBar::hidden()
+        };
+        bar.set_style(
+            ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} games ({eta} left)")
+                .expect("static template")
+                .progress_chars("=> "),
+        );
+        bar.set_message(label.clone());
+        bar.set_position(earlier.games() as u64);
+        let log = (show && !terminal).then(|| {
+            Mutex::new(Logged {
+                start: Instant::now(),
+                played: 0,
+                last: Instant::now(),
+                tally: earlier,
+            })
+        });
+        Progress {
+            bar,
+            log,
+            label,
+            total,
+        }
+    }
+
+    /// A game ended with the first agent scoring `score`.
+    fn game_done(&self, score: f64) {
+        self.bar.inc(1);
+        let Some(log) = &self.log else { return };
+        let mut l = log.lock().unwrap_or_else(|e| e.into_inner());
+        l.tally.add(score);
+        l.played += 1;
+        let games = l.tally.games() as usize;
+        if games < self.total && l.last.elapsed() < LOG_EVERY {
+            return;
+        }
+        l.last = Instant::now();
+        let left = match self.total.saturating_sub(games) {
+            0 => String::new(),
+            n => {
+                let each = l.start.elapsed().div_f64(l.played as f64);
+                format!(", {} left", HumanDuration(each.mul_f64(n as f64)))
+            }
+        };
+        eprintln!(
+            "{}: {games}/{} games, {}{left}",
+            self.label,
+            self.total,
+            l.tally.summary()
+        );
+    }
+}
+
 /// Plays `rounds` of the match in parallel, calling `done` with each game as it ends (from
-/// the worker that played it); the games in round order.
+/// the worker that played it); the games in round order. `earlier` are the match's games
+/// already played (by a journal's earlier runs), counted in its progress.
 pub(super) fn play_rounds<G: ArenaGame>(
     config: &MatchConfig<G>,
     rounds: Vec<usize>,
+    earlier: &[MatchGame<G>],
     first_name: &str,
     second_name: &str,
     done: impl Fn(&MatchGame<G>) -> Result<(), AgentError> + Sync,
 ) -> Result<Vec<MatchGame<G>>, AgentError> {
     let starts = G::starting_games(config.series.openings);
-    let bar = if config.series.progress {
-        ProgressBar::new(rounds.len() as u64)
-    } else {
-        ProgressBar::hidden()
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} games ({eta} left)")
-            .expect("static template")
-            .progress_chars("=> "),
+    let mut tally = Tally::default();
+    for g in earlier {
+        tally.add(g.first_score());
+    }
+    let progress = Progress::new(
+        config.series.progress,
+        earlier.len() + rounds.len(),
+        tally,
+        format!("{first_name} vs {second_name}"),
     );
-    bar.set_message(format!("{first_name} vs {second_name}"));
     let games: Result<Vec<MatchGame<G>>, AgentError> = rounds
         .into_par_iter()
         .map(|round| {
@@ -212,10 +299,10 @@ pub(super) fn play_rounds<G: ArenaGame>(
                 game,
             };
             done(&finished)?;
-            bar.inc(1);
+            progress.game_done(finished.first_score());
             Ok(finished)
         })
         .collect();
-    bar.finish_and_clear();
+    progress.bar.finish_and_clear();
     games
 }
