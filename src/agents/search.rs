@@ -16,6 +16,12 @@ use rand::rngs::StdRng;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+/// The most memory one search tree's nodes grow to (their vector may reserve up to twice
+/// that). A search without a count of simulations (`go infinite`, a long movetime) stops
+/// there instead of growing until memory runs out: 2 GiB hold tens of millions of nodes,
+/// hours of search on a CPU.
+const TREE_BYTES: usize = 2 << 30;
+
 /// How much to search for one move: simulations, an optional deadline and the caller's
 /// stop flag.
 struct Budget {
@@ -41,12 +47,13 @@ impl Budget {
         }
     }
 
-    /// Whether to search on after `done` simulations: always at least once, so there is a
-    /// searched move to give (reading the clock and the flag costs far less than a
-    /// simulation).
-    fn more(&self, done: u64) -> bool {
+    /// Whether to search on after `done` simulations that grew the tree to `tree_bytes`:
+    /// always at least once, so there is a searched move to give (reading the clock and the
+    /// flag costs far less than a simulation).
+    fn more(&self, done: u64, tree_bytes: usize) -> bool {
         done == 0
             || (done < self.simulations
+                && tree_bytes < TREE_BYTES
                 && self.deadline.is_none_or(|d| Instant::now() < d)
                 && !self.limits.stop_requested())
     }
@@ -143,7 +150,7 @@ impl<G: Rules> Agent<G> for MctsAgent<G> {
         let start = Instant::now();
         let mut actions = Vec::new();
         let mut done = 0;
-        while budget.more(done) {
+        while budget.more(done, uct.tree().bytes()) {
             uct.simulate(&mut self.rng, &mut actions);
             done += 1;
         }
@@ -363,7 +370,7 @@ impl<G: Rules> Agent<G> for AzAgent<G> {
         let start = Instant::now();
         let mut done = 0;
         let chunk = self.puct.batch as u64;
-        while budget.more(done) {
+        while budget.more(done, search.tree().bytes()) {
             let n = chunk.min(budget.simulations - done);
             search.run(&mut self.evaluator, n as u32, &mut self.rng);
             done += n;
@@ -385,5 +392,24 @@ impl<G: Rules> Agent<G> for AzAgent<G> {
     fn new_game(&mut self) {
         self.search = None;
         self.rng = StdRng::seed_from_u64(self.seed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A search with no bound but `stop` ends once its tree holds `TREE_BYTES`, and gives
+    /// a searched move even with a tree already that large (kept from earlier moves).
+    #[test]
+    fn an_infinite_search_stops_at_the_tree_cap() {
+        let limits = Limits {
+            infinite: true,
+            ..Limits::default()
+        };
+        let budget = Budget::new(&limits, 200);
+        assert!(budget.more(1_000_000, TREE_BYTES - 1));
+        assert!(!budget.more(1_000_000, TREE_BYTES));
+        assert!(budget.more(0, TREE_BYTES));
     }
 }

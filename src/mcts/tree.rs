@@ -169,6 +169,11 @@ impl<G: Rules> Tree<G> {
         self.nodes.is_empty()
     }
 
+    /// The memory its nodes take.
+    pub fn bytes(&self) -> usize {
+        self.nodes.len() * std::mem::size_of::<Node<G>>()
+    }
+
     pub fn children(&self, id: NodeId) -> impl Iterator<Item = NodeId> + use<G> {
         let n = &self.nodes[id as usize];
         let first = if n.is_expanded() { n.first_child } else { 0 };
