@@ -305,7 +305,8 @@ struct SeriesArgs {
     /// Seed of the agents' random choices and of the opening order.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Worker threads (default: all cores). Results do not depend on it.
+    /// Games played at a time, each on one core (default: all cores). Results do not
+    /// depend on it.
     #[arg(long)]
     threads: Option<usize>,
     /// Adjudicate games that reach this many plies (checkers: more pieces, then more kings,

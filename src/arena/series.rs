@@ -6,9 +6,9 @@ use super::stats::Tally;
 use crate::agents::{AgentError, Player};
 use crate::games::{Checkers, Color, Game, Rules};
 use indicatif::{HumanDuration, ProgressBar, ProgressStyle};
-use rayon::prelude::*;
 use std::io::IsTerminal;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// How each series of games between two agents is played (a match, each pair of a
@@ -128,7 +128,7 @@ fn game_seed(seed: u64, round: usize, side: u64) -> u64 {
     z ^ (z >> 32)
 }
 
-/// Plays the match on the current rayon pool. Game `i` starts from opening `i / 2`; the
+/// Plays the match, as many games at a time as the current rayon pool has threads. Game `i` starts from opening `i / 2`; the
 /// first agent has Black in even games and White in odd ones.
 pub fn run_match<G: ArenaGame>(config: &MatchConfig<G>) -> Result<MatchReport<G>, AgentError> {
     let (first, second) = names(config)?;
@@ -252,9 +252,15 @@ impl Progress {
     }
 }
 
-/// Plays `rounds` of the match in parallel, calling `done` with each game as it ends (from
-/// the worker that played it); the games in round order. `earlier` are the match's games
-/// already played (by a journal's earlier runs), counted in its progress.
+/// Plays `rounds` of the match, as many games at a time as the current rayon pool has
+/// threads, calling `done` with each game as it ends (from the thread that played it); the
+/// games in round order. `earlier` are the match's games already played (by a journal's
+/// earlier runs), counted in its progress.
+///
+/// Each game runs on a thread of its own with a one-thread pool for its agents' parallel
+/// work (the CPU backend's kernels), so every search has exactly one core. In a shared
+/// pool a thread out of games would help the other games' network with its kernels: at
+/// equal time per move the network then had two cores against alpha-beta's one.
 pub(super) fn play_rounds<G: ArenaGame>(
     config: &MatchConfig<G>,
     rounds: Vec<usize>,
@@ -274,35 +280,150 @@ pub(super) fn play_rounds<G: ArenaGame>(
         tally,
         format!("{first_name} vs {second_name}"),
     );
-    let games: Result<Vec<MatchGame<G>>, AgentError> = rounds
-        .into_par_iter()
-        .map(|round| {
-            let (opening, first_color, start) = round_start(&starts, round);
-            let mut first = config
-                .first
-                .build(game_seed(config.series.seed, round, 1))?;
-            let mut second = config
-                .second
-                .build(game_seed(config.series.seed, round, 2))?;
-            let game = match first_color {
-                Color::Black => {
-                    play_game(first.as_mut(), second.as_mut(), start, config.series.game)
-                }
-                Color::White => {
-                    play_game(second.as_mut(), first.as_mut(), start, config.series.game)
-                }
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let games = Mutex::new(Vec::with_capacity(rounds.len()));
+    let worker = || -> Result<(), AgentError> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .map_err(|e| AgentError(format!("cannot start a game's thread: {e}")))?;
+        while !failed.load(Ordering::Relaxed) {
+            let Some(&round) = rounds.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                break;
             };
-            let finished = MatchGame {
-                round,
-                opening,
-                first_color,
-                game,
-            };
-            done(&finished)?;
-            progress.game_done(finished.first_score());
-            Ok(finished)
-        })
-        .collect();
+            let game = pool
+                .install(|| play_round(config, &starts, round))
+                .and_then(|g| done(&g).map(|()| g))
+                .inspect_err(|_| failed.store(true, Ordering::Relaxed))?;
+            progress.game_done(game.first_score());
+            games.lock().unwrap_or_else(|e| e.into_inner()).push(game);
+        }
+        Ok(())
+    };
+    let threads = rayon::current_num_threads().clamp(1, rounds.len().max(1));
+    let result = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads).map(|_| s.spawn(worker)).collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect::<Result<(), AgentError>>()
+    });
     progress.bar.finish_and_clear();
-    games
+    result?;
+    let mut games = games.into_inner().unwrap_or_else(|e| e.into_inner());
+    games.sort_by_key(|g| g.round);
+    Ok(games)
+}
+
+/// One game of the match: `round`'s opening, colours and seeds.
+fn play_round<G: ArenaGame>(
+    config: &MatchConfig<G>,
+    starts: &[(String, Game<G>)],
+    round: usize,
+) -> Result<MatchGame<G>, AgentError> {
+    let (opening, first_color, start) = round_start(starts, round);
+    let mut first = config
+        .first
+        .build(game_seed(config.series.seed, round, 1))?;
+    let mut second = config
+        .second
+        .build(game_seed(config.series.seed, round, 2))?;
+    let game = match first_color {
+        Color::Black => play_game(first.as_mut(), second.as_mut(), start, config.series.game),
+        Color::White => play_game(second.as_mut(), first.as_mut(), start, config.series.game),
+    };
+    Ok(MatchGame {
+        round,
+        opening,
+        first_color,
+        game,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agents::random::RandomAgent;
+    use crate::agents::{AgentSource, Decision, Limits};
+    use crate::arena::{GameConfig, OpeningSet};
+    use std::sync::Arc;
+
+    /// Random moves, noting the pool each move is chosen in and the games under way.
+    #[derive(Debug, Default)]
+    struct Watched {
+        pool_sizes: Mutex<Vec<usize>>,
+        under_way: AtomicUsize,
+        most_under_way: AtomicUsize,
+    }
+
+    struct WatchedAgent(Arc<Watched>, RandomAgent);
+
+    impl crate::agents::Agent for WatchedAgent {
+        fn name(&self) -> String {
+            "watched".into()
+        }
+
+        fn select(&mut self, game: &Game, limits: &Limits) -> Decision {
+            let sizes = &self.0.pool_sizes;
+            sizes.lock().unwrap().push(rayon::current_num_threads());
+            std::thread::sleep(Duration::from_millis(1));
+            self.1.select(game, limits)
+        }
+    }
+
+    impl Drop for WatchedAgent {
+        fn drop(&mut self) {
+            self.0.under_way.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    impl AgentSource for Arc<Watched> {
+        fn build(&self, seed: u64) -> Result<Box<dyn crate::agents::Agent>, AgentError> {
+            let now = self.under_way.fetch_add(1, Ordering::SeqCst) + 1;
+            self.most_under_way.fetch_max(now, Ordering::SeqCst);
+            Ok(Box::new(WatchedAgent(self.clone(), RandomAgent::new(seed))))
+        }
+    }
+
+    /// A pool of three plays three games at a time, each game's agents in a pool of one
+    /// (no thread lends its core to another game's search), with the same results as one
+    /// game at a time.
+    #[test]
+    fn games_run_side_by_side_each_with_one_core() {
+        let watched = Arc::new(Watched::default());
+        let config = MatchConfig {
+            first: Arc::new(watched.clone()),
+            second: "random".parse::<crate::agents::AgentSpec>().unwrap().into(),
+            series: Series {
+                games: Some(12),
+                openings: OpeningSet::Standard,
+                seed: 9,
+                game: GameConfig {
+                    max_plies: Some(60),
+                },
+                progress: false,
+            },
+        };
+        let in_pool = |threads| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| run_match(&config)).unwrap()
+        };
+        let three = in_pool(3);
+        // One agent of each game is watched: three at a time at most, and three reached.
+        assert_eq!(watched.most_under_way.load(Ordering::SeqCst), 3);
+        let sizes = watched.pool_sizes.lock().unwrap().clone();
+        assert!(
+            !sizes.is_empty() && sizes.iter().all(|&n| n == 1),
+            "{sizes:?}"
+        );
+        let one = in_pool(1);
+        assert_eq!(three.pdn(), one.pdn());
+    }
 }
