@@ -124,10 +124,11 @@ fn im2col(img: &[f32], d: &ConvDims, cols: &mut [f32]) {
     }
 }
 
-/// [`im2col`] for strides above 1: every stride-th cell of the image rows.
-fn im2col_strided(img: &[f32], d: &ConvDims, cols: &mut [f32]) {
+/// The runs of the column matrix in the general layout (any stride, output narrower than
+/// the image): for each tap and output row, the range of `cols` its valid cells take and the
+/// image index of the first, the next ones following every `stride_w` cells.
+fn column_runs(d: &ConvDims, mut visit: impl FnMut(std::ops::Range<usize>, usize)) {
     let (ho, wo) = (d.out_h(), d.out_w());
-    cols.fill(0.0);
     for c in 0..d.c_in {
         for ky in 0..d.kh {
             for kx in 0..d.kw {
@@ -141,23 +142,28 @@ fn im2col_strided(img: &[f32], d: &ConvDims, cols: &mut [f32]) {
                         continue;
                     };
                     let start = (c * d.h + iy) * d.w + valid.start * d.stride_w + kx - d.pad_w;
-                    let src = img[start..].iter().step_by(d.stride_w);
-                    let dst = &mut cols[row + oy * wo..row + (oy + 1) * wo];
-                    dst[valid.clone()]
-                        .iter_mut()
-                        .zip(src)
-                        .for_each(|(o, &v)| *o = v);
+                    let at = row + oy * wo;
+                    visit(at + valid.start..at + valid.end, start);
                 }
             }
         }
     }
 }
 
+/// [`im2col`] for strides above 1: every stride-th cell of the image rows.
+fn im2col_strided(img: &[f32], d: &ConvDims, cols: &mut [f32]) {
+    cols.fill(0.0);
+    column_runs(d, |run, start| {
+        let src = img[start..].iter().step_by(d.stride_w);
+        cols[run].iter_mut().zip(src).for_each(|(o, &v)| *o = v);
+    });
+}
+
 /// Adds the column-matrix gradient back onto one image's gradient (the adjoint of im2col).
 /// For a same-width stride-1 conv a tap's run is added in one pass at its fixed offset, as
 /// im2col copies it, after zeroing the wrapped cells (`cols` is scratch).
 fn col2im(cols: &mut [f32], d: &ConvDims, img: &mut [f32]) {
-    let (ho, wo) = (d.out_h(), d.out_w());
+    let wo = d.out_w();
     if d.unit_stride() && wo == d.w {
         for (t, tap) in taps(d).enumerate() {
             if tap.is_padding() {
@@ -174,34 +180,19 @@ fn col2im(cols: &mut [f32], d: &ConvDims, img: &mut [f32]) {
         }
         return;
     }
-    for c in 0..d.c_in {
-        for ky in 0..d.kh {
-            for kx in 0..d.kw {
-                let row = ((c * d.kh + ky) * d.kw + kx) * ho * wo;
-                let valid = valid_cols(kx, d.pad_w, d.w, wo, d.stride_w);
-                if valid.is_empty() {
-                    continue;
-                }
-                for oy in 0..ho {
-                    let Some(iy) = input_row(oy, ky, d) else {
-                        continue;
-                    };
-                    let start = (c * d.h + iy) * d.w + valid.start * d.stride_w + kx - d.pad_w;
-                    let src = &cols[row + oy * wo + valid.start..row + oy * wo + valid.end];
-                    let add = |(o, &g): (&mut f32, &f32)| *o += g;
-                    if d.stride_w == 1 {
-                        img[start..start + src.len()]
-                            .iter_mut()
-                            .zip(src)
-                            .for_each(add);
-                    } else {
-                        let dst = img[start..].iter_mut().step_by(d.stride_w);
-                        dst.zip(src).for_each(add);
-                    }
-                }
-            }
+    column_runs(d, |run, start| {
+        let src = &cols[run];
+        let add = |(o, &g): (&mut f32, &f32)| *o += g;
+        if d.stride_w == 1 {
+            img[start..start + src.len()]
+                .iter_mut()
+                .zip(src)
+                .for_each(add);
+        } else {
+            let dst = img[start..].iter_mut().step_by(d.stride_w);
+            dst.zip(src).for_each(add);
         }
-    }
+    });
 }
 
 /// The column matrix of image `i`: borrowed for a pointwise conv, else built in `scratch`.
