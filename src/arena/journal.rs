@@ -1,7 +1,8 @@
 //! `match --journal FILE`: a match that survives being stopped. Each finished game is
 //! appended to the file as one JSON line (and synced) as it ends; a match started again
 //! with the same file and settings plays only the games the file lacks. Matches at a second
-//! a move over all 314 ballot games take hours; this lets them span several sittings.
+//! a move over all 314 ballot games take hours; this lets them span several sittings. The
+//! match holds a lock on the file while it plays, so a second one on it is refused.
 
 use super::openings::ArenaGame;
 use super::series::{
@@ -155,16 +156,29 @@ pub fn run_match_journaled<G: ArenaGame>(
     let want = header(config, &first, &second);
     let total = match_length(config);
     let starts = G::starting_games(config.series.openings);
-    let Journal {
-        games: mut done,
-        whole,
-    } = read(config, path, &want)?;
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .write(true)
         .truncate(false)
         .open(path)
         .with_context(|| format!("cannot open {}", path.display()))?;
+    // One match writes a journal at a time: two would play the same games and write each
+    // round twice. Read only under the lock, so no other run's games land unseen.
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => bail!(
+            "{} is being written by another match (the same command started twice?): \
+             wait for it to end or stop it",
+            path.display()
+        ),
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(e).with_context(|| format!("cannot lock {}", path.display()));
+        }
+    }
+    let Journal {
+        games: mut done,
+        whole,
+    } = read(config, path, &want)?;
     file.set_len(whole as u64)
         .and_then(|_| {
             use std::io::Seek;
@@ -267,6 +281,18 @@ mod tests {
         .unwrap();
         let e = format!("{:#}", run_match_journaled(&c, &path).err().unwrap());
         assert!(e.contains("m.jsonl line 2:"), "{e}");
+        // While another match writes the journal, a second is refused and changes nothing.
+        std::fs::write(&path, &text).unwrap();
+        let other = std::fs::File::open(&path).unwrap();
+        other.lock().unwrap();
+        let e = run_match_journaled(&c, &path).err().unwrap().to_string();
+        assert!(e.contains("is being written by another match"), "{e}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+        drop(other);
+        assert_eq!(
+            run_match_journaled(&c, &path).unwrap().summary(),
+            straight.summary()
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
