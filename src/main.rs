@@ -560,11 +560,28 @@ fn run_perft(args: PerftArgs) -> Result<()> {
     let pool = thread_pool(args.threads)?;
     let t = Instant::now();
     let (depth, unique) = (args.depth, args.unique);
-    // With --divide: the count under each root move, printed; else the parallel total.
+    // With --divide: the count under each root move, printed; else the parallel total, with
+    // a bar over its work items (on a terminal; depth 15 and up take many minutes).
+    type OnItem<'a> = &'a (dyn Fn(usize, usize) + Sync);
     let count = |divide: &(dyn Fn() -> Vec<(String, u64)> + Sync),
-                 total: &(dyn Fn() -> u64 + Sync)| {
+                 total: &(dyn Fn(OnItem) -> u64 + Sync)| {
         if !args.divide {
-            return pool.install(total);
+            let bar = indicatif::ProgressBar::new(0).with_style(
+                indicatif::ProgressStyle::with_template(
+                    "perft {msg} [{bar:30}] {pos}/{len} subtrees ({elapsed})",
+                )
+                .expect("static template")
+                .progress_chars("=> "),
+            );
+            bar.set_message(depth.to_string());
+            let nodes = pool.install(|| {
+                total(&|done, all| {
+                    bar.set_length(all as u64);
+                    bar.set_position(done as u64);
+                })
+            });
+            bar.finish_and_clear();
+            return nodes;
         }
         let rows = pool.install(divide);
         for (mv, n) in &rows {
@@ -580,8 +597,8 @@ fn run_perft(args: PerftArgs) -> Result<()> {
     let nodes = match args.game {
         GameName::Checkers => {
             let pos = start_position::<Checkers>(args.fen.as_deref())?;
-            count(&|| named(perft::divide(&pos, depth, unique)), &|| {
-                perft::perft_parallel(&pos, depth, unique)
+            count(&|| named(perft::divide(&pos, depth, unique)), &|on| {
+                perft::perft_parallel_with(&pos, depth, unique, on)
             })
         }
         GameName::Othello => {
@@ -589,8 +606,8 @@ fn run_perft(args: PerftArgs) -> Result<()> {
                 bail!("--unique folds checkers capture routes; Othello has none");
             }
             let pos = start_position::<Othello>(args.fen.as_deref())?;
-            count(&|| named(othello::perft::divide(&pos, depth)), &|| {
-                othello::perft::perft_parallel(&pos, depth)
+            count(&|| named(othello::perft::divide(&pos, depth)), &|on| {
+                othello::perft::perft_parallel_with(&pos, depth, on)
             })
         }
     };

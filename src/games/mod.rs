@@ -31,3 +31,25 @@ impl GameName {
         }
     }
 }
+
+/// The sum of `count` over `items` on the current rayon pool, calling `on_item(done, total)`
+/// as each item ends: the parallel split of every game's perft.
+pub(crate) fn sum_items<T: Sync>(
+    items: &[T],
+    count: impl Fn(&T) -> u64 + Sync,
+    on_item: &(dyn Fn(usize, usize) + Sync),
+) -> u64 {
+    use rayon::prelude::*;
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    items
+        .par_iter()
+        .map(|item| {
+            let n = count(item);
+            on_item(
+                done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
+                items.len(),
+            );
+            n
+        })
+        .sum()
+}

@@ -58,6 +58,17 @@ pub fn divide(pos: &Position, depth: u32, unique: bool) -> Vec<(Move, u64)> {
 /// perft spread over the current rayon pool: the positions two plies down are the work items,
 /// enough of them (~50 from the start) to keep every thread busy to the end.
 pub fn perft_parallel(pos: &Position, depth: u32, unique: bool) -> u64 {
+    perft_parallel_with(pos, depth, unique, &|_, _| {})
+}
+
+/// [`perft_parallel`], calling `on_item(done, total)` as each work item ends (a long perft's
+/// progress).
+pub fn perft_parallel_with(
+    pos: &Position,
+    depth: u32,
+    unique: bool,
+    on_item: &(dyn Fn(usize, usize) + Sync),
+) -> u64 {
     if depth <= 3 {
         return perft(pos, depth, unique);
     }
@@ -70,10 +81,7 @@ pub fn perft_parallel(pos: &Position, depth: u32, unique: bool) -> u64 {
         moves_of(&child, unique, &mut replies);
         frontier.extend(replies.iter().map(|r| child.apply(r)));
     }
-    frontier
-        .par_iter()
-        .map(|p| perft(p, depth - 2, unique))
-        .sum()
+    crate::games::sum_items(&frontier, |p| perft(p, depth - 2, unique), on_item)
 }
 
 #[cfg(test)]
@@ -88,6 +96,17 @@ mod tests {
             assert_eq!(perft(&start, d as u32, false), n, "depth {d}");
         }
         assert_eq!(perft_parallel(&start, 5, false), 7361);
+        // Progress: every work item (positions two plies down) reported once, the last as
+        // `total` of `total`.
+        let seen = std::sync::Mutex::new(Vec::new());
+        let nodes = perft_parallel_with(&start, 5, false, &|done, total| {
+            seen.lock().unwrap().push((done, total));
+        });
+        assert_eq!(nodes, 7361);
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort();
+        let expected: Vec<_> = (1..=49).map(|d| (d, 49)).collect();
+        assert_eq!(seen, expected);
         let div = divide(&start, 3, false);
         assert_eq!(div.len(), 7);
         assert_eq!(div.iter().map(|d| d.1).sum::<u64>(), 302);

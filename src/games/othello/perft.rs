@@ -43,6 +43,16 @@ pub fn divide(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
 /// items (56 from the start; Othello's early branching is small, so two plies would leave
 /// only 12).
 pub fn perft_parallel(pos: &Position, depth: u32) -> u64 {
+    perft_parallel_with(pos, depth, &|_, _| {})
+}
+
+/// [`perft_parallel`], calling `on_item(done, total)` as each work item ends (a long perft's
+/// progress).
+pub fn perft_parallel_with(
+    pos: &Position,
+    depth: u32,
+    on_item: &(dyn Fn(usize, usize) + Sync),
+) -> u64 {
     const SPLIT: u32 = 3;
     if depth <= SPLIT + 1 {
         return perft(pos, depth);
@@ -54,7 +64,7 @@ pub fn perft_parallel(pos: &Position, depth: u32) -> u64 {
             .flat_map(|p| p.legal_moves().into_iter().map(|mv| p.apply(mv)))
             .collect();
     }
-    frontier.par_iter().map(|p| perft(p, depth - SPLIT)).sum()
+    crate::games::sum_items(&frontier, |p| perft(p, depth - SPLIT), on_item)
 }
 
 #[cfg(test)]
