@@ -304,13 +304,10 @@ pub(super) fn play_rounds<G: ArenaGame>(
     let threads = rayon::current_num_threads().clamp(1, rounds.len().max(1));
     let result = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads).map(|_| s.spawn(worker)).collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect::<Result<(), AgentError>>()
+        handles.into_iter().try_for_each(|h| {
+            h.join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
     });
     progress.bar.finish_and_clear();
     result?;
