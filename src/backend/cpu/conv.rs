@@ -41,7 +41,8 @@ fn input_row(oy: usize, ky: usize, d: &ConvDims) -> Option<usize> {
 
 /// One kernel tap (c, ky, kx) of a stride-1 conv and where it meets the image.
 struct Tap {
-    /// Its block of the column matrix: `ho * wo` cells from here.
+    /// Its block of the column matrix: `ho * wo` cells from here (its row of a matrix whose
+    /// rows are `ld` apart).
     block: usize,
     /// The output rows and columns whose input cell is inside the image (either empty: the
     /// tap reads only padding).
@@ -51,13 +52,13 @@ struct Tap {
     first_row: usize,
 }
 
-fn taps(d: &ConvDims) -> impl Iterator<Item = Tap> + '_ {
+fn taps(d: &ConvDims, ld: usize) -> impl Iterator<Item = Tap> + '_ {
     let (ho, wo) = (d.out_h(), d.out_w());
     (0..d.c_in * d.kh * d.kw).map(move |t| {
         let (c, ky, kx) = (t / (d.kh * d.kw), t / d.kw % d.kh, t % d.kw);
         let rows = valid_cols(ky, d.pad_h, d.h, ho, 1);
         Tap {
-            block: t * ho * wo,
+            block: t * ld,
             valid: valid_cols(kx, d.pad_w, d.w, wo, 1),
             first_row: (c * d.h + (rows.start + ky).saturating_sub(d.pad_h)) * d.w,
             rows,
@@ -88,16 +89,17 @@ fn zero_outside(run: &mut [f32], valid: &std::ops::Range<usize>, w: usize) {
     }
 }
 
-/// Fills `cols` (patch_len x pixels) from one image (c_in, h, w) for a stride-1 conv, with
+/// Fills `cols` (patch_len rows `ld` apart, the first `pixels` cells of each) from one image
+/// (c_in, h, w) for a stride-1 conv, with
 /// zeros only where the kernel overhangs the padding. Where the output is as wide as the image
 /// (the board nets' "same" 3x3 convs), a kernel tap's block over the output rows inside the
 /// image is the image read at one fixed offset: one bulk copy per tap, after which the few
 /// cells that wrapped round a row edge are zeroed. On an 8x8 board a copy per row segment
 /// would be 8 cells each, and the calls to copy and fill them cost more than the data (they
 /// were half of batch-1 inference); other shapes copy row segment by row segment.
-fn im2col(img: &[f32], d: &ConvDims, cols: &mut [f32]) {
+fn im2col(img: &[f32], d: &ConvDims, cols: &mut [f32], ld: usize) {
     let (ho, wo) = (d.out_h(), d.out_w());
-    for (t, tap) in taps(d).enumerate() {
+    for (t, tap) in taps(d, ld).enumerate() {
         let block = &mut cols[tap.block..tap.block + ho * wo];
         if tap.is_padding() {
             block.fill(0.0);
@@ -124,15 +126,16 @@ fn im2col(img: &[f32], d: &ConvDims, cols: &mut [f32]) {
     }
 }
 
-/// The runs of the column matrix in the general layout (any stride, output narrower than
-/// the image): for each tap and output row, the range of `cols` its valid cells take and the
-/// image index of the first, the next ones following every `stride_w` cells.
-fn column_runs(d: &ConvDims, mut visit: impl FnMut(std::ops::Range<usize>, usize)) {
+/// The runs of the column matrix (rows `ld` apart) in the general layout (any stride, output
+/// narrower than the image): for each tap and output row, the range of `cols` its valid
+/// cells take and the image index of the first, the next ones following every `stride_w`
+/// cells.
+fn column_runs(d: &ConvDims, ld: usize, mut visit: impl FnMut(std::ops::Range<usize>, usize)) {
     let (ho, wo) = (d.out_h(), d.out_w());
     for c in 0..d.c_in {
         for ky in 0..d.kh {
             for kx in 0..d.kw {
-                let row = ((c * d.kh + ky) * d.kw + kx) * ho * wo;
+                let row = ((c * d.kh + ky) * d.kw + kx) * ld;
                 let valid = valid_cols(kx, d.pad_w, d.w, wo, d.stride_w);
                 if valid.is_empty() {
                     continue;
@@ -151,9 +154,12 @@ fn column_runs(d: &ConvDims, mut visit: impl FnMut(std::ops::Range<usize>, usize
 }
 
 /// [`im2col`] for strides above 1: every stride-th cell of the image rows.
-fn im2col_strided(img: &[f32], d: &ConvDims, cols: &mut [f32]) {
-    cols.fill(0.0);
-    column_runs(d, |run, start| {
+fn im2col_strided(img: &[f32], d: &ConvDims, cols: &mut [f32], ld: usize) {
+    let pixels = d.out_h() * d.out_w();
+    for row in cols.chunks_mut(ld) {
+        row[..pixels].fill(0.0);
+    }
+    column_runs(d, ld, |run, start| {
         let src = img[start..].iter().step_by(d.stride_w);
         cols[run].iter_mut().zip(src).for_each(|(o, &v)| *o = v);
     });
@@ -163,9 +169,9 @@ fn im2col_strided(img: &[f32], d: &ConvDims, cols: &mut [f32]) {
 /// For a same-width stride-1 conv a tap's run is added in one pass at its fixed offset, as
 /// im2col copies it, after zeroing the wrapped cells (`cols` is scratch).
 fn col2im(cols: &mut [f32], d: &ConvDims, img: &mut [f32]) {
-    let wo = d.out_w();
+    let (ho, wo) = (d.out_h(), d.out_w());
     if d.unit_stride() && wo == d.w {
-        for (t, tap) in taps(d).enumerate() {
+        for (t, tap) in taps(d, ho * wo).enumerate() {
             if tap.is_padding() {
                 continue;
             }
@@ -180,7 +186,7 @@ fn col2im(cols: &mut [f32], d: &ConvDims, img: &mut [f32]) {
         }
         return;
     }
-    column_runs(d, |run, start| {
+    column_runs(d, ho * wo, |run, start| {
         let src = &cols[run];
         let add = |(o, &g): (&mut f32, &f32)| *o += g;
         if d.stride_w == 1 {
@@ -195,17 +201,34 @@ fn col2im(cols: &mut [f32], d: &ConvDims, img: &mut [f32]) {
     });
 }
 
-/// The column matrix of image `i`: borrowed for a pointwise conv, else built in `scratch`.
-fn columns<'a>(x: &'a [f32], i: usize, d: &ConvDims, scratch: &'a mut Vec<f32>) -> &'a [f32] {
-    let img = &x[i * d.c_in * d.h * d.w..(i + 1) * d.c_in * d.h * d.w];
-    if is_pointwise(d) {
-        return img;
+/// The column matrix of `images` side by side (patch_len x images*pixels, image `g`'s
+/// columns from `g * pixels`): borrowed for a pointwise conv of one image, else built in
+/// `scratch`.
+fn columns<'a>(
+    x: &'a [f32],
+    images: std::ops::Range<usize>,
+    d: &ConvDims,
+    scratch: &'a mut Vec<f32>,
+) -> &'a [f32] {
+    let size = d.c_in * d.h * d.w;
+    let pixels = d.out_h() * d.out_w();
+    let ld = images.len() * pixels;
+    if is_pointwise(d) && images.len() == 1 {
+        return &x[images.start * size..images.end * size];
     }
-    scratch.resize(patch_len(d) * d.out_h() * d.out_w(), 0.0);
-    if d.unit_stride() {
-        im2col(img, d, scratch);
-    } else {
-        im2col_strided(img, d, scratch);
+    scratch.resize(patch_len(d) * ld, 0.0);
+    for (g, i) in images.enumerate() {
+        let img = &x[i * size..(i + 1) * size];
+        let cols = &mut scratch[g * pixels..];
+        if is_pointwise(d) {
+            for (row, plane) in cols.chunks_mut(ld).zip(img.chunks(pixels)) {
+                row[..pixels].copy_from_slice(plane);
+            }
+        } else if d.unit_stride() {
+            im2col(img, d, cols, ld);
+        } else {
+            im2col_strided(img, d, cols, ld);
+        }
     }
     scratch
 }
@@ -215,10 +238,17 @@ fn columns<'a>(x: &'a [f32], i: usize, d: &ConvDims, scratch: &'a mut Vec<f32>) 
 /// 2.4 M, az-tiny's 32-channel one 0.6 M, too few to pay for the hand-off).
 const SPLIT_MIN_MACS: usize = 1 << 20;
 
-/// relu?(conv(x, w) + bias? + residual?). One image per task; but a batch with fewer images
-/// than threads (batch 1 in play and analysis) splits each large image's product by output
-/// channels instead, so every core works on it. Each output cell is computed alike either
-/// way, so the results do not depend on the split.
+/// Images whose columns go into one product at most: one product over several images packs
+/// the weights once instead of once per image (a board's image is only 64 columns wide). More
+/// than 4 makes the group's column matrix outgrow the core's cache (az-tiny's is 74 KB an
+/// image): 16 measured up to 1.4x slower at batch 64 (docs/RESULTS.md).
+const MAX_GROUP: usize = 4;
+
+/// relu?(conv(x, w) + bias? + residual?). Each task takes a group of images (the batch shared
+/// out over the threads, at most `MAX_GROUP` a group) and computes them in one product; but a
+/// batch with fewer images than threads (batch 1 in play and analysis) splits each large
+/// image's product by output channels instead, so every core works on it. Each output cell is
+/// computed alike either way, so the results do not depend on the split.
 pub fn forward(
     x: &[f32],
     w: &[f32],
@@ -227,15 +257,32 @@ pub fn forward(
     relu: bool,
     d: ConvDims,
 ) -> CpuBuf {
+    let threads = rayon::current_num_threads().max(1);
+    let group = d.n.div_ceil(threads).clamp(1, MAX_GROUP);
+    forward_grouped(x, w, bias, residual, relu, d, group)
+}
+
+/// [`forward`] with `group` images a product.
+fn forward_grouped(
+    x: &[f32],
+    w: &[f32],
+    bias: Option<&[f32]>,
+    residual: Option<&[f32]>,
+    relu: bool,
+    d: ConvDims,
+    group: usize,
+) -> CpuBuf {
     let pixels = d.out_h() * d.out_w();
     let k = patch_len(&d);
     let image = d.c_out * pixels;
     let mut out = vec![0.0f32; d.n * image];
     let threads = rayon::current_num_threads().max(1);
-    let rows = |i: usize, c: std::ops::Range<usize>| ConvRows {
+    let rows = |images: std::ops::Range<usize>, c: std::ops::Range<usize>| ConvRows {
         w: &w[c.start * k..c.end * k],
         bias: bias.map(|b| &b[c.clone()]),
-        residual: residual.map(|r| &r[i * image + c.start * pixels..i * image + c.end * pixels]),
+        residual: residual.map(|r| {
+            &r[images.start * image + c.start * pixels..(images.end - 1) * image + c.end * pixels]
+        }),
         relu,
         k,
         pixels,
@@ -244,29 +291,32 @@ pub fn forward(
         let per_task = d.c_out.div_ceil(threads);
         let mut scratch = Vec::new();
         for (i, dst) in out.chunks_mut(image).enumerate() {
-            let cols = columns(x, i, &d, &mut scratch);
+            let cols = columns(x, i..i + 1, &d, &mut scratch);
             dst.par_chunks_mut(per_task * pixels)
                 .enumerate()
                 .for_each(|(t, part)| {
                     let c = t * per_task..t * per_task + part.len() / pixels;
-                    rows(i, c).compute(cols, part);
+                    rows(i..i + 1, c).compute(cols, part, &mut Vec::new());
                 });
         }
     } else {
-        out.par_chunks_mut(image)
-            .enumerate()
-            .for_each_init(Vec::new, |scratch, (i, dst)| {
-                let cols = columns(x, i, &d, scratch);
-                rows(i, 0..d.c_out).compute(cols, dst);
-            });
+        out.par_chunks_mut(group * image).enumerate().for_each_init(
+            || (Vec::new(), Vec::new()),
+            |(scratch, product), (j, dst)| {
+                let images = j * group..j * group + dst.len() / image;
+                let cols = columns(x, images.clone(), &d, scratch);
+                rows(images, 0..d.c_out).compute(cols, dst, product);
+            },
+        );
     }
     CpuBuf::new(out)
 }
 
-/// Some output channels of one image's convolution: their weight rows, bias and residual.
+/// Some output channels of some images' convolution: their weight rows, bias and residual.
 struct ConvRows<'a> {
     w: &'a [f32],
     bias: Option<&'a [f32]>,
+    /// The images' residual, from the first channel of the first image on.
     residual: Option<&'a [f32]>,
     relu: bool,
     k: usize,
@@ -274,40 +324,56 @@ struct ConvRows<'a> {
 }
 
 impl ConvRows<'_> {
-    /// Writes the channels into `dst` (channels x pixels) from the image's column matrix. The
-    /// bias and residual go in first and the product accumulates onto them, and the ReLU runs
-    /// while the rows are still in cache, so the epilogue costs no extra pass over memory.
-    fn compute(&self, cols: &[f32], dst: &mut [f32]) {
-        let pixels = self.pixels;
-        if let Some(r) = self.residual {
-            dst.copy_from_slice(r);
+    /// Writes the channels of the images into `dst` (images x channels x pixels) from their
+    /// column matrix. One image's product is `dst` itself; several images' product (channels
+    /// x images*pixels) is made in `product` and copied out.
+    fn compute(&self, cols: &[f32], dst: &mut [f32], product: &mut Vec<f32>) {
+        let channels = self.w.len() / self.k;
+        if dst.len() == channels * self.pixels {
+            self.product(cols, 1, dst);
+            if self.relu {
+                dst.iter_mut().for_each(|v| *v = v.max(0.0));
+            }
+            return;
         }
-        if let Some(b) = self.bias {
-            for (plane, &bv) in dst.chunks_mut(pixels).zip(b) {
-                if self.residual.is_some() {
-                    plane.iter_mut().for_each(|v| *v += bv);
+        let images = dst.len() / (channels * self.pixels);
+        let n = images * self.pixels;
+        product.resize(channels * n, 0.0);
+        self.product(cols, images, product);
+        for (g, out) in dst.chunks_mut(channels * self.pixels).enumerate() {
+            for (c, row) in out.chunks_mut(self.pixels).enumerate() {
+                let src = &product[c * n + g * self.pixels..][..self.pixels];
+                if self.relu {
+                    row.iter_mut().zip(src).for_each(|(o, &v)| *o = v.max(0.0));
                 } else {
-                    plane.fill(bv);
+                    row.copy_from_slice(src);
+                }
+            }
+        }
+    }
+
+    /// The product (channels x images*pixels) into `c`. The bias and residual go in first and
+    /// the product accumulates onto them, so every cell sums in the same order however the
+    /// images are grouped.
+    fn product(&self, cols: &[f32], images: usize, c: &mut [f32]) {
+        let (k, pixels) = (self.k, self.pixels);
+        let n = images * pixels;
+        let channels = c.len() / n;
+        for g in 0..images {
+            for ch in 0..channels {
+                let row = &mut c[ch * n + g * pixels..][..pixels];
+                if let Some(r) = self.residual {
+                    row.copy_from_slice(&r[(g * channels + ch) * pixels..][..pixels]);
+                }
+                match (self.bias, self.residual) {
+                    (Some(b), Some(_)) => row.iter_mut().for_each(|v| *v += b[ch]),
+                    (Some(b), None) => row.fill(b[ch]),
+                    (None, _) => {}
                 }
             }
         }
         let accumulate = self.bias.is_some() || self.residual.is_some();
-        let channels = dst.len() / pixels;
-        let k = self.k;
-        gemm(
-            channels,
-            k,
-            pixels,
-            self.w,
-            (k, 1),
-            cols,
-            (pixels, 1),
-            dst,
-            accumulate,
-        );
-        if self.relu {
-            dst.iter_mut().for_each(|v| *v = v.max(0.0));
-        }
+        gemm(channels, k, n, self.w, (k, 1), cols, (n, 1), c, accumulate);
     }
 }
 
@@ -358,7 +424,7 @@ pub fn grad_weight(x: &[f32], g: &[f32], d: ConvDims) -> CpuBuf {
             let mut scratch = Vec::new();
             for i in start..(start + per_task).min(d.n) {
                 let gi = &g[i * d.c_out * pixels..(i + 1) * d.c_out * pixels];
-                let cols = columns(x, i, &d, &mut scratch);
+                let cols = columns(x, i..i + 1, &d, &mut scratch);
                 // dW (c_out x k) += g_i (c_out x pixels) * cols^T (pixels x k)
                 gemm(
                     d.c_out,
@@ -447,7 +513,7 @@ mod tests {
             };
             let img: Vec<f32> = (0..c_in * h * w).map(|i| i as f32 + 1.0).collect();
             let mut scratch = Vec::new();
-            let cols = columns(&img, 0, &d, &mut scratch);
+            let cols = columns(&img, 0..1, &d, &mut scratch);
             let want = im2col_by_definition(&img, &d);
             assert_eq!(cols, want, "{d:?}");
             // col2im is im2col's adjoint: <im2col(x), g> = <x, col2im(g)> for every g; with
@@ -459,6 +525,59 @@ mod tests {
                 col2im(&mut g, &d, &mut back);
                 let picked: f32 = back.iter().zip(&img).map(|(b, x)| b * x).sum();
                 assert_eq!(picked, read, "{d:?}: column cell {j}");
+            }
+        }
+    }
+
+    /// Images grouped into one product come out bit for bit as one image a product: 3x3
+    /// "same", strided and pointwise convs, with every epilogue, and a last group cut short.
+    #[test]
+    fn grouped_images_compute_what_one_image_a_product_does() {
+        let values = |len: usize, seed: usize| -> Vec<f32> {
+            (0..len)
+                .map(|i| ((i * 7919 + seed * 104_729) % 1000) as f32 / 250.0 - 2.0)
+                .collect()
+        };
+        // (c_in, h, w, c_out, k, pad, stride)
+        for (c_in, h, w, c_out, k, pad, stride) in [
+            (5, 8, 8, 7, 3, 1, 1),
+            (3, 8, 4, 4, 3, 1, 1),
+            (4, 7, 6, 3, 3, 1, 2),
+            (6, 8, 8, 5, 1, 0, 1),
+        ] {
+            let d = ConvDims {
+                n: 8,
+                c_in,
+                h,
+                w,
+                c_out,
+                kh: k,
+                kw: k,
+                pad_h: pad,
+                pad_w: pad,
+                stride_h: stride,
+                stride_w: stride,
+            };
+            let pixels = d.out_h() * d.out_w();
+            let x = values(d.n * c_in * h * w, 1);
+            let wt = values(c_out * patch_len(&d), 2);
+            let (bias, residual) = (values(c_out, 3), values(d.n * c_out * pixels, 4));
+            for (b, r, relu) in [
+                (false, false, false),
+                (true, false, true),
+                (true, true, true),
+                (false, true, false),
+            ] {
+                let (b, r) = (b.then_some(&bias[..]), r.then_some(&residual[..]));
+                let run = |group| {
+                    forward_grouped(&x, &wt, b, r, relu, d, group)
+                        .as_slice()
+                        .to_vec()
+                };
+                let one = run(1);
+                for group in [3, 8, 16] {
+                    assert_eq!(run(group), one, "{d:?} group {group}");
+                }
             }
         }
     }
