@@ -339,6 +339,27 @@ impl<G: Rules> Agent<G> for AzAgent<G> {
     }
 
     fn select(&mut self, game: &Game<G>, limits: &Limits) -> Decision<G> {
+        // The network's kernels run on the rayon pool; searching from a thread outside it
+        // (the engine's, the GUI's) would hand every kernel call over to it and wait.
+        if rayon::current_thread_index().is_none() {
+            return rayon::scope(|_| self.search_move(game, limits));
+        }
+        self.search_move(game, limits)
+    }
+
+    fn analyse(&mut self, game: &Game<G>, limits: &Limits) -> Option<Analysis<G>> {
+        self.select(game, limits).analysis
+    }
+
+    fn new_game(&mut self) {
+        self.search = None;
+        self.rng = StdRng::seed_from_u64(self.seed);
+    }
+}
+
+impl<G: Rules> AzAgent<G> {
+    /// [`Agent::select`], on whatever thread it is called.
+    fn search_move(&mut self, game: &Game<G>, limits: &Limits) -> Decision<G> {
         let search = match &mut self.search {
             Some(s) => {
                 s.follow(game);
@@ -383,15 +404,6 @@ impl<G: Rules> Agent<G> for AzAgent<G> {
             None => None,
         };
         decide(search.tree(), root_choice, done, start.elapsed(), true)
-    }
-
-    fn analyse(&mut self, game: &Game<G>, limits: &Limits) -> Option<Analysis<G>> {
-        self.select(game, limits).analysis
-    }
-
-    fn new_game(&mut self) {
-        self.search = None;
-        self.rng = StdRng::seed_from_u64(self.seed);
     }
 }
 
