@@ -6,6 +6,7 @@ pub mod elo;
 pub mod gauntlet;
 pub mod journal;
 pub mod openings;
+mod progress;
 pub mod series;
 pub mod stats;
 pub mod tournament;

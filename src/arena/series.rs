@@ -2,14 +2,12 @@
 
 use super::driver::{GameConfig, play_game};
 use super::openings::{ArenaGame, OpeningSet};
+use super::progress::Progress;
 use super::stats::Tally;
 use crate::agents::{AgentError, Player};
 use crate::games::{Checkers, Color, Game, Rules};
-use indicatif::{HumanDuration, ProgressBar, ProgressStyle};
-use std::io::IsTerminal;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
 
 /// How each series of games between two agents is played (a match, each pair of a
 /// tournament, each opponent of a gauntlet).
@@ -128,8 +126,8 @@ fn game_seed(seed: u64, round: usize, side: u64) -> u64 {
     z ^ (z >> 32)
 }
 
-/// Plays the match, as many games at a time as the current rayon pool has threads. Game `i` starts from opening `i / 2`; the
-/// first agent has Black in even games and White in odd ones.
+/// Plays the match, as many games at a time as the current rayon pool has threads. Game `i`
+/// starts from opening `i / 2`; the first agent has Black in even games and White in odd ones.
 pub fn run_match<G: ArenaGame>(config: &MatchConfig<G>) -> Result<MatchReport<G>, AgentError> {
     let (first, second) = names(config)?;
     let total = match_length(config);
@@ -169,87 +167,6 @@ pub(super) fn round_start<G: ArenaGame>(
         Color::White
     };
     (opening.clone(), first_color, start.clone())
-}
-
-/// How often a series in a log (stderr not a terminal) says how far it is.
-const LOG_EVERY: Duration = Duration::from_secs(60);
-
-/// A series' progress on stderr. On a terminal, a bar; in a log, where no bar is drawn (a
-/// match run under nohup), a line at most every `LOG_EVERY` and at the end, with the first
-/// agent's score so far.
-struct Progress {
-    bar: ProgressBar,
-    log: Option<Mutex<Logged>>,
-    label: String,
-    total: usize,
-}
-
-struct Logged {
-    /// This process's start and its games so far (the ETA's base; a journal's earlier games
-    /// were played by another process).
-    start: Instant,
-    played: usize,
-    last: Instant,
-    tally: Tally,
-}
-
-impl Progress {
-    fn new(show: bool, total: usize, earlier: Tally, label: String) -> Self {
-        let terminal = std::io::stderr().is_terminal();
-        let bar = if show && terminal {
-            ProgressBar::new(total as u64)
-        } else {
-            ProgressBar::hidden()
-        };
-        bar.set_style(
-            ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} games ({eta} left)")
-                .expect("static template")
-                .progress_chars("=> "),
-        );
-        bar.set_message(label.clone());
-        bar.set_position(earlier.games() as u64);
-        let log = (show && !terminal).then(|| {
-            Mutex::new(Logged {
-                start: Instant::now(),
-                played: 0,
-                last: Instant::now(),
-                tally: earlier,
-            })
-        });
-        Progress {
-            bar,
-            log,
-            label,
-            total,
-        }
-    }
-
-    /// A game ended with the first agent scoring `score`.
-    fn game_done(&self, score: f64) {
-        self.bar.inc(1);
-        let Some(log) = &self.log else { return };
-        let mut l = log.lock().unwrap_or_else(|e| e.into_inner());
-        l.tally.add(score);
-        l.played += 1;
-        let games = l.tally.games() as usize;
-        if games < self.total && l.last.elapsed() < LOG_EVERY {
-            return;
-        }
-        l.last = Instant::now();
-        let left = match self.total.saturating_sub(games) {
-            0 => String::new(),
-            n => {
-                let each = l.start.elapsed().div_f64(l.played as f64);
-                format!(", {} left", HumanDuration(each.mul_f64(n as f64)))
-            }
-        };
-        eprintln!(
-            "{}: {games}/{} games, {}{left}",
-            self.label,
-            self.total,
-            l.tally.summary()
-        );
-    }
 }
 
 /// Plays `rounds` of the match, as many games at a time as the current rayon pool has
@@ -309,7 +226,7 @@ pub(super) fn play_rounds<G: ArenaGame>(
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
         })
     });
-    progress.bar.finish_and_clear();
+    progress.finish();
     result?;
     let mut games = games.into_inner().unwrap_or_else(|e| e.into_inner());
     games.sort_by_key(|g| g.round);
@@ -367,7 +284,7 @@ mod tests {
         fn select(&mut self, game: &Game, limits: &Limits) -> Decision {
             let sizes = &self.0.pool_sizes;
             sizes.lock().unwrap().push(rayon::current_num_threads());
-            std::thread::sleep(Duration::from_millis(1));
+            std::thread::sleep(std::time::Duration::from_millis(1));
             self.1.select(game, limits)
         }
     }
