@@ -339,10 +339,17 @@ impl<G: Rules> Agent<G> for AzAgent<G> {
     }
 
     fn select(&mut self, game: &Game<G>, limits: &Limits) -> Decision<G> {
-        // The network's kernels run on the rayon pool; searching from a thread outside it
-        // (the engine's, the GUI's) would hand every kernel call over to it and wait.
-        if rayon::current_thread_index().is_none() {
-            return rayon::scope(|_| self.search_move(game, limits));
+        // The network's kernels run on a rayon pool; searching from a thread outside any
+        // (the engine's, the GUI's, the terminal's) would hand every kernel call over to
+        // the pool and wait. Such a search gets a pool of its own, as many threads as the
+        // global one, and runs on it: its own, so that concurrent searches (the GUI's)
+        // cannot end up nested in one another's waits on a shared pool.
+        if rayon::current_thread_index().is_none()
+            && let Ok(pool) = rayon::ThreadPoolBuilder::new()
+                .num_threads(rayon::current_num_threads())
+                .build()
+        {
+            return pool.install(|| self.search_move(game, limits));
         }
         self.search_move(game, limits)
     }
