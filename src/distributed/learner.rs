@@ -210,8 +210,14 @@ pub struct RemoteGames {
     trained: StreamId,
     /// The iteration under way and the last id it takes.
     taking: Option<IngestMark>,
-    /// Whether this process has read its pending entries yet.
+    /// Whether the pending entries have been read since the connection was made. They are
+    /// read again after each new connection: a read whose reply was lost with the old one
+    /// left its entries delivered but unseen, and a Redis restarted from an append-only file
+    /// synced once a second (its default) may have lost acknowledgements; entries already
+    /// held come back as duplicates and are acknowledged and deleted.
     read_pending: bool,
+    /// The link's connections when the pending entries were last read.
+    connections: u64,
     published: Option<u32>,
 }
 
@@ -300,6 +306,7 @@ impl RemoteGames {
             trained,
             taking: None,
             read_pending: false,
+            connections: 0,
             published: None,
         })
     }
@@ -321,6 +328,10 @@ impl RemoteGames {
         network: &str,
         report: &mut IngestReport,
     ) -> Result<usize, TrainError> {
+        if self.link.connections() != self.connections {
+            self.connections = self.link.connections();
+            self.read_pending = false;
+        }
         let pending = !self.read_pending;
         let entries = self
             .link

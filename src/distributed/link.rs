@@ -81,6 +81,8 @@ pub struct Link {
     name: String,
     /// What is printed when the connection is lost ("learner", "actor a1").
     who: String,
+    /// Connections made so far (a new one after each loss).
+    connections: u64,
 }
 
 /// The longest wait between reconnection attempts.
@@ -162,11 +164,18 @@ impl Link {
             con: None,
             name: name.to_string(),
             who: who.to_string(),
+            connections: 0,
         })
     }
 
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// Connections made so far: a change means the connection was lost and made again, and
+    /// Redis may have restarted in between.
+    pub fn connections(&self) -> u64 {
+        self.connections
     }
 
     pub fn name(&self) -> &str {
@@ -213,6 +222,7 @@ impl Link {
             let result = match self.con.as_mut() {
                 Some(con) => op(con),
                 None => self.connect().and_then(|mut con| {
+                    self.connections += 1;
                     let r = op(&mut con);
                     self.con = Some(con);
                     r

@@ -648,6 +648,13 @@ impl<G: AzGame> Pipeline<G> {
         })
     }
 
+    /// Whether gating and gauntlet matches show their progress: as a bar on a terminal only.
+    /// In a log the iteration's summary line already says how they went.
+    fn match_bars(&self) -> bool {
+        use std::io::IsTerminal;
+        self.progress && std::io::stderr().is_terminal()
+    }
+
     /// The best network against the gauntlet opponents.
     fn gauntlet(&self, it: u32) -> Result<Vec<GauntletRecord>, TrainError> {
         let c = &self.state.config;
@@ -662,7 +669,7 @@ impl<G: AzGame> Pipeline<G> {
                 openings: OpeningSet::Standard,
                 seed: derive_seed(c.seed, it as u64, 4),
                 game: GameConfig::default(),
-                progress: self.progress,
+                progress: self.match_bars(),
             },
         })?;
         Ok(report.records())
@@ -681,7 +688,7 @@ impl<G: AzGame> Pipeline<G> {
                 game: GameConfig {
                     max_plies: Some(c.max_plies as usize),
                 },
-                progress: self.progress,
+                progress: self.match_bars(),
             },
         })?;
         let t = report.tally(None);
