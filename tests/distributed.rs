@@ -502,7 +502,8 @@ fn the_learner_loses_nothing_through_kills_restarts_and_bad_records() {
         .map(|i| i.to_string())
         .collect();
     let mut con = redis.con().unwrap();
-    let stream: Vec<(String, Vec<(String, Vec<u8>)>)> = redis::cmd("XRANGE")
+    type Fields = Vec<(String, Vec<u8>)>;
+    let stream: Vec<(String, Fields)> = redis::cmd("XRANGE")
         .arg("faults:games")
         .arg("-")
         .arg("+")
