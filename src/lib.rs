@@ -10,6 +10,7 @@ pub mod mcts;
 pub mod net;
 pub mod play;
 pub mod plot;
+pub mod progress;
 pub mod seeds;
 pub mod selfplay;
 

@@ -566,14 +566,8 @@ fn run_perft(args: PerftArgs) -> Result<()> {
     let count = |divide: &(dyn Fn() -> Vec<(String, u64)> + Sync),
                  total: &(dyn Fn(OnItem) -> u64 + Sync)| {
         if !args.divide {
-            let bar = indicatif::ProgressBar::new(0).with_style(
-                indicatif::ProgressStyle::with_template(
-                    "perft {msg} [{bar:30}] {pos}/{len} subtrees ({elapsed})",
-                )
-                .expect("static template")
-                .progress_chars("=> "),
-            );
-            bar.set_message(depth.to_string());
+            let bar = checkers_zero::progress::progress(0, 0, "subtrees", true);
+            bar.set_message(format!("perft {depth}"));
             let nodes = pool.install(|| {
                 total(&|done, all| {
                     bar.set_length(all as u64);

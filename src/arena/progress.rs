@@ -1,7 +1,8 @@
 //! How far a series of games is, on stderr: a bar on a terminal, a line a minute in a log.
 
 use super::stats::Tally;
-use indicatif::{HumanDuration, ProgressBar, ProgressStyle};
+use crate::progress::progress;
+use indicatif::{HumanDuration, ProgressBar};
 use std::io::IsTerminal;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -31,18 +32,13 @@ struct Logged {
 impl Progress {
     pub(super) fn new(show: bool, total: usize, earlier: Tally, label: String) -> Self {
         let terminal = std::io::stderr().is_terminal();
-        let bar = if show && terminal {
-            ProgressBar::new(total as u64)
-        } else {
-            ProgressBar::hidden()
-        };
-        bar.set_style(
-            ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} games ({eta} left)")
-                .expect("static template")
-                .progress_chars("=> "),
+        let bar = progress(
+            total as u64,
+            earlier.games() as u64,
+            "games",
+            show && terminal,
         );
         bar.set_message(label.clone());
-        bar.set_position(earlier.games() as u64);
         let log = (show && !terminal).then(|| {
             Mutex::new(Logged {
                 start: Instant::now(),

@@ -11,7 +11,6 @@ pub mod alphazero;
 pub mod errors;
 pub mod ga;
 pub mod population;
-pub mod progress;
 pub mod pso;
 pub mod run_dir;
 pub mod strength;

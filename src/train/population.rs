@@ -3,9 +3,9 @@
 //! save the run state, behind a progress bar.
 
 use super::errors::TrainError;
-use super::progress::progress;
 use super::run_dir::{RunDir, RunOptions, open_run};
 use crate::net::value_net::ValueNet;
+use crate::progress::progress;
 use serde::Serialize;
 use std::path::Path;
 

@@ -17,7 +17,6 @@
 //! score against random rises and collapses within a few thousand games.
 
 use super::errors::TrainError;
-use super::progress::progress;
 use super::run_dir::RunOptions;
 use super::run_dir::open_run;
 use super::strength::{learner_spec, strength};
@@ -32,6 +31,7 @@ use crate::net::othello_value::{OthelloValueArch, OthelloValueNet};
 use crate::net::towers::TowerArch;
 use crate::net::value_net::{Activation, Features, Learner, ValueArch, ValueNet};
 use crate::nn::{Checkpoint, CheckpointError};
+use crate::progress::progress;
 use crate::seeds::derive_seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

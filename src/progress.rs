@@ -1,4 +1,4 @@
-//! The progress bar every trainer shows.
+//! The progress bar of all long work: the trainers, matches, perft.
 
 use indicatif::{ProgressBar, ProgressStyle};
 
