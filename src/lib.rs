@@ -21,3 +21,8 @@ mod input;
 pub mod nn;
 pub mod tensor;
 pub mod train;
+
+/// What the integration tests share that the library's own tests need too.
+#[cfg(test)]
+#[path = "../tests/common/proptest_seed.rs"]
+mod test_support;

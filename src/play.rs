@@ -666,10 +666,7 @@ mod tests {
             None,
             "hint\n11-15\nquit\n",
         );
-        assert!(
-            out.contains("Hint: mcts:searches=40,c=1.41 would play "),
-            "{out}"
-        );
+        assert!(out.contains("Hint: mcts:searches=40 would play "), "{out}");
         // Rollout MCTS has no network: visits without a prior column, the hint's table and
         // the table after its own move each list all 7 opening moves.
         assert_eq!(out.matches("  move   visits\n").count(), 2, "{out}");

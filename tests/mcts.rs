@@ -423,7 +423,11 @@ fn a_network_in_memory_plays_as_its_file_does() {
     let puct = AzConfig { searches: 16, ..d };
     for config in [puct, gumbel] {
         // The name is the spec that plays the same network from its file.
-        let spec = format!("az:model={},{}", path.display(), config.spec_options());
+        let spec = AzConfig {
+            model: Some(path.clone()),
+            ..config.clone()
+        }
+        .name();
         let from_file: Player = format!("{spec},device=cpu")
             .parse::<AgentSpec>()
             .unwrap()
@@ -476,7 +480,7 @@ fn az_with_a_time_per_move_stops_on_time() {
     for (bad, needle) in [
         (
             "az:search=minimax",
-            "az option search=\"minimax\": expected puct or gumbel",
+            "az option search: expected a search, one of puct, gumbel, got \"minimax\"",
         ),
         ("az:time=0", "az option time: expected milliseconds"),
         (
@@ -485,7 +489,7 @@ fn az_with_a_time_per_move_stops_on_time() {
         ),
         (
             "az:c_visit=-1",
-            "az option c_visit: expected a number of at least 0",
+            "az option c_visit: expected a constant, a number of at least 0",
         ),
     ] {
         let e = bad.parse::<AgentSpec>().unwrap().build::<Checkers>(0).err();

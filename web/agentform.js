@@ -1,85 +1,76 @@
 // The "New game" form: the opponent (a person at the same screen or an agent kind from
 // /api/info), the agent's settings as fields, the person's colour and the start position.
-// It only builds the spec string `kind:key=value,...`; the server judges the values and says
-// what is wrong when the agent is built (at its first search).
+// The kinds and their options (labels, values, defaults) are the server's declarations,
+// served by /api/info. The form only builds the spec string `kind:key=value,...`; the server
+// judges the values and says what is wrong when the agent is built (at its first search).
 
 const $ = (id) => document.getElementById(id);
-
-// The options each agent kind takes (src/agents/spec.rs), with the server's defaults shown
-// as placeholders: an empty field sends nothing and the default applies.
-const FIELDS = [
-  { key: "model", label: "Model", type: "model", kinds: { az: "", td: "", ga: "", pso: "" } },
-  { key: "depth", label: "Depth (plies)", kinds: { alphabeta: "6", td: "1", ga: "1", pso: "1" } },
-  { key: "time", label: "Time per move (ms)", kinds: { alphabeta: "", az: "" } },
-  { key: "searches", label: "Searches per move", kinds: { mcts: "1000", az: "200" } },
-  { key: "nodes", label: "Nodes", kinds: { alphabeta: "" } },
-  { key: "king", label: "King value (men)", step: "0.1", kinds: { alphabeta: "1.5" } },
-  { key: "hash", label: "Hash table (MB)", kinds: { alphabeta: "16" } },
-  { key: "c", label: "Exploration c", step: "0.01", kinds: { mcts: "1.41" } },
-  { key: "c_puct", label: "Exploration c_puct", step: "0.05", kinds: { az: "1.25" } },
-  { key: "temperature", label: "Temperature (0: best move)", step: "0.1", kinds: { az: "0" } },
-  { key: "batch", label: "Leaves per network call", kinds: { az: "8" } },
-  { key: "device", label: "Device", type: "select", options: ["auto", "cpu", "gpu"], kinds: { az: "auto" } },
-  { key: "search", label: "Search", type: "select", options: ["puct", "gumbel"], kinds: { az: "puct" } },
-  { key: "considered", label: "Root actions considered", kinds: { az: "16" }, gumbel: true },
-  { key: "c_visit", label: "c_visit", step: "any", kinds: { az: "50" }, gumbel: true },
-  { key: "c_scale", label: "c_scale", step: "any", kinds: { az: "1" }, gumbel: true },
-];
 
 export class AgentForm {
   constructor(onChange = () => {}) {
     this.onChange = onChange;
-    this.help = new Map(); // kind -> help line
-    this.fields = new Map(); // key -> {def, row, input}
+    this.kinds = new Map(); // kind -> its declaration from /api/info
+    this.fields = []; // {option, row, input} of the chosen kind
+    this.models = [];
   }
 
   /** Fills the selects from /api/info and builds the fields. */
   init(info) {
     const opponent = $("opponent");
     for (const agent of info.agents || []) {
-      this.help.set(agent.kind, agent.help);
-      opponent.append(new Option(agentLabel(agent.kind), agent.kind));
+      this.kinds.set(agent.kind, agent);
+      opponent.append(new Option(agent.label || agent.kind, agent.kind));
     }
-    this.buildFields(info.models || []);
+    this.models = info.models || [];
     fillBallots(info.ballots || []);
-    opponent.addEventListener("change", () => this.update());
+    opponent.addEventListener("change", () => this.buildFields());
     // The help lines are long: three lines show, a click shows the rest.
     $("agent-help").addEventListener("click", (e) => e.currentTarget.classList.toggle("open"));
     $("start").addEventListener("change", () => this.showStartRows());
     $("agent-extra").addEventListener("input", () => this.update());
-    this.update();
+    this.buildFields();
     this.showStartRows();
   }
 
-  buildFields(models) {
+  /** One field per option of the chosen kind. */
+  buildFields() {
     const container = $("agent-fields");
-    for (const def of FIELDS) {
-      const input = makeInput(def, models);
-      input.id = `agent-${def.key}`;
-      input.addEventListener(def.type ? "change" : "input", () => this.update());
+    container.replaceChildren();
+    this.fields = [];
+    const agent = this.kinds.get(this.kind());
+    for (const option of agent ? agent.options : []) {
+      const input = makeInput(option, this.models);
+      input.id = `agent-${option.key}`;
+      input.title = `${option.help}: ${option.expected}`;
+      input.addEventListener(input.tagName === "SELECT" ? "change" : "input", () => this.update());
       const row = document.createElement("label");
       row.className = "field";
-      row.append(Object.assign(document.createElement("span"), { textContent: def.label }), input);
+      row.append(Object.assign(document.createElement("span"), { textContent: option.label }), input);
       container.append(row);
-      this.fields.set(def.key, { def, row, input });
+      this.fields.push({ option, row, input });
     }
+    this.update();
   }
 
   kind() {
     return $("opponent").value;
   }
 
-  /** Shows the kind's fields with its defaults, its help line and the spec it makes. */
+  /** The value a field stands for: what is typed or chosen, else its default. */
+  effective(key) {
+    const field = this.fields.find((f) => f.option.key === key);
+    return field ? field.input.value || field.option.default || "" : "";
+  }
+
+  /** Shows the options that apply, the kind's help line and the spec it makes. */
   update() {
     const kind = this.kind();
-    const gumbel = $("agent-search")?.value === "gumbel";
-    for (const { def, row, input } of this.fields.values()) {
-      const applies = kind in def.kinds && (!def.gumbel || gumbel);
-      row.hidden = !applies;
-      if (applies && !def.type) input.placeholder = def.kinds[kind] || "";
-      if (applies && def.type) setDefaultLabel(input, def, kind);
+    for (const { option, row } of this.fields) {
+      const only = option.only_with;
+      row.hidden = Boolean(only) && this.effective(only.key) !== only.value;
     }
-    $("agent-help").textContent = kind === "human" ? "Both sides are played on this screen." : this.help.get(kind) || "";
+    $("agent-help").textContent =
+      kind === "human" ? "Both sides are played on this screen." : this.kinds.get(kind)?.help || "";
     $("agent-options").hidden = kind === "human";
     $("agent-spec").textContent = this.spec() || "—";
     this.onChange();
@@ -90,9 +81,9 @@ export class AgentForm {
     const kind = this.kind();
     if (kind === "human") return null;
     const options = [];
-    for (const { def, row, input } of this.fields.values()) {
+    for (const { option, row, input } of this.fields) {
       const value = input.value.trim();
-      if (!row.hidden && value !== "") options.push(`${def.key}=${value}`);
+      if (!row.hidden && value !== "") options.push(`${option.key}=${value}`);
     }
     const extra = $("agent-extra").value.trim().replace(/^[,:\s]+|[,\s]+$/g, "");
     if (extra) options.push(extra);
@@ -118,48 +109,28 @@ export class AgentForm {
   }
 }
 
-const AGENT_NAMES = {
-  random: "Random mover",
-  mcts: "MCTS (random rollouts)",
-  az: "AlphaZero network (az)",
-  alphabeta: "Alpha-beta (material)",
-  td: "TD(λ) network",
-  ga: "Evolved network (GA)",
-  pso: "Particle-swarm network (PSO)",
-};
-
-const agentLabel = (kind) => AGENT_NAMES[kind] || kind;
-
-/** A number input, or a select whose first option is the server's default. */
-function makeInput(def, models) {
-  if (def.type === "model") {
+/** A select of models or of a choice's words, or a number input, each showing the default. */
+function makeInput(option, models) {
+  const domain = option.domain;
+  if (domain.type === "path" || domain.type === "choice") {
     const select = document.createElement("select");
-    select.append(new Option("default", ""));
-    for (const model of models) select.append(new Option(model, model));
-    return select;
-  }
-  if (def.type === "select") {
-    const select = document.createElement("select");
-    select.append(new Option("default", ""));
-    for (const option of def.options) select.append(new Option(option, option));
+    const fallback = option.default ? `${option.default} (default)` : `${option.unset} (default)`;
+    select.append(new Option(fallback, ""));
+    for (const value of domain.type === "path" ? models : domain.choices) {
+      select.append(new Option(value, value));
+    }
     return select;
   }
   const input = document.createElement("input");
   input.type = "number";
-  input.step = def.step || "1";
-  input.min = "0";
-  input.inputMode = "decimal";
-  return input;
-}
-
-/** The empty choice of a select names what the server does without one. */
-function setDefaultLabel(select, def, kind) {
-  const first = select.options[0];
-  if (def.type === "model") {
-    first.textContent = kind === "az" ? "built-in network (default)" : "default";
-  } else {
-    first.textContent = `${def.kinds[kind]} (default)`;
+  input.step = domain.type === "whole" ? "1" : "any";
+  if (domain.min !== undefined) input.min = String(domain.min);
+  if (domain.max !== null && domain.max !== undefined && domain.max <= Number.MAX_SAFE_INTEGER) {
+    input.max = String(domain.max);
   }
+  input.inputMode = "decimal";
+  input.placeholder = option.default ?? option.unset;
+  return input;
 }
 
 function fillBallots(ballots) {

@@ -12,6 +12,7 @@
 //! between moves of equal score. A time limit (unlike depth and node limits) makes it
 //! timing-dependent.
 
+use super::kinds::AgentKind;
 use super::settings::{self, MAX_DEPTH};
 use super::spec::setting_error;
 use super::{
@@ -78,8 +79,11 @@ pub trait Evaluator<G: SearchGame>: Send {
 /// The evaluator of an `alphabeta` agent: it names its options, so the agent can print the
 /// spec that rebuilds it (the learned agents wrap the search and name themselves).
 pub trait SpecEvaluator<G: SearchGame>: Evaluator<G> {
-    /// Its options as `key=value`, leaving out those at their defaults.
-    fn options(&self) -> Vec<String>;
+    /// The agent kind that searches with it.
+    const KIND: &'static AgentKind;
+
+    /// Its options and their values.
+    fn options(&self) -> Vec<(&'static str, Option<String>)>;
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -87,18 +91,6 @@ pub struct AlphaBetaConfig {
     pub limits: Limits,
     /// Transposition table size in MiB.
     pub hash_mb: usize,
-}
-
-impl Default for AlphaBetaConfig {
-    fn default() -> Self {
-        AlphaBetaConfig {
-            limits: Limits {
-                depth: Some(6),
-                ..Limits::default()
-            },
-            hash_mb: 16,
-        }
-    }
 }
 
 impl AlphaBetaConfig {
@@ -685,23 +677,14 @@ impl<G: SearchGame, E: Evaluator<G>> AlphaBeta<G, E> {
 impl<G: SearchGame, E: SpecEvaluator<G>> Agent<G> for AlphaBeta<G, E> {
     fn name(&self) -> String {
         let c = &self.config;
-        let mut s = String::from("alphabeta");
-        let mut opts = Vec::new();
-        if let Some(d) = c.limits.depth {
-            opts.push(format!("depth={d}"));
-        }
-        if let Some(t) = c.limits.movetime {
-            opts.push(format!("time={}", t.as_millis()));
-        }
-        if let Some(n) = c.limits.nodes {
-            opts.push(format!("nodes={n}"));
-        }
-        opts.extend(self.evaluator.options());
-        if !opts.is_empty() {
-            s.push(':');
-            s.push_str(&opts.join(","));
-        }
-        s
+        let mut values = vec![
+            ("depth", c.limits.depth.map(|d| d.to_string())),
+            ("time", c.limits.movetime.map(|t| t.as_millis().to_string())),
+            ("nodes", c.limits.nodes.map(|n| n.to_string())),
+            ("hash", Some(c.hash_mb.to_string())),
+        ];
+        values.extend(self.evaluator.options());
+        E::KIND.name(&values)
     }
 
     fn select(&mut self, game: &Game<G>, limits: &Limits) -> Decision<G> {

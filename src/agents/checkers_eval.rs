@@ -3,14 +3,12 @@
 
 use super::AgentError;
 use super::alphabeta::{Evaluator, MAN, SearchGame, SpecEvaluator};
+use super::kinds::{self, AgentKind};
 use super::settings;
 use super::spec::setting_error;
 use crate::games::Checkers;
 use crate::games::checkers::moves::generate;
 use crate::games::checkers::{Move, Position, dedup_routes};
-
-/// A king's value in men unless `king=` says otherwise.
-pub const DEFAULT_KING: f32 = 1.5;
 
 /// Material: man 100, king `king_value`, own minus the opponent's.
 pub struct Material {
@@ -44,12 +42,10 @@ impl Evaluator<Checkers> for Material {
 }
 
 impl SpecEvaluator<Checkers> for Material {
-    fn options(&self) -> Vec<String> {
-        if self.king_weight == DEFAULT_KING {
-            Vec::new()
-        } else {
-            vec![format!("king={}", self.king_weight)]
-        }
+    const KIND: &'static AgentKind = &kinds::CHECKERS_ALPHABETA;
+
+    fn options(&self) -> Vec<(&'static str, Option<String>)> {
+        vec![("king", Some(self.king_weight.to_string()))]
     }
 }
 

@@ -2,6 +2,7 @@
 //! checkpoint, read at the leaves of the alpha-beta search (1 ply by default).
 
 use super::alphabeta::{AlphaBeta, AlphaBetaConfig, Evaluator, SearchGame};
+use super::kinds::AgentKind;
 use super::settings;
 use super::spec::setting_error;
 use super::{Agent, AgentError, Analysis, Decision, Limits};
@@ -78,22 +79,26 @@ impl<G: SearchGame, N: ValueModel<Input = G::Position> + Send> NetAgent<G, N> {
     /// The agent of spec `kind:model=PATH,depth=N`, with the network `load` reads from the
     /// checkpoint (or the reason it cannot).
     pub fn load(
-        kind: &str,
+        kind: &'static AgentKind,
         model: Option<&str>,
-        depth: Option<u32>,
+        depth: u32,
         seed: u64,
         load: impl FnOnce(&Path) -> Result<N, String>,
     ) -> Result<Self, AgentError> {
+        let name = kind.kind;
         let model = model.ok_or_else(|| {
             AgentError(format!(
-                "agent {kind} needs model=PATH, a checkpoint written by train-{kind}"
+                "agent {name} needs model=PATH, a checkpoint written by train-{name}"
             ))
         })?;
         let depth = settings::DEPTH
-            .check(depth.unwrap_or(1))
-            .map_err(|e| setting_error(kind, "depth", e))?;
-        let net = load(Path::new(model)).map_err(|e| AgentError(format!("{kind} agent: {e}")))?;
-        let name = format!("{kind}:model={model},depth={depth}");
+            .check(depth)
+            .map_err(|e| setting_error(name, "depth", e))?;
+        let net = load(Path::new(model)).map_err(|e| AgentError(format!("{name} agent: {e}")))?;
+        let name = kind.name(&[
+            ("model", Some(model.to_string())),
+            ("depth", Some(depth.to_string())),
+        ]);
         Ok(NetAgent::new(net, depth, seed, name))
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod alphabeta;
 pub mod checkers_eval;
+pub mod kinds;
 pub mod learned;
 pub mod othello_eval;
 pub mod random;

@@ -10,6 +10,7 @@
 //! is the same for either colour, and each is unchanged by the board's 8 symmetries.
 
 use super::alphabeta::{Evaluator, MAN, SearchGame, SpecEvaluator};
+use super::kinds::{self, AgentKind};
 use crate::games::Othello;
 use crate::games::othello::board::Bitboard;
 use crate::games::othello::moves::moves_mask;
@@ -146,7 +147,9 @@ impl Evaluator<Othello> for OthelloEval {
 }
 
 impl SpecEvaluator<Othello> for OthelloEval {
-    fn options(&self) -> Vec<String> {
+    const KIND: &'static AgentKind = &kinds::OTHELLO_ALPHABETA;
+
+    fn options(&self) -> Vec<(&'static str, Option<String>)> {
         Vec::new()
     }
 }

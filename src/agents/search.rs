@@ -1,16 +1,18 @@
 //! The search agents: `mcts` (UCT with random rollouts) and `az` (PUCT with a trained
 //! policy-value network). Both keep their tree between moves of a game.
 
+use super::kinds;
 use super::settings;
-use super::spec::setting_error;
+use super::spec::{AgentSpec, Options, setting_error};
 use super::{Agent, AgentError, AgentSource, Analysis, Decision, Limits, MoveScore, ScoreKind};
 use crate::games::{Checkers, Game, Rules};
 use crate::mcts::{
-    NetEvaluator, NodeId, Puct, PuctConfig, ROOT, Tree, Uct, most_visited, pick_child,
+    GumbelConfig, NetEvaluator, NodeId, Puct, PuctConfig, ROOT, SearchKind, Tree, Uct,
+    most_visited, pick_child,
 };
 use crate::net::{NetGame, load_model};
 use crate::nn::PolicyValueNet;
-use crate::tensor::Device;
+use crate::tensor::{Device, DeviceChoice};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use std::path::PathBuf;
@@ -135,7 +137,10 @@ impl<G: Rules> MctsAgent<G> {
 
 impl<G: Rules> Agent<G> for MctsAgent<G> {
     fn name(&self) -> String {
-        format!("mcts:searches={},c={}", self.searches, self.c)
+        kinds::MCTS.name(&[
+            ("searches", Some(self.searches.to_string())),
+            ("c", Some(self.c.to_string())),
+        ])
     }
 
     fn select(&mut self, game: &Game<G>, limits: &Limits) -> Decision<G> {
@@ -167,8 +172,8 @@ impl<G: Rules> Agent<G> for MctsAgent<G> {
     }
 }
 
-/// Options of the `az` agent.
-#[derive(Clone, Debug)]
+/// Options of the `az` agent (their declaration: [`kinds::AZ`]).
+#[derive(Clone, Debug, PartialEq)]
 pub struct AzConfig {
     /// A model file; `None` plays the network built into the program.
     pub model: Option<PathBuf>,
@@ -176,48 +181,77 @@ pub struct AzConfig {
     /// Time per move, where the caller gives no limits of its own (then `searches` only
     /// sizes Gumbel's Sequential Halving).
     pub movetime: Option<Duration>,
-    /// "auto", "cpu" or "gpu".
-    pub device: String,
+    pub device: DeviceChoice,
     /// The move choice's temperature over root visits (0: the most visited).
     pub temperature: f32,
     pub puct: PuctConfig,
 }
 
 impl AzConfig {
-    /// The spec options that say how this agent searches, beyond model and device:
-    /// `searches=N`, then `time=MS` and Gumbel's settings where they apply.
-    pub fn spec_options(&self) -> String {
-        let mut s = format!("searches={}", self.searches);
-        if let Some(t) = self.movetime {
-            s += &format!(",time={}", t.as_millis());
-        }
-        let d = AzConfig::default();
-        if self.puct.c_puct != d.puct.c_puct {
-            s += &format!(",c_puct={}", self.puct.c_puct);
-        }
-        if self.temperature != d.temperature {
-            s += &format!(",temperature={}", self.temperature);
-        }
-        if let Some(g) = self.puct.gumbel {
-            s += &format!(
-                ",search=gumbel,considered={},c_visit={},c_scale={}",
-                g.considered, g.c_visit, g.c_scale
-            );
-        }
-        s
+    /// The config of a spec's options, over the declared defaults.
+    pub fn from_options(opts: &Options) -> Result<AzConfig, AgentError> {
+        let gumbel = GumbelConfig {
+            considered: opts.value("considered", &settings::CONSIDERED)?,
+            c_visit: opts.value("c_visit", &settings::GUMBEL_CONSTANT)?,
+            c_scale: opts.value("c_scale", &settings::GUMBEL_CONSTANT)?,
+            noise: false,
+        };
+        let search: SearchKind = opts.value("search", &settings::SEARCH)?;
+        Ok(AzConfig {
+            model: opts.get("model", &settings::MODEL)?.map(PathBuf::from),
+            searches: opts.value("searches", &settings::SEARCHES)?,
+            movetime: opts
+                .get("time", &settings::MOVETIME_MS)?
+                .map(Duration::from_millis),
+            device: opts.value("device", &settings::DEVICE)?,
+            temperature: opts.value("temperature", &settings::TEMPERATURE)?,
+            puct: PuctConfig {
+                batch: opts.value("batch", &settings::BATCH)?,
+                c_puct: opts.value("c_puct", &settings::EXPLORATION)?,
+                gumbel: (search == SearchKind::Gumbel).then_some(gumbel),
+                ..PuctConfig::default()
+            },
+        })
+    }
+
+    /// Every option's value, as a spec writes it.
+    pub fn values(&self) -> Vec<(&'static str, Option<String>)> {
+        let g = self.puct.gumbel;
+        let search = if g.is_some() {
+            SearchKind::Gumbel
+        } else {
+            SearchKind::Puct
+        };
+        vec![
+            (
+                "model",
+                self.model.as_ref().map(|p| p.display().to_string()),
+            ),
+            ("searches", Some(self.searches.to_string())),
+            ("time", self.movetime.map(|t| t.as_millis().to_string())),
+            ("batch", Some(self.puct.batch.to_string())),
+            ("device", Some(self.device.to_string())),
+            ("c_puct", Some(self.puct.c_puct.to_string())),
+            ("temperature", Some(self.temperature.to_string())),
+            ("search", Some(search.to_string())),
+            ("considered", g.map(|g| g.considered.to_string())),
+            ("c_visit", g.map(|g| g.c_visit.to_string())),
+            ("c_scale", g.map(|g| g.c_scale.to_string())),
+        ]
+    }
+
+    /// The agent's name: the spec that plays it.
+    pub fn name(&self) -> String {
+        kinds::AZ.name(&self.values())
     }
 }
 
+/// The declared defaults.
 impl Default for AzConfig {
     fn default() -> Self {
-        AzConfig {
-            model: None,
-            searches: 200,
-            movetime: None,
-            device: "auto".into(),
-            temperature: 0.0,
-            puct: PuctConfig::default(),
-        }
+        let spec = AgentSpec::new(kinds::AZ.kind);
+        AzConfig::from_options(&Options::new(&spec, &kinds::AZ))
+            .expect("az's declared defaults are valid")
     }
 }
 
@@ -251,7 +285,9 @@ impl<G: NetGame> AzAgent<G> {
                 path.display()
             )));
         }
-        let device = Device::from_name(&config.device)
+        let device = config
+            .device
+            .open()
             .map_err(|e| AgentError(format!("az option device: {e}")))?;
         let what = config
             .model
@@ -274,11 +310,12 @@ impl<G: NetGame> AzAgent<G> {
         .map_err(|e| AgentError(format!("az: {e}")))?;
         let evaluator = NetEvaluator::new(net, encoding, device)
             .map_err(|e| AgentError(format!("az: {what}: {e}")))?;
-        let name = match &config.model {
-            Some(path) => format!("az:model={},{}", path.display(), config.spec_options()),
-            None => format!("az:{}", config.spec_options()),
-        };
-        Ok(AzAgent::with_evaluator(evaluator, &config, name, seed))
+        Ok(AzAgent::with_evaluator(
+            evaluator,
+            &config,
+            config.name(),
+            seed,
+        ))
     }
 
     fn with_evaluator(

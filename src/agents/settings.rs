@@ -1,30 +1,115 @@
-//! The user-settable search settings and their valid values, one parser each. Agent specs
-//! (`alphabeta:time=500` on the command line, `setoption` in the engine) and the engine's
-//! `go` limits all parse through these, so a value gets the same verdict and the same
-//! message whichever route it comes by.
+//! The user-settable search settings and their valid values, one declaration each. Agent
+//! specs (`alphabeta:time=500` on the command line, `setoption` in the engine), the engine's
+//! `go` limits and the browser's form all read these, so a value gets the same verdict and
+//! the same message whichever route it comes by.
 
-use std::fmt::Display;
+use crate::mcts::SearchKind;
+use crate::tensor::DeviceChoice;
+use std::fmt::{self, Display};
+use std::marker::PhantomData;
 use std::str::FromStr;
 
-/// One setting: what a valid value is (for messages) and the test it must pass.
-pub struct Setting<T> {
-    /// E.g. "a search depth, a whole number 1-64".
-    pub expected: &'static str,
-    valid: fn(&T) -> bool,
+/// The values a setting takes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Domain {
+    /// Whole numbers `min..=max`.
+    Whole { min: u64, max: u64 },
+    /// Numbers up to `max` (infinite: no upper bound) from `min`, which `above` excludes.
+    Number { min: f32, above: bool, max: f32 },
+    /// One of these words.
+    Choice(&'static [&'static str]),
+    /// A file path.
+    Path,
 }
 
-impl<T: FromStr + Display> Setting<T> {
+impl Display for Domain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Domain::Whole { min, max } => write!(f, "a whole number {min}-{max}"),
+            Domain::Number {
+                min,
+                above: true,
+                max,
+            } => {
+                write!(f, "more than {min} and at most {max}")
+            }
+            Domain::Number { min, max, .. } if max.is_infinite() => {
+                write!(f, "a number of at least {min}")
+            }
+            Domain::Number { min, max, .. } => write!(f, "a number {min}-{max}"),
+            Domain::Choice(words) => write!(f, "one of {}", words.join(", ")),
+            Domain::Path => f.write_str("a file path"),
+        }
+    }
+}
+
+/// A type a setting's value is read as: whether a parsed value lies in the domain.
+pub trait SettingValue: FromStr + Display {
+    fn within(&self, domain: &Domain) -> bool;
+}
+
+macro_rules! whole_values {
+    ($($t:ty),*) => {$(
+        impl SettingValue for $t {
+            fn within(&self, domain: &Domain) -> bool {
+                match *domain {
+                    Domain::Whole { min, max } => (min..=max).contains(&(*self as u64)),
+                    _ => false,
+                }
+            }
+        }
+    )*};
+}
+whole_values!(u32, u64, usize);
+
+impl SettingValue for f32 {
+    fn within(&self, domain: &Domain) -> bool {
+        match *domain {
+            Domain::Number { min, above, max } => {
+                self.is_finite() && (if above { *self > min } else { *self >= min }) && *self <= max
+            }
+            _ => false,
+        }
+    }
+}
+
+/// A path: any text but none.
+impl SettingValue for String {
+    fn within(&self, domain: &Domain) -> bool {
+        *domain == Domain::Path && !self.is_empty()
+    }
+}
+
+/// One setting: what it is (for messages), its domain, and the type it is read as.
+pub struct Setting<T> {
+    /// E.g. "a search depth".
+    pub what: &'static str,
+    pub domain: Domain,
+    value: PhantomData<fn() -> T>,
+}
+
+impl<T> Setting<T> {
+    pub const fn new(what: &'static str, domain: Domain) -> Self {
+        Setting {
+            what,
+            domain,
+            value: PhantomData,
+        }
+    }
+}
+
+impl<T: SettingValue> Setting<T> {
     /// The value of `text`, or why it is not one: `expected ..., got "text"`.
     pub fn parse(&self, text: &str) -> Result<T, String> {
         match text.trim().parse::<T>() {
-            Ok(value) if (self.valid)(&value) => Ok(value),
+            Ok(value) if value.within(&self.domain) => Ok(value),
             _ => Err(self.refusal(text)),
         }
     }
 
     /// `value` if valid, for settings that come from code rather than text.
     pub fn check(&self, value: T) -> Result<T, String> {
-        if (self.valid)(&value) {
+        if value.within(&self.domain) {
             Ok(value)
         } else {
             Err(self.refusal(&value.to_string()))
@@ -32,92 +117,128 @@ impl<T: FromStr + Display> Setting<T> {
     }
 
     fn refusal(&self, got: &str) -> String {
-        format!("expected {}, got {got:?}", self.expected)
+        format!("expected {}, got {got:?}", self.expected())
+    }
+}
+
+/// A setting seen without its value type: what agent option declarations hold.
+pub trait Describe: Sync {
+    /// What a valid value is: "a search depth, a whole number 1-64".
+    fn expected(&self) -> String;
+    fn domain(&self) -> Domain;
+    /// The value of `text` as the program writes it ("1.50" is 1.5), or why it is none.
+    fn normalise(&self, text: &str) -> Result<String, String>;
+}
+
+impl<T: SettingValue> Describe for Setting<T> {
+    fn expected(&self) -> String {
+        format!("{}, {}", self.what, self.domain)
+    }
+
+    fn domain(&self) -> Domain {
+        self.domain
+    }
+
+    fn normalise(&self, text: &str) -> Result<String, String> {
+        self.parse(text).map(|v| v.to_string())
     }
 }
 
 /// The deepest alpha-beta search (plies).
 pub const MAX_DEPTH: u32 = 64;
 
-pub const DEPTH: Setting<u32> = Setting {
-    expected: "a search depth, a whole number 1-64",
-    valid: |d| (1..=MAX_DEPTH).contains(d),
-};
+const fn whole<T>(what: &'static str, min: u64, max: u64) -> Setting<T> {
+    Setting::new(what, Domain::Whole { min, max })
+}
+
+const fn at_least(what: &'static str, min: f32) -> Setting<f32> {
+    Setting::new(
+        what,
+        Domain::Number {
+            min,
+            above: false,
+            max: f32::INFINITY,
+        },
+    )
+}
+
+pub static DEPTH: Setting<u32> = whole("a search depth", 1, MAX_DEPTH as u64);
 
 /// Milliseconds per move (`time=` in specs, `movetime` in `go`).
-pub const MOVETIME_MS: Setting<u64> = Setting {
-    expected: "milliseconds, a whole number 1-18446744073709551615",
-    valid: |&t| t >= 1,
-};
+pub static MOVETIME_MS: Setting<u64> = whole("milliseconds", 1, u64::MAX);
 
 /// A clock's time or increment in milliseconds (`wtime`, `winc`, ... in `go`); 0 is a
 /// flag about to fall, or no increment.
-pub const CLOCK_MS: Setting<u64> = Setting {
-    expected: "milliseconds, a whole number 0-18446744073709551615",
-    valid: |_| true,
-};
+pub static CLOCK_MS: Setting<u64> = whole("milliseconds", 0, u64::MAX);
 
 /// Moves until the next time control (`movestogo` in `go`).
-pub const MOVES_TO_GO: Setting<u64> = Setting {
-    expected: "a number of moves, a whole number 1-18446744073709551615",
-    valid: |&n| n >= 1,
-};
+pub static MOVES_TO_GO: Setting<u64> = whole("a number of moves", 1, u64::MAX);
 
 /// Nodes (alpha-beta) or simulations (MCTS) per move.
-pub const NODES: Setting<u64> = Setting {
-    expected: "a node count, a whole number 1-18446744073709551615",
-    valid: |&n| n >= 1,
-};
+pub static NODES: Setting<u64> = whole("a node count", 1, u64::MAX);
 
 /// Alpha-beta's transposition table in MiB.
-pub const HASH_MB: Setting<usize> = Setting {
-    expected: "a table size in MiB, a whole number 1-65536",
-    valid: |mb| (1..=65536).contains(mb),
-};
+pub static HASH_MB: Setting<usize> = whole("a table size in MiB", 1, 65536);
 
 /// A king's value in men for the material evaluation.
-pub const KING: Setting<f32> = Setting {
-    expected: "a king value in men, more than 0 and at most 100",
-    valid: |&k| k.is_finite() && k > 0.0 && k <= 100.0,
-};
+pub static KING: Setting<f32> = Setting::new(
+    "a king value in men",
+    Domain::Number {
+        min: 0.0,
+        above: true,
+        max: 100.0,
+    },
+);
 
 /// MCTS simulations per move.
-pub const SEARCHES: Setting<u32> = Setting {
-    expected: "a number of simulations, a whole number 1-4294967295",
-    valid: |&s| s >= 1,
-};
+pub static SEARCHES: Setting<u32> = whole("a number of simulations", 1, u32::MAX as u64);
 
-/// The UCT exploration constant.
-pub const EXPLORATION: Setting<f32> = Setting {
-    expected: "an exploration constant, a number of at least 0",
-    valid: |&c| c.is_finite() && c >= 0.0,
-};
+/// The UCT and PUCT exploration constants.
+pub static EXPLORATION: Setting<f32> = at_least("an exploration constant", 0.0);
 
 /// Leaves per network call. Each batch's buffers are allocated up front, so the bound keeps
 /// a typo from asking for gigabytes; past a few hundred leaves virtual loss spoils the search.
-pub const BATCH: Setting<usize> = Setting {
-    expected: "leaves per network call, a whole number 1-1024",
-    valid: |b| (1..=1024).contains(b),
-};
+pub static BATCH: Setting<usize> = whole("leaves per network call", 1, 1024);
 
 /// The temperature of a move choice: 0 plays the most visited move, 1 samples in proportion
 /// to visits, higher flattens further.
-pub const TEMPERATURE: Setting<f32> = Setting {
-    expected: "a temperature, a number 0-100",
-    valid: |&t| t.is_finite() && (0.0..=100.0).contains(&t),
-};
+pub static TEMPERATURE: Setting<f32> = Setting::new(
+    "a temperature",
+    Domain::Number {
+        min: 0.0,
+        above: false,
+        max: 100.0,
+    },
+);
 
 /// Gumbel's root actions sampled for Sequential Halving (the paper's m).
-pub const CONSIDERED: Setting<usize> = Setting {
-    expected: "a number of root actions, a whole number 1-256",
-    valid: |m| (1..=256).contains(m),
-};
+pub static CONSIDERED: Setting<usize> = whole("a number of root actions", 1, 256);
 
 /// Gumbel's c_visit and c_scale.
-pub const GUMBEL_CONSTANT: Setting<f32> = Setting {
-    expected: "a number of at least 0",
-    valid: |&c| c.is_finite() && c >= 0.0,
-};
+pub static GUMBEL_CONSTANT: Setting<f32> = at_least("a constant", 0.0);
+
+/// A model or checkpoint file.
+pub static MODEL: Setting<String> = Setting::new("a model file", Domain::Path);
+
+/// Where a network computes.
+pub static DEVICE: Setting<DeviceChoice> =
+    Setting::new("a device", Domain::Choice(&DeviceChoice::NAMES));
+
+/// Which tree search `az` runs.
+pub static SEARCH: Setting<SearchKind> =
+    Setting::new("a search", Domain::Choice(&SearchKind::NAMES));
+
+/// Words of a [`Domain::Choice`]: the parse is the test.
+macro_rules! choice_values {
+    ($($t:ty),*) => {$(
+        impl SettingValue for $t {
+            fn within(&self, domain: &Domain) -> bool {
+                matches!(domain, Domain::Choice(words) if words.contains(&self.to_string().as_str()))
+            }
+        }
+    )*};
+}
+choice_values!(DeviceChoice, SearchKind);
 
 #[cfg(test)]
 mod tests {
@@ -147,5 +268,13 @@ mod tests {
         assert!(TEMPERATURE.parse("0").is_ok() && TEMPERATURE.parse("-0.5").is_err());
         assert!(CONSIDERED.parse("16").is_ok() && CONSIDERED.parse("0").is_err());
         assert!(GUMBEL_CONSTANT.parse("0").is_ok() && GUMBEL_CONSTANT.parse("-1").is_err());
+        assert_eq!(
+            KING.parse("0").unwrap_err(),
+            "expected a king value in men, more than 0 and at most 100, got \"0\""
+        );
+        assert_eq!(SEARCH.parse(" Gumbel"), Ok(SearchKind::Gumbel));
+        assert_eq!(DEVICE.parse("cpu"), Ok(DeviceChoice::Cpu));
+        assert!(SEARCH.parse("mcts").is_err() && MODEL.parse("").is_err());
+        assert_eq!(KING.normalise("1.50"), Ok("1.5".to_string()));
     }
 }

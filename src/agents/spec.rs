@@ -1,21 +1,20 @@
 //! Agent specs: `kind[:key=value,...]`, e.g. `random`, `alphabeta:depth=6,king=1.5`.
-//! One parser and one builder serve the command line, the engine protocol and tournaments.
+//! One parser and one builder serve the command line, the engine protocol and tournaments;
+//! what each kind takes is declared in [`super::kinds`].
 
 use super::alphabeta::{AlphaBeta, AlphaBetaConfig};
-use super::checkers_eval::{DEFAULT_KING, Material};
+use super::checkers_eval::Material;
+use super::kinds::{self, AgentKind};
 use super::learned::{NetAgent, load_checkers_net};
 use super::othello_eval::OthelloEval;
 use super::random::RandomAgent;
 use super::search::{AzAgent, AzConfig, MctsAgent};
-use super::settings::{self, Setting};
+use super::settings::{self, Setting, SettingValue};
 use super::{Agent, Limits};
 use crate::games::{Checkers, Othello};
-use crate::mcts::uct::DEFAULT_C;
-use crate::mcts::{GumbelConfig, PuctConfig, SearchKind};
 use crate::net::NetGame;
 use crate::net::othello_value::OthelloValueNet;
 use crate::net::value_net::Learner;
-use std::fmt::Display;
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -23,74 +22,42 @@ use std::time::Duration;
 #[error("{0}")]
 pub struct AgentError(pub String);
 
-/// The agents every game has, each with a one-line description of its options.
-pub const COMMON_KINDS: &[(&str, &str)] = &[
-    ("random", "uniform over legal moves (no options)"),
-    (
-        "mcts",
-        "UCT with random rollouts: searches=N (simulations per move, default 1000), c=F \
-         (exploration constant, default 1.41)",
-    ),
-    (
-        "az",
-        "AlphaZero search with a trained network: model=PATH (checkers' default: the \
-         built-in network, models/default.bin), \
-         searches=N (simulations per move, default 200), time=MS (search for this long \
-         instead), batch=N (leaves per network call, default 8), device=auto|cpu|gpu, \
-         c_puct=F (PUCT's exploration constant, default 1.25), temperature=T (0: the most \
-         visited move, default; 1: moves sampled by visits), search=puct|gumbel (default puct; Gumbel AlphaZero's with considered=M root \
-         actions, default 16, c_visit=F, default 50, c_scale=F, default 1)",
-    ),
-];
-
-/// Checkers' own agents.
-const CHECKERS_KINDS: &[(&str, &str)] = &[
-    (
-        "alphabeta",
-        "negamax alpha-beta on material: depth=N, time=MS, nodes=N (stops at the first \
-         reached; depth 6 if none is given), king=W (king value in men, default 1.5), \
-         hash=MB (transposition table, default 16)",
-    ),
-    ("td", LEARNED_OPTIONS),
-    ("ga", LEARNED_OPTIONS),
-    ("pso", LEARNED_OPTIONS),
-];
-
-const LEARNED_OPTIONS: &str = "a trained value network at the leaves of alpha-beta: \
-     model=PATH (checkpoint from train-td / train-ga / train-pso), depth=N (default 1)";
-
-/// A game agents can be built for from specs: the kinds it has beyond [`COMMON_KINDS`].
+/// A game agents can be built for from specs: the kinds it has beyond [`kinds::COMMON`].
 pub trait AgentGame: NetGame {
-    /// Its own kinds, with their option descriptions.
-    const OWN_KINDS: &'static [(&'static str, &'static str)];
+    /// Its own kinds.
+    const OWN_KINDS: &'static [&'static AgentKind];
 
     /// Builds an agent of one of [`Self::OWN_KINDS`] from its options.
-    fn build_own(
-        kind: &str,
-        opts: &mut Options,
-        seed: u64,
-    ) -> Result<Box<dyn Agent<Self>>, AgentError>;
+    fn build_own(kind: &str, opts: &Options, seed: u64)
+    -> Result<Box<dyn Agent<Self>>, AgentError>;
 
     /// Every kind: the common ones, then the game's own.
-    fn kinds() -> impl Iterator<Item = &'static (&'static str, &'static str)> {
-        COMMON_KINDS.iter().chain(Self::OWN_KINDS)
+    fn kinds() -> impl Iterator<Item = &'static AgentKind> {
+        kinds::COMMON.iter().chain(Self::OWN_KINDS).copied()
+    }
+
+    /// The kind called `name`.
+    fn kind(name: &str) -> Option<&'static AgentKind> {
+        Self::kinds().find(|k| k.kind == name)
     }
 }
 
 impl AgentGame for Checkers {
-    const OWN_KINDS: &'static [(&'static str, &'static str)] = CHECKERS_KINDS;
+    const OWN_KINDS: &'static [&'static AgentKind] = &[
+        &kinds::CHECKERS_ALPHABETA,
+        &kinds::TD,
+        &kinds::GA,
+        &kinds::PSO,
+    ];
 
-    fn build_own(kind: &str, opts: &mut Options, seed: u64) -> Result<Box<dyn Agent>, AgentError> {
+    fn build_own(kind: &str, opts: &Options, seed: u64) -> Result<Box<dyn Agent>, AgentError> {
         Ok(match kind {
             "alphabeta" => {
-                let defaults = AlphaBetaConfig::default();
-                let limits = opts.limits(&defaults.limits)?;
-                let king = opts.setting("king", &settings::KING)?;
-                let material = Material::new(king.unwrap_or(DEFAULT_KING))?;
                 let config = AlphaBetaConfig {
-                    limits,
-                    hash_mb: opts.hash(defaults.hash_mb)?,
+                    limits: opts.limits()?,
+                    hash_mb: opts.value("hash", &settings::HASH_MB)?,
                 };
+                let material = Material::new(opts.value("king", &settings::KING)?)?;
                 Box::new(AlphaBeta::new(config, seed, material)?)
             }
             _ => {
@@ -101,7 +68,7 @@ impl AgentGame for Checkers {
                 };
                 let (model, depth) = opts.learned()?;
                 Box::new(NetAgent::load(
-                    kind,
+                    opts.declaration(),
                     model.as_deref(),
                     depth,
                     seed,
@@ -112,38 +79,18 @@ impl AgentGame for Checkers {
     }
 }
 
-/// Othello's own agents.
-const OTHELLO_KINDS: &[(&str, &str)] = &[
-    (
-        "alphabeta",
-        "negamax alpha-beta on mobility, corners, edge stability and late disc count: depth=N, \
-         time=MS, nodes=N (stops at the first reached; depth 4 if none is given), hash=MB \
-         (transposition table, default 16)",
-    ),
-    (
-        "td",
-        "a trained value network at the leaves of alpha-beta: model=PATH (checkpoint from \
-         train-td --game othello), depth=N (default 1)",
-    ),
-];
-
-/// Othello has more moves a ply than checkers (where captures are often forced), so the
-/// default searches less deeply than checkers' 6 for a like cost: depth 4 takes a few
-/// hundred nodes a move in the opening, checkers' 6 about a thousand.
-const OTHELLO_DEFAULT_DEPTH: u32 = 4;
-
 impl AgentGame for Othello {
-    const OWN_KINDS: &'static [(&'static str, &'static str)] = OTHELLO_KINDS;
+    const OWN_KINDS: &'static [&'static AgentKind] = &[&kinds::OTHELLO_ALPHABETA, &kinds::TD];
 
     fn build_own(
         kind: &str,
-        opts: &mut Options,
+        opts: &Options,
         seed: u64,
     ) -> Result<Box<dyn Agent<Othello>>, AgentError> {
         if kind == "td" {
             let (model, depth) = opts.learned()?;
             return Ok(Box::new(NetAgent::load(
-                kind,
+                opts.declaration(),
                 model.as_deref(),
                 depth,
                 seed,
@@ -151,13 +98,9 @@ impl AgentGame for Othello {
             )?));
         }
         debug_assert_eq!(kind, "alphabeta");
-        let default_limits = Limits {
-            depth: Some(OTHELLO_DEFAULT_DEPTH),
-            ..Limits::default()
-        };
         let config = AlphaBetaConfig {
-            limits: opts.limits(&default_limits)?,
-            hash_mb: opts.hash(AlphaBetaConfig::default().hash_mb)?,
+            limits: opts.limits()?,
+            hash_mb: opts.value("hash", &settings::HASH_MB)?,
         };
         Ok(Box::new(AlphaBeta::new(config, seed, OthelloEval)?))
     }
@@ -197,31 +140,27 @@ impl AgentSpec {
     /// Builds the agent for game `G`; `seed` drives any randomness it has (tie-breaks,
     /// sampling).
     pub fn build<G: AgentGame>(&self, seed: u64) -> Result<Box<dyn Agent<G>>, AgentError> {
-        let mut opts = Options {
-            spec: self,
-            used: Vec::new(),
+        let Some(kind) = G::kind(&self.kind) else {
+            let kinds: Vec<&str> = G::kinds().map(|k| k.kind).collect();
+            return Err(AgentError(format!(
+                "unknown agent {:?} for {}: expected one of {}",
+                self.kind,
+                G::NAME.as_str(),
+                kinds.join(", ")
+            )));
         };
+        let opts = Options { spec: self, kind };
+        opts.check_keys()?;
         let agent: Box<dyn Agent<G>> = match self.kind.as_str() {
             "random" => Box::new(RandomAgent::new(seed)),
             "mcts" => Box::new(MctsAgent::<G>::new(
-                opts.setting("searches", &settings::SEARCHES)?
-                    .unwrap_or(1000),
-                opts.setting("c", &settings::EXPLORATION)?
-                    .unwrap_or(DEFAULT_C),
+                opts.value("searches", &settings::SEARCHES)?,
+                opts.value("c", &settings::EXPLORATION)?,
                 seed,
             )?),
-            "az" => Box::new(AzAgent::<G>::new(opts.az_config()?, seed)?),
-            own if G::OWN_KINDS.iter().any(|k| k.0 == own) => G::build_own(own, &mut opts, seed)?,
-            other => {
-                let kinds: Vec<&str> = G::kinds().map(|k| k.0).collect();
-                return Err(AgentError(format!(
-                    "unknown agent {other:?} for {}: expected one of {}",
-                    G::NAME.as_str(),
-                    kinds.join(", ")
-                )));
-            }
+            "az" => Box::new(AzAgent::<G>::new(AzConfig::from_options(&opts)?, seed)?),
+            own => G::build_own(own, &opts, seed)?,
         };
-        opts.finish()?;
         Ok(agent)
     }
 }
@@ -261,113 +200,112 @@ impl FromStr for AgentSpec {
     }
 }
 
-/// Typed access to a spec's options that remembers which were read, so a misspelt option
-/// is reported instead of silently ignored.
+/// Typed access to a spec's options through its kind's declaration: a value given, else
+/// the declared default.
 pub struct Options<'a> {
     spec: &'a AgentSpec,
-    used: Vec<&'static str>,
+    kind: &'static AgentKind,
 }
 
-impl Options<'_> {
-    pub fn take<T: FromStr>(
-        &mut self,
+impl<'a> Options<'a> {
+    /// The options of `spec`, a spec of `kind`.
+    pub fn new(spec: &'a AgentSpec, kind: &'static AgentKind) -> Self {
+        Options { spec, kind }
+    }
+
+    pub fn declaration(&self) -> &'static AgentKind {
+        self.kind
+    }
+
+    /// The option `key` as given, else its default; `None` for an option left out that has
+    /// none. `setting` must be the one `key` is declared with.
+    pub fn get<T: SettingValue>(
+        &self,
         key: &'static str,
-        what: &str,
+        setting: &'static Setting<T>,
     ) -> Result<Option<T>, AgentError> {
-        self.used.push(key);
+        let option = self
+            .kind
+            .option(key)
+            .unwrap_or_else(|| panic!("{} declares no option {key}", self.kind.kind));
+        debug_assert!(
+            std::ptr::addr_eq(option.setting, setting),
+            "{key} is declared with another setting"
+        );
         match self.spec.get(key) {
-            None => Ok(None),
-            Some(v) => v.parse().map(Some).map_err(|_| {
-                AgentError(format!(
-                    "{} option {key}={v:?}: expected {what}",
-                    self.spec.kind
-                ))
-            }),
+            Some(text) => setting
+                .parse(text)
+                .map(Some)
+                .map_err(|e| setting_error(self.kind.kind, key, e)),
+            None => Ok(option.default.map(|d| {
+                setting
+                    .parse(d)
+                    .unwrap_or_else(|e| panic!("{key}'s declared default: {e}"))
+            })),
         }
     }
 
-    /// A value of one of the [`settings`], with the message every route gives for it.
-    pub fn setting<T: FromStr + Display>(
-        &mut self,
+    /// An option that has a default, as given or the default.
+    pub fn value<T: SettingValue>(
+        &self,
         key: &'static str,
-        setting: &Setting<T>,
-    ) -> Result<Option<T>, AgentError> {
-        self.used.push(key);
-        self.spec
-            .get(key)
-            .map(|v| {
-                setting
-                    .parse(v)
-                    .map_err(|e| setting_error(&self.spec.kind, key, e))
-            })
-            .transpose()
+        setting: &'static Setting<T>,
+    ) -> Result<T, AgentError> {
+        Ok(self
+            .get(key, setting)?
+            .unwrap_or_else(|| panic!("{} option {key} has no default", self.kind.kind)))
     }
 
-    /// The search limits given as `depth`, `time` (ms) and `nodes`, else `defaults` (so
-    /// a default depth applies only when no limit is given at all).
-    pub fn limits(&mut self, defaults: &Limits) -> Result<Limits, AgentError> {
+    /// An option as given, ignoring its default (limits, whose default applies only when
+    /// none is given).
+    fn given<T: SettingValue>(
+        &self,
+        key: &'static str,
+        setting: &'static Setting<T>,
+    ) -> Result<Option<T>, AgentError> {
+        match self.spec.get(key) {
+            Some(_) => self.get(key, setting),
+            None => Ok(None),
+        }
+    }
+
+    /// The search limits given as `depth`, `time` (ms) and `nodes`, else the default depth.
+    pub fn limits(&self) -> Result<Limits, AgentError> {
         let given = Limits {
-            depth: self.setting("depth", &settings::DEPTH)?,
+            depth: self.given("depth", &settings::DEPTH)?,
             movetime: self
-                .setting("time", &settings::MOVETIME_MS)?
+                .given("time", &settings::MOVETIME_MS)?
                 .map(Duration::from_millis),
-            nodes: self.setting("nodes", &settings::NODES)?,
+            nodes: self.given("nodes", &settings::NODES)?,
             ..Limits::default()
         };
-        Ok(given.or(defaults))
+        Ok(given.or(&Limits {
+            depth: self.get("depth", &settings::DEPTH)?,
+            ..Limits::default()
+        }))
     }
 
-    /// The `az` agent's options over its defaults.
-    fn az_config(&mut self) -> Result<AzConfig, AgentError> {
-        let d = AzConfig::default();
-        let search: SearchKind = self.take("search", "puct or gumbel")?.unwrap_or_default();
-        let g = GumbelConfig::default();
-        let gumbel = GumbelConfig {
-            considered: self
-                .setting("considered", &settings::CONSIDERED)?
-                .unwrap_or(g.considered),
-            c_visit: (self.setting("c_visit", &settings::GUMBEL_CONSTANT)?).unwrap_or(g.c_visit),
-            c_scale: (self.setting("c_scale", &settings::GUMBEL_CONSTANT)?).unwrap_or(g.c_scale),
-            noise: false,
-        };
-        Ok(AzConfig {
-            model: self.take("model", "a model file path")?.or(d.model),
-            searches: (self.setting("searches", &settings::SEARCHES)?).unwrap_or(d.searches),
-            movetime: (self.setting("time", &settings::MOVETIME_MS)?).map(Duration::from_millis),
-            device: self.take("device", "auto, cpu or gpu")?.unwrap_or(d.device),
-            temperature: (self.setting("temperature", &settings::TEMPERATURE)?)
-                .unwrap_or(d.temperature),
-            puct: PuctConfig {
-                batch: (self.setting("batch", &settings::BATCH)?).unwrap_or(d.puct.batch),
-                c_puct: (self.setting("c_puct", &settings::EXPLORATION)?).unwrap_or(d.puct.c_puct),
-                gumbel: (search == SearchKind::Gumbel).then_some(gumbel),
-                ..d.puct
-            },
-        })
+    /// A learned agent's `model` (a checkpoint path) and `depth`.
+    pub fn learned(&self) -> Result<(Option<String>, u32), AgentError> {
+        Ok((
+            self.get("model", &settings::MODEL)?,
+            self.value("depth", &settings::DEPTH)?,
+        ))
     }
 
-    /// A learned agent's `model` (a checkpoint path) and `depth`, as given.
-    pub fn learned(&mut self) -> Result<(Option<String>, Option<u32>), AgentError> {
-        let model = self.take("model", "a checkpoint path")?;
-        Ok((model, self.setting("depth", &settings::DEPTH)?))
-    }
-
-    /// Alpha-beta's table size `hash` (MiB), else `default`.
-    pub fn hash(&mut self, default: usize) -> Result<usize, AgentError> {
-        Ok(self.setting("hash", &settings::HASH_MB)?.unwrap_or(default))
-    }
-
-    fn finish(self) -> Result<(), AgentError> {
+    /// Every option given is one the kind has.
+    fn check_keys(&self) -> Result<(), AgentError> {
         for (k, _) in &self.spec.options {
-            if !self.used.contains(&k.as_str()) {
-                let valid = if self.used.is_empty() {
+            if self.kind.option(k).is_none() {
+                let valid = if self.kind.options.is_empty() {
                     "it takes no options".to_string()
                 } else {
-                    format!("valid options: {}", self.used.join(", "))
+                    let keys: Vec<&str> = self.kind.options.iter().map(|o| o.key).collect();
+                    format!("valid options: {}", keys.join(", "))
                 };
                 return Err(AgentError(format!(
                     "agent {} has no option {k:?}; {valid}",
-                    self.spec.kind
+                    self.kind.kind
                 )));
             }
         }

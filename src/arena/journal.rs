@@ -8,7 +8,7 @@ use super::openings::ArenaGame;
 use super::series::{
     MatchConfig, MatchGame, MatchReport, match_length, names, play_rounds, round_start,
 };
-use crate::agents::AgentError;
+use crate::agents::{AgentError, AgentGame, AgentSpec};
 use crate::games::{Color, DrawReason, Game, Outcome, WinReason};
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
@@ -88,7 +88,31 @@ struct Journal<G: ArenaGame> {
 }
 
 /// Reads the journal at `path` (none yet: empty), checking it belongs to this match.
-fn read<G: ArenaGame>(config: &MatchConfig<G>, path: &Path, want: &Value) -> Result<Journal<G>> {
+/// Whether a journal's header `found` is that of the match `want`: the same fields, the
+/// agents compared as the agents their names build, so a journal written under an earlier
+/// form of the same agent's name (`az:searches=200,time=100`, now `az:time=100`) resumes.
+fn same_match<G: AgentGame>(found: &Value, want: &Value) -> bool {
+    let canonical = |header: &Value| {
+        let mut header = header.clone();
+        for key in ["first", "second"] {
+            let built = header[key]
+                .as_str()
+                .and_then(|name| name.parse::<AgentSpec>().ok())
+                .and_then(|spec| spec.build::<G>(0).ok());
+            if let Some(agent) = built {
+                header[key] = json!(agent.name());
+            }
+        }
+        header
+    };
+    found == want || canonical(found) == canonical(want)
+}
+
+fn read<G: ArenaGame + AgentGame>(
+    config: &MatchConfig<G>,
+    path: &Path,
+    want: &Value,
+) -> Result<Journal<G>> {
     let total = match_length(config);
     let starts = G::starting_games(config.series.openings);
     let text = match std::fs::read_to_string(path) {
@@ -103,7 +127,7 @@ fn read<G: ArenaGame>(config: &MatchConfig<G>, path: &Path, want: &Value) -> Res
     if let Some(line) = lines.next() {
         let found: Value = serde_json::from_str(line)
             .with_context(|| format!("{}: not a match journal", path.display()))?;
-        if found != *want {
+        if !same_match::<G>(&found, want) {
             bail!(
                 "{} is the journal of another match ({found}); this one is {want}: give \
                  another file, or remove it to start again",
@@ -132,7 +156,7 @@ fn read<G: ArenaGame>(config: &MatchConfig<G>, path: &Path, want: &Value) -> Res
 
 /// The games the journal at `path` holds so far, as a report, and how many the match has
 /// in all; plays nothing and writes nothing (a match may be adding to the file meanwhile).
-pub fn journal_status<G: ArenaGame>(
+pub fn journal_status<G: ArenaGame + AgentGame>(
     config: &MatchConfig<G>,
     path: &Path,
 ) -> Result<(MatchReport<G>, usize)> {
@@ -148,7 +172,7 @@ pub fn journal_status<G: ArenaGame>(
 
 /// Plays the match, recording each finished game in `path` and playing only the games it
 /// does not hold yet.
-pub fn run_match_journaled<G: ArenaGame>(
+pub fn run_match_journaled<G: ArenaGame + AgentGame>(
     config: &MatchConfig<G>,
     path: &Path,
 ) -> Result<MatchReport<G>> {
@@ -214,8 +238,8 @@ pub fn run_match_journaled<G: ArenaGame>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agents::AgentSpec;
     use crate::arena::{GameConfig, OpeningSet, Series, run_match};
+    use crate::games::Checkers;
 
     fn config(games: usize, max_plies: Option<usize>) -> MatchConfig {
         let player = |s: &str| s.parse::<AgentSpec>().unwrap().into();
@@ -294,5 +318,44 @@ mod tests {
             straight.summary()
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The shipped journals were written when `az` named itself with its default
+    /// `searches=200` and alpha-beta its default depth: the same matches under today's names
+    /// still resume from them.
+    #[test]
+    fn journals_written_under_earlier_names_resume() {
+        let first_line =
+            |text: &str| -> Value { serde_json::from_str(text.lines().next().unwrap()).unwrap() };
+        for (text, first, second) in [
+            (
+                include_str!("../../results/az-time100-vs-alphabeta-time100.jsonl"),
+                "az:time=100,device=cpu",
+                "alphabeta:time=100",
+            ),
+            (
+                include_str!("../../results/az-time1000-vs-alphabeta-depth8.jsonl"),
+                "az:time=1000",
+                "alphabeta:depth=8",
+            ),
+        ] {
+            let found = first_line(text);
+            let c: MatchConfig = MatchConfig {
+                first: first.parse::<AgentSpec>().unwrap().into(),
+                second: second.parse::<AgentSpec>().unwrap().into(),
+                series: Series {
+                    games: None,
+                    openings: OpeningSet::Standard,
+                    seed: 1,
+                    game: GameConfig { max_plies: None },
+                    progress: false,
+                },
+            };
+            let (a, b) = names(&c).unwrap();
+            assert_ne!(found["first"], json!(a), "the name's form did change");
+            assert!(same_match::<Checkers>(&found, &header(&c, &a, &b)));
+            let other = header(&c, "az:time=200", &b);
+            assert!(!same_match::<Checkers>(&found, &other));
+        }
     }
 }

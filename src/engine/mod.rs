@@ -10,17 +10,15 @@
 //! and `isready` act at once; other commands wait for the search to end and are then
 //! answered in order.
 
-use crate::agents::settings::{self, Setting};
+use crate::agents::settings::{self, Describe, Setting, SettingValue};
 use crate::agents::{
     Agent, AgentError, AgentGame, AgentSpec, Analysis, Decision, Limits, StopFlag,
 };
 use crate::games::{Checkers, Color, Game, NotationError, Rules};
 use crate::input::read_line;
 use std::collections::VecDeque;
-use std::fmt::Display;
 use std::io::{self, BufRead, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-use std::str::FromStr;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Duration;
 
@@ -501,7 +499,7 @@ impl Clocks {
 }
 
 /// The value after a `go` limit.
-fn limit<T: FromStr + Display>(
+fn limit<T: SettingValue>(
     key: &str,
     value: Option<&str>,
     setting: &Setting<T>,
@@ -509,7 +507,7 @@ fn limit<T: FromStr + Display>(
     let Some(text) = value else {
         return fail(format!(
             "go {key}: expected {} after {key}",
-            setting.expected
+            setting.expected()
         ));
     };
     setting
@@ -860,7 +858,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(200))]
+        #![proptest_config(crate::test_support::proptest_config(200))]
 
         /// Nothing panics, and every reply line is one of the protocol's.
         #[test]

@@ -74,9 +74,7 @@ fn session(state: &AppState, id: &str) -> Result<Arc<Session>, ApiError> {
 }
 
 async fn info(State(state): State<Shared>) -> Json<Value> {
-    let agents: Vec<Value> = Checkers::kinds()
-        .map(|(kind, help)| json!({"kind": kind, "help": help}))
-        .collect();
+    let agents: Vec<Value> = Checkers::kinds().map(|k| k.describe()).collect();
     let ballots: Vec<Value> = standard_ballots()
         .iter()
         .enumerate()

@@ -628,6 +628,7 @@ impl<G: AzGame> Pipeline<G> {
         let c = &self.state.config;
         let d = AzConfig::default();
         let config = AzConfig {
+            model: Some(model_path(&self.run.dir, i)),
             searches: c.gating_searches,
             puct: PuctConfig {
                 gumbel: c.gumbel(false),
@@ -639,11 +640,7 @@ impl<G: AzGame> Pipeline<G> {
             net: net.clone(),
             encoding: self.state.model.encoding,
             device: self.device.clone(),
-            name: format!(
-                "az:model={},{}",
-                model_path(&self.run.dir, i).display(),
-                config.spec_options()
-            ),
+            name: config.name(),
             config,
         })
     }

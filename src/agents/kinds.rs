@@ -1,0 +1,658 @@
+//! Every agent kind, declared once: its options with their values, defaults and help. The
+//! command line's help, spec parsing and printing (an agent's name), the engine's
+//! `setoption`, the browser's form (served by `GET /api/info`) and validation all read
+//! these declarations.
+
+use super::settings::{self, Describe, Domain};
+use serde_json::{Value, json};
+
+/// One option of an agent kind.
+#[derive(Clone, Copy)]
+pub struct AgentOption {
+    pub key: &'static str,
+    /// A short label (the browser's form).
+    pub label: &'static str,
+    /// What it does, for help lines.
+    pub help: &'static str,
+    /// Its values.
+    pub setting: &'static dyn Describe,
+    /// The value a spec that leaves it out gets, as a spec writes it.
+    pub default: Option<&'static str>,
+    /// What leaving it out means where there is no default value.
+    pub unset: &'static str,
+    /// Whether it changes how the agent plays, and so belongs in the agent's name (`device`
+    /// does not: both devices compute the same network).
+    pub plays: bool,
+    /// The option applies only when another option has this value (Gumbel's constants with
+    /// `search=gumbel`).
+    pub only_with: Option<(&'static str, &'static str)>,
+    /// One of a search's limits (depth, time, nodes): its default applies only when no
+    /// limit is given.
+    pub limit: bool,
+}
+
+/// An agent kind: `alphabeta`, `az`, ...
+pub struct AgentKind {
+    pub kind: &'static str,
+    /// What the browser calls it.
+    pub label: &'static str,
+    /// One line on what it is.
+    pub summary: &'static str,
+    pub options: &'static [AgentOption],
+}
+
+impl AgentKind {
+    pub fn option(&self, key: &str) -> Option<&'static AgentOption> {
+        self.options.iter().find(|o| o.key == key)
+    }
+
+    /// The help line: the summary, then each option with its values and default.
+    pub fn help(&self) -> String {
+        if self.options.is_empty() {
+            return format!("{} (no options)", self.summary);
+        }
+        let options: Vec<String> = self.options.iter().map(AgentOption::help_item).collect();
+        format!("{}: {}", self.summary, options.join(", "))
+    }
+
+    /// The kind and its options as the browser's form wants them.
+    pub fn describe(&self) -> Value {
+        let options: Vec<Value> = self
+            .options
+            .iter()
+            .map(|o| {
+                let domain = match o.setting.domain() {
+                    Domain::Whole { min, max } => {
+                        json!({"type": "whole", "min": min, "max": max})
+                    }
+                    Domain::Number { min, max, .. } => json!({
+                        "type": "number",
+                        "min": min,
+                        "max": if max.is_finite() { json!(max) } else { Value::Null },
+                    }),
+                    Domain::Choice(words) => json!({"type": "choice", "choices": words}),
+                    Domain::Path => json!({"type": "path"}),
+                };
+                json!({
+                    "key": o.key,
+                    "limit": o.limit,
+                    "label": o.label,
+                    "help": o.help,
+                    "expected": o.setting.expected(),
+                    "default": o.default,
+                    "unset": o.unset,
+                    "only_with": o.only_with.map(|(k, v)| json!({"key": k, "value": v})),
+                    "domain": domain,
+                })
+            })
+            .collect();
+        json!({
+            "kind": self.kind,
+            "label": self.label,
+            "help": self.help(),
+            "options": options,
+        })
+    }
+
+    /// The agent's name: the spec, in declaration order, of every value that changes play
+    /// and differs from its default (`values` holds each option's value, `None` for unset).
+    /// Printed names parse back to the same agent.
+    pub fn name(&self, values: &[(&str, Option<String>)]) -> String {
+        let mut name = self.kind.to_string();
+        let mut first = true;
+        for option in self.options.iter().filter(|o| o.plays) {
+            let Some(Some(value)) = values.iter().find(|(k, _)| *k == option.key).map(|v| &v.1)
+            else {
+                continue;
+            };
+            let value = option
+                .setting
+                .normalise(value)
+                .unwrap_or_else(|_| value.clone());
+            let default = option
+                .default
+                .and_then(|d| option.setting.normalise(d).ok());
+            let set = |key: &str| values.iter().any(|(k, v)| *k == key && v.is_some());
+            let inactive = option.only_with.is_some_and(|(key, on)| {
+                !values
+                    .iter()
+                    .any(|(k, v)| *k == key && v.as_deref() == Some(on))
+            });
+            // A limit at its default is the default only while it is the one limit given.
+            let other_limit = option.limit
+                && self
+                    .options
+                    .iter()
+                    .any(|o| o.limit && o.key != option.key && set(o.key));
+            if inactive || (default.as_deref() == Some(value.as_str()) && !other_limit) {
+                continue;
+            }
+            name.push(if first { ':' } else { ',' });
+            first = false;
+            name.push_str(&format!("{}={value}", option.key));
+        }
+        name
+    }
+}
+
+impl AgentOption {
+    /// `searches=N (simulations per move; a whole number 1-4294967295, default 200)`.
+    fn help_item(&self) -> String {
+        let placeholder = match self.setting.domain() {
+            Domain::Whole { .. } => "N".to_string(),
+            Domain::Number { .. } => "X".to_string(),
+            Domain::Choice(words) => words.join("|"),
+            Domain::Path => "PATH".to_string(),
+        };
+        let default = match self.default {
+            Some(d) if self.limit => format!("default {d} when no other limit is given"),
+            Some(d) => format!("default {d}"),
+            None => format!("unset: {}", self.unset),
+        };
+        let only = self
+            .only_with
+            .map(|(k, v)| format!(", with {k}={v}"))
+            .unwrap_or_default();
+        format!(
+            "{}={placeholder} ({}; {default}{only})",
+            self.key, self.help
+        )
+    }
+}
+
+/// Builds [`AgentOption`]s tersely: every option below is one call.
+const fn option(
+    key: &'static str,
+    label: &'static str,
+    help: &'static str,
+    setting: &'static dyn Describe,
+    default: Option<&'static str>,
+    unset: &'static str,
+) -> AgentOption {
+    AgentOption {
+        key,
+        label,
+        help,
+        setting,
+        default,
+        unset,
+        plays: true,
+        only_with: None,
+        limit: false,
+    }
+}
+
+const fn gumbel(option: AgentOption) -> AgentOption {
+    AgentOption {
+        only_with: Some(("search", "gumbel")),
+        ..option
+    }
+}
+
+pub static RANDOM: AgentKind = AgentKind {
+    kind: "random",
+    label: "Random mover",
+    summary: "uniform over legal moves",
+    options: &[],
+};
+
+pub static MCTS: AgentKind = AgentKind {
+    kind: "mcts",
+    label: "MCTS (random rollouts)",
+    summary: "UCT with random rollouts",
+    options: &[
+        option(
+            "searches",
+            "Searches per move",
+            "simulations per move",
+            &settings::SEARCHES,
+            Some("1000"),
+            "",
+        ),
+        option(
+            "c",
+            "Exploration c",
+            "UCT's exploration constant",
+            &settings::EXPLORATION,
+            Some("1.41"),
+            "",
+        ),
+    ],
+};
+
+pub static AZ: AgentKind = AgentKind {
+    kind: "az",
+    label: "AlphaZero network (az)",
+    summary: "AlphaZero search with a trained network",
+    options: &[
+        option(
+            "model",
+            "Model",
+            "a model file from `train`",
+            &settings::MODEL,
+            None,
+            "the built-in network",
+        ),
+        option(
+            "searches",
+            "Searches per move",
+            "simulations per move",
+            &settings::SEARCHES,
+            Some("200"),
+            "",
+        ),
+        option(
+            "time",
+            "Time per move (ms)",
+            "search for this long instead",
+            &settings::MOVETIME_MS,
+            None,
+            "searches bound the move",
+        ),
+        option(
+            "batch",
+            "Leaves per network call",
+            "leaves per network call",
+            &settings::BATCH,
+            Some("8"),
+            "",
+        ),
+        AgentOption {
+            plays: false,
+            ..option(
+                "device",
+                "Device",
+                "where the network computes",
+                &settings::DEVICE,
+                Some("auto"),
+                "",
+            )
+        },
+        option(
+            "c_puct",
+            "Exploration c_puct",
+            "PUCT's exploration constant",
+            &settings::EXPLORATION,
+            Some("1.25"),
+            "",
+        ),
+        option(
+            "temperature",
+            "Temperature (0: best move)",
+            "0 plays the most visited move, 1 samples moves by visits",
+            &settings::TEMPERATURE,
+            Some("0"),
+            "",
+        ),
+        option(
+            "search",
+            "Search",
+            "PUCT or Gumbel AlphaZero's search",
+            &settings::SEARCH,
+            Some("puct"),
+            "",
+        ),
+        gumbel(option(
+            "considered",
+            "Root actions considered",
+            "Gumbel's root actions",
+            &settings::CONSIDERED,
+            Some("16"),
+            "",
+        )),
+        gumbel(option(
+            "c_visit",
+            "c_visit",
+            "Gumbel's c_visit",
+            &settings::GUMBEL_CONSTANT,
+            Some("50"),
+            "",
+        )),
+        gumbel(option(
+            "c_scale",
+            "c_scale",
+            "Gumbel's c_scale",
+            &settings::GUMBEL_CONSTANT,
+            Some("1"),
+            "",
+        )),
+    ],
+};
+
+/// The limits of an alpha-beta search, `default_depth` when none is given.
+const fn limits(default_depth: &'static str) -> [AgentOption; 3] {
+    const fn limit(option: AgentOption) -> AgentOption {
+        AgentOption {
+            limit: true,
+            ..option
+        }
+    }
+    [
+        limit(option(
+            "depth",
+            "Depth (plies)",
+            "plies to search",
+            &settings::DEPTH,
+            Some(default_depth),
+            "",
+        )),
+        limit(option(
+            "time",
+            "Time per move (ms)",
+            "milliseconds per move",
+            &settings::MOVETIME_MS,
+            None,
+            "no time limit",
+        )),
+        limit(option(
+            "nodes",
+            "Nodes",
+            "nodes per move",
+            &settings::NODES,
+            None,
+            "no node limit",
+        )),
+    ]
+}
+
+const HASH: AgentOption = option(
+    "hash",
+    "Hash table (MB)",
+    "transposition table in MiB",
+    &settings::HASH_MB,
+    Some("16"),
+    "",
+);
+
+/// Checkers' depth costs about a thousand nodes a move in the opening.
+const CHECKERS_LIMITS: [AgentOption; 3] = limits("6");
+
+pub static CHECKERS_ALPHABETA: AgentKind = AgentKind {
+    kind: "alphabeta",
+    label: "Alpha-beta (material)",
+    summary: "negamax alpha-beta on material, stopping at the first limit reached",
+    options: &[
+        CHECKERS_LIMITS[0],
+        CHECKERS_LIMITS[1],
+        CHECKERS_LIMITS[2],
+        option(
+            "king",
+            "King value (men)",
+            "a king's value in men",
+            &settings::KING,
+            Some("1.5"),
+            "",
+        ),
+        HASH,
+    ],
+};
+
+/// Othello has more moves a ply than checkers (where captures are often forced), so its
+/// default searches less deeply for a like cost: depth 4 takes a few hundred nodes a move
+/// in the opening.
+const OTHELLO_LIMITS: [AgentOption; 3] = limits("4");
+
+pub static OTHELLO_ALPHABETA: AgentKind = AgentKind {
+    kind: "alphabeta",
+    label: "Alpha-beta (mobility, corners)",
+    summary: "negamax alpha-beta on mobility, corners, edge stability and late disc count, \
+              stopping at the first limit reached",
+    options: &[
+        OTHELLO_LIMITS[0],
+        OTHELLO_LIMITS[1],
+        OTHELLO_LIMITS[2],
+        HASH,
+    ],
+};
+
+/// A learned value network at alpha-beta's leaves: `td`, `ga`, `pso`.
+const fn learned(kind: &'static str, label: &'static str, summary: &'static str) -> AgentKind {
+    AgentKind {
+        kind,
+        label,
+        summary,
+        options: LEARNED_OPTIONS,
+    }
+}
+
+const LEARNED_OPTIONS: &[AgentOption] = &[
+    option(
+        "model",
+        "Model",
+        "a checkpoint written by train-td, train-ga or train-pso",
+        &settings::MODEL,
+        None,
+        "required",
+    ),
+    option(
+        "depth",
+        "Depth (plies)",
+        "plies of alpha-beta above the network",
+        &settings::DEPTH,
+        Some("1"),
+        "",
+    ),
+];
+
+pub static TD: AgentKind = learned(
+    "td",
+    "TD(λ) network",
+    "a TD(lambda) value network at the leaves of alpha-beta",
+);
+pub static GA: AgentKind = learned(
+    "ga",
+    "Evolved network (GA)",
+    "a network evolved by train-ga at the leaves of alpha-beta",
+);
+pub static PSO: AgentKind = learned(
+    "pso",
+    "Particle-swarm network (PSO)",
+    "a network trained by train-pso at the leaves of alpha-beta",
+);
+
+/// The kinds every game has.
+pub static COMMON: [&AgentKind; 3] = [&RANDOM, &MCTS, &AZ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agents::spec::{AgentGame, AgentSpec};
+    use crate::games::{Checkers, Othello};
+    use proptest::prelude::*;
+
+    fn all_kinds() -> Vec<&'static AgentKind> {
+        Checkers::kinds().chain(Othello::kinds()).collect()
+    }
+
+    #[test]
+    fn declarations_are_consistent() {
+        for kind in all_kinds() {
+            for o in kind.options {
+                if let Some(d) = o.default {
+                    assert!(
+                        o.setting.normalise(d).is_ok(),
+                        "{} {}: {d}",
+                        kind.kind,
+                        o.key
+                    );
+                } else {
+                    assert!(
+                        !o.unset.is_empty(),
+                        "{} {} says what unset means",
+                        kind.kind,
+                        o.key
+                    );
+                }
+                if let Some((key, value)) = o.only_with {
+                    let other = kind.option(key).expect("only_with names an option");
+                    assert!(other.setting.normalise(value).is_ok());
+                }
+                let dups = kind.options.iter().filter(|p| p.key == o.key).count();
+                assert_eq!(dups, 1, "{} {}", kind.kind, o.key);
+            }
+            assert!(kind.help().starts_with(kind.summary));
+        }
+        let help = AZ.help();
+        assert!(
+            help.contains("batch=N (leaves per network call; default 8)"),
+            "{help}"
+        );
+        assert!(help.contains("search=puct|gumbel"), "{help}");
+        assert!(
+            CHECKERS_ALPHABETA
+                .help()
+                .contains("default 6 when no other limit is given")
+        );
+    }
+
+    /// What each option of `spec` resolves to: the value given, else its default (a limit's
+    /// only while no other limit is given), normalised; options that do not change play or
+    /// do not apply are left out.
+    fn resolved(kind: &AgentKind, spec: &AgentSpec) -> Vec<(&'static str, Option<String>)> {
+        let value = |o: &AgentOption| match spec.get(o.key) {
+            Some(v) => Some(o.setting.normalise(v).expect("valid")),
+            None if o.limit
+                && kind
+                    .options
+                    .iter()
+                    .any(|p| p.limit && spec.get(p.key).is_some()) =>
+            {
+                None
+            }
+            None => o.default.map(|d| o.setting.normalise(d).expect("valid")),
+        };
+        kind.options
+            .iter()
+            .filter(|o| o.plays)
+            .filter(|o| {
+                o.only_with.is_none_or(|(k, v)| {
+                    let on = kind.option(k).expect("declared");
+                    value(on).as_deref() == Some(v)
+                })
+            })
+            .map(|o| (o.key, value(o)))
+            .collect()
+    }
+
+    /// A valid value of `o`'s setting drawn from `pick` (a number in 0..1), kept small where
+    /// a value costs memory (table sizes).
+    fn draw(o: &AgentOption, pick: f64) -> Option<String> {
+        Some(match o.setting.domain() {
+            Domain::Whole { min, max } => {
+                let top = max.min(min + 64);
+                (min + ((top - min) as f64 * pick) as u64).to_string()
+            }
+            Domain::Number { min, above, max } => {
+                let top = if max.is_finite() { max } else { min + 10.0 };
+                let x = min + (top - min) * pick as f32;
+                if above && x <= min {
+                    top.to_string()
+                } else {
+                    x.to_string()
+                }
+            }
+            Domain::Choice(words) => {
+                words[(pick * words.len() as f64) as usize % words.len()].to_string()
+            }
+            // Models need files; the kinds that require one are left out below.
+            Domain::Path => return None,
+        })
+    }
+
+    fn spec_of(kind: &AgentKind, picks: &[(bool, f64)]) -> AgentSpec {
+        let mut spec = AgentSpec::new(kind.kind);
+        // Settings that do not change play (the device: a GPU may not be there) are left out.
+        for (o, &(given, pick)) in kind.options.iter().zip(picks) {
+            if given
+                && o.plays
+                && let Some(v) = draw(o, pick)
+            {
+                spec.set(o.key, &v);
+            }
+        }
+        spec
+    }
+
+    fn round_trip<G: AgentGame>(kind: &AgentKind, spec: &AgentSpec) -> Result<(), TestCaseError> {
+        let name = spec
+            .build::<G>(1)
+            .map_err(|e| TestCaseError::fail(e.0))?
+            .name();
+        let again: AgentSpec = name
+            .parse()
+            .map_err(|e: crate::agents::AgentError| TestCaseError::fail(e.0))?;
+        let rebuilt = again
+            .build::<G>(1)
+            .map_err(|e| TestCaseError::fail(e.0))?
+            .name();
+        prop_assert_eq!(
+            &rebuilt,
+            &name,
+            "{} names itself {}, which names itself {}",
+            spec,
+            name,
+            rebuilt
+        );
+        prop_assert_eq!(
+            resolved(kind, &again),
+            resolved(kind, spec),
+            "{} printed as {}",
+            spec,
+            name
+        );
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(crate::test_support::proptest_config(64))]
+
+        /// Any valid spec prints as a name that re-parses to the same agent, and the name
+        /// carries every setting that changes play.
+        #[test]
+        fn specs_print_and_reparse_to_the_same_agent(
+            which in 0usize..16,
+            picks in proptest::collection::vec((any::<bool>(), 0.0f64..1.0), 12),
+        ) {
+            let checkers: Vec<_> = Checkers::kinds().filter(|k| k.option("model").is_none_or(|m| m.default.is_none() && m.unset != "required")).collect();
+            let othello: Vec<_> = Othello::kinds().filter(|k| k.option("model").is_none_or(|m| m.unset != "required")).collect();
+            if which % 2 == 0 {
+                let kind = checkers[which / 2 % checkers.len()];
+                round_trip::<Checkers>(kind, &spec_of(kind, &picks))?;
+            } else {
+                let kind = othello[which / 2 % othello.len()];
+                // Othello has no built-in network.
+                prop_assume!(kind.kind != "az");
+                round_trip::<Othello>(kind, &spec_of(kind, &picks))?;
+            }
+        }
+    }
+
+    #[test]
+    fn names_leave_out_defaults_but_keep_what_changes_play() {
+        let name = |s: &str| {
+            s.parse::<AgentSpec>()
+                .unwrap()
+                .build::<Checkers>(1)
+                .unwrap()
+                .name()
+        };
+        assert_eq!(name("az:batch=16"), "az:batch=16");
+        assert_eq!(name("az:searches=200,device=cpu,c_puct=1.250"), "az");
+        assert_eq!(name("az:considered=4"), "az");
+        assert_eq!(
+            name("az:search=gumbel,considered=4"),
+            "az:search=gumbel,considered=4"
+        );
+        assert_eq!(name("alphabeta"), "alphabeta");
+        assert_eq!(
+            name("alphabeta:time=100,depth=6"),
+            "alphabeta:depth=6,time=100"
+        );
+        assert_eq!(
+            name("alphabeta:king=1.50,hash=32,time=5"),
+            "alphabeta:time=5,hash=32"
+        );
+        assert_eq!(name("alphabeta:king=2.50"), "alphabeta:king=2.5");
+        assert_eq!(name("mcts:c=1.41"), "mcts");
+    }
+}
