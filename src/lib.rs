@@ -15,7 +15,6 @@ pub mod seeds;
 pub mod selfplay;
 
 pub mod backend;
-pub mod bench;
 pub mod distributed;
 mod input;
 pub mod nn;

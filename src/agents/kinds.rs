@@ -136,8 +136,8 @@ impl AgentKind {
 }
 
 impl AgentOption {
-    /// `searches=N (simulations per move; a whole number 1-4294967295, default 200)`.
-    fn help_item(&self) -> String {
+    /// `searches=N (simulations per move: a whole number 1-4294967295; default 200)`.
+    pub fn help_item(&self) -> String {
         let placeholder = match self.setting.domain() {
             Domain::Whole { .. } => "N".to_string(),
             Domain::Number { .. } => "X".to_string(),
@@ -244,7 +244,7 @@ pub static AZ: AgentKind = AgentKind {
         option(
             "time",
             "Time per move (ms)",
-            "search for this long instead",
+            "milliseconds per move, searching until then",
             &settings::MOVETIME_MS,
             None,
             "searches bound the move",

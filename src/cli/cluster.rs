@@ -1,11 +1,11 @@
 //! The `learner` and `actor` subcommands: training across machines through Redis.
 
-use crate::train_cli::{AzArgs, az_game, finished, open_pipeline};
+use super::for_game;
+use super::train::{AzArgs, az_game, finished, open_pipeline};
 use anyhow::{Context, Result};
 use checkers_zero::distributed::actor::{ActorOptions, run_actor};
 use checkers_zero::distributed::learner::{DEFAULT_NAME, LearnerOptions, RemoteGames};
 use checkers_zero::distributed::link::RedisTarget;
-use checkers_zero::games::{Checkers, GameName, Othello};
 use checkers_zero::tensor::Device;
 use checkers_zero::train::alphazero::AzGame;
 use std::path::PathBuf;
@@ -42,7 +42,7 @@ pub struct LearnerArgs {
     redis: RedisArgs,
     /// Unread games the stream keeps at most (actors trim the oldest beyond it; default: ten
     /// iterations' games).
-    #[arg(long, value_parser = crate::at_least_one::<u64>)]
+    #[arg(long, value_parser = super::at_least_one::<u64>)]
     backlog: Option<u64>,
     #[command(flatten)]
     train: AzArgs,
@@ -50,10 +50,7 @@ pub struct LearnerArgs {
 
 pub fn learner(mut a: LearnerArgs) -> Result<()> {
     a.train.command = "learner --redis URL";
-    match az_game(&a.train)? {
-        GameName::Checkers => learner_for::<Checkers>(a),
-        GameName::Othello => learner_for::<Othello>(a),
-    }
+    for_game!(az_game(&a.train)?, learner_for(a))
 }
 
 fn learner_for<G: AzGame>(a: LearnerArgs) -> Result<()> {
@@ -86,13 +83,13 @@ pub struct ActorArgs {
     #[arg(long, default_value = "auto")]
     device: String,
     /// Self-play worker threads (default: all cores).
-    #[arg(long, value_parser = crate::at_least_one::<usize>)]
+    #[arg(long, value_parser = super::at_least_one::<usize>)]
     threads: Option<usize>,
     /// This actor's name in the learner's reports (default: host name and process id).
     #[arg(long)]
     id: Option<String>,
     /// Stop after pushing this many games (default: run until stopped).
-    #[arg(long, value_parser = crate::at_least_one::<u64>)]
+    #[arg(long, value_parser = super::at_least_one::<u64>)]
     games: Option<u64>,
 }
 

@@ -1,16 +1,16 @@
 //! Benchmarks printing one JSON object per measurement. `nn` uses the keys and the timing
 //! method of bench/pytorch_reference.py, so one run can set us beside PyTorch.
 
-use crate::distributed::learner::{LearnerOptions, RemoteGames};
-use crate::distributed::link::{Link, LinkError, RedisTarget};
-use crate::distributed::record::{self, RecordHeader};
-use crate::games::checkers::{Position, perft};
-use crate::games::{Checkers, GameName, othello};
-use crate::mcts::NetEvaluator;
-use crate::nn::{Architecture, Ctx, Module, Optimizer, PolicyValueNet, alphazero_loss};
-use crate::selfplay::{SelfPlayRun, material_games, self_play};
-use crate::tensor::{Device, Tensor, Var};
-use crate::train::alphazero::{AzGame, GameSource, Pipeline, TrainConfig};
+use checkers_zero::distributed::learner::{LearnerOptions, RemoteGames};
+use checkers_zero::distributed::link::{Link, LinkError, RedisTarget};
+use checkers_zero::distributed::record::{self, RecordHeader};
+use checkers_zero::games::checkers::{Position, perft};
+use checkers_zero::games::{Checkers, GameName, othello};
+use checkers_zero::mcts::NetEvaluator;
+use checkers_zero::nn::{Architecture, Ctx, Module, Optimizer, PolicyValueNet, alphazero_loss};
+use checkers_zero::selfplay::{SelfPlayRun, material_games, self_play};
+use checkers_zero::tensor::{Device, Tensor, Var};
+use checkers_zero::train::alphazero::{AzGame, GameSource, Pipeline, TrainConfig};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde_json::json;

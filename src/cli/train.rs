@@ -1,7 +1,8 @@
 //! The `train-td`, `train-ga` and `train-pso` subcommands (part of the binary).
 
-use anyhow::{Context, Result, bail};
-use checkers_zero::games::{Checkers, GameName, Othello};
+use super::{for_game, list, positive, thread_pool};
+use anyhow::{Context, Result};
+use checkers_zero::games::GameName;
 use checkers_zero::tensor::Device;
 use checkers_zero::train::alphazero::{
     AzGame, ConfigOverrides, Pipeline, TrainConfig, read_config_file, run_game,
@@ -46,22 +47,12 @@ impl RunArgs {
     }
 
     fn pool(&self) -> Result<rayon::ThreadPool> {
-        if self.threads == Some(0) {
-            bail!("--threads must be at least 1");
-        }
-        let mut b = rayon::ThreadPoolBuilder::new();
-        if let Some(n) = self.threads {
-            b = b.num_threads(n);
-        }
-        b.build().context("could not start worker threads")
+        thread_pool(self.threads)
     }
 }
 
 fn hidden_list(text: &str) -> Result<Vec<usize>> {
-    text.split(',')
-        .map(|h| h.trim().parse::<usize>().ok().filter(|&h| h > 0))
-        .collect::<Option<Vec<_>>>()
-        .with_context(|| format!("--hidden {text:?}: expected widths like 40 or 40,10"))
+    list(text, ',', "widths like 40 or 40,10", positive).context("--hidden")
 }
 
 /// The learning-rate warm-up (iterations) of a run started from trained weights.
@@ -97,10 +88,7 @@ pub struct AzArgs {
 }
 
 pub fn train_az(a: AzArgs) -> Result<()> {
-    match az_game(&a)? {
-        GameName::Checkers => train_az_for::<Checkers>(a),
-        GameName::Othello => train_az_for::<Othello>(a),
-    }
+    for_game!(az_game(&a)?, train_az_for(a))
 }
 
 fn train_az_for<G: AzGame>(a: AzArgs) -> Result<()> {
@@ -191,7 +179,7 @@ pub struct TdArgs {
     #[arg(long, value_enum, default_value_t = NetKind::Plain, conflicts_with = "resume")]
     net: NetKind,
     /// Training games in all (a resumed run counts its earlier games).
-    #[arg(long, default_value_t = 20_000, value_parser = crate::at_least_one::<u64>)]
+    #[arg(long, default_value_t = 20_000, value_parser = super::at_least_one::<u64>)]
     games: u64,
     /// leaf: TD-Leaf, moves by the agent's search and training its principal-variation leaf;
     /// root: plain TD(lambda) on the positions at the learner's turns, 1-ply greedy moves.
@@ -226,7 +214,7 @@ pub struct TdArgs {
         long,
         default_value_t = 100,
         conflicts_with = "resume",
-        value_parser = crate::at_least_one::<usize>
+        value_parser = super::at_least_one::<usize>
     )]
     eval_games: usize,
 }
@@ -237,7 +225,7 @@ pub struct GaArgs {
     #[command(flatten)]
     run: RunArgs,
     /// Generations in all (a resumed run counts its earlier ones).
-    #[arg(long, default_value_t = 100, value_parser = crate::at_least_one::<u64>)]
+    #[arg(long, default_value_t = 100, value_parser = super::at_least_one::<u64>)]
     generations: u64,
     /// Which study's evolution scheme.
     #[arg(long, value_enum, default_value_t = Scheme::Durham, conflicts_with = "resume")]
@@ -271,7 +259,7 @@ pub struct PsoArgs {
     #[command(flatten)]
     run: RunArgs,
     /// Iterations in all (a resumed run counts its earlier ones).
-    #[arg(long, default_value_t = 500, value_parser = crate::at_least_one::<u64>)]
+    #[arg(long, default_value_t = 500, value_parser = super::at_least_one::<u64>)]
     iterations: u64,
     /// Particles in the swarm (one network each).
     #[arg(long, default_value_t = 40, conflicts_with = "resume")]
@@ -319,10 +307,7 @@ pub fn train_td(a: TdArgs) -> Result<()> {
         Some(dir) => td::game_of_run(dir),
         None => a.game.unwrap_or(GameName::Checkers),
     };
-    match game {
-        GameName::Checkers => train_td_for::<Checkers>(a),
-        GameName::Othello => train_td_for::<Othello>(a),
-    }
+    for_game!(game, train_td_for(a))
 }
 
 fn train_td_for<G: TdGame>(a: TdArgs) -> Result<()> {

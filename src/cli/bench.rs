@@ -1,0 +1,192 @@
+//! `bench`: benchmarks that print one JSON object per measurement.
+
+use super::bench_runs;
+use super::{at_least_one, for_game, list, parse_device, positive, thread_pool};
+use anyhow::{Context, Result, bail};
+use checkers_zero::games::GameName;
+use std::path::PathBuf;
+
+#[derive(clap::Subcommand)]
+pub enum BenchCommand {
+    /// perft speed: nodes, seconds and nodes per second, one JSON line per run and a median.
+    Perft {
+        /// The game.
+        #[arg(long, value_enum, default_value_t = GameName::Checkers)]
+        game: GameName,
+        /// Plies to count.
+        #[arg(long, default_value_t = 12)]
+        depth: u32,
+        /// Worker threads.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Timed runs; the last line reports their median.
+        #[arg(long, default_value_t = 3, value_parser = at_least_one::<usize>)]
+        repeat: usize,
+        /// Count capture routes with the same start, end and captured pieces once.
+        #[arg(long)]
+        unique: bool,
+    },
+    /// Policy-value network speed (inference at several batches, a training step), printed
+    /// with the same JSON keys as bench/pytorch_reference.py.
+    Nn {
+        /// Presets, comma-separated: az-tiny, az-small, az-large, plain-7x128.
+        #[arg(long, default_value = "az-tiny,az-small,plain-7x128")]
+        net: String,
+        /// cpu, gpu (any adapter, software included) or auto (a hardware GPU, else cpu).
+        #[arg(long, default_value = "cpu")]
+        device: String,
+        /// CPU threads.
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        /// Inference batch sizes, comma-separated.
+        #[arg(long, default_value = "1,16,64,256")]
+        batches: String,
+        /// Batch size of the timed training step (0: inference only).
+        #[arg(long, default_value_t = 256)]
+        train_batch: usize,
+        /// Seconds per measurement.
+        #[arg(long, default_value_t = 3.0)]
+        seconds: f64,
+    },
+    /// The learner's intake through Redis: records pushed per second by producers, and
+    /// taken in (checked, written and synced, acknowledged) per second by the learner.
+    Ingest {
+        /// redis://[user:password@]host[:port][/db]; the bench uses keys of its own.
+        #[arg(long, value_name = "URL")]
+        redis: String,
+        /// With rediss://: the certificate authority (PEM) that signed the server's.
+        #[arg(long, value_name = "FILE")]
+        tls_ca: Option<PathBuf>,
+        /// Game records to push and take in.
+        #[arg(long, default_value_t = 5000, value_parser = at_least_one::<u64>)]
+        records: u64,
+        /// Connections pushing at once.
+        #[arg(long, default_value_t = 2, value_parser = at_least_one::<usize>)]
+        producers: usize,
+    },
+    /// Self-play throughput of a fresh network: games/hour, simulations/s, network
+    /// evaluations/s and mean inference batch, one JSON line per run and a median.
+    Selfplay {
+        /// The game.
+        #[arg(long, value_enum, default_value_t = GameName::Checkers)]
+        game: GameName,
+        /// Network preset.
+        #[arg(long, default_value = "az-tiny")]
+        net: String,
+        /// cpu, gpu (any adapter, software included) or auto.
+        #[arg(long, default_value = "cpu")]
+        device: String,
+        /// CPU threads for the network.
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        /// Simulations per move (every move a full search).
+        #[arg(long, default_value_t = 200)]
+        searches: u32,
+        /// Games per run.
+        #[arg(long, default_value_t = 16)]
+        games: u32,
+        /// Self-play worker threads.
+        #[arg(long, default_value_t = 1)]
+        workers: u32,
+        /// Games each worker keeps going at once.
+        #[arg(long, default_value_t = 16)]
+        games_per_worker: u32,
+        /// Leaves each search gathers per network call.
+        #[arg(long, default_value_t = 4)]
+        leaf_batch: u32,
+        /// Timed runs; the last line reports their median.
+        #[arg(long, default_value_t = 3, value_parser = at_least_one::<usize>)]
+        repeat: usize,
+    },
+}
+
+pub fn run(command: BenchCommand) -> Result<()> {
+    match command {
+        BenchCommand::Perft {
+            game,
+            depth,
+            threads,
+            repeat,
+            unique,
+        } => {
+            if game == GameName::Othello && unique {
+                bail!("--unique folds checkers capture routes; Othello has none");
+            }
+            thread_pool(Some(threads))?
+                .install(|| bench_runs::perft(game, depth, threads, repeat, unique));
+            Ok(())
+        }
+        BenchCommand::Nn {
+            net,
+            device,
+            threads,
+            batches,
+            train_batch,
+            seconds,
+        } => {
+            let batches = list(
+                &batches,
+                ',',
+                "positive whole numbers separated by commas, e.g. 1,16,64",
+                positive,
+            )
+            .context("--batches")?;
+            let config = bench_runs::NnBench {
+                nets: net.split(',').map(|s| s.trim().to_string()).collect(),
+                device: parse_device(&device)?,
+                threads,
+                batches,
+                train_batch,
+                seconds,
+            };
+            thread_pool(Some(threads))?
+                .install(|| bench_runs::nn(&config))
+                .map_err(anyhow::Error::msg)
+        }
+        BenchCommand::Ingest {
+            redis,
+            tls_ca,
+            records,
+            producers,
+        } => {
+            let target = checkers_zero::distributed::link::RedisTarget {
+                url: redis,
+                ca: tls_ca,
+            };
+            bench_runs::ingest(&target, records, producers).map_err(anyhow::Error::msg)
+        }
+        BenchCommand::Selfplay {
+            game,
+            net,
+            device,
+            threads,
+            searches,
+            games,
+            workers,
+            games_per_worker,
+            leaf_batch,
+            repeat,
+        } => {
+            let config = checkers_zero::train::alphazero::TrainConfig {
+                network: net,
+                searches,
+                full_search_probability: 1.0,
+                threads: workers,
+                games_per_thread: games_per_worker,
+                leaf_batch,
+                games_per_iteration: games,
+                ..checkers_zero::train::alphazero::TrainConfig::cpu()
+            };
+            config.validate().map_err(anyhow::Error::msg)?;
+            let device = parse_device(&device)?;
+            let pool = thread_pool(Some(threads))?;
+            pool.install(|| {
+                for_game!(
+                    game,
+                    bench_runs::selfplay(&config, &device, threads, repeat)
+                )
+            })
+            .map_err(anyhow::Error::msg)
+        }
+    }
+}

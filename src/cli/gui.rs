@@ -1,0 +1,49 @@
+//! `gui`, the browser interface, and `plot`, a run's charts.
+
+use anyhow::Result;
+
+#[derive(clap::Args)]
+pub struct GuiArgs {
+    /// Port to listen on (0: any free port).
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// Address to bind: the loopback interface unless another one is asked for (0.0.0.0
+    /// serves every interface, e.g. a remote training machine; anyone who can reach it can
+    /// use it).
+    #[arg(long, default_value = "127.0.0.1")]
+    host: std::net::IpAddr,
+    /// Open the page in the default browser.
+    #[arg(long)]
+    open: bool,
+    /// Folders of models offered for the agents (default: models).
+    #[arg(long = "models")]
+    models: Vec<std::path::PathBuf>,
+    /// Folders of training runs offered on the dashboard (default: runs).
+    #[arg(long = "runs")]
+    runs: Vec<std::path::PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct PlotArgs {
+    /// The run folder (with its metrics.jsonl).
+    run: std::path::PathBuf,
+    /// Folder for the PNG and SVG files (created if missing).
+    #[arg(long)]
+    out: std::path::PathBuf,
+}
+
+pub fn serve(args: GuiArgs) -> Result<()> {
+    checkers_zero::gui::serve(checkers_zero::gui::GuiOptions {
+        addr: std::net::SocketAddr::new(args.host, args.port),
+        open: args.open,
+        models: args.models,
+        runs: args.runs,
+    })
+}
+
+pub fn plot(args: PlotArgs) -> Result<()> {
+    for file in checkers_zero::plot::write_plots(&args.run, &args.out)? {
+        println!("{}", file.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,330 @@
+//! The command line: the subcommands (one file per family) and what they share. Only this
+//! layer knows clap and anyhow; the library below it takes typed values.
+
+mod agents;
+mod arena;
+mod bench;
+mod bench_runs;
+mod cluster;
+mod gui;
+mod perft;
+mod play;
+mod train;
+
+use anyhow::{Context, Result, bail};
+use checkers_zero::agents::{AgentGame, AgentSpec, Player};
+use checkers_zero::games::{GameName, Rules};
+use checkers_zero::tensor::Device;
+use clap::{Parser, Subcommand};
+
+/// Calls the generic `$f::<G>(args)` for the game `$game` names.
+macro_rules! for_game {
+    ($game:expr, $($f:ident)::+($($arg:expr),*)) => {
+        match $game {
+            checkers_zero::games::GameName::Checkers => $($f)::+::<checkers_zero::games::Checkers>($($arg),*),
+            checkers_zero::games::GameName::Othello => $($f)::+::<checkers_zero::games::Othello>($($arg),*),
+        }
+    };
+}
+pub(crate) use for_game;
+
+#[derive(Parser)]
+#[command(
+    name = "checkers-zero",
+    version,
+    about = "Learns English checkers from zero knowledge; play, measure and compare agents."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Count move sequences to a depth (checks the move generator).
+    Perft(perft::PerftArgs),
+    /// Benchmarks that print one JSON object per measurement.
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
+    /// The agent kinds a game has, with every option, its values and its default.
+    Agents(agents::AgentsArgs),
+    /// Play a game against an agent in the terminal.
+    Play(play::PlayArgs),
+    /// Play two agents against each other over the ballot openings.
+    Match(arena::MatchArgs),
+    /// Round-robin of agents over the ballots: cross table and Elo (random anchored at 0).
+    Tournament(arena::TournamentArgs),
+    /// One agent against a list of opponents over the ballots: score and Elo per opponent.
+    Gauntlet(arena::GauntletArgs),
+    /// Speak the engine line protocol on stdin/stdout (see docs/engine.md).
+    Engine {
+        /// The game.
+        #[arg(long, value_enum, default_value_t = GameName::Checkers)]
+        game: GameName,
+    },
+    /// Learn a game (checkers unless --game) from zero by AlphaZero self-play (no arguments:
+    /// a fresh checkers run on the best device with its preset).
+    Train(Box<train::AzArgs>),
+    /// Train a TD(lambda) value network, for checkers or Othello (agent `td`).
+    TrainTd(train::TdArgs),
+    /// Evolve checkers networks with a genetic algorithm (agent `ga`).
+    TrainGa(train::GaArgs),
+    /// Train checkers networks by particle swarm optimisation (agent `pso`).
+    TrainPso(train::PsoArgs),
+    /// Train as `train` does, on games from self-play actors on any machines, through Redis.
+    Learner(Box<cluster::LearnerArgs>),
+    /// Play self-play games for a learner with its latest network, through Redis.
+    Actor(cluster::ActorArgs),
+    /// Serve the browser interface: play against the agents, analyse, watch training runs.
+    Gui(gui::GuiArgs),
+    /// Draw a training run's curves (losses, gating, gauntlet, throughput) as PNG and SVG.
+    Plot(gui::PlotArgs),
+}
+
+/// Carries out the subcommand.
+pub fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Perft(args) => perft::run(args),
+        Command::Bench(command) => bench::run(command),
+        Command::Agents(args) => agents::run(args),
+        Command::Play(args) => play::run(args),
+        Command::Match(args) => arena::run_match(args),
+        Command::Tournament(args) => arena::run_tournament(args),
+        Command::Gauntlet(args) => arena::run_gauntlet(args),
+        Command::Train(args) => train::train_az(*args),
+        Command::TrainTd(args) => train::train_td(args),
+        Command::TrainGa(args) => train::train_ga(args),
+        Command::TrainPso(args) => train::train_pso(args),
+        Command::Learner(args) => cluster::learner(*args),
+        Command::Actor(args) => cluster::actor(args),
+        Command::Gui(args) => gui::serve(args),
+        Command::Plot(args) => gui::plot(args),
+        Command::Engine { game } => play::engine(game),
+    }
+}
+
+/// The error and its causes on one line, each cause once: many messages already quote their
+/// cause (`{path}: {source}`), and printing the chain again doubled them.
+pub fn one_line(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            if !text.is_empty() {
+                text += ": ";
+            }
+            text += &cause;
+        }
+    }
+    text.replace('\n', " ")
+}
+
+/// A count that must be at least 1.
+fn at_least_one<T: std::str::FromStr + PartialEq + Default>(text: &str) -> Result<T, String> {
+    match text.parse::<T>() {
+        Ok(n) if n == T::default() => Err("expected at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "expected a whole number of at least 1, got {text:?}"
+        )),
+    }
+}
+
+/// A worker pool of `threads` threads (default: one per core).
+fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
+    if threads == Some(0) {
+        bail!("--threads must be at least 1");
+    }
+    let mut b = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = threads {
+        b = b.num_threads(n);
+    }
+    b.build().context("could not start worker threads")
+}
+
+/// Items separated by `separator`, each read by `parse`; `what` says what was expected.
+fn list<T>(
+    text: &str,
+    separator: char,
+    what: &str,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<Vec<T>> {
+    text.split(separator)
+        .map(|item| parse(item.trim()))
+        .collect::<Option<Vec<_>>>()
+        .with_context(|| format!("{text:?}: expected {what}"))
+}
+
+/// A whole number of at least 1, for [`list`].
+fn positive(text: &str) -> Option<usize> {
+    text.parse().ok().filter(|&n| n > 0)
+}
+
+/// The game's start position, or the one `--fen` gives in the game's text form.
+fn start_position<G: Rules>(fen: Option<&str>) -> Result<G::Position> {
+    fen.map_or(Ok(G::start()), |f| {
+        G::parse_position(f).with_context(|| format!("bad --fen {f:?}"))
+    })
+}
+
+fn parse_device(name: &str) -> Result<Device> {
+    let device = Device::from_name(name).with_context(|| format!("--device {name}"))?;
+    eprintln!("device: {}", device.describe());
+    Ok(device)
+}
+
+/// An agent spec for game `G`, built once to check it.
+fn parse_spec<G: AgentGame>(text: &str) -> Result<AgentSpec> {
+    let spec: AgentSpec = text.parse()?;
+    spec.build::<G>(0)?;
+    Ok(spec)
+}
+
+/// A match, tournament or gauntlet player from its spec, built once to check it.
+fn parse_player<G: AgentGame>(text: &str) -> Result<Player<G>> {
+    Ok(parse_spec::<G>(text)?.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every flag and argument of every subcommand says what it is for.
+    #[test]
+    fn every_argument_has_help() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if !matches!(id, "help" | "version") && arg.get_help().is_none() {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                if sub.get_about().is_none() {
+                    missing.push(format!("{path} {} (no about)", sub.get_name()));
+                }
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&Cli::command(), "checkers-zero", &mut missing);
+        assert!(missing.is_empty(), "without help: {missing:#?}");
+    }
+
+    #[test]
+    fn errors_print_each_cause_once() {
+        let os = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let inner = format!("runs/x/state.ckpt: {os}");
+        let e = anyhow::Error::new(os)
+            .context(inner)
+            .context("--resume runs/x");
+        let text = one_line(&e);
+        assert_eq!(text.matches("not found").count(), 1, "{text}");
+        assert!(
+            text.starts_with("--resume runs/x: runs/x/state.ckpt"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn counts_of_zero_are_refused_by_the_parser() {
+        for args in [
+            &["checkers-zero", "bench", "perft", "--repeat", "0"][..],
+            &[
+                "checkers-zero",
+                "match",
+                "random",
+                "random",
+                "--max-plies",
+                "0",
+            ],
+            &["checkers-zero", "match", "random", "random", "--games", "0"],
+            &["checkers-zero", "bench", "selfplay", "--repeat", "0"],
+            &["checkers-zero", "train-td", "--out", "r", "--games", "0"],
+            &[
+                "checkers-zero",
+                "train-td",
+                "--out",
+                "r",
+                "--eval-games",
+                "0",
+            ],
+            &[
+                "checkers-zero",
+                "train-ga",
+                "--out",
+                "r",
+                "--generations",
+                "0",
+            ],
+            &[
+                "checkers-zero",
+                "train-pso",
+                "--out",
+                "r",
+                "--iterations",
+                "0",
+            ],
+        ] {
+            let e = Cli::try_parse_from(args).err().expect("refused");
+            assert!(e.to_string().contains("at least 1"), "{args:?}: {e}");
+        }
+    }
+
+    /// Shell words of one example line: quotes group, `#` outside quotes starts a comment.
+    fn shell_words(line: &str) -> Vec<String> {
+        let (mut words, mut word, mut quote, mut in_word) =
+            (Vec::new(), String::new(), None, false);
+        for c in line.chars() {
+            match (quote, c) {
+                (None, '#') if !in_word => break,
+                (None, '"' | '\'') => (quote, in_word) = (Some(c), true),
+                (Some(q), c) if c == q => quote = None,
+                (None, c) if c.is_whitespace() => {
+                    if in_word {
+                        words.push(std::mem::take(&mut word));
+                    }
+                    in_word = false;
+                }
+                (_, c) => (word, in_word) = (word + &c.to_string(), true),
+            }
+        }
+        if in_word {
+            words.push(word);
+        }
+        words
+    }
+
+    /// Every command line the README shows parses, and every agent spec in it that names no
+    /// file of the reader's own builds.
+    #[test]
+    fn the_readme_examples_are_valid_command_lines() {
+        let docs = [
+            include_str!("../../README.md"),
+            include_str!("../../docs/engine.md"),
+        ];
+        let mut checked = 0;
+        for line in docs.iter().flat_map(|d| d.lines()) {
+            let words = shell_words(line);
+            if words.first().map(String::as_str) != Some("checkers-zero") {
+                continue;
+            }
+            let cli = Cli::try_parse_from(&words)
+                .unwrap_or_else(|e| panic!("README example {line:?}: {e}"));
+            let (game, specs): (GameName, Vec<String>) = match cli.command {
+                Command::Play(a) => (a.game, vec![a.agent]),
+                Command::Match(a) => (a.series.game, vec![a.agent1, a.agent2]),
+                Command::Tournament(a) => (a.series.game, a.players),
+                Command::Gauntlet(a) => (a.series.game, [vec![a.agent], a.opponents].concat()),
+                _ => (GameName::Checkers, Vec::new()),
+            };
+            for spec in specs.iter().filter(|s| !s.contains("model=")) {
+                for_game!(game, parse_spec(spec))
+                    .unwrap_or_else(|e| panic!("README example {line:?}: {e}"));
+            }
+            checked += 1;
+        }
+        assert!(checked >= 20, "only {checked} examples found");
+    }
+}
