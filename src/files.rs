@@ -4,6 +4,8 @@ use std::io::Write;
 use std::path::Path;
 
 /// Writes `bytes` to a temporary file beside `path`, syncs it, then renames it over `path`.
+/// The temporary is locked while it is written, so the temporaries of writers that were
+/// killed mid-write (`.NAME.tmpPID`, unlocked once their process is gone) are removed first.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path
         .parent()
@@ -15,13 +17,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
             format!("{} is not a file path", path.display()),
         )
     })?;
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
+    let prefix = format!(".{}.tmp", name.to_string_lossy());
+    remove_abandoned(dir, &prefix);
+    let tmp = dir.join(format!("{prefix}{}", std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
+        // A lock another process cannot take tells it this temporary is being written.
+        let _ = f.try_lock();
         f.write_all(bytes)?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)
@@ -30,6 +32,26 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Removes the temporaries in `dir` named `prefix` + a process id that no writer holds
+/// locked (best effort: one that cannot be opened or removed stays).
+fn remove_abandoned(dir: &Path, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let is_temp = name.to_str().is_some_and(|n| {
+            n.strip_prefix(prefix)
+                .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+        });
+        let abandoned =
+            is_temp && std::fs::File::open(entry.path()).is_ok_and(|f| f.try_lock().is_ok());
+        if abandoned {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// Removes the temporary files `write_atomic` leaves in `dir` when its process is killed
@@ -86,6 +108,26 @@ mod tests {
             1,
             "no temporary left behind"
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A writer killed mid-write leaves its temporary, unlocked: the next write of the same
+    /// file removes it, but not one a live writer holds locked, nor other files' temporaries.
+    #[test]
+    fn temporaries_of_killed_writers_are_removed() {
+        let dir = std::env::temp_dir().join(format!("cz-files-k-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let stale = dir.join(".games.pdn.tmp4000001");
+        let live = dir.join(".games.pdn.tmp4000002");
+        let other = dir.join(".other.pdn.tmp4000003");
+        for p in [&stale, &live, &other] {
+            std::fs::write(p, "half a game").unwrap();
+        }
+        let writer = std::fs::File::open(&live).unwrap();
+        writer.lock().unwrap();
+        super::write_atomic(&dir.join("games.pdn"), b"[Event]").unwrap();
+        assert!(!stale.exists() && live.exists() && other.exists());
+        drop(writer);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -5,16 +5,19 @@ pub mod arena;
 pub mod engine;
 pub mod files;
 pub mod games;
+#[cfg(feature = "gui")]
 pub mod gui;
 pub mod mcts;
 pub mod net;
 pub mod play;
+#[cfg(feature = "plot")]
 pub mod plot;
 pub mod progress;
 pub mod seeds;
 pub mod selfplay;
 
 pub mod backend;
+#[cfg(feature = "cluster")]
 pub mod distributed;
 mod input;
 pub mod nn;

@@ -7,6 +7,7 @@
 //! `Tensor` (src/tensor) holds a [`Storage`] and dispatches each op to the backend of its data.
 
 pub mod cpu;
+#[cfg(feature = "gpu")]
 pub mod gpu;
 
 use std::fmt;

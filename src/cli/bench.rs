@@ -1,7 +1,7 @@
 //! `bench`: benchmarks that print one JSON object per measurement.
 
 use super::bench_runs;
-use super::{at_least_one, for_game, list, parse_device, positive, thread_pool};
+use super::{at_least_one, for_game, list, needs, parse_device, positive, thread_pool};
 use anyhow::{Context, Result, bail};
 use checkers_zero::games::GameName;
 use std::path::PathBuf;
@@ -144,17 +144,17 @@ pub fn run(command: BenchCommand) -> Result<()> {
                 .map_err(anyhow::Error::msg)
         }
         BenchCommand::Ingest {
-            redis,
-            tls_ca,
-            records,
-            producers,
-        } => {
+            redis: _redis,
+            tls_ca: _tls_ca,
+            records: _records,
+            producers: _producers,
+        } => needs!("cluster", "bench ingest", {
             let target = checkers_zero::distributed::link::RedisTarget {
-                url: redis,
-                ca: tls_ca,
+                url: _redis,
+                ca: _tls_ca,
             };
-            bench_runs::ingest(&target, records, producers).map_err(anyhow::Error::msg)
-        }
+            super::bench_ingest::ingest(&target, _records, _producers).map_err(anyhow::Error::msg)
+        }),
         BenchCommand::Selfplay {
             game,
             net,

@@ -1,12 +1,21 @@
 //! The `learner` and `actor` subcommands: training across machines through Redis.
 
+#[cfg(feature = "cluster")]
 use super::for_game;
-use super::train::{AzArgs, az_game, finished, open_pipeline};
+use super::train::AzArgs;
+#[cfg(feature = "cluster")]
+use super::train::{az_game, finished, open_pipeline};
+#[cfg(feature = "cluster")]
 use anyhow::{Context, Result};
+#[cfg(feature = "cluster")]
 use checkers_zero::distributed::actor::{ActorOptions, run_actor};
+#[cfg(feature = "cluster")]
 use checkers_zero::distributed::learner::{DEFAULT_NAME, LearnerOptions, RemoteGames};
+#[cfg(feature = "cluster")]
 use checkers_zero::distributed::link::RedisTarget;
+#[cfg(feature = "cluster")]
 use checkers_zero::tensor::Device;
+#[cfg(feature = "cluster")]
 use checkers_zero::train::alphazero::AzGame;
 use std::path::PathBuf;
 
@@ -26,6 +35,7 @@ pub struct RedisArgs {
     name: Option<String>,
 }
 
+#[cfg(feature = "cluster")]
 impl RedisArgs {
     fn target(&self) -> RedisTarget {
         RedisTarget {
@@ -48,11 +58,13 @@ pub struct LearnerArgs {
     train: AzArgs,
 }
 
+#[cfg(feature = "cluster")]
 pub fn learner(mut a: LearnerArgs) -> Result<()> {
     a.train.command = "learner --redis URL";
     for_game!(az_game(&a.train)?, learner_for(a))
 }
 
+#[cfg(feature = "cluster")]
 fn learner_for<G: AzGame>(a: LearnerArgs) -> Result<()> {
     let mut pipeline = open_pipeline::<G>(&a.train)?;
     let games = pipeline.state().config.games_per_iteration as u64;
@@ -93,6 +105,7 @@ pub struct ActorArgs {
     games: Option<u64>,
 }
 
+#[cfg(feature = "cluster")]
 pub fn actor(a: ActorArgs) -> Result<()> {
     let device = Device::from_name(&a.device).with_context(|| format!("--device {}", a.device))?;
     let host = std::fs::read_to_string("/etc/hostname")

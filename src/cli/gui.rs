@@ -1,5 +1,6 @@
 //! `gui`, the browser interface, and `plot`, a run's charts.
 
+#[cfg(any(feature = "gui", feature = "plot"))]
 use anyhow::Result;
 
 #[derive(clap::Args)]
@@ -32,6 +33,7 @@ pub struct PlotArgs {
     out: std::path::PathBuf,
 }
 
+#[cfg(feature = "gui")]
 pub fn serve(args: GuiArgs) -> Result<()> {
     checkers_zero::gui::serve(checkers_zero::gui::GuiOptions {
         addr: std::net::SocketAddr::new(args.host, args.port),
@@ -41,6 +43,7 @@ pub fn serve(args: GuiArgs) -> Result<()> {
     })
 }
 
+#[cfg(feature = "plot")]
 pub fn plot(args: PlotArgs) -> Result<()> {
     for file in checkers_zero::plot::write_plots(&args.run, &args.out)? {
         println!("{}", file.display());

@@ -4,6 +4,8 @@
 mod agents;
 mod arena;
 mod bench;
+#[cfg(feature = "cluster")]
+mod bench_ingest;
 mod bench_runs;
 mod cluster;
 mod gui;
@@ -27,6 +29,24 @@ macro_rules! for_game {
     };
 }
 pub(crate) use for_game;
+
+/// `$call` where the build has `$feature`, else an error that says how to enable it.
+macro_rules! needs {
+    ($feature:literal, $command:literal, $call:expr) => {{
+        #[cfg(feature = $feature)]
+        let result = $call;
+        #[cfg(not(feature = $feature))]
+        let result = Err(anyhow::anyhow!(
+            "`{}` is not in this build: build with the `{}` feature (on by default), e.g. \
+             cargo build --release --features {}",
+            $command,
+            $feature,
+            $feature
+        ));
+        result
+    }};
+}
+pub(crate) use needs;
 
 #[derive(Parser)]
 #[command(
@@ -95,10 +115,10 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::TrainTd(args) => train::train_td(args),
         Command::TrainGa(args) => train::train_ga(args),
         Command::TrainPso(args) => train::train_pso(args),
-        Command::Learner(args) => cluster::learner(*args),
-        Command::Actor(args) => cluster::actor(args),
-        Command::Gui(args) => gui::serve(args),
-        Command::Plot(args) => gui::plot(args),
+        Command::Learner(_args) => needs!("cluster", "learner", cluster::learner(*_args)),
+        Command::Actor(_args) => needs!("cluster", "actor", cluster::actor(_args)),
+        Command::Gui(_args) => needs!("gui", "gui", gui::serve(_args)),
+        Command::Plot(_args) => needs!("plot", "plot", gui::plot(_args)),
         Command::Engine { game } => play::engine(game),
     }
 }

@@ -112,10 +112,7 @@ pub fn open_pipeline<G: AzGame>(a: &AzArgs) -> Result<Pipeline<G>> {
     let pipeline = match &a.resume {
         Some(dir) => Pipeline::<G>::resume(dir, &a.keys, device.clone(), true)?,
         None => {
-            let preset = a.preset.clone().unwrap_or_else(|| match device {
-                Device::Gpu(_) => "gpu".into(),
-                Device::Cpu => "cpu".into(),
-            });
+            let preset = a.preset.clone().unwrap_or_else(|| device.name().into());
             let mut config = TrainConfig::preset(&preset).map_err(anyhow::Error::msg)?;
             let file = match &a.config {
                 Some(path) => read_config_file(path).map_err(anyhow::Error::msg)?,

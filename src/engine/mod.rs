@@ -37,7 +37,7 @@ const HELP: &[&str] = &[
     "newgame: back to the start position, the agent forgets the last game; replies ok",
     "setoption name agent|seed|OPTION value V: replies ok agent SPEC seed N",
     "help: this list",
-    "quit: stops any search and ends the session",
+    "quit: stops any running search and ends the session once the commands sent before it are carried out",
     "during a search: stop, quit and isready act at once; other commands wait for its bestmove",
 ];
 
@@ -86,6 +86,7 @@ pub fn run<G: AgentGame>(
     let mut engine = Engine::<G>::new(events);
     let mut held: VecDeque<String> = VecDeque::new();
     let mut input_end = None;
+    let mut quitting = false;
     loop {
         // Commands held during a search run once it is over, until one starts another.
         while engine.search.is_none()
@@ -105,6 +106,8 @@ pub fn run<G: AgentGame>(
         }
         let event = inbox.recv().expect("the engine holds a sender");
         match event {
+            // Nothing read after `quit` is carried out.
+            Event::Line(_) if quitting => {}
             Event::Line(line) => {
                 if engine.search.is_none() {
                     if engine.command(&line, &mut output)? == Flow::Quit {
@@ -116,10 +119,17 @@ pub fn run<G: AgentGame>(
                 match word.as_deref() {
                     None => {}
                     Some("stop") => engine.stop(&mut output)?,
+                    // The running search stops; commands received before `quit` are still
+                    // carried out, in order, as at the end of input, and then the session ends.
                     Some("quit") => {
                         engine.stop(&mut output)?;
-                        engine.wait(&inbox, &mut output)?;
-                        return Ok(());
+                        if held.is_empty() {
+                            engine.wait(&inbox, &mut output)?;
+                            return Ok(());
+                        }
+                        held.push_back(line);
+                        quitting = true;
+                        input_end.get_or_insert(Ok(()));
                     }
                     Some("isready") if held.is_empty() => {
                         engine.command(&line, &mut output)?;
@@ -781,6 +791,27 @@ mod tests {
                 "{line:?} should start with {start:?}"
             );
         }
+    }
+
+    /// `quit` during a search stops it, but the commands sent before it still get their
+    /// replies, in order: a search one of them starts runs to its limit, then the session ends
+    /// and nothing after `quit` is carried out.
+    #[test]
+    fn quit_after_queued_commands_answers_them_first() {
+        let out = session(
+            b"go infinite\nfen\nposition startpos moves 11-15\ngo depth 2\nlegal\nquit\nfen\n",
+        );
+        let replies: Vec<&str> = out
+            .iter()
+            .filter(|l| !l.starts_with("info"))
+            .map(String::as_str)
+            .collect();
+        assert_eq!(replies.len(), 5, "{out:?}");
+        assert!(replies[0].starts_with("bestmove "), "{out:?}");
+        assert!(replies[1].starts_with("fen B:W"), "{out:?}");
+        assert_eq!(replies[2], "ok");
+        assert!(replies[3].starts_with("bestmove "), "{out:?}");
+        assert!(replies[4].starts_with("legal "), "{out:?}");
     }
 
     #[test]

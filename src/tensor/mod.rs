@@ -15,6 +15,7 @@ pub use tape::{Gradients, Tape, Var};
 
 use crate::backend::Backend;
 use crate::backend::cpu::{Cpu, CpuBuf};
+#[cfg(feature = "gpu")]
 use crate::backend::gpu::{Gpu, GpuBuf, GpuError};
 use rand::Rng;
 use rand_distr::StandardNormal;
@@ -24,6 +25,7 @@ use rand_distr::StandardNormal;
 pub enum Device {
     Cpu,
     /// The process's wgpu context (one per process, shared by every GPU tensor).
+    #[cfg(feature = "gpu")]
     Gpu(Gpu),
 }
 
@@ -74,14 +76,19 @@ impl std::str::FromStr for DeviceChoice {
 pub enum DeviceError {
     #[error("unknown device '{0}': expected auto, cpu or gpu")]
     Unknown(String),
+    #[cfg(feature = "gpu")]
     #[error(transparent)]
     Gpu(#[from] GpuError),
+    #[cfg(not(feature = "gpu"))]
+    #[error("this build has no GPU backend: build with the `gpu` feature (on by default)")]
+    NoGpuBackend,
 }
 
 impl Device {
     pub fn name(&self) -> &'static str {
         match self {
             Device::Cpu => "cpu",
+            #[cfg(feature = "gpu")]
             Device::Gpu(_) => "gpu",
         }
     }
@@ -90,6 +97,7 @@ impl Device {
     /// e.g. Mesa lavapipe) is slower than the CPU backend, so it is used only when asked for.
     pub fn auto() -> Device {
         // Checked first: listing adapters is cheap, opening lavapipe is not.
+        #[cfg(feature = "gpu")]
         if Gpu::hardware_available()
             && let Ok(gpu) = Gpu::shared()
         {
@@ -101,7 +109,10 @@ impl Device {
     /// The GPU on the best adapter there is, software ones included (to test the kernels
     /// where there is no hardware GPU).
     pub fn gpu() -> Result<Device, DeviceError> {
-        Ok(Device::Gpu(Gpu::shared()?))
+        #[cfg(feature = "gpu")]
+        return Ok(Device::Gpu(Gpu::shared()?));
+        #[cfg(not(feature = "gpu"))]
+        Err(DeviceError::NoGpuBackend)
     }
 
     /// The device named on a command line: "auto", "cpu" or "gpu".
@@ -114,6 +125,7 @@ impl Device {
     pub fn kernel(&self) -> String {
         match self {
             Device::Cpu => crate::backend::cpu::sgemm_kernel().to_string(),
+            #[cfg(feature = "gpu")]
             Device::Gpu(g) => g.adapter_name(),
         }
     }
@@ -122,6 +134,7 @@ impl Device {
     pub fn describe(&self) -> String {
         match self {
             Device::Cpu => format!("cpu (SGEMM kernel {}, picked at run time)", self.kernel()),
+            #[cfg(feature = "gpu")]
             Device::Gpu(_) => format!("gpu: {}", self.kernel()),
         }
     }
@@ -129,6 +142,7 @@ impl Device {
     /// Starts all work recorded so far on the device without waiting for it (the GPU records
     /// ops and runs them at the next read-back; the CPU computes eagerly).
     pub fn flush(&self) {
+        #[cfg(feature = "gpu")]
         if let Device::Gpu(g) = self {
             g.flush();
         }
@@ -139,6 +153,7 @@ impl Device {
 #[derive(Clone, Debug)]
 pub enum Storage {
     Cpu(CpuBuf),
+    #[cfg(feature = "gpu")]
     Gpu(GpuBuf),
 }
 
@@ -152,12 +167,15 @@ macro_rules! dispatch_with {
             $crate::tensor::Storage::Cpu($f) => {
                 let $be = &$crate::backend::cpu::Cpu;
                 $(
+                    // Irrefutable in a build with the CPU backend alone.
+                    #[allow(irrefutable_let_patterns)]
                     let $crate::tensor::Storage::Cpu($r) = $rest else {
                         $crate::tensor::device_mismatch()
                     };
                 )*
                 $wrap($crate::tensor::Storage::Cpu, $body)
             }
+            #[cfg(feature = "gpu")]
             $crate::tensor::Storage::Gpu($f) => {
                 let $be = $f.gpu();
                 $(
@@ -232,6 +250,7 @@ impl Tensor {
         );
         let storage = match device {
             Device::Cpu => Storage::Cpu(CpuBuf::new(data)),
+            #[cfg(feature = "gpu")]
             Device::Gpu(g) => Storage::Gpu(g.upload(&data)),
         };
         Tensor::from_storage(storage, shape.to_vec())
@@ -240,6 +259,7 @@ impl Tensor {
     pub fn full(shape: &[usize], value: f32, device: &Device) -> Tensor {
         let storage = match device {
             Device::Cpu => Storage::Cpu(Cpu.filled(numel(shape), value)),
+            #[cfg(feature = "gpu")]
             Device::Gpu(g) => Storage::Gpu(g.filled(numel(shape), value)),
         };
         Tensor::from_storage(storage, shape.to_vec())
@@ -293,7 +313,9 @@ impl Tensor {
         self.shape == other.shape
             && match (&self.storage, &other.storage) {
                 (Storage::Cpu(a), Storage::Cpu(b)) => a.same(b),
+                #[cfg(feature = "gpu")]
                 (Storage::Gpu(a), Storage::Gpu(b)) => a.same(b),
+                #[cfg(feature = "gpu")]
                 _ => false,
             }
     }
@@ -305,6 +327,7 @@ impl Tensor {
     pub fn device(&self) -> Device {
         match &self.storage {
             Storage::Cpu(_) => Device::Cpu,
+            #[cfg(feature = "gpu")]
             Storage::Gpu(b) => Device::Gpu(b.gpu().clone()),
         }
     }
@@ -313,6 +336,7 @@ impl Tensor {
     pub fn to_vec(&self) -> Vec<f32> {
         match &self.storage {
             Storage::Cpu(b) => Cpu.download(b),
+            #[cfg(feature = "gpu")]
             Storage::Gpu(b) => b.gpu().download(b),
         }
     }
@@ -331,14 +355,19 @@ impl Tensor {
     /// This tensor on `device`: itself when already there, else a copy (a GPU-to-CPU copy
     /// waits for pending GPU work).
     pub fn to_device(&self, device: &Device) -> Tensor {
-        let storage = match (&self.storage, device) {
+        match (&self.storage, device) {
+            (Storage::Cpu(_), Device::Cpu) => self.clone(),
             // There is one GPU context per process, so a GPU tensor is already on any GPU device.
-            (Storage::Cpu(_), Device::Cpu) | (Storage::Gpu(_), Device::Gpu(_)) => {
-                return self.clone();
+            #[cfg(feature = "gpu")]
+            (Storage::Gpu(_), Device::Gpu(_)) => self.clone(),
+            #[cfg(feature = "gpu")]
+            (Storage::Cpu(b), Device::Gpu(g)) => {
+                Tensor::from_storage(Storage::Gpu(g.upload(b.as_slice())), self.shape.clone())
             }
-            (Storage::Cpu(b), Device::Gpu(g)) => Storage::Gpu(g.upload(b.as_slice())),
-            (Storage::Gpu(_), Device::Cpu) => Storage::Cpu(CpuBuf::new(self.to_vec())),
-        };
-        Tensor::from_storage(storage, self.shape.clone())
+            #[cfg(feature = "gpu")]
+            (Storage::Gpu(_), Device::Cpu) => {
+                Tensor::from_storage(Storage::Cpu(CpuBuf::new(self.to_vec())), self.shape.clone())
+            }
+        }
     }
 }

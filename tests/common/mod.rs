@@ -1,18 +1,35 @@
-//! Support shared by the integration tests.
+//! Support shared by the integration tests (each test binary uses some of it).
+#![allow(dead_code, unused_imports)]
+
+mod proptest_seed;
+
+pub use proptest_seed::proptest_config;
 
 use checkers_zero::tensor::Device;
 
-/// The GPU device (any adapter, the software one included), or `None` with a note when there
-/// is none, unless CHECKERS_ZERO_REQUIRE_GPU=1 (set by CI), in which case a missing adapter
-/// fails the test instead of silently skipping it.
+/// Whether this machine must run every test: `CHECKERS_ZERO_REQUIRE_ALL=1` (set by .ci/run)
+/// turns a test that cannot run here (no GPU adapter, no browser, no redis-server) into a
+/// failure instead of a skip.
+pub fn must_run_everything() -> bool {
+    std::env::var("CHECKERS_ZERO_REQUIRE_ALL").as_deref() == Ok("1")
+}
+
+/// Notes that the calling test skips because of `why`; fails it instead where everything
+/// must run.
+pub fn skip(why: &str) {
+    assert!(
+        !must_run_everything(),
+        "CHECKERS_ZERO_REQUIRE_ALL=1, but {why}"
+    );
+    eprintln!("note: skipping: {why}");
+}
+
+/// The GPU device (any adapter, the software one included), or `None` after [`skip`].
 pub fn gpu_or_skip() -> Option<Device> {
     match Device::gpu() {
         Ok(d) => Some(d),
-        Err(e) if std::env::var("CHECKERS_ZERO_REQUIRE_GPU").as_deref() == Ok("1") => {
-            panic!("CHECKERS_ZERO_REQUIRE_GPU=1 but no GPU device could be opened: {e}")
-        }
         Err(e) => {
-            eprintln!("note: skipping GPU test: {e}");
+            skip(&format!("no GPU device could be opened: {e}"));
             None
         }
     }

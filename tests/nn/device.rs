@@ -1,6 +1,6 @@
 //! The same model code on the GPU backend (any wgpu adapter, Mesa's software one included):
 //! training steps, inference and a checkpoint moved across devices agree with the CPU.
-//! Without an adapter the test skips with a note, unless CHECKERS_ZERO_REQUIRE_GPU=1.
+//! Without an adapter the test skips with a note, unless CHECKERS_ZERO_REQUIRE_ALL=1.
 
 use super::{cpu, param_values, rng};
 use crate::common::gpu_or_skip;

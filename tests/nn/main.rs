@@ -1,12 +1,18 @@
-//! Tests of the NN library (src/nn): gradients against finite differences, small learning
+//! Tests of the tensors, the autograd and the NN library (src/tensor, src/nn): gradients by
+//! hand and against finite differences, the GPU kernels against the CPU, small learning
 //! problems, optimizer updates, checkpoints, the policy-value network and the Othello tower
 //! value network.
 
+mod autograd_fd;
+mod autograd_hand;
 mod checkpoint;
 #[path = "../common/mod.rs"]
 mod common;
+#[cfg(feature = "gpu")]
 mod device;
 mod digits;
+#[cfg(feature = "gpu")]
+mod gpu_parity;
 mod gradcheck;
 mod layers;
 mod optim;

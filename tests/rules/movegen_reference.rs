@@ -214,7 +214,7 @@ fn fen_of(pieces: &[(u8, Piece)], black: bool) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(3000))]
+    #![proptest_config(crate::common::proptest_config(3000))]
 
     #[test]
     fn generator_matches_reference((pieces, black) in arb_position()) {

@@ -2,8 +2,9 @@
 //! It selects a piece and sees its destinations, is told why another piece cannot move,
 //! gets the server's reason for an illegal move, plays a move by clicking, sees the agent
 //! answer, plays a multi-jump hop by hop, and saves a screenshot. Without a browser it skips
-//! with a note, except under CI (`CI` set), where it fails.
+//! with a note, except where every test must run (`CHECKERS_ZERO_REQUIRE_ALL=1`), where it fails.
 
+use crate::common;
 use checkers_zero::gui::{GuiOptions, Server};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
@@ -277,18 +278,16 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
 }
 
 /// Runs `script` against a server on `runs` in headless Chromium; false (with a note) when
-/// no browser is installed and CI is not set.
+/// no browser is installed (and not every test must run).
 fn with_browser<F, Fut>(runs: &Path, window: &str, script: F) -> bool
 where
     F: FnOnce(Client, String) -> Fut,
     Fut: std::future::Future<Output = ()> + Send + 'static,
 {
-    let ci = std::env::var_os("CI").is_some();
     let browser = find_program(&["chromium", "chromium-browser", "google-chrome"]);
     let driver = find_program(&["chromedriver"]);
     let (Some(browser), Some(driver)) = (browser, driver) else {
-        assert!(!ci, "CI is set but no chromium and chromedriver were found");
-        eprintln!("note: skipping the browser test: install chromium and chromium-driver");
+        common::skip("no chromium and chromedriver found (install chromium and chromium-driver)");
         return false;
     };
     let server = Server::start(&GuiOptions {

@@ -159,7 +159,12 @@ fn td_agent_plays<G: AgentGame + ArenaGame>(model: &Path) {
             .parse()
             .unwrap();
         let mut td = spec.build::<G>(1).unwrap();
-        assert_eq!(td.name(), spec.to_string());
+        // The name leaves out the default depth, 1.
+        let name = match depth {
+            1 => format!("td:model={}", model.display()),
+            _ => spec.to_string(),
+        };
+        assert_eq!(td.name(), name);
         let mut random = "random"
             .parse::<AgentSpec>()
             .unwrap()

@@ -2,23 +2,23 @@
 //! random inputs with odd sizes (so GEMM tiles and workgroups are partly filled).
 //!
 //! Runs on any wgpu adapter, the software one (Mesa lavapipe) included. Without an adapter
-//! the tests skip with a note, unless CHECKERS_ZERO_REQUIRE_GPU=1, where they fail.
+//! the tests skip with a note, unless CHECKERS_ZERO_REQUIRE_ALL=1, where they fail.
 //!
 //! Comparisons: `Elem` is |a-b| <= max(rtol max(|a|,|b|), atol) per element; `Norm` is
 //! ||a-b|| <= rel ||a|| over the whole tensor, for results whose summation order differs
 //! between the backends (products, convolutions, reductions), where single elements near
 //! zero may carry the rounding of large terms that cancelled.
 
+use crate::common;
 use checkers_zero::backend::OptimStep;
 use checkers_zero::net::ValueModel;
 use checkers_zero::net::towers::{TowerArch, TowerNet};
 use checkers_zero::nn::{Ctx, Module};
 use checkers_zero::tensor::{Device, Tape, Tensor, Var};
+use common::gpu_or_skip;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use std::sync::RwLock;
-mod common;
-use common::gpu_or_skip;
 
 /// Parity tests share the device; the submit-counting test needs it alone.
 static DEVICE_USE: RwLock<()> = RwLock::new(());

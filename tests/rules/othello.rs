@@ -277,7 +277,7 @@ fn assert_one_line(e: &str) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(crate::common::proptest_config(2000))]
 
     /// Arbitrary disc arrangements, not only reachable ones, exercise every edge of the
     /// board, including runs that would wrap from one rank to the next.

@@ -132,7 +132,7 @@ const JSON_TOKENS: &[&str] = &[
 ];
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(crate::common::proptest_config(300))]
 
     #[test]
     fn fen_text_is_a_position_or_an_error(text in prop_oneof![bytes_text(), tokens(FEN_TOKENS, 24)]) {
@@ -224,7 +224,7 @@ fn fnv(bytes: &[u8]) -> u64 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(crate::common::proptest_config(200))]
 
     /// Damage inside the payload (lengths, shapes, tags) under a recomputed checksum reaches
     /// the decoder and the restore, which refuse it or build a network of the saved shape.

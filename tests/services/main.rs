@@ -1,0 +1,11 @@
+//! The services: the browser interface (API and a real browser) and actors and a learner over a real Redis.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+#[cfg(feature = "cluster")]
+mod distributed;
+#[cfg(feature = "gui")]
+mod gui_api;
+#[cfg(feature = "gui")]
+mod gui_browser;

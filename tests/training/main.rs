@@ -1,0 +1,7 @@
+//! The trainers: AlphaZero runs (resume, determinism) and the classic learners.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod alphazero;
+mod learners;
