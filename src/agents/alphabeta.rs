@@ -5,16 +5,16 @@
 //! (table move, the game's urgent moves, history heuristic) and an extension at the horizon:
 //! a position the game says is unsettled (checkers: the side to move must capture) is
 //! searched on until it is settled. The per-game parts are a [`SearchGame`] (those knobs)
-//! and an [`Evaluator`] (the leaf score): checkers' material (checkers_eval.rs) or a learned
+//! and an [`StaticEval`] (the leaf score): checkers' material (checkers_eval.rs) or a learned
 //! network (`td`, `ga`, `pso`), Othello's classic evaluation (othello_eval.rs). Both are
 //! type parameters, so each game gets its own monomorphised search. For given limits and seed
 //! the search is deterministic: the seed only shuffles the root moves, which decides ties
 //! between moves of equal score. A time limit (unlike depth and node limits) makes it
 //! timing-dependent.
 
+use super::error::setting_error;
 use super::kinds::AgentKind;
 use super::settings::{self, MAX_DEPTH};
-use super::spec::setting_error;
 use super::{
     Agent, AgentError, Analysis, Decision, Limits, MoveScore, ScoreKind, StopFlag, pv_text,
 };
@@ -61,10 +61,10 @@ pub trait SearchGame: Rules {
 /// Scores a position with legal moves for the side to move, in [`MAN`] units; magnitudes
 /// must stay well below a win's (under 100 000 units is plenty). Ended games never reach it:
 /// the search scores them from the outcome.
-pub trait Evaluator<G: SearchGame>: Send {
+pub trait StaticEval<G: SearchGame>: Send {
     /// True for evaluators with a per-call cost (networks): the search then scores all
     /// settled children of a node one ply above the horizon in one
-    /// [`Evaluator::evaluate_many`] call.
+    /// [`StaticEval::evaluate_many`] call.
     const BATCHED: bool = false;
 
     fn evaluate(&mut self, pos: &G::Position) -> i32;
@@ -78,7 +78,7 @@ pub trait Evaluator<G: SearchGame>: Send {
 
 /// The evaluator of an `alphabeta` agent: it names its options, so the agent can print the
 /// spec that rebuilds it (the learned agents wrap the search and name themselves).
-pub trait SpecEvaluator<G: SearchGame>: Evaluator<G> {
+pub trait AgentEval<G: SearchGame>: StaticEval<G> {
     /// The agent kind that searches with it.
     const KIND: &'static AgentKind;
 
@@ -145,13 +145,13 @@ const EMPTY_ENTRY: TtEntry = TtEntry {
 const HISTORY_CAP: u32 = 800_000;
 
 /// The search for game `G` with leaf evaluation `E`.
-pub struct AlphaBeta<G: SearchGame, E: Evaluator<G>> {
+pub struct AlphaBeta<G: SearchGame, E: StaticEval<G>> {
     config: AlphaBetaConfig,
     seed: u64,
     rng: StdRng,
     evaluator: E,
     /// Batched evaluators: the scores of the settled children of the last node searched one
-    /// ply above the horizon (see [`Evaluator::BATCHED`]).
+    /// ply above the horizon (see [`StaticEval::BATCHED`]).
     prefetched: Vec<(G::Position, i32)>,
     tt: Vec<TtEntry>,
     /// History heuristic: how often a move (by [`SearchGame::history_slot`]) caused a
@@ -189,7 +189,7 @@ fn transposition_table(hash_mb: usize) -> Result<Vec<TtEntry>, AgentError> {
     Ok(tt)
 }
 
-impl<G: SearchGame, E: Evaluator<G>> AlphaBeta<G, E> {
+impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
     pub fn new(config: AlphaBetaConfig, seed: u64, evaluator: E) -> Result<Self, AgentError> {
         config.validate()?;
         let tt = transposition_table(config.hash_mb)?;
@@ -637,7 +637,7 @@ fn describe(score: i32) -> String {
     }
 }
 
-impl<G: SearchGame, E: Evaluator<G>> AlphaBeta<G, E> {
+impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
     /// [`Agent::select`] for any evaluator.
     pub fn decide(&mut self, game: &Game<G>, limits: &Limits) -> Decision<G> {
         let (scored, depth) = self.search(game, limits, false);
@@ -674,7 +674,7 @@ impl<G: SearchGame, E: Evaluator<G>> AlphaBeta<G, E> {
     }
 }
 
-impl<G: SearchGame, E: SpecEvaluator<G>> Agent<G> for AlphaBeta<G, E> {
+impl<G: SearchGame, E: AgentEval<G>> Agent<G> for AlphaBeta<G, E> {
     fn name(&self) -> String {
         let c = &self.config;
         let mut values = vec![

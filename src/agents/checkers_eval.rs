@@ -2,10 +2,10 @@
 //! and the game's search knobs (the capture extension, captures and crowning first).
 
 use super::AgentError;
-use super::alphabeta::{Evaluator, MAN, SearchGame, SpecEvaluator};
+use super::alphabeta::{AgentEval, MAN, SearchGame, StaticEval};
+use super::error::setting_error;
 use super::kinds::{self, AgentKind};
 use super::settings;
-use super::spec::setting_error;
 use crate::games::Checkers;
 use crate::games::checkers::moves::generate;
 use crate::games::checkers::{Move, Position, dedup_routes};
@@ -30,7 +30,7 @@ impl Material {
     }
 }
 
-impl Evaluator<Checkers> for Material {
+impl StaticEval<Checkers> for Material {
     fn evaluate(&mut self, pos: &Position) -> i32 {
         let me = pos.turn();
         let material = |c| {
@@ -41,7 +41,7 @@ impl Evaluator<Checkers> for Material {
     }
 }
 
-impl SpecEvaluator<Checkers> for Material {
+impl AgentEval<Checkers> for Material {
     const KIND: &'static AgentKind = &kinds::CHECKERS_ALPHABETA;
 
     fn options(&self) -> Vec<(&'static str, Option<String>)> {

@@ -1,10 +1,10 @@
 //! The learned agents `td`, `ga` and `pso` (Othello: `td`): a value network from a
 //! checkpoint, read at the leaves of the alpha-beta search (1 ply by default).
 
-use super::alphabeta::{AlphaBeta, AlphaBetaConfig, Evaluator, SearchGame};
+use super::alphabeta::{AlphaBeta, AlphaBetaConfig, SearchGame, StaticEval};
+use super::error::setting_error;
 use super::kinds::AgentKind;
 use super::settings;
-use super::spec::setting_error;
 use super::{Agent, AgentError, Analysis, Decision, Limits};
 use crate::games::Game;
 use crate::net::ValueModel;
@@ -21,11 +21,11 @@ pub fn score_to_value(score: i32) -> f32 {
 }
 
 /// A value network as the search's leaf evaluation.
-pub struct NetEval<N> {
+pub struct ValueNetEval<N> {
     pub net: N,
 }
 
-impl<G: SearchGame, N: ValueModel<Input = G::Position> + Send> Evaluator<G> for NetEval<N> {
+impl<G: SearchGame, N: ValueModel<Input = G::Position> + Send> StaticEval<G> for ValueNetEval<N> {
     const BATCHED: bool = true;
 
     fn evaluate(&mut self, pos: &G::Position) -> i32 {
@@ -45,7 +45,7 @@ impl<G: SearchGame, N: ValueModel<Input = G::Position> + Send> Evaluator<G> for 
 
 pub struct NetAgent<G: SearchGame, N: ValueModel<Input = G::Position> + Send> {
     name: String,
-    search: AlphaBeta<G, NetEval<N>>,
+    search: AlphaBeta<G, ValueNetEval<N>>,
 }
 
 /// The agent's search: `depth` plies (and checkers' capture extension) with `net` at the
@@ -54,7 +54,7 @@ pub fn net_search<G: SearchGame, N: ValueModel<Input = G::Position> + Send>(
     net: N,
     depth: u32,
     seed: u64,
-) -> AlphaBeta<G, NetEval<N>> {
+) -> AlphaBeta<G, ValueNetEval<N>> {
     let config = AlphaBetaConfig {
         limits: Limits {
             depth: Some(depth),
@@ -64,7 +64,7 @@ pub fn net_search<G: SearchGame, N: ValueModel<Input = G::Position> + Send>(
         hash_mb: 1,
     };
     // A fixed 1 MiB table: failing to get it is running out of memory, not a bad setting.
-    AlphaBeta::new(config, seed, NetEval { net }).expect("a 1 MiB table")
+    AlphaBeta::new(config, seed, ValueNetEval { net }).expect("a 1 MiB table")
 }
 
 impl<G: SearchGame, N: ValueModel<Input = G::Position> + Send> NetAgent<G, N> {

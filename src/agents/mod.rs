@@ -4,6 +4,7 @@
 
 pub mod alphabeta;
 pub mod checkers_eval;
+pub mod error;
 pub mod kinds;
 pub mod learned;
 pub mod othello_eval;
@@ -17,8 +18,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+pub use error::AgentError;
 pub use search::{AzAgent, AzConfig, AzNetwork, MctsAgent};
-pub use spec::{AgentError, AgentGame, AgentSpec};
+pub use spec::{AgentGame, AgentSpec};
 
 /// Set by another thread to make a running search return its best move so far (the engine's
 /// `stop`). Searches poll it cheaply, as they poll their clock.

@@ -9,7 +9,7 @@
 //! to become the result. Every feature is the mover's minus the opponent's, so the score
 //! is the same for either colour, and each is unchanged by the board's 8 symmetries.
 
-use super::alphabeta::{Evaluator, MAN, SearchGame, SpecEvaluator};
+use super::alphabeta::{AgentEval, MAN, SearchGame, StaticEval};
 use super::kinds::{self, AgentKind};
 use crate::games::Othello;
 use crate::games::othello::board::Bitboard;
@@ -126,7 +126,7 @@ fn static_score(own: Bitboard, empty: Bitboard) -> i32 {
 pub struct OthelloEval;
 
 impl OthelloEval {
-    /// The score of `pos` for its side to move (see [`Evaluator::evaluate`]).
+    /// The score of `pos` for its side to move (see [`StaticEval::evaluate`]).
     pub fn score(pos: &Position) -> i32 {
         let (me, opp) = (pos.mover(), pos.opponent());
         let empty = pos.empty();
@@ -140,13 +140,13 @@ impl OthelloEval {
     }
 }
 
-impl Evaluator<Othello> for OthelloEval {
+impl StaticEval<Othello> for OthelloEval {
     fn evaluate(&mut self, pos: &Position) -> i32 {
         OthelloEval::score(pos)
     }
 }
 
-impl SpecEvaluator<Othello> for OthelloEval {
+impl AgentEval<Othello> for OthelloEval {
     const KIND: &'static AgentKind = &kinds::OTHELLO_ALPHABETA;
 
     fn options(&self) -> Vec<(&'static str, Option<String>)> {

@@ -1,9 +1,10 @@
 //! The search agents: `mcts` (UCT with random rollouts) and `az` (PUCT with a trained
 //! policy-value network). Both keep their tree between moves of a game.
 
+use super::error::setting_error;
 use super::kinds;
 use super::settings;
-use super::spec::{AgentSpec, Options, setting_error};
+use super::spec::{AgentSpec, Options};
 use super::{Agent, AgentError, AgentSource, Analysis, Decision, Limits, MoveScore, ScoreKind};
 use crate::games::{Checkers, Game, Rules};
 use crate::mcts::{

@@ -4,6 +4,7 @@
 
 use super::alphabeta::{AlphaBeta, AlphaBetaConfig};
 use super::checkers_eval::Material;
+use super::error::{AgentError, setting_error};
 use super::kinds::{self, AgentKind};
 use super::learned::{NetAgent, load_checkers_net};
 use super::othello_eval::OthelloEval;
@@ -17,10 +18,6 @@ use crate::net::othello_value::OthelloValueNet;
 use crate::net::value_net::Learner;
 use std::str::FromStr;
 use std::time::Duration;
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct AgentError(pub String);
 
 /// A game agents can be built for from specs: the kinds it has beyond [`kinds::COMMON`].
 pub trait AgentGame: NetGame {
@@ -311,12 +308,6 @@ impl<'a> Options<'a> {
         }
         Ok(())
     }
-}
-
-/// `alphabeta option depth: expected ...`: the route-independent message of a setting,
-/// named by agent and key.
-pub fn setting_error(kind: &str, key: &str, message: String) -> AgentError {
-    AgentError(format!("{kind} option {key}: {message}"))
 }
 
 #[cfg(test)]

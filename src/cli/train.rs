@@ -330,7 +330,7 @@ fn train_td_for<G: TdGame>(a: TdArgs) -> Result<()> {
     let opts = a.run.options();
     a.run
         .pool()?
-        .install(|| td::train::<G>(config, choice, a.games, &opts))?;
+        .install(|| td::train_td::<G>(config, choice, a.games, &opts))?;
     println!("network: {}", opts.dir.join("best.ckpt").display());
     Ok(())
 }
@@ -351,7 +351,7 @@ pub fn train_ga(a: GaArgs) -> Result<()> {
     let opts = a.run.options();
     a.run
         .pool()?
-        .install(|| ga::train(config, a.generations, &opts))?;
+        .install(|| ga::train_ga(config, a.generations, &opts))?;
     println!("champion: {}", opts.dir.join("best.ckpt").display());
     Ok(())
 }
@@ -377,7 +377,7 @@ pub fn train_pso(a: PsoArgs) -> Result<()> {
     let result = a
         .run
         .pool()?
-        .install(|| pso::train(config, a.iterations, a.eval_games, &opts))?;
+        .install(|| pso::train_pso(config, a.iterations, a.eval_games, &opts))?;
     println!("global best: {}", opts.dir.join("best.ckpt").display());
     if let Some(s) = result {
         print!("{}", s.table("pso global best", "random"));

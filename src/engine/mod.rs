@@ -10,12 +10,15 @@
 //! and `isready` act at once; other commands wait for the search to end and are then
 //! answered in order.
 
+mod clock;
+
 use crate::agents::settings::{self, Describe, Setting, SettingValue};
 use crate::agents::{
     Agent, AgentError, AgentGame, AgentSpec, Analysis, Decision, Limits, StopFlag,
 };
 use crate::games::{Checkers, Color, Game, NotationError, Rules};
 use crate::input::read_line;
+use clock::Clocks;
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
@@ -466,46 +469,13 @@ fn parse_limits(args: &[&str], mover: Color) -> Result<Limits, ProtocolError> {
             }
         }
     }
-    if let Some(t) = clocks.move_time(mover)? {
+    if let Some(t) = clocks
+        .move_time(mover)
+        .map_err(|e| ProtocolError(e.to_string()))?
+    {
         limits.movetime = Some(limits.movetime.map_or(t, |m| m.min(t)));
     }
     Ok(limits)
-}
-
-/// The clocks of a `go` command: each side's time left and increment (index 0 White, 1
-/// Black), and the moves until the next time control.
-#[derive(Default)]
-struct Clocks {
-    time: [Option<u64>; 2],
-    increment: [u64; 2],
-    moves_to_go: Option<u64>,
-}
-
-/// Moves a game is assumed to have left when `movestogo` is not given.
-const MOVES_LEFT: u64 = 30;
-
-impl Clocks {
-    /// The time for `mover`'s move: its time over the moves to go plus 3/4 of its increment,
-    /// never more than half its time (so one slow move cannot lose on time), at least 1 ms.
-    /// `None` where no clock is given; an error where the mover's is missing.
-    fn move_time(&self, mover: Color) -> Result<Option<Duration>, ProtocolError> {
-        if self.time.iter().all(Option::is_none) {
-            return Ok(None);
-        }
-        let side = match mover {
-            Color::White => 0,
-            Color::Black => 1,
-        };
-        let Some(left) = self.time[side] else {
-            let key = ["wtime", "btime"][side];
-            return fail(format!(
-                "go: {mover} is to move, so its clock {key} MS is needed"
-            ));
-        };
-        let share = left / self.moves_to_go.unwrap_or(MOVES_LEFT).max(1);
-        let ms = (share + self.increment[side] * 3 / 4).min(left / 2).max(1);
-        Ok(Some(Duration::from_millis(ms)))
-    }
 }
 
 /// The value after a `go` limit.

@@ -9,9 +9,9 @@
 //! best 15 survive.
 
 use super::errors::TrainError;
+use super::fitness::{self, Arena, Pairing, Player, Points};
 use super::population::{self, PopulationTrainer};
 use super::run_dir::RunOptions;
-use super::tournament::{self, Arena, Pairing, Player, Points};
 use crate::arena::OpeningSet;
 use crate::net::value_net::{Activation, Features, Learner, ValueArch, ValueNet};
 use crate::nn::{Checkpoint, Module, TensorData};
@@ -325,8 +325,8 @@ impl Population {
             .collect();
         let players: Vec<Player> = pool.iter().map(|m| m.player(&config)).collect();
         let game_seed = derive_seed(config.seed, 2, self.generation);
-        let winners = tournament::play(&players, &pairings, config.arena(), game_seed);
-        let fitness = tournament::scores(pool.len(), &pairings, &winners, config.points());
+        let winners = fitness::play(&players, &pairings, config.arena(), game_seed);
+        let fitness = fitness::scores(pool.len(), &pairings, &winners, config.points());
         let mut order: Vec<usize> = (0..pool.len()).collect();
         order.sort_by(|&a, &b| fitness[b].total_cmp(&fitness[a]));
         let ranked: Vec<Member> = order.iter().map(|&i| pool[i].clone()).collect();
@@ -392,7 +392,7 @@ impl Population {
                 let seed = derive_seed(self.config.seed, 3 + i as u64, self.generation);
                 let arena = self.config.arena();
                 let games = self.config.champion_games;
-                tournament::head_to_head(&me, &c.player(&self.config), games, arena, seed)
+                fitness::head_to_head(&me, &c.player(&self.config), games, arena, seed)
             })
             .collect();
         // A champion is kept to be played, never bred: its mutation steps are not needed.
@@ -518,7 +518,7 @@ impl PopulationTrainer for Population {
 }
 
 /// Runs generations until `generations` have been played (counting a resumed run's).
-pub fn train(config: GaConfig, generations: u64, opts: &RunOptions) -> Result<(), TrainError> {
+pub fn train_ga(config: GaConfig, generations: u64, opts: &RunOptions) -> Result<(), TrainError> {
     population::run(|| Population::new(config), generations, opts)?;
     Ok(())
 }

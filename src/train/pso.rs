@@ -5,10 +5,10 @@
 //! v = chi (w v + c1 r1 (pbest - x) + c2 r2 (nbest - x)), clamped to +-vmax, x = x + v.
 
 use super::errors::TrainError;
+use super::fitness::{self, Arena, Pairing, Player, Points};
 use super::population::{self, PopulationTrainer};
 use super::run_dir::RunOptions;
 use super::strength::{Strength, learner_spec, strength};
-use super::tournament::{self, Arena, Pairing, Player, Points};
 use crate::agents::AgentSpec;
 use crate::arena::OpeningSet;
 use crate::games::Checkers;
@@ -282,8 +282,8 @@ impl Swarm {
             loss: -2.0,
         };
         let seed = derive_seed(config.seed, 2, self.iteration);
-        let winners = tournament::play(&players, &pairings, arena, seed);
-        let fitness = tournament::scores(pool, &pairings, &winners, points);
+        let winners = fitness::play(&players, &pairings, arena, seed);
+        let fitness = fitness::scores(pool, &pairings, &winners, points);
         // Each particle's personal best and its fitness in this iteration.
         let mut pfit = vec![0.0; n];
         let mut updates = 0;
@@ -426,7 +426,7 @@ impl PopulationTrainer for Swarm {
 
 /// Runs iterations until `iterations` have been done, then the study's evaluation: the best
 /// network against random, `eval_games` games with each colour (0 skips it).
-pub fn train(
+pub fn train_pso(
     config: PsoConfig,
     iterations: u64,
     eval_games: usize,

@@ -21,7 +21,7 @@ use super::run_dir::RunOptions;
 use super::run_dir::open_run;
 use super::strength::{learner_spec, strength};
 use crate::agents::alphabeta::{AlphaBeta, SearchGame};
-use crate::agents::learned::{NetEval, net_search, score_to_value};
+use crate::agents::learned::{ValueNetEval, net_search, score_to_value};
 use crate::agents::{Agent, AgentGame, AgentSpec, Limits, random::RandomAgent};
 use crate::arena::OpeningSet;
 use crate::arena::openings::ArenaGame;
@@ -312,7 +312,7 @@ pub fn train_game<G: TdGame>(
     let mut chains = [TdChain::default(), TdChain::default()];
     let mut w = net.weights();
     // TD-Leaf's search holds a copy of the network, kept at `w` like `net`.
-    let mut search: Option<AlphaBeta<G, NetEval<G::Net>>> = (config.target == Target::Leaf)
+    let mut search: Option<AlphaBeta<G, ValueNetEval<G::Net>>> = (config.target == Target::Leaf)
         .then(|| net_search(net.clone(), DEPTH, derive_seed(seed, 2, 0)));
     let mut game = Game::<G>::at_start();
     let outcome = loop {
@@ -404,7 +404,7 @@ impl<G: TdGame> std::fmt::Display for TdState<G> {
 
 /// Trains until `total_games` games have been played (counting those of a resumed run); a new
 /// run trains the network `choice`.
-pub fn train<G: TdGame>(
+pub fn train_td<G: TdGame>(
     config: TdConfig,
     choice: G::NetChoice,
     total_games: u64,

@@ -98,7 +98,7 @@ fn pso_logs_one_final_evaluation_per_length() {
             resume,
             progress: false,
         };
-        pso::train(config.clone(), iterations, 1, &opts).unwrap();
+        pso::train_pso(config.clone(), iterations, 1, &opts).unwrap();
     };
     let finals = || {
         std::fs::read_to_string(dir.join("metrics.jsonl"))
@@ -133,7 +133,7 @@ fn td_resumes_exactly<G: TdGame>(name: &str, choice: G::NetChoice) -> PathBuf {
             resume,
             progress: false,
         };
-        td::train::<G>(config.clone(), choice.clone(), games, &opts).unwrap();
+        td::train_td::<G>(config.clone(), choice.clone(), games, &opts).unwrap();
     };
     let (a, b) = (temp(&format!("{name}-a")), temp(&format!("{name}-b")));
     run(&a, false, 4);

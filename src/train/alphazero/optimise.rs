@@ -34,7 +34,7 @@ pub fn steps_per_epoch(n: usize, batch_size: usize) -> usize {
 }
 
 /// Trains `net` (in training mode) on `samples` for `spec.epochs` shuffled passes.
-pub fn train<G: Rules>(
+pub fn train_candidate<G: Rules>(
     net: &mut PolicyValueNet,
     opt: &mut Optimizer,
     samples: &[&Sample<G>],

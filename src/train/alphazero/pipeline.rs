@@ -12,7 +12,7 @@
 use super::config::{
     AzGame, ConfigOverrides, TrainConfig, TrainConfigV1, config_json, parse_config_json,
 };
-use super::optimise::{TrainSpec, TrainStats, steps_per_epoch, train};
+use super::optimise::{TrainSpec, TrainStats, steps_per_epoch, train_candidate};
 use super::source::{GameSource, IngestReport};
 use crate::agents::Player;
 use crate::agents::{AzConfig, AzNetwork};
@@ -610,7 +610,7 @@ impl<G: AzGame> Pipeline<G> {
         };
         self.opt.set_lr(lr);
         let mut rng = StdRng::seed_from_u64(derive_seed(c.seed, it as u64, 2));
-        let stats = train(
+        let stats = train_candidate(
             &mut self.net,
             &mut self.opt,
             &samples,
