@@ -24,6 +24,9 @@ pub mod nn;
 pub mod tensor;
 pub mod train;
 
+#[cfg(test)]
+mod layers;
+
 /// What the integration tests share that the library's own tests need too.
 #[cfg(test)]
 #[path = "../tests/common/proptest_seed.rs"]
