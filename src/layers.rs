@@ -9,6 +9,7 @@ const LAYERS: &[&[&str]] = &[
         "backend",
         "files",
         "input",
+        "names",
         "progress",
         "seeds",
         "layers",

@@ -8,6 +8,7 @@ pub mod games;
 #[cfg(feature = "gui")]
 pub mod gui;
 pub mod mcts;
+pub mod names;
 pub mod net;
 pub mod play;
 #[cfg(feature = "plot")]

@@ -303,8 +303,8 @@ impl<G: NetGame> AzAgent<G> {
                 AgentError(format!(
                     "az: there is no built-in {} network; give model=FILE (train one with \
                      `checkers-zero train --game {}`)",
-                    G::NAME.as_str(),
-                    G::NAME.as_str()
+                    G::NAME.name(),
+                    G::NAME.name()
                 ))
             })?,
         }

@@ -142,7 +142,7 @@ impl AgentSpec {
             return Err(AgentError(format!(
                 "unknown agent {:?} for {}: expected one of {}",
                 self.kind,
-                G::NAME.as_str(),
+                G::NAME.name(),
                 kinds.join(", ")
             )));
         };

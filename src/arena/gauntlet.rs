@@ -8,7 +8,6 @@ use super::series::{MatchConfig, Series, run_match};
 use super::stats::{Tally, fmt_elo};
 use crate::agents::{AgentError, Player};
 use crate::games::{Checkers, Color};
-use clap::ValueEnum;
 use serde::Serialize;
 use std::fmt;
 
@@ -115,10 +114,7 @@ impl GauntletReport {
     pub fn records(&self) -> Vec<GauntletRecord> {
         let finite = |x: f64| x.is_finite().then_some(x);
         let wdl = |t: Tally| [t.wins, t.draws, t.losses];
-        let openings = self
-            .openings
-            .to_possible_value()
-            .map_or_else(String::new, |v| v.get_name().to_string());
+        let openings = self.openings.name().to_string();
         self.rows
             .iter()
             .map(|r| {

@@ -30,7 +30,7 @@ struct Entry {
 fn header<G: ArenaGame>(config: &MatchConfig<G>, first: &str, second: &str) -> Value {
     json!({
         "journal": "checkers-zero match",
-        "game": G::NAME.as_str(),
+        "game": G::NAME.name(),
         "first": first,
         "second": second,
         "games": match_length(config),

@@ -66,15 +66,16 @@ impl ArenaGame for Othello {
 
 const BALLOTS_TSV: &str = include_str!("../../data/three_move_ballots.tsv");
 
-/// Which openings a match starts from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum OpeningSet {
-    /// The 157 standard ballots (those not known to be lost).
-    Standard,
-    /// All 174 ballots, the 17 lost for one side included.
-    All,
-    /// The starting position only.
-    None,
+crate::names::named_enum! {
+    /// Which openings a match starts from.
+    pub enum OpeningSet {
+        /// The 157 standard ballots (those not known to be lost).
+        Standard = "standard",
+        /// All 174 ballots, the 17 lost for one side included.
+        All = "all",
+        /// The starting position only.
+        None = "none",
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

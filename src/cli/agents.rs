@@ -7,7 +7,7 @@ use checkers_zero::games::GameName;
 #[derive(clap::Args)]
 pub struct AgentsArgs {
     /// The game.
-    #[arg(long, value_enum, default_value_t = GameName::Checkers)]
+    #[arg(long, value_parser = super::named::<GameName>(), default_value_t = GameName::Checkers)]
     game: GameName,
 }
 

@@ -58,14 +58,14 @@ pub struct MatchArgs {
 pub struct SeriesArgs {
     /// The game (checkers starts from the ACF ballots, othello from every position four
     /// plies in, up to symmetry).
-    #[arg(long, value_enum, default_value_t = GameName::Checkers)]
+    #[arg(long, value_parser = super::named::<GameName>(), default_value_t = GameName::Checkers)]
     pub(super) game: GameName,
     /// Games (per pair in a tournament, per opponent in a gauntlet; default: every opening
     /// twice, once from each side).
     #[arg(long, value_parser = at_least_one::<usize>)]
     pub(super) games: Option<usize>,
     /// Starting positions.
-    #[arg(long, value_enum, default_value_t = OpeningSet::Standard)]
+    #[arg(long, value_parser = super::named::<OpeningSet>(), default_value_t = OpeningSet::Standard)]
     pub(super) openings: OpeningSet,
     /// Write all games here as PDN.
     #[arg(long)]

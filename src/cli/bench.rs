@@ -11,7 +11,7 @@ pub enum BenchCommand {
     /// perft speed: nodes, seconds and nodes per second, one JSON line per run and a median.
     Perft {
         /// The game.
-        #[arg(long, value_enum, default_value_t = GameName::Checkers)]
+        #[arg(long, value_parser = super::named::<GameName>(), default_value_t = GameName::Checkers)]
         game: GameName,
         /// Plies to count.
         #[arg(long, default_value_t = 12)]
@@ -68,7 +68,7 @@ pub enum BenchCommand {
     /// evaluations/s and mean inference batch, one JSON line per run and a median.
     Selfplay {
         /// The game.
-        #[arg(long, value_enum, default_value_t = GameName::Checkers)]
+        #[arg(long, value_parser = super::named::<GameName>(), default_value_t = GameName::Checkers)]
         game: GameName,
         /// Network preset.
         #[arg(long, default_value = "az-tiny")]

@@ -34,7 +34,7 @@ pub fn perft(game: GameName, depth: u32, threads: usize, repeat: usize, unique: 
         runs.push((secs, nodes));
         println!(
             "{}",
-            json!({"bench": "perft", "impl": "checkers-zero", "game": game.as_str(), "depth": depth,
+            json!({"bench": "perft", "impl": "checkers-zero", "game": game.name(), "depth": depth,
                 "unique": unique, "threads": threads, "run": run, "nodes": nodes,
                 "seconds": secs, "nodes_per_s": nodes as f64 / secs})
         );
@@ -43,7 +43,7 @@ pub fn perft(game: GameName, depth: u32, threads: usize, repeat: usize, unique: 
     let (secs, nodes) = runs[runs.len() / 2];
     println!(
         "{}",
-        json!({"bench": "perft", "impl": "checkers-zero", "game": game.as_str(), "depth": depth,
+        json!({"bench": "perft", "impl": "checkers-zero", "game": game.name(), "depth": depth,
             "unique": unique, "threads": threads, "stat": "median", "runs": runs.len(),
             "nodes": nodes, "seconds": secs, "nodes_per_s": nodes as f64 / secs})
     );
@@ -159,7 +159,7 @@ pub fn selfplay<G: AzGame>(
         };
         let r = self_play(&mut eval, &config.self_play(), &spec, None);
         let secs = r.elapsed.as_secs_f64();
-        let record = json!({"bench": "selfplay", "impl": "checkers-zero", "game": G::NAME.as_str(),
+        let record = json!({"bench": "selfplay", "impl": "checkers-zero", "game": G::NAME.name(),
             "device": device.name(), "kernel": device.kernel(),
             "threads": threads, "workers": config.threads, "net": config.network,
             "searches": config.searches, "run": run, "games": r.games.len(),

@@ -16,6 +16,7 @@ mod train;
 use anyhow::{Context, Result, bail};
 use checkers_zero::agents::{AgentGame, AgentSpec, Player};
 use checkers_zero::games::{GameName, Rules};
+use checkers_zero::names::{Named, parse_name};
 use checkers_zero::tensor::Device;
 use clap::{Parser, Subcommand};
 
@@ -79,7 +80,7 @@ pub enum Command {
     /// Speak the engine line protocol on stdin/stdout (see docs/engine.md).
     Engine {
         /// The game.
-        #[arg(long, value_enum, default_value_t = GameName::Checkers)]
+        #[arg(long, value_parser = named::<GameName>(), default_value_t = GameName::Checkers)]
         game: GameName,
     },
     /// Learn a game (checkers unless --game) from zero by AlphaZero self-play (no arguments:
@@ -173,6 +174,18 @@ fn list<T>(
         .map(|item| parse(item.trim()))
         .collect::<Option<Vec<_>>>()
         .with_context(|| format!("{text:?}: expected {what}"))
+}
+
+/// The value parser of a [`Named`] enum: its names, with their help, as clap's possible
+/// values.
+fn named<T: Named + Send + Sync>() -> impl clap::builder::TypedValueParser<Value = T> {
+    let values = T::ALL
+        .iter()
+        .map(|v| clap::builder::PossibleValue::new(v.name()).help(v.help()));
+    clap::builder::TypedValueParser::map(
+        clap::builder::PossibleValuesParser::new(values),
+        |name: String| parse_name::<T>(&name).expect("clap checked it is one of the names"),
+    )
 }
 
 /// A whole number of at least 1, for [`list`].

@@ -9,7 +9,7 @@ use std::time::Instant;
 #[derive(clap::Args)]
 pub struct PerftArgs {
     /// The game.
-    #[arg(long, value_enum, default_value_t = GameName::Checkers)]
+    #[arg(long, value_parser = super::named::<GameName>(), default_value_t = GameName::Checkers)]
     game: GameName,
     /// Plies to search (Othello: a pass is a ply).
     #[arg(long, short)]

@@ -24,7 +24,7 @@ pub struct PlayArgs {
     #[arg(long, value_enum, default_value_t = Side::Black)]
     color: Side,
     /// The game.
-    #[arg(long, value_enum, default_value_t = GameName::Checkers)]
+    #[arg(long, value_parser = super::named::<GameName>(), default_value_t = GameName::Checkers)]
     pub(super) game: GameName,
     /// Start from this position (checkers: a PDN FEN; othello: 64 squares of X, O and -
     /// from a1 to h8, then the side to move).

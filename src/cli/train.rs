@@ -78,13 +78,80 @@ pub struct AzArgs {
     #[arg(long, default_value = "auto")]
     device: String,
     /// The game to learn (a resumed run keeps its own).
-    #[arg(long, value_enum, conflicts_with = "resume")]
+    #[arg(long, value_parser = super::named::<GameName>(), conflicts_with = "resume")]
     game: Option<GameName>,
     #[command(flatten)]
-    keys: ConfigOverrides,
+    keys: KeyFlags,
     /// The subcommand, for the resume hint.
     #[arg(skip = "train")]
     pub command: &'static str,
+}
+
+/// A flag for each run key (`--games-per-iteration 40`), read into [`ConfigOverrides`] as a
+/// config file's keys are: the keys and their help come from [`TrainConfig::KEYS`].
+#[derive(Clone, Debug, Default)]
+pub struct KeyFlags(ConfigOverrides);
+
+impl KeyFlags {
+    fn flag(key: &str) -> String {
+        key.replace('_', "-")
+    }
+
+    /// One key's value: a number or boolean where the key takes one, else the text.
+    fn value(key: &str, text: &str) -> Result<serde_json::Value, clap::Error> {
+        let typed = serde_json::from_str::<serde_json::Value>(text)
+            .ok()
+            .filter(|v| v.is_number() || v.is_boolean());
+        let mut last = None;
+        for value in typed.into_iter().chain([serde_json::Value::from(text)]) {
+            let one = serde_json::json!({ key: value.clone() });
+            match serde_json::from_value::<ConfigOverrides>(one) {
+                Ok(_) => return Ok(value),
+                Err(e) => last = Some(e),
+            }
+        }
+        let e = last.expect("at least the text was tried");
+        Err(clap::Error::raw(
+            clap::error::ErrorKind::ValueValidation,
+            format!("--{} {text:?}: {e}", Self::flag(key)),
+        ))
+    }
+}
+
+impl clap::FromArgMatches for KeyFlags {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let mut keys = serde_json::Map::new();
+        for (key, _) in TrainConfig::KEYS {
+            if let Some(text) = matches.get_one::<String>(key) {
+                keys.insert(key.to_string(), Self::value(key, text)?);
+            }
+        }
+        serde_json::from_value(keys.into())
+            .map(KeyFlags)
+            .map_err(|e| clap::Error::raw(clap::error::ErrorKind::ValueValidation, e.to_string()))
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl clap::Args for KeyFlags {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        TrainConfig::KEYS.iter().fold(cmd, |cmd, (key, help)| {
+            cmd.arg(
+                clap::Arg::new(*key)
+                    .long(Self::flag(key))
+                    .value_name(key.to_ascii_uppercase())
+                    .help(help.trim()),
+            )
+        })
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
 }
 
 pub fn train_az(a: AzArgs) -> Result<()> {
@@ -110,7 +177,7 @@ pub fn az_game(a: &AzArgs) -> Result<GameName> {
 pub fn open_pipeline<G: AzGame>(a: &AzArgs) -> Result<Pipeline<G>> {
     let device = Device::from_name(&a.device).with_context(|| format!("--device {}", a.device))?;
     let pipeline = match &a.resume {
-        Some(dir) => Pipeline::<G>::resume(dir, &a.keys, device.clone(), true)?,
+        Some(dir) => Pipeline::<G>::resume(dir, &a.keys.0, device.clone(), true)?,
         None => {
             let preset = a.preset.clone().unwrap_or_else(|| device.name().into());
             let mut config = TrainConfig::preset(&preset).map_err(anyhow::Error::msg)?;
@@ -119,9 +186,9 @@ pub fn open_pipeline<G: AzGame>(a: &AzArgs) -> Result<Pipeline<G>> {
                 None => ConfigOverrides::default(),
             };
             config.apply(&file);
-            config.apply(&a.keys);
+            config.apply(&a.keys.0);
             // Trained weights meet a fresh optimizer: a short warm-up unless one is given.
-            if !config.init.is_empty() && a.keys.lr_warmup.or(file.lr_warmup).is_none() {
+            if !config.init.is_empty() && a.keys.0.lr_warmup.or(file.lr_warmup).is_none() {
                 config.lr_warmup = INIT_LR_WARMUP;
             }
             let out = a.out.clone().unwrap_or_else(|| {
@@ -155,7 +222,7 @@ pub fn finished<G: AzGame>(pipeline: &Pipeline<G>) {
     let dir = pipeline.dir().display().to_string();
     let game = match G::NAME {
         GameName::Checkers => String::new(),
-        other => format!("--game {} ", other.as_str()),
+        other => format!("--game {} ", other.name()),
     };
     eprintln!(
         "done: best network {dir}/best.ckpt (play it: checkers-zero play {game}--agent \
@@ -169,18 +236,18 @@ pub struct TdArgs {
     #[command(flatten)]
     run: RunArgs,
     /// The game to learn (a resumed run keeps its own).
-    #[arg(long, value_enum, conflicts_with = "resume")]
+    #[arg(long, value_parser = super::named::<GameName>(), conflicts_with = "resume")]
     game: Option<GameName>,
     /// The value network: plain (fully connected over the board's cells) or, for Othello,
     /// towers (the reference's convolution towers over the board's symmetries).
-    #[arg(long, value_enum, default_value_t = NetKind::Plain, conflicts_with = "resume")]
+    #[arg(long, value_parser = super::named::<NetKind>(), default_value_t = NetKind::Plain, conflicts_with = "resume")]
     net: NetKind,
     /// Training games in all (a resumed run counts its earlier games).
     #[arg(long, default_value_t = 20_000, value_parser = super::at_least_one::<u64>)]
     games: u64,
     /// leaf: TD-Leaf, moves by the agent's search and training its principal-variation leaf;
     /// root: plain TD(lambda) on the positions at the learner's turns, 1-ply greedy moves.
-    #[arg(long, value_enum, default_value_t = Target::Leaf, conflicts_with = "resume")]
+    #[arg(long, value_parser = super::named::<Target>(), default_value_t = Target::Leaf, conflicts_with = "resume")]
     target: Target,
     /// Learning rate of the TD update.
     #[arg(long, default_value_t = 0.01, conflicts_with = "resume")]
@@ -198,7 +265,7 @@ pub struct TdArgs {
     #[arg(long, conflicts_with = "resume")]
     hidden: Option<String>,
     /// Whom the learner plays while training.
-    #[arg(long, value_enum, default_value_t = Opponent::Random, conflicts_with = "resume")]
+    #[arg(long, value_parser = super::named::<Opponent>(), default_value_t = Opponent::Random, conflicts_with = "resume")]
     opponent: Opponent,
     /// Training games reaching this many plies are adjudicated (checkers: on material).
     #[arg(long, default_value_t = 200, conflicts_with = "resume")]
@@ -225,7 +292,7 @@ pub struct GaArgs {
     #[arg(long, default_value_t = 100, value_parser = super::at_least_one::<u64>)]
     generations: u64,
     /// Which study's evolution scheme.
-    #[arg(long, value_enum, default_value_t = Scheme::Durham, conflicts_with = "resume")]
+    #[arg(long, value_parser = super::named::<Scheme>(), default_value_t = Scheme::Durham, conflicts_with = "resume")]
     scheme: Scheme,
     /// Networks kept per generation (the Durham scheme needs 15).
     #[arg(long, default_value_t = 15, conflicts_with = "resume")]
@@ -289,7 +356,7 @@ pub struct PsoArgs {
     #[arg(long, conflicts_with = "resume")]
     constriction: bool,
     /// Neighbourhood whose best pulls each particle.
-    #[arg(long, value_enum, default_value_t = Topology::Gbest, conflicts_with = "resume")]
+    #[arg(long, value_parser = super::named::<Topology>(), default_value_t = Topology::Gbest, conflicts_with = "resume")]
     topology: Topology,
     /// Start games from random three-move ballots instead of the start position.
     #[arg(long, conflicts_with = "resume")]

@@ -66,7 +66,9 @@ pub fn run_actor(o: &ActorOptions) -> Result<ActorReport, ActorError> {
             continue;
         };
         waiting = false;
-        let game = <GameName as clap::ValueEnum>::from_str(&model.game, false)
+        let game: GameName = model
+            .game
+            .parse()
             .map_err(|_| ActorError::Model(format!("an unknown game {:?}", model.game)))?;
         let mut session = Session {
             link: &mut link,
@@ -130,7 +132,7 @@ impl Session<'_> {
             o.device.describe()
         );
         let header = RecordHeader {
-            game: G::NAME.as_str().to_string(),
+            game: G::NAME.name().to_string(),
             network: m.network.clone(),
             model_version: m.version,
             actor: o.id.clone(),

@@ -35,6 +35,14 @@ impl StreamId {
         let (ms, seq) = text.split_once('-')?;
         Some(StreamId(ms.parse().ok()?, seq.parse().ok()?))
     }
+
+    /// The id right after this one.
+    fn next(self) -> StreamId {
+        match self.1.checked_add(1) {
+            Some(seq) => StreamId(self.0, seq),
+            None => StreamId(self.0 + 1, 0),
+        }
+    }
 }
 
 impl std::fmt::Display for StreamId {
@@ -398,7 +406,7 @@ impl RemoteGames {
         let model = PublishedModel {
             version: s.best_iteration,
             hash: format!("{:016x}", checksum(&blob)),
-            game: G::NAME.as_str().to_string(),
+            game: G::NAME.name().to_string(),
             network: s.model.to_string(),
             config: config_json(&s.config, G::NAME),
             backlog: self.backlog,
@@ -486,6 +494,14 @@ impl<G: AzGame> GameSource<G> for RemoteGames {
             self.trained = mark.through;
             self.held.retain(|r| r.id > mark.through);
             self.inbox.rewrite(&self.held)?;
+        }
+        // Entries up to the trained mark were all trained on or refused. Acknowledged
+        // ones can stay behind after Redis is killed (acknowledged and past the group's
+        // last-delivered id, so never delivered again): they go here.
+        if self.trained > StreamId::default() {
+            self.link
+                .trim_below(&self.trained.next().to_string())
+                .map_err(link_error)?;
         }
         self.publish(run)
     }

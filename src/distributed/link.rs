@@ -505,6 +505,18 @@ impl Link {
         }))
     }
 
+    /// Deletes the stream's entries with ids below `min_id`.
+    pub fn trim_below(&mut self, min_id: &str) -> Result<(), LinkError> {
+        let key = self.key("games");
+        self.call(|c| {
+            redis::cmd("XTRIM")
+                .arg(&key)
+                .arg("MINID")
+                .arg(min_id)
+                .query::<()>(c)
+        })
+    }
+
     /// Deletes the run's keys: its stream, its published model and its owner.
     pub fn forget(&mut self) -> Result<(), LinkError> {
         let keys = ["games", "model", "owner"].map(|k| self.key(k));

@@ -134,10 +134,10 @@ pub fn decode<G: Rules>(
     index: u64,
 ) -> Result<(RecordHeader, SelfPlayGame<G>), Rejection> {
     let (header, body_bytes) = header(bytes)?;
-    if header.game != G::NAME.as_str() {
+    if header.game != G::NAME.name() {
         return Err(Rejection::OtherGame {
             found: header.game,
-            want: G::NAME.as_str().into(),
+            want: G::NAME.name().into(),
         });
     }
     if header.network != network {

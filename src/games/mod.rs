@@ -14,21 +14,13 @@ pub use record::Game;
 pub use rules::{NetInput, Rules};
 pub use side::{Color, DrawReason, NotationError, Outcome, WinReason};
 
-/// The games the program plays, as `--game` names them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum GameName {
-    /// English checkers (8x8 draughts).
-    Checkers,
-    /// Othello (Reversi on 8x8, Black first).
-    Othello,
-}
-
-impl GameName {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GameName::Checkers => "checkers",
-            GameName::Othello => "othello",
-        }
+crate::names::named_enum! {
+    /// The games the program plays, as `--game` names them.
+    pub enum GameName {
+        /// English checkers (8x8 draughts).
+        Checkers = "checkers",
+        /// Othello (Reversi on 8x8, Black first).
+        Othello = "othello",
     }
 }
 

@@ -211,7 +211,7 @@ impl<G: Rules> Game<G> {
     pub fn to_pdn(&self, tags: &[(&str, String)]) -> String {
         let mut s = String::new();
         if G::NAME != super::GameName::Checkers {
-            s.push_str(&format!("[GameType \"{}\"]\n", G::NAME.as_str()));
+            s.push_str(&format!("[GameType \"{}\"]\n", G::NAME.name()));
         }
         for (k, v) in tags {
             s.push_str(&format!("[{k} \"{}\"]\n", v.replace('"', "'")));

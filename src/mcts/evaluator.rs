@@ -146,7 +146,7 @@ impl<G: Rules> NetEvaluator<G> {
         if net.head().outputs() != G::POLICY_SIZE {
             return Err(EncodingMismatch::Policy {
                 arch,
-                game: G::NAME.as_str(),
+                game: G::NAME.name(),
                 want: G::POLICY_SIZE,
                 have: net.head().outputs(),
             });

@@ -144,7 +144,7 @@ impl<G: NetGame> std::fmt::Display for AzModel<G> {
             f,
             "{} for {}, encoding {:?}",
             self.arch,
-            G::NAME.as_str(),
+            G::NAME.name(),
             self.encoding
         )
     }

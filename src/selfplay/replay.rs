@@ -22,14 +22,16 @@ pub struct Sample<G: Rules = Checkers> {
     pub q: f32,
 }
 
-/// What the value head learns.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum ValueTarget {
-    /// The game result z (AlphaZero).
-    Result,
-    /// The mean of z and the root search value q (Checkers-MCTS's choice: less noisy early).
-    Mean,
+crate::names::named_enum! {
+    /// What the value head learns.
+    #[derive(Serialize, Deserialize)]
+    #[serde(rename_all = "kebab-case")]
+    pub enum ValueTarget {
+        /// The game result z (AlphaZero).
+        Result = "result",
+        /// The mean of z and the root search value q (Checkers-MCTS's choice: less noisy early).
+        Mean = "mean",
+    }
 }
 
 impl ValueTarget {

@@ -23,12 +23,14 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::time::Instant;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-pub enum Scheme {
-    /// Elitism, crossover of hidden units and uniform mutation (the Durham study).
-    Durham,
-    /// 15 parents + 15 offspring, self-adaptive mutation only, evolving king value.
-    Blondie24,
+crate::names::named_enum! {
+    #[derive(Serialize, Deserialize)]
+    pub enum Scheme {
+        /// Elitism, crossover of hidden units and uniform mutation (the Durham study).
+        Durham = "durham",
+        /// 15 parents + 15 offspring, self-adaptive mutation only, evolving king value.
+        Blondie24 = "blondie24",
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -21,14 +21,16 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::time::Instant;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-pub enum Topology {
-    /// Every particle follows the swarm's best.
-    Gbest,
-    /// lbest: a particle and its two ring neighbours.
-    Ring,
-    /// A wrapped grid: a particle and its four neighbours.
-    VonNeumann,
+crate::names::named_enum! {
+    #[derive(Serialize, Deserialize)]
+    pub enum Topology {
+        /// Every particle follows the swarm's best.
+        Gbest = "gbest",
+        /// lbest: a particle and its two ring neighbours.
+        Ring = "ring",
+        /// A wrapped grid: a particle and its four neighbours.
+        VonNeumann = "von-neumann",
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

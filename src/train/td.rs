@@ -41,31 +41,37 @@ use std::fmt::Debug;
 use std::path::Path;
 use std::time::Instant;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-pub enum Opponent {
-    /// The uniformly random agent (as in the study); the learner alternates colours.
-    Random,
-    /// The network against itself; both colours learn.
-    SelfPlay,
+crate::names::named_enum! {
+    /// Whom the TD learner plays.
+    #[derive(Serialize, Deserialize)]
+    pub enum Opponent {
+        /// The uniformly random agent (as in the study); the learner alternates colours.
+        Random = "random",
+        /// The network against itself; both colours learn.
+        SelfPlay = "self-play",
+    }
 }
 
-/// Which positions' values the TD chain trains, and how the learner picks its moves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-pub enum Target {
-    /// TD-Leaf: the leaf of the agent's search, which also chooses the move.
-    Leaf,
-    /// Plain TD(lambda): the position at the learner's turn; moves by a 1-ply greedy.
-    Root,
+crate::names::named_enum! {
+    /// Which positions' values the TD chain trains, and how the learner picks its moves.
+    #[derive(Serialize, Deserialize)]
+    pub enum Target {
+        /// TD-Leaf: the leaf of the agent's search, which also chooses the move.
+        Leaf = "leaf",
+        /// Plain TD(lambda): the position at the learner's turn; moves by a 1-ply greedy.
+        Root = "root",
+    }
 }
 
-/// Which value network TD trains.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum NetKind {
-    /// Fully connected tanh layers over the board's cells.
-    Plain,
-    /// Othello only: the reference's informed network of row/column, corner and diagonal
-    /// convolution towers over the board's 8 symmetries.
-    Towers,
+crate::names::named_enum! {
+    /// Which value network TD trains.
+    pub enum NetKind {
+        /// Fully connected tanh layers over the board's cells.
+        Plain = "plain",
+        /// Othello only: the reference's informed network of row/column, corner and diagonal
+        /// convolution towers over the board's 8 symmetries.
+        Towers = "towers",
+    }
 }
 
 /// What TD needs of a game beyond its rules, search and agents: the value network it trains.

@@ -122,7 +122,7 @@ fn legal_actions<G: Rules>(state: &G::State) -> Vec<G::Action> {
 
 fn contract_perft_from_the_start<G: Rules>(expected: &[u64]) {
     for (depth, &n) in expected.iter().enumerate() {
-        let name = G::NAME.as_str();
+        let name = G::NAME.name();
         assert_eq!(
             perft::<G>(&G::start(), depth as u32),
             n,

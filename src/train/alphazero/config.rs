@@ -15,12 +15,16 @@ use crate::selfplay::{SelfPlayConfig, ValueTarget};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// The optimizer of the network's training.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum OptimizerKind {
-    Sgd,
-    Adam,
+crate::names::named_enum! {
+    /// The optimizer of the network's training.
+    #[derive(Serialize, Deserialize)]
+    #[serde(rename_all = "kebab-case")]
+    pub enum OptimizerKind {
+        /// Stochastic gradient descent with momentum.
+        Sgd = "sgd",
+        /// Adam.
+        Adam = "adam",
+    }
 }
 
 macro_rules! train_config {
@@ -37,11 +41,19 @@ macro_rules! train_config {
         }
 
         /// Keys to change over a preset: command-line flags and config-file keys.
-        #[derive(Clone, Debug, Default, PartialEq, clap::Args, Serialize, Deserialize)]
+        #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
         #[serde(deny_unknown_fields, default)]
         pub struct ConfigOverrides {
-            $( $(#[doc = $doc])+ #[arg(long)] pub $name: Option<$ty>, )+
-            $( $(#[doc = $adoc])+ #[arg(long)] pub $aname: Option<$aty>, )+
+            $( $(#[doc = $doc])+ pub $name: Option<$ty>, )+
+            $( $(#[doc = $adoc])+ pub $aname: Option<$aty>, )+
+        }
+
+        impl TrainConfig {
+            /// Every key with its help: what the command line offers as flags.
+            pub const KEYS: &'static [(&'static str, &'static str)] = &[
+                $( (stringify!($name), concat!($($doc),+)), )+
+                $( (stringify!($aname), concat!($($adoc),+)), )+
+            ];
         }
 
         /// The configuration as run states of layout 1 encoded it (bincode, by position):
@@ -414,7 +426,7 @@ pub fn config_json(config: &TrainConfig, game: GameName) -> String {
         .expect("a struct is an object")
         .insert(
             GAME_KEY.into(),
-            serde_json::Value::String(game.as_str().into()),
+            serde_json::Value::String(game.name().into()),
         );
     serde_json::to_string_pretty(&value).expect("plain data")
 }
@@ -424,10 +436,9 @@ pub fn parse_config_json(text: &str) -> Result<(GameName, TrainConfig), String> 
     let mut value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
     let game = match value.as_object_mut().and_then(|o| o.remove(GAME_KEY)) {
         None => GameName::Checkers,
-        Some(serde_json::Value::String(name)) => {
-            <GameName as clap::ValueEnum>::from_str(&name, false)
-                .map_err(|_| format!("\"{GAME_KEY}\": unknown game {name:?}"))?
-        }
+        Some(serde_json::Value::String(name)) => name
+            .parse::<GameName>()
+            .map_err(|_| format!("\"{GAME_KEY}\": unknown game {name:?}"))?,
         Some(other) => return Err(format!("\"{GAME_KEY}\": expected a game name, got {other}")),
     };
     Ok((game, from_json_object(&value.to_string())?))

@@ -394,8 +394,8 @@ impl<G: AzGame> Pipeline<G> {
                 return Err(TrainError::Config(format!(
                     "{} is a {} run, not {}",
                     dir.display(),
-                    game.as_str(),
-                    G::NAME.as_str()
+                    game.name(),
+                    G::NAME.name()
                 )));
             }
             config.apply(overrides);

@@ -1,0 +1,116 @@
+//! Closed sets of names: the enums people choose by name (`--game othello`, `search=gumbel`,
+//! `--openings all`). [`named_enum!`] declares one with its names and help once; the command
+//! line lists them from [`Named`], and text parses through `FromStr`.
+
+/// An enum chosen by name.
+pub trait Named: Sized + Copy + 'static {
+    /// Every value, in the order help lists them.
+    const ALL: &'static [Self];
+
+    /// The name people type.
+    fn name(self) -> &'static str;
+
+    /// One line on what it is.
+    fn help(self) -> &'static str;
+}
+
+/// A name that is none of an enum's.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{got:?}: expected {expected}")]
+pub struct UnknownName {
+    got: String,
+    expected: String,
+}
+
+/// The value `text` names (any case, spaces around ignored).
+pub fn parse_name<T: Named>(text: &str) -> Result<T, UnknownName> {
+    let wanted = text.trim();
+    T::ALL
+        .iter()
+        .copied()
+        .find(|v| v.name().eq_ignore_ascii_case(wanted))
+        .ok_or_else(|| UnknownName {
+            got: text.to_string(),
+            expected: T::ALL
+                .iter()
+                .map(|v| v.name())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+}
+
+/// Declares an enum whose variants people choose by name, each with its doc line as help:
+/// `named_enum! { /// doc  pub enum E { /// help  A = "a", /// help  B = "b" } }`. It derives
+/// Clone, Copy, Debug, PartialEq and Eq, and implements [`Named`], `Display` and `FromStr`;
+/// further attributes (serde's) are passed on.
+macro_rules! named_enum {
+    ($(#[$meta:meta])* $vis:vis enum $name:ident {
+        $( $(#[doc = $doc:literal])+ $variant:ident = $text:literal ),+ $(,)?
+    }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        $vis enum $name {
+            $( $(#[doc = $doc])+ $variant ),+
+        }
+
+        impl $name {
+            /// The name people type.
+            $vis fn name(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+        }
+
+        impl $crate::names::Named for $name {
+            const ALL: &'static [Self] = &[$($name::$variant),+];
+
+            fn name(self) -> &'static str {
+                $name::name(self)
+            }
+
+            fn help(self) -> &'static str {
+                match self { $($name::$variant => concat!($($doc),+).trim_ascii()),+ }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str($crate::names::Named::name(*self))
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = $crate::names::UnknownName;
+
+            fn from_str(text: &str) -> Result<Self, Self::Err> {
+                $crate::names::parse_name(text)
+            }
+        }
+    };
+}
+pub(crate) use named_enum;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    named_enum! {
+        /// A test enum.
+        enum Colour {
+            /// The colour of the sky.
+            Blue = "blue",
+            /// Two words.
+            DarkRed = "dark-red",
+        }
+    }
+
+    #[test]
+    fn names_parse_print_and_explain() {
+        assert_eq!(" Dark-Red ".parse::<Colour>(), Ok(Colour::DarkRed));
+        assert_eq!(Colour::Blue.to_string(), "blue");
+        assert_eq!(Colour::Blue.help(), "The colour of the sky.");
+        assert_eq!(
+            "green".parse::<Colour>().unwrap_err().to_string(),
+            "\"green\": expected blue, dark-red"
+        );
+    }
+}
