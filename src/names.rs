@@ -40,20 +40,24 @@ pub fn parse_name<T: Named>(text: &str) -> Result<T, UnknownName> {
 }
 
 /// Declares an enum whose variants people choose by name, each with its doc line as help:
-/// `named_enum! { /// doc  pub enum E { /// help  A = "a", /// help  B = "b" } }`. It derives
-/// Clone, Copy, Debug, PartialEq and Eq, and implements [`Named`], `Display` and `FromStr`;
-/// further attributes (serde's) are passed on.
+/// `named_enum! { /// doc  pub enum E { /// help  A = "a" (default), /// help  B = "b" } }`
+/// (`(default)` marks the variant `#[derive(Default)]` picks). It derives Clone, Copy, Debug,
+/// PartialEq and Eq, and implements [`Named`], `Display` and `FromStr`; further attributes
+/// (serde's, Default) are passed on.
 macro_rules! named_enum {
     ($(#[$meta:meta])* $vis:vis enum $name:ident {
-        $( $(#[doc = $doc:literal])+ $variant:ident = $text:literal ),+ $(,)?
+        $( $(#[doc = $doc:literal])+ $variant:ident = $text:literal $(($default:ident))? ),+ $(,)?
     }) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         $vis enum $name {
-            $( $(#[doc = $doc])+ $variant ),+
+            $( $(#[doc = $doc])+ $(#[$default])? $variant ),+
         }
 
         impl $name {
+            /// Every name, in the order of the variants.
+            $vis const NAMES: &'static [&'static str] = &[$($text),+];
+
             /// The name people type.
             $vis fn name(self) -> &'static str {
                 match self { $($name::$variant => $text),+ }
@@ -107,6 +111,7 @@ mod tests {
     fn names_parse_print_and_explain() {
         assert_eq!(" Dark-Red ".parse::<Colour>(), Ok(Colour::DarkRed));
         assert_eq!(Colour::Blue.to_string(), "blue");
+        assert_eq!(Colour::NAMES, ["blue", "dark-red"]);
         assert_eq!(Colour::Blue.help(), "The colour of the sky.");
         assert_eq!(
             "green".parse::<Colour>().unwrap_err().to_string(),

@@ -98,9 +98,17 @@ impl<T> Setting<T> {
     }
 }
 
+/// A value a setting refuses: `expected a search depth, a whole number 1-64, got "0"`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("expected {expected}, got {got:?}")]
+pub struct Refusal {
+    expected: String,
+    got: String,
+}
+
 impl<T: SettingValue> Setting<T> {
-    /// The value of `text`, or why it is not one: `expected ..., got "text"`.
-    pub fn parse(&self, text: &str) -> Result<T, String> {
+    /// The value of `text`, or why it is not one.
+    pub fn parse(&self, text: &str) -> Result<T, Refusal> {
         match text.trim().parse::<T>() {
             Ok(value) if value.within(&self.domain) => Ok(value),
             _ => Err(self.refusal(text)),
@@ -108,7 +116,7 @@ impl<T: SettingValue> Setting<T> {
     }
 
     /// `value` if valid, for settings that come from code rather than text.
-    pub fn check(&self, value: T) -> Result<T, String> {
+    pub fn check(&self, value: T) -> Result<T, Refusal> {
         if value.within(&self.domain) {
             Ok(value)
         } else {
@@ -116,8 +124,11 @@ impl<T: SettingValue> Setting<T> {
         }
     }
 
-    fn refusal(&self, got: &str) -> String {
-        format!("expected {}, got {got:?}", self.expected())
+    fn refusal(&self, got: &str) -> Refusal {
+        Refusal {
+            expected: self.expected(),
+            got: got.to_string(),
+        }
     }
 }
 
@@ -127,7 +138,7 @@ pub trait Describe: Sync {
     fn expected(&self) -> String;
     fn domain(&self) -> Domain;
     /// The value of `text` as the program writes it ("1.50" is 1.5), or why it is none.
-    fn normalise(&self, text: &str) -> Result<String, String>;
+    fn normalise(&self, text: &str) -> Result<String, Refusal>;
 }
 
 impl<T: SettingValue> Describe for Setting<T> {
@@ -139,7 +150,7 @@ impl<T: SettingValue> Describe for Setting<T> {
         self.domain
     }
 
-    fn normalise(&self, text: &str) -> Result<String, String> {
+    fn normalise(&self, text: &str) -> Result<String, Refusal> {
         self.parse(text).map(|v| v.to_string())
     }
 }
@@ -222,11 +233,11 @@ pub static MODEL: Setting<String> = Setting::new("a model file", Domain::Path);
 
 /// Where a network computes.
 pub static DEVICE: Setting<DeviceChoice> =
-    Setting::new("a device", Domain::Choice(&DeviceChoice::NAMES));
+    Setting::new("a device", Domain::Choice(DeviceChoice::NAMES));
 
 /// Which tree search `az` runs.
 pub static SEARCH: Setting<SearchKind> =
-    Setting::new("a search", Domain::Choice(&SearchKind::NAMES));
+    Setting::new("a search", Domain::Choice(SearchKind::NAMES));
 
 /// Words of a [`Domain::Choice`]: the parse is the test.
 macro_rules! choice_values {
@@ -250,7 +261,7 @@ mod tests {
         for bad in ["0", "65", "-1", "x", "", "1.5"] {
             let e = DEPTH.parse(bad).unwrap_err();
             assert_eq!(
-                e,
+                e.to_string(),
                 format!("expected a search depth, a whole number 1-64, got {bad:?}")
             );
         }
@@ -269,7 +280,7 @@ mod tests {
         assert!(CONSIDERED.parse("16").is_ok() && CONSIDERED.parse("0").is_err());
         assert!(GUMBEL_CONSTANT.parse("0").is_ok() && GUMBEL_CONSTANT.parse("-1").is_err());
         assert_eq!(
-            KING.parse("0").unwrap_err(),
+            KING.parse("0").unwrap_err().to_string(),
             "expected a king value in men, more than 0 and at most 100, got \"0\""
         );
         assert_eq!(SEARCH.parse(" Gumbel"), Ok(SearchKind::Gumbel));

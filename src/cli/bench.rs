@@ -1,9 +1,10 @@
 //! `bench`: benchmarks that print one JSON object per measurement.
 
 use super::bench_runs;
-use super::{at_least_one, for_game, list, needs, parse_device, positive, thread_pool};
+use super::{at_least_one, for_game, list, named, needs, open_device, positive, thread_pool};
 use anyhow::{Context, Result, bail};
 use checkers_zero::games::GameName;
+use checkers_zero::tensor::{Device, DeviceChoice};
 use std::path::PathBuf;
 
 #[derive(clap::Subcommand)]
@@ -32,9 +33,9 @@ pub enum BenchCommand {
         /// Presets, comma-separated: az-tiny, az-small, az-large, plain-7x128.
         #[arg(long, default_value = "az-tiny,az-small,plain-7x128")]
         net: String,
-        /// cpu, gpu (any adapter, software included) or auto (a hardware GPU, else cpu).
-        #[arg(long, default_value = "cpu")]
-        device: String,
+        /// Where the network computes.
+        #[arg(long, value_parser = named::<DeviceChoice>(), default_value_t = DeviceChoice::Cpu)]
+        device: DeviceChoice,
         /// CPU threads.
         #[arg(long, default_value_t = 2)]
         threads: usize,
@@ -73,9 +74,9 @@ pub enum BenchCommand {
         /// Network preset.
         #[arg(long, default_value = "az-tiny")]
         net: String,
-        /// cpu, gpu (any adapter, software included) or auto.
-        #[arg(long, default_value = "cpu")]
-        device: String,
+        /// Where the network computes.
+        #[arg(long, value_parser = named::<DeviceChoice>(), default_value_t = DeviceChoice::Cpu)]
+        device: DeviceChoice,
         /// CPU threads for the network.
         #[arg(long, default_value_t = 2)]
         threads: usize,
@@ -98,6 +99,13 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 3, value_parser = at_least_one::<usize>)]
         repeat: usize,
     },
+}
+
+/// The device a bench runs on, described on stderr beside its JSON lines.
+fn bench_device(choice: DeviceChoice) -> Result<Device> {
+    let device = open_device(choice)?;
+    eprintln!("device: {}", device.describe());
+    Ok(device)
 }
 
 pub fn run(command: BenchCommand) -> Result<()> {
@@ -133,15 +141,13 @@ pub fn run(command: BenchCommand) -> Result<()> {
             .context("--batches")?;
             let config = bench_runs::NnBench {
                 nets: net.split(',').map(|s| s.trim().to_string()).collect(),
-                device: parse_device(&device)?,
+                device: bench_device(device)?,
                 threads,
                 batches,
                 train_batch,
                 seconds,
             };
-            thread_pool(Some(threads))?
-                .install(|| bench_runs::nn(&config))
-                .map_err(anyhow::Error::msg)
+            thread_pool(Some(threads))?.install(|| bench_runs::nn(&config))
         }
         BenchCommand::Ingest {
             redis: _redis,
@@ -153,7 +159,7 @@ pub fn run(command: BenchCommand) -> Result<()> {
                 url: _redis,
                 ca: _tls_ca,
             };
-            super::bench_ingest::ingest(&target, _records, _producers).map_err(anyhow::Error::msg)
+            super::bench_ingest::ingest(&target, _records, _producers)
         }),
         BenchCommand::Selfplay {
             game,
@@ -177,8 +183,8 @@ pub fn run(command: BenchCommand) -> Result<()> {
                 games_per_iteration: games,
                 ..checkers_zero::train::alphazero::TrainConfig::cpu()
             };
-            config.validate().map_err(anyhow::Error::msg)?;
-            let device = parse_device(&device)?;
+            config.validate()?;
+            let device = bench_device(device)?;
             let pool = thread_pool(Some(threads))?;
             pool.install(|| {
                 for_game!(
@@ -186,7 +192,6 @@ pub fn run(command: BenchCommand) -> Result<()> {
                     bench_runs::selfplay(&config, &device, threads, repeat)
                 )
             })
-            .map_err(anyhow::Error::msg)
         }
     }
 }

@@ -15,15 +15,14 @@ use std::time::Instant;
 /// size) pushed by `producers` connections at once, then taken in by the learner's own code
 /// (each checked, written to its inbox and synced, acknowledged and deleted), then checked
 /// again and decoded as an iteration does. One JSON line; the run's keys are deleted after.
-pub fn ingest(redis: &RedisTarget, records: u64, producers: usize) -> Result<(), String> {
+pub fn ingest(redis: &RedisTarget, records: u64, producers: usize) -> anyhow::Result<()> {
     let name = format!("bench-ingest-{}", std::process::id());
     let dir = std::env::temp_dir().join(&name);
     let config = TrainConfig {
         games_per_iteration: records as u32,
         ..TrainConfig::cpu()
     };
-    let pipeline = Pipeline::<Checkers>::create(&dir, config, Device::Cpu, false)
-        .map_err(|e| e.to_string())?;
+    let pipeline = Pipeline::<Checkers>::create(&dir, config, Device::Cpu, false)?;
     let result = ingest_into(&pipeline, redis, &name, records, producers.max(1));
     let _ = std::fs::remove_dir_all(&dir);
     let line = result?;
@@ -37,13 +36,13 @@ fn ingest_into(
     name: &str,
     records: u64,
     producers: usize,
-) -> Result<serde_json::Value, String> {
+) -> anyhow::Result<serde_json::Value> {
     let options = LearnerOptions {
         redis: redis.clone(),
         name: Some(name.to_string()),
         backlog: records * 2,
     };
-    let mut source = RemoteGames::open(pipeline, &options).map_err(|e| e.to_string())?;
+    let mut source = RemoteGames::open(pipeline, &options)?;
     let header = RecordHeader {
         game: "checkers".into(),
         network: pipeline.state().model.to_string(),
@@ -74,16 +73,15 @@ fn ingest_into(
         workers
             .into_iter()
             .try_for_each(|w| w.join().expect("no producer panicked"))
-    })
-    .map_err(|e| e.to_string())?;
+    })?;
     let push_s = start.elapsed().as_secs_f64();
 
     let start = Instant::now();
-    let (games, report) = source.games(1, pipeline).map_err(|e| e.to_string())?;
+    let (games, report) = source.games(1, pipeline)?;
     let total_s = start.elapsed().as_secs_f64();
     let report = report.expect("a learner reports its intake");
-    let mut link = Link::open(redis, name, "bench").map_err(|e| e.to_string())?;
-    link.forget().map_err(|e| e.to_string())?;
+    let mut link = Link::open(redis, name, "bench")?;
+    link.forget()?;
     Ok(
         json!({"bench": "ingest", "records": records, "producers": producers,
         "bytes_per_record": bytes, "games": games.games.len(),

@@ -90,16 +90,16 @@ fn line(b: &NnBench, net: &str, params: usize, mode: &str, batch: usize, per_s: 
 /// Inference at each batch size (outputs read back, as an inference service must), then one
 /// full training step — forward, AlphaZero loss, backward, SGD with momentum and weight
 /// decay — at the training batch, with the loss read back every step.
-pub fn nn(b: &NnBench) -> Result<(), String> {
+pub fn nn(b: &NnBench) -> anyhow::Result<()> {
     if !(b.seconds.is_finite() && b.seconds >= 0.0) {
-        return Err(format!(
+        anyhow::bail!(
             "--seconds {}: expected a number of seconds, 0 or more (0: a fixed few calls)",
             b.seconds
-        ));
+        );
     }
     // Every name is checked before the first measurement, not after it.
     let archs = (b.nets.iter())
-        .map(|name| Architecture::preset(name).map_err(|e| e.to_string()))
+        .map(|name| Architecture::preset(name))
         .collect::<Result<Vec<_>, _>>()?;
     for (name, arch) in b.nets.iter().zip(archs) {
         let mut rng = StdRng::seed_from_u64(0);
@@ -143,7 +143,7 @@ pub fn selfplay<G: AzGame>(
     device: &Device,
     threads: usize,
     repeat: usize,
-) -> Result<(), String> {
+) -> anyhow::Result<()> {
     let model = config.model::<G>()?;
     let net = model.build(device, &mut StdRng::seed_from_u64(0));
     let mut runs = Vec::new();

@@ -6,15 +6,14 @@ use super::train::AzArgs;
 #[cfg(feature = "cluster")]
 use super::train::{az_game, finished, open_pipeline};
 #[cfg(feature = "cluster")]
-use anyhow::{Context, Result};
+use anyhow::Result;
 #[cfg(feature = "cluster")]
 use checkers_zero::distributed::actor::{ActorOptions, run_actor};
 #[cfg(feature = "cluster")]
 use checkers_zero::distributed::learner::{DEFAULT_NAME, LearnerOptions, RemoteGames};
 #[cfg(feature = "cluster")]
 use checkers_zero::distributed::link::RedisTarget;
-#[cfg(feature = "cluster")]
-use checkers_zero::tensor::Device;
+use checkers_zero::tensor::DeviceChoice;
 #[cfg(feature = "cluster")]
 use checkers_zero::train::alphazero::AzGame;
 use std::path::PathBuf;
@@ -91,9 +90,9 @@ fn learner_for<G: AzGame>(a: LearnerArgs) -> Result<()> {
 pub struct ActorArgs {
     #[command(flatten)]
     redis: RedisArgs,
-    /// auto (a hardware GPU, else the CPU), cpu or gpu.
-    #[arg(long, default_value = "auto")]
-    device: String,
+    /// Where the network computes.
+    #[arg(long, value_parser = super::named::<DeviceChoice>(), default_value_t = DeviceChoice::Auto)]
+    device: DeviceChoice,
     /// Self-play worker threads (default: all cores).
     #[arg(long, value_parser = super::at_least_one::<usize>)]
     threads: Option<usize>,
@@ -107,7 +106,7 @@ pub struct ActorArgs {
 
 #[cfg(feature = "cluster")]
 pub fn actor(a: ActorArgs) -> Result<()> {
-    let device = Device::from_name(&a.device).with_context(|| format!("--device {}", a.device))?;
+    let device = super::open_device(a.device)?;
     let host = std::fs::read_to_string("/etc/hostname")
         .map(|h| h.trim().to_string())
         .ok()

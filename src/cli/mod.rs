@@ -17,7 +17,7 @@ use anyhow::{Context, Result, bail};
 use checkers_zero::agents::{AgentGame, AgentSpec, Player};
 use checkers_zero::games::{GameName, Rules};
 use checkers_zero::names::{Named, parse_name};
-use checkers_zero::tensor::Device;
+use checkers_zero::tensor::{Device, DeviceChoice};
 use clap::{Parser, Subcommand};
 
 /// Calls the generic `$f::<G>(args)` for the game `$game` names.
@@ -200,10 +200,9 @@ fn start_position<G: Rules>(fen: Option<&str>) -> Result<G::Position> {
     })
 }
 
-fn parse_device(name: &str) -> Result<Device> {
-    let device = Device::from_name(name).with_context(|| format!("--device {name}"))?;
-    eprintln!("device: {}", device.describe());
-    Ok(device)
+/// The device `--device` names, opened.
+fn open_device(choice: DeviceChoice) -> Result<Device> {
+    choice.open().with_context(|| format!("--device {choice}"))
 }
 
 /// An agent spec for game `G`, built once to check it.

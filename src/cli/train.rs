@@ -3,9 +3,9 @@
 use super::{for_game, list, positive, thread_pool};
 use anyhow::{Context, Result};
 use checkers_zero::games::GameName;
-use checkers_zero::tensor::Device;
+use checkers_zero::tensor::DeviceChoice;
 use checkers_zero::train::alphazero::{
-    AzGame, ConfigOverrides, Pipeline, TrainConfig, read_config_file, run_game,
+    AzGame, ConfigOverrides, Pipeline, Preset, TrainConfig, read_config_file, run_game,
 };
 use checkers_zero::train::ga::{self, GaConfig, Scheme};
 use checkers_zero::train::pso::{self, PsoConfig, Topology};
@@ -67,16 +67,16 @@ pub struct AzArgs {
     /// Continue the run in this folder from its last checkpoint (keys given here change it).
     #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["out", "preset", "config"])]
     resume: Option<PathBuf>,
-    /// Preset: cpu (laptop) or gpu (desktop); default: gpu on a hardware GPU, else cpu.
-    #[arg(long)]
-    preset: Option<String>,
+    /// The keys to start from (default: gpu on a hardware GPU, else cpu).
+    #[arg(long, value_parser = super::named::<Preset>())]
+    preset: Option<Preset>,
     /// A JSON file of keys to change over the preset (the same names as the flags, with
     /// underscores: {"games_per_iteration": 40}).
     #[arg(long)]
     config: Option<PathBuf>,
-    /// auto (a hardware GPU, else the CPU), cpu or gpu (any adapter, software ones too).
-    #[arg(long, default_value = "auto")]
-    device: String,
+    /// Where the network computes.
+    #[arg(long, value_parser = super::named::<DeviceChoice>(), default_value_t = DeviceChoice::Auto)]
+    device: DeviceChoice,
     /// The game to learn (a resumed run keeps its own).
     #[arg(long, value_parser = super::named::<GameName>(), conflicts_with = "resume")]
     game: Option<GameName>,
@@ -175,12 +175,15 @@ pub fn az_game(a: &AzArgs) -> Result<GameName> {
 
 /// The run `train`'s arguments start or resume (also the learner's).
 pub fn open_pipeline<G: AzGame>(a: &AzArgs) -> Result<Pipeline<G>> {
-    let device = Device::from_name(&a.device).with_context(|| format!("--device {}", a.device))?;
+    let device = super::open_device(a.device)?;
     let pipeline = match &a.resume {
         Some(dir) => Pipeline::<G>::resume(dir, &a.keys.0, device.clone(), true)?,
         None => {
-            let preset = a.preset.clone().unwrap_or_else(|| device.name().into());
-            let mut config = TrainConfig::preset(&preset).map_err(anyhow::Error::msg)?;
+            let preset = a.preset.unwrap_or(match device.name() {
+                "gpu" => Preset::Gpu,
+                _ => Preset::Cpu,
+            });
+            let mut config = TrainConfig::preset(preset);
             let file = match &a.config {
                 Some(path) => read_config_file(path).map_err(anyhow::Error::msg)?,
                 None => ConfigOverrides::default(),

@@ -111,7 +111,7 @@ impl Session<'_> {
                 ckpt.arch.model, m.network
             )));
         }
-        let (config_game, config) = parse_config_json(&m.config).map_err(bad)?;
+        let (config_game, config) = parse_config_json(&m.config).map_err(|e| bad(e.0))?;
         if config_game != G::NAME {
             return Err(bad("the config names another game".into()));
         }

@@ -17,37 +17,16 @@
 
 use super::tree::{Node, NodeId, Tree};
 use crate::games::Rules;
-use std::str::FromStr;
 
-/// Which tree search: AlphaZero's PUCT or Gumbel AlphaZero's.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SearchKind {
-    #[default]
-    Puct,
-    Gumbel,
-}
-
-impl SearchKind {
-    pub const NAMES: [&'static str; 2] = ["puct", "gumbel"];
-}
-
-impl std::fmt::Display for SearchKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(Self::NAMES[*self as usize])
-    }
-}
-
-/// As agent specs (`search=gumbel`) and the command line spell it, in any case.
-impl FromStr for SearchKind {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "puct" => Ok(SearchKind::Puct),
-            "gumbel" => Ok(SearchKind::Gumbel),
-            _ => Err(format!("unknown search {s:?}: expected puct or gumbel")),
-        }
+crate::names::named_enum! {
+    /// Which tree search: AlphaZero's PUCT or Gumbel AlphaZero's.
+    #[derive(Default, serde::Serialize, serde::Deserialize)]
+    #[serde(rename_all = "kebab-case")]
+    pub enum SearchKind {
+        /// AlphaZero's PUCT selection.
+        Puct = "puct" (default),
+        /// Gumbel AlphaZero's: Sequential Halving at the root, deterministic below.
+        Gumbel = "gumbel",
     }
 }
 

@@ -29,20 +29,21 @@ pub enum Device {
     Gpu(Gpu),
 }
 
-/// A device as people name it: `auto` (a hardware GPU if there is one, else the CPU),
-/// `cpu` or `gpu`; [`DeviceChoice::open`] makes it a [`Device`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum DeviceChoice {
-    #[default]
-    Auto,
-    Cpu,
-    Gpu,
+crate::names::named_enum! {
+    /// A device as people name it; [`DeviceChoice::open`] makes it a [`Device`].
+    #[derive(Default, serde::Serialize, serde::Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum DeviceChoice {
+        /// A hardware GPU if there is one, else the CPU.
+        Auto = "auto" (default),
+        /// The CPU backend.
+        Cpu = "cpu",
+        /// The GPU on the best adapter, software ones too.
+        Gpu = "gpu",
+    }
 }
 
 impl DeviceChoice {
-    pub const NAMES: [&'static str; 3] = ["auto", "cpu", "gpu"];
-
     pub fn open(self) -> Result<Device, DeviceError> {
         match self {
             DeviceChoice::Auto => Ok(Device::auto()),
@@ -52,30 +53,9 @@ impl DeviceChoice {
     }
 }
 
-impl std::fmt::Display for DeviceChoice {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(Self::NAMES[*self as usize])
-    }
-}
-
-impl std::str::FromStr for DeviceChoice {
-    type Err = DeviceError;
-
-    fn from_str(name: &str) -> Result<Self, DeviceError> {
-        match name.trim().to_ascii_lowercase().as_str() {
-            "auto" => Ok(DeviceChoice::Auto),
-            "cpu" => Ok(DeviceChoice::Cpu),
-            "gpu" => Ok(DeviceChoice::Gpu),
-            _ => Err(DeviceError::Unknown(name.to_string())),
-        }
-    }
-}
-
 /// Why a device could not be had.
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum DeviceError {
-    #[error("unknown device '{0}': expected auto, cpu or gpu")]
-    Unknown(String),
     #[cfg(feature = "gpu")]
     #[error(transparent)]
     Gpu(#[from] GpuError),
@@ -113,11 +93,6 @@ impl Device {
         return Ok(Device::Gpu(Gpu::shared()?));
         #[cfg(not(feature = "gpu"))]
         Err(DeviceError::NoGpuBackend)
-    }
-
-    /// The device named on a command line: "auto", "cpu" or "gpu".
-    pub fn from_name(name: &str) -> Result<Device, DeviceError> {
-        name.parse::<DeviceChoice>()?.open()
     }
 
     /// What computes on it: the CPU's SGEMM kernel (picked at run time by CPU features), or

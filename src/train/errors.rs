@@ -15,6 +15,8 @@ pub enum TrainError {
     Checkpoint(#[from] crate::nn::CheckpointError),
     #[error(transparent)]
     Agent(#[from] crate::agents::AgentError),
+    #[error(transparent)]
+    Keys(#[from] super::alphazero::ConfigError),
     /// The run folder belongs to another process.
     #[error("{0}")]
     InUse(String),

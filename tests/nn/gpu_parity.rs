@@ -14,7 +14,7 @@ use checkers_zero::backend::OptimStep;
 use checkers_zero::net::ValueModel;
 use checkers_zero::net::towers::{TowerArch, TowerNet};
 use checkers_zero::nn::{Ctx, Module};
-use checkers_zero::tensor::{Device, Tape, Tensor, Var};
+use checkers_zero::tensor::{Device, DeviceChoice, Tape, Tensor, Var};
 use common::gpu_or_skip;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -750,12 +750,10 @@ fn a_long_chain_of_ops_is_one_submit() {
 
 #[test]
 fn device_names() {
-    assert!(matches!(Device::from_name("cpu"), Ok(Device::Cpu)));
-    let err = Device::from_name("tpu").expect_err("an unknown name");
-    assert_eq!(
-        err.to_string(),
-        "unknown device 'tpu': expected auto, cpu or gpu"
-    );
+    let cpu: DeviceChoice = "cpu".parse().unwrap();
+    assert!(matches!(cpu.open(), Ok(Device::Cpu)));
+    let err = "tpu".parse::<DeviceChoice>().expect_err("an unknown name");
+    assert_eq!(err.to_string(), "\"tpu\": expected auto, cpu, gpu");
     // auto never picks a software adapter.
     if let Device::Gpu(g) = Device::auto() {
         assert!(

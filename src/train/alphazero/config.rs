@@ -4,7 +4,7 @@
 //! flags (`--games-per-iteration 40`) and the config file's JSON keys
 //! (`{"games_per_iteration": 40}`). A run resolves preset, then file, then flags.
 
-use crate::agents::{AgentGame, AgentSpec};
+use crate::agents::{AgentError, AgentGame, AgentSpec};
 use crate::arena::ArenaGame;
 use crate::games::checkers::encoding::Encoding;
 use crate::games::{Checkers, GameName, Othello};
@@ -14,6 +14,12 @@ use crate::nn::{Architecture, OptimConfig};
 use crate::selfplay::{SelfPlayConfig, ValueTarget};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+
+/// Why keys are not a run's configuration: the key and what it must be, or what the JSON
+/// is not.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ConfigError(pub String);
 
 crate::names::named_enum! {
     /// The optimizer of the network's training.
@@ -211,18 +217,26 @@ train_config! {
     lr_warmup: u32 = 0u32, 0u32;
 }
 
+crate::names::named_enum! {
+    /// The starting points of a run's keys.
+    pub enum Preset {
+        /// Sized for a laptop CPU: a tiny network, short searches, small iterations.
+        Cpu = "cpu",
+        /// Sized for a desktop GPU: a larger network, longer searches, large batches.
+        Gpu = "gpu",
+    }
+}
+
 impl TrainConfig {
-    /// The preset named `name`: "cpu" or "gpu".
-    pub fn preset(name: &str) -> Result<TrainConfig, String> {
-        match name {
-            "cpu" => Ok(TrainConfig::cpu()),
-            "gpu" => Ok(TrainConfig::gpu()),
-            other => Err(format!("unknown preset '{other}'; expected cpu or gpu")),
+    pub fn preset(preset: Preset) -> TrainConfig {
+        match preset {
+            Preset::Cpu => TrainConfig::cpu(),
+            Preset::Gpu => TrainConfig::gpu(),
         }
     }
 
     /// Checks ranges; the message names the key and what it must be.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ConfigError> {
         let positive = [
             ("iterations", self.iterations),
             ("games_per_iteration", self.games_per_iteration),
@@ -240,7 +254,7 @@ impl TrainConfig {
             ("gumbel_considered", self.gumbel_considered),
         ];
         if let Some((key, _)) = positive.iter().find(|(_, v)| *v == 0) {
-            return Err(format!("{key} must be at least 1"));
+            return Err(ConfigError(format!("{key} must be at least 1")));
         }
         let unit = [
             ("threshold", self.threshold),
@@ -248,7 +262,9 @@ impl TrainConfig {
             ("dirichlet_epsilon", self.dirichlet_epsilon),
         ];
         if let Some((key, v)) = unit.iter().find(|(_, v)| !(0.0..=1.0).contains(v)) {
-            return Err(format!("{key} must be between 0 and 1 (got {v})"));
+            return Err(ConfigError(format!(
+                "{key} must be between 0 and 1 (got {v})"
+            )));
         }
         let non_negative = [
             ("c_puct", self.c_puct),
@@ -265,7 +281,9 @@ impl TrainConfig {
             .iter()
             .find(|(_, v)| !(v.is_finite() && *v >= 0.0))
         {
-            return Err(format!("{key} must be a number >= 0 (got {v})"));
+            return Err(ConfigError(format!(
+                "{key} must be a number >= 0 (got {v})"
+            )));
         }
         let positive_f = [
             ("lr", self.lr),
@@ -276,15 +294,15 @@ impl TrainConfig {
             .iter()
             .find(|(_, v)| !(v.is_finite() && *v > 0.0))
         {
-            return Err(format!("{key} must be a number > 0 (got {v})"));
+            return Err(ConfigError(format!("{key} must be a number > 0 (got {v})")));
         }
-        Architecture::preset(&self.network).map_err(|e| format!("network: {e}"))?;
+        Architecture::preset(&self.network).map_err(|e| ConfigError(format!("network: {e}")))?;
         Ok(())
     }
 
     /// Everything [`validate`](Self::validate) checks, and what only the game decides: its
     /// encoding and the gauntlet opponents.
-    pub fn validate_for<G: AzGame>(&self) -> Result<(), String> {
+    pub fn validate_for<G: AzGame>(&self) -> Result<(), ConfigError> {
         self.validate()?;
         G::encoding(self)?;
         self.gauntlet_specs::<G>()?;
@@ -293,22 +311,23 @@ impl TrainConfig {
 
     /// The gauntlet opponents as agent specs, each built once so that a bad one (an unknown
     /// option, a missing model) fails before any work, not after the first iteration.
-    pub fn gauntlet_specs<G: AgentGame>(&self) -> Result<Vec<AgentSpec>, String> {
+    pub fn gauntlet_specs<G: AgentGame>(&self) -> Result<Vec<AgentSpec>, ConfigError> {
         self.gauntlet_opponents
             .split(';')
             .filter(|s| !s.trim().is_empty())
             .map(|s| {
-                let spec: AgentSpec = s.trim().parse().map_err(|e| format!("{e}"))?;
-                spec.build::<G>(0).map_err(|e| format!("{e}"))?;
+                let spec: AgentSpec = s.trim().parse()?;
+                spec.build::<G>(0)?;
                 Ok(spec)
             })
-            .collect::<Result<_, String>>()
-            .map_err(|e| format!("gauntlet_opponents: {e}"))
+            .collect::<Result<_, AgentError>>()
+            .map_err(|e| ConfigError(format!("gauntlet_opponents: {e}")))
     }
 
     /// The network of a run of game `G`: the preset reading the run's encoding.
-    pub fn model<G: AzGame>(&self) -> Result<AzModel<G>, String> {
-        let arch = Architecture::preset(&self.network).map_err(|e| format!("network: {e}"))?;
+    pub fn model<G: AzGame>(&self) -> Result<AzModel<G>, ConfigError> {
+        let arch = Architecture::preset(&self.network)
+            .map_err(|e| ConfigError(format!("network: {e}")))?;
         Ok(AzModel::new(arch, G::encoding(self)?))
     }
 
@@ -382,14 +401,14 @@ pub trait AzGame: AgentGame + ArenaGame {
     /// The kind of run states of layout 1 (the configuration bincode-encoded by position),
     /// which are still resumed.
     const RUN_KIND_V1: &'static str;
-    fn encoding(config: &TrainConfig) -> Result<Self::Encoding, String>;
+    fn encoding(config: &TrainConfig) -> Result<Self::Encoding, ConfigError>;
 }
 
 impl AzGame for Checkers {
     const RUN_KIND: &'static str = "an AlphaZero run state, layout 2";
     const RUN_KIND_V1: &'static str = "an AlphaZero run state";
 
-    fn encoding(config: &TrainConfig) -> Result<Encoding, String> {
+    fn encoding(config: &TrainConfig) -> Result<Encoding, ConfigError> {
         Ok(Encoding {
             history: config.history as usize,
             legal_hops: config.legal_hops,
@@ -403,13 +422,13 @@ impl AzGame for Othello {
 
     /// Othello's planes have no options: history and legal-hop planes are checkers' (the
     /// legal moves are a plane already).
-    fn encoding(config: &TrainConfig) -> Result<(), String> {
+    fn encoding(config: &TrainConfig) -> Result<(), ConfigError> {
         if config.history != 0 || config.legal_hops {
-            return Err(
-                "history and legal_hops are checkers' input planes; othello has \
-                        neither (leave them at 0 and false)"
+            return Err(ConfigError(
+                "history and legal_hops are checkers' input planes; othello has neither \
+                 (leave them at 0 and false)"
                     .into(),
-            );
+            ));
         }
         Ok(())
     }
@@ -432,35 +451,40 @@ pub fn config_json(config: &TrainConfig, game: GameName) -> String {
 }
 
 /// Reads config.json's text back: the game (checkers where not named) and the keys.
-pub fn parse_config_json(text: &str) -> Result<(GameName, TrainConfig), String> {
-    let mut value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+pub fn parse_config_json(text: &str) -> Result<(GameName, TrainConfig), ConfigError> {
+    let mut value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| ConfigError(e.to_string()))?;
     let game = match value.as_object_mut().and_then(|o| o.remove(GAME_KEY)) {
         None => GameName::Checkers,
         Some(serde_json::Value::String(name)) => name
             .parse::<GameName>()
-            .map_err(|_| format!("\"{GAME_KEY}\": unknown game {name:?}"))?,
-        Some(other) => return Err(format!("\"{GAME_KEY}\": expected a game name, got {other}")),
+            .map_err(|_| ConfigError(format!("\"{GAME_KEY}\": unknown game {name:?}")))?,
+        Some(other) => {
+            return Err(ConfigError(format!(
+                "\"{GAME_KEY}\": expected a game name, got {other}"
+            )));
+        }
     };
     Ok((game, from_json_object(&value.to_string())?))
 }
 
 /// Reads a config file: a JSON object of [`ConfigOverrides`] keys.
-pub fn read_config_file(path: &Path) -> Result<ConfigOverrides, String> {
+pub fn read_config_file(path: &Path) -> Result<ConfigOverrides, ConfigError> {
     let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read config file {}: {e}", path.display()))?;
-    from_json_object(&text).map_err(|e| format!("config file {}: {e}", path.display()))
+        .map_err(|e| ConfigError(format!("cannot read config file {}: {e}", path.display())))?;
+    from_json_object(&text).map_err(|e| ConfigError(format!("config file {}: {e}", path.display())))
 }
 
 /// Train keys (a config or its overrides) from JSON text. Only an object is a config: serde
 /// would read an array's items into the keys by position.
-pub fn from_json_object<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+pub fn from_json_object<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ConfigError> {
     let expected = "expected a JSON object of train keys, e.g. {\"games_per_iteration\": 40}";
     let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| format!("{e} ({expected})"))?;
+        serde_json::from_str(text).map_err(|e| ConfigError(format!("{e} ({expected})")))?;
     if !value.is_object() {
-        return Err(format!("{} ({expected})", json_kind(&value)));
+        return Err(ConfigError(format!("{} ({expected})", json_kind(&value))));
     }
-    serde_json::from_value(value).map_err(|e| format!("{e} ({expected})"))
+    serde_json::from_value(value).map_err(|e| ConfigError(format!("{e} ({expected})")))
 }
 
 fn json_kind(v: &serde_json::Value) -> &'static str {
@@ -480,8 +504,8 @@ mod tests {
 
     #[test]
     fn presets_validate_and_overrides_replace_only_what_they_set() {
-        for name in ["cpu", "gpu"] {
-            TrainConfig::preset(name).unwrap().validate().unwrap();
+        for preset in [Preset::Cpu, Preset::Gpu] {
+            TrainConfig::preset(preset).validate().unwrap();
         }
         let mut c = TrainConfig::cpu();
         let o: ConfigOverrides = serde_json::from_str(
@@ -499,11 +523,7 @@ mod tests {
         let bad = serde_json::from_str::<ConfigOverrides>(r#"{"serches": 7}"#).unwrap_err();
         assert!(bad.to_string().contains("unknown field `serches`"), "{bad}");
         c.threshold = 1.5;
-        assert!(c.validate().unwrap_err().contains("threshold"));
-        assert_eq!(
-            TrainConfig::preset("tpu").unwrap_err(),
-            "unknown preset 'tpu'; expected cpu or gpu"
-        );
+        assert!(c.validate().unwrap_err().0.contains("threshold"));
     }
 
     #[test]
@@ -518,7 +538,7 @@ mod tests {
             (r#"{"serches": 7}"#, "unknown field"),
             ("{", "EOF"),
         ] {
-            let e = from_json_object::<ConfigOverrides>(text).unwrap_err();
+            let e = from_json_object::<ConfigOverrides>(text).unwrap_err().0;
             assert!(
                 e.contains(needle) && e.contains("expected a JSON object"),
                 "{text}: {e}"

@@ -14,8 +14,8 @@ pub mod pipeline;
 pub mod source;
 
 pub use config::{
-    AzGame, ConfigOverrides, OptimizerKind, TrainConfig, config_json, from_json_object,
-    parse_config_json, read_config_file,
+    AzGame, ConfigError, ConfigOverrides, OptimizerKind, Preset, TrainConfig, config_json,
+    from_json_object, parse_config_json, read_config_file,
 };
 pub use pipeline::{AzState, IterationRecord, LocalSelfPlay, Pipeline, run_game};
 pub use source::{GameSource, IngestReport};

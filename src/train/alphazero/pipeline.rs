@@ -108,7 +108,7 @@ fn initial_weights<G: AzGame>(
     let refuse = |why: String| TrainError::Config(format!("init {}: {why}", path.display()));
     let bytes = std::fs::read(&path).map_err(|e| refuse(format!("cannot read it ({e})")))?;
     let ckpt = model_from_bytes::<G>(&bytes).map_err(|e| refuse(e.to_string()))?;
-    let want = config.model::<G>().map_err(TrainError::Config)?;
+    let want = config.model::<G>()?;
     if ckpt.arch.model != want {
         return Err(refuse(format!(
             "it holds {}, but this run trains {want} (set network, history and legal_hops \
@@ -319,7 +319,7 @@ impl<G: AzGame> Pipeline<G> {
         device: Device,
         progress: bool,
     ) -> Result<Self, TrainError> {
-        config.validate_for::<G>().map_err(TrainError::Config)?;
+        config.validate_for::<G>()?;
         // A bad --init is refused before the run folder is made.
         let init = initial_weights::<G>(&mut config, &device)?;
         let run = RunDir::create(dir, &[CONFIG_FILE, "state.ckpt"])?;
@@ -343,7 +343,7 @@ impl<G: AzGame> Pipeline<G> {
         let config_path = dir.join(CONFIG_FILE);
         let text = config_json(&config, G::NAME);
         write_atomic(&config_path, text.as_bytes()).map_err(io(&config_path))?;
-        let model = config.model::<G>().map_err(TrainError::Config)?;
+        let model = config.model::<G>()?;
         let mut rng = StdRng::seed_from_u64(derive_seed(config.seed, 0, 0));
         let net = init.unwrap_or_else(|| model.build(&device, &mut rng));
         let opt = Optimizer::new(config.optim(), config.lr, &net);
@@ -399,7 +399,7 @@ impl<G: AzGame> Pipeline<G> {
                 )));
             }
             config.apply(overrides);
-            config.validate_for::<G>().map_err(TrainError::Config)?;
+            config.validate_for::<G>()?;
             // Nothing was checkpointed: start again, config.json replaced atomically.
             run.resume_metrics_at("iteration", 0)?;
             let init = initial_weights::<G>(&mut config, &device)?;
@@ -420,8 +420,8 @@ impl<G: AzGame> Pipeline<G> {
                 "a resumed run keeps the weights it started from (init, init_hash)".into(),
             ));
         }
-        config.validate_for::<G>().map_err(TrainError::Config)?;
-        if config.model::<G>().map_err(TrainError::Config)? != state.model {
+        config.validate_for::<G>()?;
+        if config.model::<G>()? != state.model {
             return Err(TrainError::Config(
                 "a resumed run keeps its network and encoding (network, history, legal_hops)"
                     .into(),
@@ -657,7 +657,7 @@ impl<G: AzGame> Pipeline<G> {
         let c = &self.state.config;
         let report = run_gauntlet(&GauntletConfig {
             player: self.az_player(&self.best, self.state.best_iteration),
-            opponents: (c.gauntlet_specs::<G>().map_err(TrainError::Config)?)
+            opponents: (c.gauntlet_specs::<G>()?)
                 .into_iter()
                 .map(Player::from)
                 .collect(),
