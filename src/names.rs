@@ -93,6 +93,26 @@ macro_rules! named_enum {
 }
 pub(crate) use named_enum;
 
+/// Serialises a [`named_enum!`] as its name (config files, run states) and reads it back
+/// from one: for enums whose names are not serde's spelling of their variants.
+macro_rules! serde_by_name {
+    ($name:ty) => {
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.name())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let text = String::deserialize(d)?;
+                text.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+pub(crate) use serde_by_name;
+
 #[cfg(test)]
 mod tests {
     use super::*;

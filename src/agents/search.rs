@@ -8,7 +8,7 @@ use super::spec::{AgentSpec, Options};
 use super::{Agent, AgentError, AgentSource, Analysis, Decision, Limits, MoveScore, ScoreKind};
 use crate::games::{Checkers, Game, Rules};
 use crate::mcts::{
-    GumbelConfig, NetEvaluator, NodeId, Puct, PuctConfig, ROOT, SearchKind, Tree, Uct,
+    GumbelConfig, NetEvaluator, NodeId, Puct, PuctConfig, ROOT, Search, SearchKind, Tree, Uct,
     most_visited, pick_child,
 };
 use crate::net::{NetGame, load_model};
@@ -209,7 +209,10 @@ impl AzConfig {
             puct: PuctConfig {
                 batch: opts.value("batch", &settings::BATCH)?,
                 c_puct: opts.value("c_puct", &settings::EXPLORATION)?,
-                gumbel: (search == SearchKind::Gumbel).then_some(gumbel),
+                search: match search {
+                    SearchKind::Puct => Search::Puct,
+                    SearchKind::Gumbel => Search::Gumbel(gumbel),
+                },
                 ..PuctConfig::default()
             },
         })
@@ -217,12 +220,8 @@ impl AzConfig {
 
     /// Every option's value, as a spec writes it.
     pub fn values(&self) -> Vec<(&'static str, Option<String>)> {
-        let g = self.puct.gumbel;
-        let search = if g.is_some() {
-            SearchKind::Gumbel
-        } else {
-            SearchKind::Puct
-        };
+        let g = self.puct.search.gumbel();
+        let search = self.puct.search.kind();
         vec![
             (
                 "model",

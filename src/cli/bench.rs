@@ -4,6 +4,7 @@ use super::bench_runs;
 use super::{at_least_one, for_game, list, named, needs, open_device, positive, thread_pool};
 use anyhow::{Context, Result, bail};
 use checkers_zero::games::GameName;
+use checkers_zero::nn::NetPreset;
 use checkers_zero::tensor::{Device, DeviceChoice};
 use std::path::PathBuf;
 
@@ -30,9 +31,9 @@ pub enum BenchCommand {
     /// Policy-value network speed (inference at several batches, a training step), printed
     /// with the same JSON keys as bench/pytorch_reference.py.
     Nn {
-        /// Presets, comma-separated: az-tiny, az-small, az-large, plain-7x128.
-        #[arg(long, default_value = "az-tiny,az-small,plain-7x128")]
-        net: String,
+        /// Networks, comma-separated.
+        #[arg(long, value_parser = named::<NetPreset>(), value_delimiter = ',', default_value = "az-tiny,az-small,plain-7x128")]
+        net: Vec<NetPreset>,
         /// Where the network computes.
         #[arg(long, value_parser = named::<DeviceChoice>(), default_value_t = DeviceChoice::Cpu)]
         device: DeviceChoice,
@@ -71,9 +72,9 @@ pub enum BenchCommand {
         /// The game.
         #[arg(long, value_parser = super::named::<GameName>(), default_value_t = GameName::Checkers)]
         game: GameName,
-        /// Network preset.
-        #[arg(long, default_value = "az-tiny")]
-        net: String,
+        /// The network.
+        #[arg(long, value_parser = named::<NetPreset>(), default_value_t = NetPreset::AzTiny)]
+        net: NetPreset,
         /// Where the network computes.
         #[arg(long, value_parser = named::<DeviceChoice>(), default_value_t = DeviceChoice::Cpu)]
         device: DeviceChoice,
@@ -140,7 +141,7 @@ pub fn run(command: BenchCommand) -> Result<()> {
             )
             .context("--batches")?;
             let config = bench_runs::NnBench {
-                nets: net.split(',').map(|s| s.trim().to_string()).collect(),
+                nets: net,
                 device: bench_device(device)?,
                 threads,
                 batches,

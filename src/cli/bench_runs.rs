@@ -4,7 +4,9 @@
 use checkers_zero::games::checkers::{Position, perft};
 use checkers_zero::games::{GameName, othello};
 use checkers_zero::mcts::NetEvaluator;
-use checkers_zero::nn::{Architecture, Ctx, Module, Optimizer, PolicyValueNet, alphazero_loss};
+use checkers_zero::nn::{
+    Architecture, Ctx, Module, NetPreset, Optimizer, PolicyValueNet, alphazero_loss,
+};
 use checkers_zero::selfplay::{SelfPlayRun, self_play};
 use checkers_zero::tensor::{Device, Tensor, Var};
 use checkers_zero::train::alphazero::{AzGame, TrainConfig};
@@ -51,7 +53,7 @@ pub fn perft(game: GameName, depth: u32, threads: usize, repeat: usize, unique: 
 
 /// What `bench nn` measures.
 pub struct NnBench {
-    pub nets: Vec<String>,
+    pub nets: Vec<NetPreset>,
     pub device: Device,
     pub threads: usize,
     pub batches: Vec<usize>,
@@ -97,11 +99,8 @@ pub fn nn(b: &NnBench) -> anyhow::Result<()> {
             b.seconds
         );
     }
-    // Every name is checked before the first measurement, not after it.
-    let archs = (b.nets.iter())
-        .map(|name| Architecture::preset(name))
-        .collect::<Result<Vec<_>, _>>()?;
-    for (name, arch) in b.nets.iter().zip(archs) {
+    for &preset in &b.nets {
+        let (name, arch) = (preset.name(), Architecture::preset(preset));
         let mut rng = StdRng::seed_from_u64(0);
         let mut net = PolicyValueNet::new(arch.clone(), &b.device, &mut rng);
         let params = net.num_params();

@@ -200,7 +200,7 @@ pub fn open_pipeline<G: AzGame>(a: &AzArgs) -> Result<Pipeline<G>> {
                     .map_or(0, |d| d.as_secs());
                 PathBuf::from(format!("runs/az-{now}"))
             });
-            let network = config.network.clone();
+            let network = config.network;
             let pipeline = Pipeline::<G>::create(&out, config, device.clone(), true)?;
             eprintln!("preset {preset}, network {network}");
             pipeline

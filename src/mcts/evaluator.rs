@@ -264,7 +264,7 @@ mod tests {
     use crate::games::checkers::encoding::{Encoding, policy_index};
     use crate::games::checkers::hops::HopState;
     use crate::games::checkers::parse_fen;
-    use crate::nn::Architecture;
+    use crate::nn::{Architecture, NetPreset};
     use rand::SeedableRng;
     use rand::rngs::StdRng;
 
@@ -282,7 +282,7 @@ mod tests {
 
     #[test]
     fn a_network_sees_a_position_and_its_colour_mirror_the_same() {
-        let arch = Architecture::preset("az-tiny").unwrap();
+        let arch = Architecture::preset(NetPreset::AzTiny);
         let net = PolicyValueNet::new(arch, &Device::Cpu, &mut StdRng::seed_from_u64(1));
         let mut eval =
             NetEvaluator::<Checkers>::new(net, Encoding::default(), Device::Cpu).unwrap();
@@ -313,7 +313,7 @@ mod tests {
 
     #[test]
     fn a_network_for_another_encoding_is_refused() {
-        let arch = Architecture::preset("plain-7x128").unwrap();
+        let arch = Architecture::preset(NetPreset::Plain7x128);
         let net = PolicyValueNet::new(arch, &Device::Cpu, &mut StdRng::seed_from_u64(1));
         let err = NetEvaluator::<Checkers>::new(net, Encoding::default(), Device::Cpu).err();
         assert!(err.unwrap().to_string().contains("reads 14 input planes"));

@@ -30,6 +30,34 @@ crate::names::named_enum! {
     }
 }
 
+/// Which tree search runs, with the settings only it has: the one place the choice is held.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Search {
+    /// AlphaZero's PUCT (its constants are [`PuctConfig`](super::PuctConfig)'s).
+    #[default]
+    Puct,
+    /// Gumbel AlphaZero's root and selection.
+    Gumbel(GumbelConfig),
+}
+
+impl Search {
+    /// Its name.
+    pub fn kind(self) -> SearchKind {
+        match self {
+            Search::Puct => SearchKind::Puct,
+            Search::Gumbel(_) => SearchKind::Gumbel,
+        }
+    }
+
+    /// Gumbel's settings, `None` for PUCT.
+    pub fn gumbel(self) -> Option<GumbelConfig> {
+        match self {
+            Search::Puct => None,
+            Search::Gumbel(g) => Some(g),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GumbelConfig {
     /// Root actions sampled for Sequential Halving (the paper's m).

@@ -22,7 +22,7 @@ pub use crate::games::checkers::hops::{Hop, HopState, hops_of};
 pub use evaluator::{
     CachedEvaluator, EvalInput, Evaluation, Evaluator, MaterialEvaluator, NetEvaluator,
 };
-pub use gumbel::{GumbelConfig, SearchKind};
+pub use gumbel::{GumbelConfig, Search, SearchKind};
 pub use puct::{Leaves, PlayoutCap, Puct, PuctConfig, Temperature, most_visited, pick_child};
 pub use tree::{MoveStats, Node, NodeId, ROOT, Tree};
 pub use uct::Uct;

@@ -4,7 +4,7 @@
 //! urgency), or Gumbel AlphaZero's rules (src/mcts/gumbel.rs) when the config has `gumbel`.
 
 use super::evaluator::{EvalInput, Evaluation, Evaluator};
-use super::gumbel::{Children, GumbelConfig, argmax, gumbel_noise, halving_schedule};
+use super::gumbel::{Children, GumbelConfig, Search, argmax, gumbel_noise, halving_schedule};
 use super::tree::{Node, NodeId, ROOT, Tree};
 use crate::games::{Checkers, Game, Rules};
 use rand::Rng;
@@ -25,9 +25,9 @@ pub struct PuctConfig {
     /// KataGo's forced playouts: a root child with fewer than sqrt(k * prior * N) visits is
     /// chosen first; [`Puct::policy_target`] then prunes those visits again.
     pub forced_playouts: Option<f32>,
-    /// Gumbel AlphaZero's selection, target and choice instead of PUCT's (then `c_puct`,
-    /// `c_base`, `fpu_reduction`, `noise` and `forced_playouts` do not apply).
-    pub gumbel: Option<GumbelConfig>,
+    /// PUCT, or Gumbel AlphaZero's selection, target and choice (then `c_puct`, `c_base`,
+    /// `fpu_reduction`, `noise` and `forced_playouts` do not apply).
+    pub search: Search,
 }
 
 impl Default for PuctConfig {
@@ -39,7 +39,7 @@ impl Default for PuctConfig {
             noise: None,
             batch: 8,
             forced_playouts: None,
-            gumbel: None,
+            search: Search::Puct,
         }
     }
 }
@@ -300,7 +300,7 @@ impl<G: Rules> Puct<G> {
         if n == 0 || !self.root_noise.is_empty() {
             return;
         }
-        if let Some(g) = self.config.gumbel {
+        if let Search::Gumbel(g) = self.config.search {
             // Without noise the ranking reads no noise at all (`gumbel_scores`).
             if g.noise {
                 self.root_noise = gumbel_noise(n, rng);
@@ -324,7 +324,7 @@ impl<G: Rules> Puct<G> {
     /// Follows the best PUCT score down to a leaf or a terminal node; forced playouts come
     /// first at the root. With Gumbel, its rules choose instead.
     fn descend(&mut self) -> NodeId {
-        if let Some(g) = self.config.gumbel {
+        if let Search::Gumbel(g) = self.config.search {
             self.prepare_schedule(&g);
             return self.tree.descend_by(|id| {
                 if !self.tree.node(id).is_expanded() {
@@ -402,7 +402,7 @@ impl<G: Rules> Puct<G> {
     /// Gumbel's move: the best-ranked of the root children the decision visited most (the
     /// survivors of Sequential Halving). `None` for PUCT or an unexpanded root.
     pub fn gumbel_choice(&self) -> Option<NodeId> {
-        let g = self.config.gumbel?;
+        let g = self.config.search.gumbel()?;
         if !self.tree.root().is_expanded() {
             return None;
         }
@@ -440,7 +440,7 @@ impl<G: Rules> Puct<G> {
     /// With Gumbel the target is the improved policy softmax(logit + sigma(completed Q)).
     pub fn policy_target(&self) -> Vec<(G::Action, f32)> {
         let tree = &self.tree;
-        if let Some(g) = self.config.gumbel {
+        if let Search::Gumbel(g) = self.config.search {
             let kids = Children::of(tree, ROOT, &g);
             let actions = kids.ids.iter().map(|&c| tree.node(c).action);
             return actions.zip(kids.improved_policy()).collect();
@@ -562,7 +562,7 @@ mod tests {
     fn gumbel_search() -> Puct {
         let config = PuctConfig {
             batch: 1,
-            gumbel: Some(GumbelConfig::default()),
+            search: Search::Gumbel(GumbelConfig::default()),
             ..PuctConfig::default()
         };
         Puct::new(config, &Game::new())

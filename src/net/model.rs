@@ -227,6 +227,7 @@ fn rebuild<G: NetGame>(
 mod tests {
     use super::*;
     use crate::games::checkers::encoding::Encoding;
+    use crate::nn::NetPreset;
     use rand::SeedableRng;
     use rand::rngs::StdRng;
 
@@ -271,7 +272,7 @@ mod tests {
             history: 1,
             legal_hops: true,
         };
-        let model = AzModel::<Checkers>::new(Architecture::preset("az-tiny").unwrap(), encoding);
+        let model = AzModel::<Checkers>::new(Architecture::preset(NetPreset::AzTiny), encoding);
         let net = PolicyValueNet::new(
             model.arch.clone(),
             &Device::Cpu,

@@ -3,13 +3,13 @@
 //!
 //! A training step:
 //! ```
-//! use checkers_zero::nn::{Ctx, Module, Optimizer, PolicyValueNet, Architecture, alphazero_loss};
+//! use checkers_zero::nn::{Ctx, Module, NetPreset, Optimizer, PolicyValueNet, Architecture, alphazero_loss};
 //! use checkers_zero::tensor::{Device, Tensor, Var};
 //! use rand::{SeedableRng, rngs::StdRng};
 //!
 //! let dev = Device::Cpu;
 //! let mut rng = StdRng::seed_from_u64(0);
-//! let mut net = PolicyValueNet::new(Architecture::preset("az-tiny").unwrap(), &dev, &mut rng);
+//! let mut net = PolicyValueNet::new(Architecture::preset(NetPreset::AzTiny), &dev, &mut rng);
 //! let mut opt = Optimizer::sgd(0.01, 0.9, 1e-4, &net);
 //! let x = Tensor::randn(&[4, 8, 8, 8], 1.0, &mut rng, &dev);
 //! let pi = Tensor::full(&[4, 128], 1.0 / 128.0, &dev);
@@ -43,6 +43,6 @@ pub(crate) use module::visit_parts;
 pub use module::{Ctx, Module, Param, ParamId, flat_params, set_flat_params};
 pub use optim::{OptimConfig, Optimizer, OptimizerState};
 pub use policy_value::{
-    Architecture, POLICY_SIZE, PolicyHead, PolicyValueNet, UnknownPreset, dark_square_index,
+    Architecture, NetPreset, POLICY_SIZE, PolicyHead, PolicyValueNet, dark_square_index,
 };
 pub use schedule::LrSchedule;

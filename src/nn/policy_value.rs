@@ -53,37 +53,37 @@ pub struct Architecture {
     pub residual: bool,
 }
 
-/// name, input planes, channels, blocks, residual — as PRESETS in bench/pytorch_reference.py.
-const PRESETS: [(&str, usize, usize, usize, bool); 4] = [
-    ("az-tiny", 8, 32, 4, true),
-    ("az-small", 8, 64, 6, true),
-    ("az-large", 8, 128, 10, true),
-    ("plain-7x128", 14, 128, 7, false),
-];
-
-#[derive(Debug, thiserror::Error)]
-#[error("unknown network preset '{0}'; expected one of az-tiny, az-small, az-large, plain-7x128")]
-pub struct UnknownPreset(pub String);
+crate::names::named_enum! {
+    /// The networks a run or a benchmark names (as PRESETS in bench/pytorch_reference.py).
+    pub enum NetPreset {
+        /// 8 input planes, 32 channels, 4 residual blocks.
+        AzTiny = "az-tiny",
+        /// 8 input planes, 64 channels, 6 residual blocks.
+        AzSmall = "az-small",
+        /// 8 input planes, 128 channels, 10 residual blocks.
+        AzLarge = "az-large",
+        /// 14 input planes, 7 plain conv layers of 128 channels.
+        Plain7x128 = "plain-7x128",
+    }
+}
+crate::names::serde_by_name!(NetPreset);
 
 impl Architecture {
-    pub fn preset(name: &str) -> Result<Architecture, UnknownPreset> {
-        PRESETS
-            .iter()
-            .find(|p| p.0 == name)
-            .map(
-                |&(name, input_planes, channels, blocks, residual)| Architecture {
-                    name: name.to_string(),
-                    input_planes,
-                    channels,
-                    blocks,
-                    residual,
-                },
-            )
-            .ok_or_else(|| UnknownPreset(name.to_string()))
-    }
-
-    pub fn preset_names() -> impl Iterator<Item = &'static str> {
-        PRESETS.iter().map(|p| p.0)
+    pub fn preset(preset: NetPreset) -> Architecture {
+        // input planes, channels, blocks, residual
+        let (input_planes, channels, blocks, residual) = match preset {
+            NetPreset::AzTiny => (8, 32, 4, true),
+            NetPreset::AzSmall => (8, 64, 6, true),
+            NetPreset::AzLarge => (8, 128, 10, true),
+            NetPreset::Plain7x128 => (14, 128, 7, false),
+        };
+        Architecture {
+            name: preset.name().to_string(),
+            input_planes,
+            channels,
+            blocks,
+            residual,
+        }
     }
 
     /// The same network reading another number of input planes.

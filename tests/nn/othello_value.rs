@@ -6,7 +6,7 @@ use checkers_zero::games::{Color, Othello, Rules};
 use checkers_zero::net::ValueModel;
 use checkers_zero::net::othello_value::{OthelloValueArch, OthelloValueNet};
 use checkers_zero::net::towers::TowerArch;
-use checkers_zero::nn::{Architecture, Checkpoint, CheckpointError, PolicyValueNet};
+use checkers_zero::nn::{Architecture, Checkpoint, CheckpointError, NetPreset, PolicyValueNet};
 use std::path::PathBuf;
 
 fn temp(name: &str) -> PathBuf {
@@ -52,7 +52,7 @@ fn a_saved_network_loads_with_its_weights_and_values() {
 
 #[test]
 fn another_kind_of_checkpoint_is_named_for_what_it_holds() {
-    let arch = Architecture::preset("az-tiny").unwrap();
+    let arch = Architecture::preset(NetPreset::AzTiny);
     let path = temp("kind.ckpt");
     PolicyValueNet::new(arch, &cpu(), &mut rng(2))
         .save(&path, None)

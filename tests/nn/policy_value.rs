@@ -2,7 +2,7 @@
 
 use super::{assert_close, cpu, rng};
 use checkers_zero::nn::{
-    Architecture, Ctx, Module, Optimizer, POLICY_SIZE, PolicyValueNet, alphazero_loss,
+    Architecture, Ctx, Module, NetPreset, Optimizer, POLICY_SIZE, PolicyValueNet, alphazero_loss,
     dark_square_index,
 };
 use checkers_zero::tensor::{Tensor, Var};
@@ -17,13 +17,12 @@ fn preset_parameter_counts_match_pytorch() {
         ("az-large", 2968583),
         ("plain-7x128", 907527),
     ] {
-        let net = PolicyValueNet::new(Architecture::preset(name).unwrap(), &cpu(), &mut rng(0));
+        let preset: NetPreset = name.parse().unwrap();
+        let net = PolicyValueNet::new(Architecture::preset(preset), &cpu(), &mut rng(0));
         assert_eq!(net.num_params(), count, "{name}");
     }
     // Six more input planes add 6 x 32 x 3 x 3 stem weights.
-    let wide = Architecture::preset("az-tiny")
-        .unwrap()
-        .with_input_planes(14);
+    let wide = Architecture::preset(NetPreset::AzTiny).with_input_planes(14);
     assert_eq!(
         PolicyValueNet::new(wide, &cpu(), &mut rng(0)).num_params(),
         80999 + 6 * 32 * 9
@@ -32,12 +31,12 @@ fn preset_parameter_counts_match_pytorch() {
 
 #[test]
 fn unknown_preset_is_an_error() {
-    let e = Architecture::preset("az-huge").unwrap_err();
+    let e = "az-huge".parse::<NetPreset>().unwrap_err();
     assert_eq!(
         e.to_string(),
-        "unknown network preset 'az-huge'; expected one of az-tiny, az-small, az-large, plain-7x128"
+        "\"az-huge\": expected az-tiny, az-small, az-large, plain-7x128"
     );
-    assert_eq!(Architecture::preset_names().count(), 4);
+    assert_eq!(NetPreset::NAMES.len(), 4);
 }
 
 #[test]
@@ -54,11 +53,7 @@ fn dark_squares_in_torch_mask_order() {
 
 #[test]
 fn shapes_and_inference_without_a_tape() {
-    let mut net = PolicyValueNet::new(
-        Architecture::preset("az-tiny").unwrap(),
-        &cpu(),
-        &mut rng(4),
-    );
+    let mut net = PolicyValueNet::new(Architecture::preset(NetPreset::AzTiny), &cpu(), &mut rng(4));
     net.set_train(false);
     let x = Tensor::randn(&[3, 8, 8, 8], 1.0, &mut rng(5), &cpu());
 
@@ -94,11 +89,7 @@ fn shapes_and_inference_without_a_tape() {
 
 #[test]
 fn shared_between_threads() {
-    let mut net = PolicyValueNet::new(
-        Architecture::preset("az-tiny").unwrap(),
-        &cpu(),
-        &mut rng(6),
-    );
+    let mut net = PolicyValueNet::new(Architecture::preset(NetPreset::AzTiny), &cpu(), &mut rng(6));
     net.set_train(false);
     let net = Arc::new(net);
     let x = Tensor::randn(&[2, 8, 8, 8], 1.0, &mut rng(7), &cpu());
@@ -117,7 +108,7 @@ fn shared_between_threads() {
 #[test]
 fn training_steps_reduce_the_alphazero_loss() {
     let (dev, mut r) = (cpu(), rng(8));
-    let mut net = PolicyValueNet::new(Architecture::preset("az-tiny").unwrap(), &dev, &mut r);
+    let mut net = PolicyValueNet::new(Architecture::preset(NetPreset::AzTiny), &dev, &mut r);
     let x = Tensor::randn(&[16, 8, 8, 8], 1.0, &mut r, &dev);
     let pi = Tensor::randn(&[16, POLICY_SIZE], 2.0, &mut r, &dev).softmax(-1);
     let z = Tensor::randn(&[16], 1.0, &mut r, &dev).tanh();

@@ -211,12 +211,12 @@ fn agent(spec: &str) -> Box<dyn checkers_zero::agents::Agent<Checkers>> {
 /// returned with the folder for the caller to remove.
 fn tiny_model(name: &str) -> (PathBuf, PathBuf) {
     use checkers_zero::net::save_model;
-    use checkers_zero::nn::{Architecture, PolicyValueNet};
+    use checkers_zero::nn::{Architecture, NetPreset, PolicyValueNet};
     use checkers_zero::tensor::Device;
     let dir = std::env::temp_dir().join(format!("cz-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("tiny.bin");
-    let arch = Architecture::preset("az-tiny").unwrap();
+    let arch = Architecture::preset(NetPreset::AzTiny);
     let net = PolicyValueNet::new(arch, &Device::Cpu, &mut StdRng::seed_from_u64(0));
     save_model::<checkers_zero::games::Checkers>(
         &path,
@@ -379,7 +379,7 @@ fn a_network_in_memory_plays_as_its_file_does() {
     use checkers_zero::agents::Player;
     use checkers_zero::agents::{AzConfig, AzNetwork};
     use checkers_zero::arena::{GameConfig, MatchConfig, OpeningSet, Series, run_match};
-    use checkers_zero::mcts::{GumbelConfig, PuctConfig};
+    use checkers_zero::mcts::{GumbelConfig, PuctConfig, Search};
     use checkers_zero::net::default_model;
     use checkers_zero::tensor::Device;
     use std::sync::Arc;
@@ -415,7 +415,7 @@ fn a_network_in_memory_plays_as_its_file_does() {
     let gumbel = AzConfig {
         searches: 16,
         puct: PuctConfig {
-            gumbel: Some(GumbelConfig::default()),
+            search: Search::Gumbel(GumbelConfig::default()),
             ..d.puct
         },
         ..d.clone()

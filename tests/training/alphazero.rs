@@ -5,7 +5,7 @@
 use checkers_zero::games::Checkers;
 use checkers_zero::mcts::SearchKind;
 use checkers_zero::net::{load_model, read_model_file};
-use checkers_zero::nn::{Checkpoint, FORMAT_VERSION, MAGIC, checksum};
+use checkers_zero::nn::{Checkpoint, FORMAT_VERSION, MAGIC, NetPreset, checksum};
 use checkers_zero::tensor::Device;
 use checkers_zero::train::alphazero::{
     AzState, ConfigOverrides, IterationRecord, Pipeline, TrainConfig,
@@ -146,7 +146,7 @@ fn a_short_run_checkpoints_and_a_resumed_run_continues_it_exactly() {
 
     // A resumed run keeps its network.
     let other = ConfigOverrides {
-        network: Some("az-small".into()),
+        network: Some(NetPreset::AzSmall),
         ..Default::default()
     };
     let err = Pipeline::<Checkers>::resume(&split, &other, Device::Cpu, false)
@@ -281,7 +281,7 @@ fn a_run_starts_from_a_models_weights_records_its_lineage_and_warms_up() {
 
     // Another network, another game, or no model at all: refused before a folder is made.
     let small = TrainConfig {
-        network: "az-small".into(),
+        network: NetPreset::AzSmall,
         ..tiny(1)
     };
     let othello_model = scratch("init-othello").with_extension("bin");

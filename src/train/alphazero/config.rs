@@ -8,9 +8,9 @@ use crate::agents::{AgentError, AgentGame, AgentSpec};
 use crate::arena::ArenaGame;
 use crate::games::checkers::encoding::Encoding;
 use crate::games::{Checkers, GameName, Othello};
-use crate::mcts::{GumbelConfig, PlayoutCap, PuctConfig, SearchKind, Temperature};
+use crate::mcts::{GumbelConfig, PlayoutCap, PuctConfig, Search, SearchKind, Temperature};
 use crate::net::AzModel;
-use crate::nn::{Architecture, OptimConfig};
+use crate::nn::{Architecture, NetPreset, OptimConfig};
 use crate::selfplay::{SelfPlayConfig, ValueTarget};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -168,8 +168,8 @@ train_config! {
     momentum: f32 = 0.9f32, 0.9f32;
     /// Value target: the game result or its mean with the root search value.
     value_target: ValueTarget = ValueTarget::Mean, ValueTarget::Mean;
-    /// Network preset (az-tiny, az-small, az-large, plain-7x128).
-    network: String = "az-tiny", "az-small";
+    /// The network: az-tiny, az-small, az-large or plain-7x128.
+    network: NetPreset = NetPreset::AzTiny, NetPreset::AzSmall;
     /// Earlier positions shown to the network (history planes).
     history: u32 = 0u32, 0u32;
     /// Legal-hop input planes.
@@ -296,7 +296,6 @@ impl TrainConfig {
         {
             return Err(ConfigError(format!("{key} must be a number > 0 (got {v})")));
         }
-        Architecture::preset(&self.network).map_err(|e| ConfigError(format!("network: {e}")))?;
         Ok(())
     }
 
@@ -326,9 +325,10 @@ impl TrainConfig {
 
     /// The network of a run of game `G`: the preset reading the run's encoding.
     pub fn model<G: AzGame>(&self) -> Result<AzModel<G>, ConfigError> {
-        let arch = Architecture::preset(&self.network)
-            .map_err(|e| ConfigError(format!("network: {e}")))?;
-        Ok(AzModel::new(arch, G::encoding(self)?))
+        Ok(AzModel::new(
+            Architecture::preset(self.network),
+            G::encoding(self)?,
+        ))
     }
 
     pub fn optim(&self) -> OptimConfig {
@@ -351,31 +351,34 @@ impl TrainConfig {
         }
     }
 
-    /// Gumbel's settings for this run, with or without the root noise; `None` for PUCT.
-    pub fn gumbel(&self, noise: bool) -> Option<GumbelConfig> {
-        (self.search == SearchKind::Gumbel).then_some(GumbelConfig {
-            considered: self.gumbel_considered as usize,
-            c_visit: self.gumbel_c_visit,
-            c_scale: self.gumbel_c_scale,
-            noise,
-        })
+    /// This run's search, Gumbel's with or without the root noise.
+    pub fn search(&self, noise: bool) -> Search {
+        match self.search {
+            SearchKind::Puct => Search::Puct,
+            SearchKind::Gumbel => Search::Gumbel(GumbelConfig {
+                considered: self.gumbel_considered as usize,
+                c_visit: self.gumbel_c_visit,
+                c_scale: self.gumbel_c_scale,
+                noise,
+            }),
+        }
     }
 
     /// How self-play searches and picks moves.
     pub fn self_play(&self) -> SelfPlayConfig {
-        let gumbel = self.gumbel(true);
+        let search = self.search(true);
+        let puct = search == Search::Puct;
         SelfPlayConfig {
             puct: PuctConfig {
                 c_puct: self.c_puct,
                 c_base: (self.c_base > 0.0).then_some(self.c_base),
                 fpu_reduction: self.fpu_reduction,
-                noise: Some((self.dirichlet_alpha, self.dirichlet_epsilon))
-                    .filter(|_| gumbel.is_none()),
+                noise: Some((self.dirichlet_alpha, self.dirichlet_epsilon)).filter(|_| puct),
                 batch: self.leaf_batch as usize,
                 forced_playouts: (self.forced_playouts > 0.0)
                     .then_some(self.forced_playouts)
-                    .filter(|_| gumbel.is_none()),
-                gumbel,
+                    .filter(|_| puct),
+                search,
             },
             playouts: PlayoutCap {
                 full: self.searches,

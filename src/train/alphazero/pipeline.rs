@@ -631,7 +631,7 @@ impl<G: AzGame> Pipeline<G> {
             model: Some(model_path(&self.run.dir, i)),
             searches: c.gating_searches,
             puct: PuctConfig {
-                gumbel: c.gumbel(false),
+                search: c.search(false),
                 ..d.puct
             },
             ..d
