@@ -191,7 +191,7 @@ pub fn open_pipeline<G: AzGame>(a: &AzArgs) -> Result<Pipeline<G>> {
             config.apply(&file);
             config.apply(&a.keys.0);
             // Trained weights meet a fresh optimizer: a short warm-up unless one is given.
-            if !config.init.is_empty() && a.keys.0.lr_warmup.or(file.lr_warmup).is_none() {
+            if config.init.is_some() && a.keys.0.lr_warmup.or(file.lr_warmup).is_none() {
                 config.lr_warmup = INIT_LR_WARMUP;
             }
             let out = a.out.clone().unwrap_or_else(|| {

@@ -222,7 +222,7 @@ fn a_run_starts_from_a_models_weights_records_its_lineage_and_warms_up() {
     let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/default.bin");
     let dir = scratch("init");
     let config = TrainConfig {
-        init: shipped.display().to_string(),
+        init: Some(shipped.clone()),
         lr_warmup: 2,
         ..tiny(1)
     };
@@ -266,7 +266,7 @@ fn a_run_starts_from_a_models_weights_records_its_lineage_and_warms_up() {
     assert_eq!(best.arch.lineage.parent_hash, hash);
     // A resumed run keeps where it started from.
     let other = ConfigOverrides {
-        init: Some(String::new()),
+        init: Some(None),
         ..Default::default()
     };
     let err = Pipeline::<Checkers>::resume(&dir, &other, Device::Cpu, false)
@@ -297,21 +297,21 @@ fn a_run_starts_from_a_models_weights_records_its_lineage_and_warms_up() {
     for (config, needle) in [
         (
             TrainConfig {
-                init: shipped.display().to_string(),
+                init: Some(shipped.clone()),
                 ..small
             },
             "but this run trains az-small",
         ),
         (
             TrainConfig {
-                init: othello_model.display().to_string(),
+                init: Some(othello_model.clone()),
                 ..tiny(1)
             },
             "Othello",
         ),
         (
             TrainConfig {
-                init: "/nonexistent/model.bin".into(),
+                init: Some("/nonexistent/model.bin".into()),
                 ..tiny(1)
             },
             "init /nonexistent/model.bin: cannot read it",

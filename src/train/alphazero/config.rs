@@ -13,7 +13,7 @@ use crate::net::AzModel;
 use crate::nn::{Architecture, NetPreset, OptimConfig};
 use crate::selfplay::{SelfPlayConfig, ValueTarget};
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Why keys are not a run's configuration: the key and what it must be, or what the JSON
 /// is not.
@@ -208,7 +208,7 @@ train_config! {
     /// A model file whose weights start the run instead of random ones (the shipped
     /// models/default.bin, another run's best.ckpt): runs stacked over days. Its network and
     /// encoding must be the run's.
-    init: String = String::new(), String::new();
+    init: Option<PathBuf> = None, None;
     /// The lineage: FNV-1a 64 of the `init` file's bytes, in hex, written when the run
     /// starts (any value given is replaced).
     init_hash: String = String::new(), String::new();
@@ -484,10 +484,14 @@ pub fn from_json_object<T: serde::de::DeserializeOwned>(text: &str) -> Result<T,
     let expected = "expected a JSON object of train keys, e.g. {\"games_per_iteration\": 40}";
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| ConfigError(format!("{e} ({expected})")))?;
-    if !value.is_object() {
+    let serde_json::Value::Object(mut keys) = value else {
         return Err(ConfigError(format!("{} ({expected})", json_kind(&value))));
+    };
+    // Runs from before `init` was optional wrote "" for none.
+    if keys.get("init").is_some_and(|v| v == "") {
+        keys.insert("init".into(), serde_json::Value::Null);
     }
-    serde_json::from_value(value).map_err(|e| ConfigError(format!("{e} ({expected})")))
+    serde_json::from_value(keys.into()).map_err(|e| ConfigError(format!("{e} ({expected})")))
 }
 
 fn json_kind(v: &serde_json::Value) -> &'static str {
@@ -547,6 +551,18 @@ mod tests {
                 "{text}: {e}"
             );
         }
+    }
+
+    /// `init` is a path or none; runs from before it was optional wrote "" for none.
+    #[test]
+    fn init_is_a_path_or_none() {
+        let read = |text: &str| from_json_object::<TrainConfig>(text).unwrap().init;
+        assert_eq!(read(r#"{"init": ""}"#), None);
+        assert_eq!(read(r#"{"init": null}"#), None);
+        assert_eq!(read("{}"), None);
+        assert_eq!(read(r#"{"init": "m.bin"}"#), Some(PathBuf::from("m.bin")));
+        let written = serde_json::to_string(&TrainConfig::cpu()).unwrap();
+        assert_eq!(from_json_object::<TrainConfig>(&written).unwrap().init, None);
     }
 
     #[test]

@@ -68,7 +68,8 @@ mod config_text {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<TrainConfig, D::Error> {
         let text = String::deserialize(d)?;
-        serde_json::from_str(&text).map_err(|e| D::Error::custom(format!("the config: {e}")))
+        crate::train::alphazero::from_json_object(&text)
+            .map_err(|e| D::Error::custom(format!("the config: {e}")))
     }
 }
 
@@ -100,11 +101,10 @@ fn initial_weights<G: AzGame>(
     config: &mut TrainConfig,
     device: &Device,
 ) -> Result<Option<PolicyValueNet>, TrainError> {
-    if config.init.is_empty() {
+    let Some(path) = config.init.clone() else {
         config.init_hash.clear();
         return Ok(None);
-    }
-    let path = PathBuf::from(&config.init);
+    };
     let refuse = |why: String| TrainError::Config(format!("init {}: {why}", path.display()));
     let bytes = std::fs::read(&path).map_err(|e| refuse(format!("cannot read it ({e})")))?;
     let ckpt = model_from_bytes::<G>(&bytes).map_err(|e| refuse(e.to_string()))?;
@@ -130,7 +130,11 @@ fn lineage(config: &TrainConfig, dir: &Path, it: u32) -> Lineage {
     Lineage {
         run: dir.display().to_string(),
         iteration: it,
-        parent: config.init.clone(),
+        parent: config
+            .init
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
         parent_hash: config.init_hash.clone(),
     }
 }
@@ -413,9 +417,7 @@ impl<G: AzGame> Pipeline<G> {
         })?;
         let mut config = state.config.clone();
         config.apply(overrides);
-        if (config.init.as_str(), config.init_hash.as_str())
-            != (state.config.init.as_str(), state.config.init_hash.as_str())
-        {
+        if (&config.init, &config.init_hash) != (&state.config.init, &state.config.init_hash) {
             return Err(TrainError::Config(
                 "a resumed run keeps the weights it started from (init, init_hash)".into(),
             ));
