@@ -1,7 +1,6 @@
 //! A training run's curves as charts: `checkers-zero plot` writes them as PNG and SVG, and
 //! the browser dashboard serves the same SVG. One drawing function serves both backends.
 
-use anyhow::{Context, Result, bail};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::Deserialize;
@@ -124,24 +123,49 @@ impl RunMetrics {
     }
 }
 
+/// Why a run's charts could not be drawn.
+#[derive(Debug, thiserror::Error)]
+pub enum PlotError {
+    #[error("cannot {action} {}: {source}", path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A metrics line that is no iteration record, a run with none yet, a failed drawing.
+    #[error("{0}")]
+    Data(String),
+}
+
+/// An I/O failure to `action` `path`.
+fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> PlotError + 'a {
+    move |source| PlotError::Io {
+        action,
+        path: path.to_owned(),
+        source,
+    }
+}
+
+type Result<T, E = PlotError> = std::result::Result<T, E>;
+
 /// Reads `run/metrics.jsonl` (and the threshold from `run/config.json`, if there). A last
 /// line without its newline is one `train` is still writing, and is left out.
 pub fn read_metrics(run: &Path) -> Result<RunMetrics> {
     let path = run.join("metrics.jsonl");
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
+    let text = std::fs::read_to_string(&path).map_err(io("read", &path))?;
     let complete = text.rfind('\n').map_or("", |end| &text[..end]);
     let mut records = Vec::new();
     for (i, line) in complete.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        let record: Record = serde_json::from_str(line).with_context(|| {
-            format!(
-                "{} line {}: not an AlphaZero iteration record",
+        let record: Record = serde_json::from_str(line).map_err(|e| {
+            PlotError::Data(format!(
+                "{} line {}: not an AlphaZero iteration record ({e})",
                 path.display(),
                 i + 1
-            )
+            ))
         })?;
         records.push(record);
     }
@@ -442,7 +466,7 @@ fn png(metrics: &RunMetrics, kind: &PlotKind) -> Result<Vec<u8>> {
         BitMapBackend::with_buffer(&mut rgb, SIZE).into_drawing_area(),
         &c,
     )
-    .map_err(|e| anyhow::anyhow!("drawing {}: {e}", kind.name))?;
+    .map_err(|e| PlotError::Data(format!("drawing {}: {e}", kind.name)))?;
     let mut out = Vec::new();
     let mut encoder = png::Encoder::new(&mut out, SIZE.0, SIZE.1);
     encoder.set_color(png::ColorType::Rgb);
@@ -451,7 +475,7 @@ fn png(metrics: &RunMetrics, kind: &PlotKind) -> Result<Vec<u8>> {
     encoder
         .write_header()
         .and_then(|mut w| w.write_image_data(&rgb))
-        .context("encoding a PNG")?;
+        .map_err(|e| PlotError::Data(format!("encoding {}'s PNG: {e}", kind.name)))?;
     Ok(out)
 }
 
@@ -460,19 +484,18 @@ fn png(metrics: &RunMetrics, kind: &PlotKind) -> Result<Vec<u8>> {
 pub fn write_plots(run: &Path, out: &Path) -> Result<Vec<PathBuf>> {
     let metrics = read_metrics(run)?;
     if metrics.records.is_empty() {
-        bail!(
+        return Err(PlotError::Data(format!(
             "{}: no finished iteration yet",
             run.join("metrics.jsonl").display()
-        );
+        )));
     }
-    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    std::fs::create_dir_all(out).map_err(io("create", out))?;
     let mut written = Vec::new();
     for kind in PLOTS {
         let svg = svg(&metrics, kind.name).expect("a listed plot");
         for (ext, bytes) in [("svg", svg.into_bytes()), ("png", png(&metrics, kind)?)] {
             let path = out.join(format!("{}.{ext}", kind.name));
-            crate::files::write_atomic(&path, &bytes)
-                .with_context(|| format!("cannot write {}", path.display()))?;
+            crate::files::write_atomic(&path, &bytes).map_err(io("write", &path))?;
             written.push(path);
         }
     }

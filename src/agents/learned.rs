@@ -78,12 +78,12 @@ impl<G: SearchGame, N: ValueModel<Input = G::Position> + Send> NetAgent<G, N> {
 
     /// The agent of spec `kind:model=PATH,depth=N`, with the network `load` reads from the
     /// checkpoint (or the reason it cannot).
-    pub fn load(
+    pub fn load<E: std::fmt::Display>(
         kind: &'static AgentKind,
         model: Option<&str>,
         depth: u32,
         seed: u64,
-        load: impl FnOnce(&Path) -> Result<N, String>,
+        load: impl FnOnce(&Path) -> Result<N, E>,
     ) -> Result<Self, AgentError> {
         let name = kind.kind;
         let model = model.ok_or_else(|| {
@@ -104,15 +104,15 @@ impl<G: SearchGame, N: ValueModel<Input = G::Position> + Send> NetAgent<G, N> {
 }
 
 /// Checkers' learned network at `path`, which must be a `kind` network.
-pub fn load_checkers_net(kind: Learner, path: &Path) -> Result<ValueNet, String> {
-    let net = ValueNet::load(path).map_err(|e| e.to_string())?;
+pub fn load_checkers_net(kind: Learner, path: &Path) -> Result<ValueNet, AgentError> {
+    let net = ValueNet::load(path).map_err(|e| AgentError(e.to_string()))?;
     if net.arch().learner != kind {
-        return Err(format!(
+        return Err(AgentError(format!(
             "model={}: the checkpoint holds a {}, not a {} network",
             path.display(),
             net.arch(),
             kind.kind()
-        ));
+        )));
     }
     Ok(net)
 }

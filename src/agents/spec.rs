@@ -91,7 +91,7 @@ impl AgentGame for Othello {
                 model.as_deref(),
                 depth,
                 seed,
-                |path| OthelloValueNet::load(path).map_err(|e| e.to_string()),
+                OthelloValueNet::load,
             )?));
         }
         debug_assert_eq!(kind, "alphabeta");

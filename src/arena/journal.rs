@@ -10,11 +10,10 @@ use super::series::{
 };
 use crate::agents::{AgentError, AgentGame, AgentSpec};
 use crate::games::{Color, DrawReason, Game, Outcome, WinReason};
-use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// One finished game: its moves after the opening, and the result where a length cap
@@ -108,6 +107,37 @@ fn same_match<G: AgentGame>(found: &Value, want: &Value) -> bool {
     found == want || canonical(found) == canonical(want)
 }
 
+/// Why a journal cannot be read, resumed or written.
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    #[error("cannot {action} {}: {source}", path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Another match's journal, one being written, a damaged line.
+    #[error("{0}")]
+    Refused(String),
+    #[error(transparent)]
+    Agent(#[from] AgentError),
+}
+
+/// An I/O failure to `action` the journal at `path`.
+fn io<'a>(
+    action: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(std::io::Error) -> JournalError + 'a {
+    move |source| JournalError::Io {
+        action,
+        path: path.to_owned(),
+        source,
+    }
+}
+
+type Result<T, E = JournalError> = std::result::Result<T, E>;
+
 fn read<G: ArenaGame + AgentGame>(
     config: &MatchConfig<G>,
     path: &Path,
@@ -118,25 +148,28 @@ fn read<G: ArenaGame + AgentGame>(
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        Err(e) => return Err(io("read", path)(e)),
     };
     // Only whole lines count: a line cut short by a kill is dropped.
     let whole = text.rfind('\n').map_or(0, |end| end + 1);
     let mut lines = text[..whole].lines();
     let mut games: Vec<MatchGame<G>> = Vec::new();
     if let Some(line) = lines.next() {
-        let found: Value = serde_json::from_str(line)
-            .with_context(|| format!("{}: not a match journal", path.display()))?;
+        let found: Value = serde_json::from_str(line).map_err(|e| {
+            JournalError::Refused(format!("{}: not a match journal ({e})", path.display()))
+        })?;
         if !same_match::<G>(&found, want) {
-            bail!(
+            return Err(JournalError::Refused(format!(
                 "{} is the journal of another match ({found}); this one is {want}: give \
                  another file, or remove it to start again",
                 path.display()
-            );
+            )));
         }
     }
     for (i, line) in lines.enumerate() {
-        let bad = |why: String| anyhow::anyhow!("{} line {}: {why}", path.display(), i + 2);
+        let bad = |why: String| {
+            JournalError::Refused(format!("{} line {}: {why}", path.display(), i + 2))
+        };
         let e: Entry = serde_json::from_str(line).map_err(|err| bad(err.to_string()))?;
         if e.round >= total || games.iter().any(|g| g.round == e.round) {
             return Err(bad(format!("round {} is out of range or twice", e.round)));
@@ -185,19 +218,19 @@ pub fn run_match_journaled<G: ArenaGame + AgentGame>(
         .write(true)
         .truncate(false)
         .open(path)
-        .with_context(|| format!("cannot open {}", path.display()))?;
+        .map_err(io("open", path))?;
     // One match writes a journal at a time: two would play the same games and write each
     // round twice. Read only under the lock, so no other run's games land unseen.
     match file.try_lock() {
         Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => bail!(
-            "{} is being written by another match (the same command started twice?): \
-             wait for it to end or stop it",
-            path.display()
-        ),
-        Err(std::fs::TryLockError::Error(e)) => {
-            return Err(e).with_context(|| format!("cannot lock {}", path.display()));
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Err(JournalError::Refused(format!(
+                "{} is being written by another match (the same command started twice?): \
+                 wait for it to end or stop it",
+                path.display()
+            )));
         }
+        Err(std::fs::TryLockError::Error(e)) => return Err(io("lock", path)(e)),
     }
     let Journal {
         games: mut done,
@@ -212,7 +245,7 @@ pub fn run_match_journaled<G: ArenaGame + AgentGame>(
             }
             file.sync_data()
         })
-        .with_context(|| format!("cannot write {}", path.display()))?;
+        .map_err(io("write", path))?;
     let file = Mutex::new(file);
     let rounds: Vec<usize> = (0..total)
         .filter(|r| !done.iter().any(|g| g.round == *r))

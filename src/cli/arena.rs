@@ -177,7 +177,7 @@ fn match_for<G: AgentGame + ArenaGame>(args: &MatchArgs) -> Result<()> {
     }
     a.run(
         || match &args.journal {
-            Some(path) => run_match_journaled(&config, path),
+            Some(path) => Ok(run_match_journaled(&config, path)?),
             None => Ok(play_match(&config)?),
         },
         |r| (r.summary(), r.pdn()),

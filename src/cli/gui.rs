@@ -40,7 +40,8 @@ pub fn serve(args: GuiArgs) -> Result<()> {
         open: args.open,
         models: args.models,
         runs: args.runs,
-    })
+    })?;
+    Ok(())
 }
 
 #[cfg(feature = "plot")]

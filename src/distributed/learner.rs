@@ -275,7 +275,7 @@ impl RemoteGames {
         };
         let mut link = Link::open(&o.redis, &meta.name, "learner").map_err(link_error)?;
         let owner = format!("{} {}", meta.owner, dir.display());
-        if let Err(holder) = link.claim(&owner).map_err(link_error)? {
+        if let Some(holder) = link.claim(&owner).map_err(link_error)? {
             return Err(TrainError::Config(format!(
                 "the stream {} belongs to another learner ({holder}); one learner per run: \
                  resume that one, or give this run another --name (if that learner's run \

@@ -420,8 +420,9 @@ impl Link {
         })
     }
 
-    /// Claims the run for the learner `owner`; `Err` names the learner that holds it.
-    pub fn claim(&mut self, owner: &str) -> Result<Result<(), String>, LinkError> {
+    /// Claims the run for the learner `owner`; the learner that holds it instead, if another
+    /// does.
+    pub fn claim(&mut self, owner: &str) -> Result<Option<String>, LinkError> {
         let key = self.key("owner");
         let held: Option<String> = self.call(|c| {
             let set: Option<String> = redis::cmd("SET").arg(&key).arg(owner).arg("NX").query(c)?;
@@ -430,10 +431,7 @@ impl Link {
                 None => redis::cmd("GET").arg(&key).query(c),
             }
         })?;
-        Ok(match held {
-            Some(h) if h != owner => Err(h),
-            _ => Ok(()),
-        })
+        Ok(held.filter(|h| h != owner))
     }
 
     /// Publishes the best network (all fields in one command, so readers never see half).

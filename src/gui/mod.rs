@@ -11,7 +11,18 @@ mod runs;
 mod sessions;
 mod view;
 
-use anyhow::{Context, Result};
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum GuiError {
+    #[error("could not start the server's threads: {0}")]
+    Threads(#[source] std::io::Error),
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        addr: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+}
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use library::Library;
@@ -67,16 +78,20 @@ pub struct Server {
 
 impl Server {
     /// Binds `opts.addr` (port 0: any free port) and serves on a runtime of its own.
-    pub fn start(opts: &GuiOptions) -> Result<Server> {
+    pub fn start(opts: &GuiOptions) -> Result<Server, GuiError> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .thread_name("gui")
             .build()
-            .context("could not start the server's threads")?;
+            .map_err(GuiError::Threads)?;
+        let listen = |source| GuiError::Listen {
+            addr: opts.addr,
+            source,
+        };
         let listener = runtime
             .block_on(tokio::net::TcpListener::bind(opts.addr))
-            .with_context(|| format!("cannot listen on {}", opts.addr))?;
-        let addr = listener.local_addr()?;
+            .map_err(listen)?;
+        let addr = listener.local_addr().map_err(listen)?;
         let app = app(opts);
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::spawn(move || {
@@ -125,7 +140,7 @@ impl Drop for Server {
 
 /// `checkers-zero gui`: serves until Ctrl-C (the server writes nothing to disk, so being
 /// stopped at any moment loses nothing).
-pub fn serve(opts: GuiOptions) -> Result<()> {
+pub fn serve(opts: GuiOptions) -> Result<(), GuiError> {
     let server = Server::start(&opts)?;
     let url = server.url();
     println!("checkers-zero gui: open {url} (Ctrl-C stops the server)");

@@ -562,7 +562,10 @@ mod tests {
         assert_eq!(read("{}"), None);
         assert_eq!(read(r#"{"init": "m.bin"}"#), Some(PathBuf::from("m.bin")));
         let written = serde_json::to_string(&TrainConfig::cpu()).unwrap();
-        assert_eq!(from_json_object::<TrainConfig>(&written).unwrap().init, None);
+        assert_eq!(
+            from_json_object::<TrainConfig>(&written).unwrap().init,
+            None
+        );
     }
 
     #[test]
