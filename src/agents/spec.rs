@@ -197,6 +197,43 @@ impl FromStr for AgentSpec {
     }
 }
 
+/// Agent specs in one line, separated by `;` (specs hold commas): a gauntlet's opponents.
+/// Files keep the line as it is written.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SpecList(pub Vec<AgentSpec>);
+
+impl std::fmt::Display for SpecList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let specs: Vec<String> = self.0.iter().map(AgentSpec::to_string).collect();
+        f.write_str(&specs.join(";"))
+    }
+}
+
+impl FromStr for SpecList {
+    type Err = AgentError;
+
+    fn from_str(text: &str) -> Result<Self, AgentError> {
+        text.split(';')
+            .filter(|s| !s.trim().is_empty())
+            .map(str::parse)
+            .collect::<Result<_, _>>()
+            .map(SpecList)
+    }
+}
+
+impl serde::Serialize for SpecList {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for SpecList {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// Typed access to a spec's options through its kind's declaration: a value given, else
 /// the declared default.
 pub struct Options<'a> {

@@ -24,6 +24,10 @@ pub fn skip(why: &str) {
     eprintln!("note: skipping: {why}");
 }
 
+/// The tests of one binary that use the GPU share the device; a test that counts its
+/// submits needs it alone.
+pub static GPU_USE: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
 /// The GPU device (any adapter, the software one included), or `None` after [`skip`].
 pub fn gpu_or_skip() -> Option<Device> {
     match Device::gpu() {

@@ -70,6 +70,9 @@ fn run(dev: &Device) -> Run {
 #[test]
 fn gpu_training_and_inference_match_the_cpu() {
     let Some(gpu) = gpu_or_skip() else { return };
+    let _shared = crate::common::GPU_USE
+        .read()
+        .unwrap_or_else(|e| e.into_inner());
     let (c, g) = (run(&cpu()), run(&gpu));
     // f32 sums in another order, carried through three steps: 1e-4 relative is ~100x that.
     assert_norm_close(&c.losses, &g.losses, 1e-4, "losses");

@@ -18,15 +18,10 @@ use checkers_zero::tensor::{Device, DeviceChoice, Tape, Tensor, Var};
 use common::gpu_or_skip;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
-use std::sync::RwLock;
-
-/// Parity tests share the device; the submit-counting test needs it alone.
-static DEVICE_USE: RwLock<()> = RwLock::new(());
-
 /// Runs a test body on the GPU device, sharing it with the other parity tests.
 fn on_gpu(body: impl FnOnce(&Device)) {
     let Some(gpu) = gpu_or_skip() else { return };
-    let _shared = DEVICE_USE.read().unwrap_or_else(|e| e.into_inner());
+    let _shared = common::GPU_USE.read().unwrap_or_else(|e| e.into_inner());
     body(&gpu);
 }
 
@@ -723,7 +718,7 @@ fn uploads_never_overwrite_inputs_of_pending_work() {
 fn a_long_chain_of_ops_is_one_submit() {
     let Some(gpu) = gpu_or_skip() else { return };
     // Alone on the device, so no other test's read-back submits in between.
-    let _alone = DEVICE_USE.write().unwrap_or_else(|e| e.into_inner());
+    let _alone = common::GPU_USE.write().unwrap_or_else(|e| e.into_inner());
     let Device::Gpu(g) = &gpu else {
         unreachable!("Device::gpu() is a GPU")
     };

@@ -27,7 +27,7 @@ fn tiny(iterations: u32) -> TrainConfig {
         saved_games: 1,
         gauntlet_every: 2,
         gauntlet_games: 2,
-        gauntlet_opponents: "random".into(),
+        gauntlet_opponents: "random".parse().unwrap(),
         ..TrainConfig::cpu()
     }
 }
@@ -228,7 +228,7 @@ fn a_run_starts_from_a_models_weights_records_its_lineage_and_warms_up() {
     };
     let mut p = Pipeline::<Checkers>::create(&dir, config, Device::Cpu, false).unwrap();
     let hash = format!("{:016x}", checksum(&std::fs::read(&shipped).unwrap()));
-    assert_eq!(p.state().config.init_hash, hash);
+    assert_eq!(p.state().config.init_hash.as_ref(), Some(&hash));
     let model_weights = |path: &Path| -> Vec<Vec<f32>> {
         let ckpt = read_model_file::<Checkers>(path).unwrap();
         ckpt.params.iter().map(|p| p.data.clone()).collect()
@@ -438,7 +438,7 @@ fn bad_settings_fail_before_any_work() {
         ("td:model=/nonexistent/best.ckpt", "nonexistent"),
     ] {
         let config = TrainConfig {
-            gauntlet_opponents: opponents.into(),
+            gauntlet_opponents: opponents.parse().unwrap(),
             ..tiny(1)
         };
         let err = Pipeline::<Checkers>::create(&dir, config, Device::Cpu, false)

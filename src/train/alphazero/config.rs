@@ -4,7 +4,7 @@
 //! flags (`--games-per-iteration 40`) and the config file's JSON keys
 //! (`{"games_per_iteration": 40}`). A run resolves preset, then file, then flags.
 
-use crate::agents::{AgentError, AgentGame, AgentSpec};
+use crate::agents::{AgentGame, AgentSpec, SpecList};
 use crate::arena::ArenaGame;
 use crate::games::checkers::encoding::Encoding;
 use crate::games::{Checkers, GameName, Othello};
@@ -20,6 +20,12 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct ConfigError(pub String);
+
+/// The presets' gauntlets, written as a spec list.
+fn specs(text: &str) -> SpecList {
+    text.parse()
+        .expect("the presets' opponents are valid specs")
+}
 
 crate::names::named_enum! {
     /// The optimizer of the network's training.
@@ -188,7 +194,7 @@ train_config! {
     /// Gauntlet games per opponent (over the ballots, colours alternating).
     gauntlet_games: u32 = 20u32, 40u32;
     /// Gauntlet opponents: agent specs separated by ';'.
-    gauntlet_opponents: String = "random;alphabeta:depth=4", "random;alphabeta:depth=4;alphabeta:depth=6";
+    gauntlet_opponents: SpecList = specs("random;alphabeta:depth=4"), specs("random;alphabeta:depth=4;alphabeta:depth=6");
     /// Self-play games per iteration saved as PDN.
     saved_games: u32 = 4u32, 4u32;
     /// Seed of all randomness in the run.
@@ -211,7 +217,7 @@ train_config! {
     init: Option<PathBuf> = None, None;
     /// The lineage: FNV-1a 64 of the `init` file's bytes, in hex, written when the run
     /// starts (any value given is replaced).
-    init_hash: String = String::new(), String::new();
+    init_hash: Option<String> = None, None;
     /// Iterations over which the learning rate rises to its schedule: iteration i < N trains
     /// at (i + 1) / (N + 1) of it (`--init` makes it 2 unless given).
     lr_warmup: u32 = 0u32, 0u32;
@@ -311,16 +317,11 @@ impl TrainConfig {
     /// The gauntlet opponents as agent specs, each built once so that a bad one (an unknown
     /// option, a missing model) fails before any work, not after the first iteration.
     pub fn gauntlet_specs<G: AgentGame>(&self) -> Result<Vec<AgentSpec>, ConfigError> {
-        self.gauntlet_opponents
-            .split(';')
-            .filter(|s| !s.trim().is_empty())
-            .map(|s| {
-                let spec: AgentSpec = s.trim().parse()?;
-                spec.build::<G>(0)?;
-                Ok(spec)
-            })
-            .collect::<Result<_, AgentError>>()
-            .map_err(|e| ConfigError(format!("gauntlet_opponents: {e}")))
+        for spec in &self.gauntlet_opponents.0 {
+            spec.build::<G>(0)
+                .map_err(|e| ConfigError(format!("gauntlet_opponents: {e}")))?;
+        }
+        Ok(self.gauntlet_opponents.0.clone())
     }
 
     /// The network of a run of game `G`: the preset reading the run's encoding.
@@ -487,9 +488,11 @@ pub fn from_json_object<T: serde::de::DeserializeOwned>(text: &str) -> Result<T,
     let serde_json::Value::Object(mut keys) = value else {
         return Err(ConfigError(format!("{} ({expected})", json_kind(&value))));
     };
-    // Runs from before `init` was optional wrote "" for none.
-    if keys.get("init").is_some_and(|v| v == "") {
-        keys.insert("init".into(), serde_json::Value::Null);
+    // Runs from before `init` and `init_hash` were optional wrote "" for none.
+    for key in ["init", "init_hash"] {
+        if keys.get(key).is_some_and(|v| v == "") {
+            keys.insert(key.into(), serde_json::Value::Null);
+        }
     }
     serde_json::from_value(keys.into()).map_err(|e| ConfigError(format!("{e} ({expected})")))
 }
@@ -558,6 +561,8 @@ mod tests {
     fn init_is_a_path_or_none() {
         let read = |text: &str| from_json_object::<TrainConfig>(text).unwrap().init;
         assert_eq!(read(r#"{"init": ""}"#), None);
+        let hash = from_json_object::<TrainConfig>(r#"{"init_hash": ""}"#).unwrap();
+        assert_eq!(hash.init_hash, None);
         assert_eq!(read(r#"{"init": null}"#), None);
         assert_eq!(read("{}"), None);
         assert_eq!(read(r#"{"init": "m.bin"}"#), Some(PathBuf::from("m.bin")));

@@ -102,7 +102,7 @@ fn initial_weights<G: AzGame>(
     device: &Device,
 ) -> Result<Option<PolicyValueNet>, TrainError> {
     let Some(path) = config.init.clone() else {
-        config.init_hash.clear();
+        config.init_hash = None;
         return Ok(None);
     };
     let refuse = |why: String| TrainError::Config(format!("init {}: {why}", path.display()));
@@ -121,7 +121,7 @@ fn initial_weights<G: AzGame>(
         .model
         .restore(&ckpt, device)
         .map_err(|e| refuse(e.to_string()))?;
-    config.init_hash = format!("{:016x}", checksum(&bytes));
+    config.init_hash = Some(format!("{:016x}", checksum(&bytes)));
     Ok(Some(net))
 }
 
@@ -135,7 +135,7 @@ fn lineage(config: &TrainConfig, dir: &Path, it: u32) -> Lineage {
             .as_ref()
             .map(|p| p.display().to_string())
             .unwrap_or_default(),
-        parent_hash: config.init_hash.clone(),
+        parent_hash: config.init_hash.clone().unwrap_or_default(),
     }
 }
 
