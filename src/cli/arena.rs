@@ -37,7 +37,7 @@ pub struct GauntletArgs {
 
 #[derive(clap::Args)]
 pub struct MatchArgs {
-    /// First agent spec, e.g. `alphabeta:depth=6`.
+    /// First agent spec, e.g. `alphabeta:depth=6` (`checkers-zero agents` lists them).
     pub(super) agent1: String,
     /// Second agent spec, e.g. `random`.
     pub(super) agent2: String,

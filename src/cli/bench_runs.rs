@@ -29,18 +29,22 @@ pub fn perft(game: GameName, depth: u32, threads: usize, repeat: usize, unique: 
         _ => Box::new(|| perft::perft_parallel(&Position::start(), depth, unique)),
     };
     let mut runs = Vec::new();
+    // A bar over the runs, its clock ticking (on a terminal; depth 15 takes minutes a run).
+    let bar = checkers_zero::progress::progress(repeat.max(1) as u64, 0, "runs", true);
+    bar.set_message(format!("perft {depth}"));
+    bar.enable_steady_tick(std::time::Duration::from_millis(500));
     for run in 0..repeat.max(1) {
         let t = Instant::now();
         let nodes = count();
         let secs = t.elapsed().as_secs_f64();
+        bar.inc(1);
         runs.push((secs, nodes));
-        println!(
-            "{}",
-            json!({"bench": "perft", "impl": "checkers-zero", "game": game.name(), "depth": depth,
-                "unique": unique, "threads": threads, "run": run, "nodes": nodes,
-                "seconds": secs, "nodes_per_s": nodes as f64 / secs})
-        );
+        let line = json!({"bench": "perft", "impl": "checkers-zero", "game": game.name(),
+            "depth": depth, "unique": unique, "threads": threads, "run": run, "nodes": nodes,
+            "seconds": secs, "nodes_per_s": nodes as f64 / secs});
+        bar.suspend(|| println!("{line}"));
     }
+    bar.finish_and_clear();
     runs.sort_by(|a, b| a.0.total_cmp(&b.0));
     let (secs, nodes) = runs[runs.len() / 2];
     println!(

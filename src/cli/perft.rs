@@ -33,24 +33,29 @@ pub fn run(args: PerftArgs) -> Result<()> {
     let pool = thread_pool(args.threads)?;
     let t = Instant::now();
     let (depth, unique) = (args.depth, args.unique);
-    // With --divide: the count under each root move, printed; else the parallel total, with
-    // a bar over its work items (on a terminal; depth 15 and up take many minutes).
+    // With --divide: the count under each root move, printed; else the parallel total. A bar
+    // over the root moves or the work items (on a terminal; depth 15 and up take minutes).
     type OnItem<'a> = &'a (dyn Fn(usize, usize) + Sync);
-    let count = |divide: &(dyn Fn() -> Vec<(String, u64)> + Sync),
+    let count = |divide: &(dyn Fn(OnItem) -> Vec<(String, u64)> + Sync),
                  total: &(dyn Fn(OnItem) -> u64 + Sync)| {
+        let unit = if args.divide {
+            "root moves"
+        } else {
+            "subtrees"
+        };
+        let bar = checkers_zero::progress::progress(0, 0, unit, true);
+        bar.set_message(format!("perft {depth}"));
+        let on_item = |done: usize, all: usize| {
+            bar.set_length(all as u64);
+            bar.set_position(done as u64);
+        };
         if !args.divide {
-            let bar = checkers_zero::progress::progress(0, 0, "subtrees", true);
-            bar.set_message(format!("perft {depth}"));
-            let nodes = pool.install(|| {
-                total(&|done, all| {
-                    bar.set_length(all as u64);
-                    bar.set_position(done as u64);
-                })
-            });
+            let nodes = pool.install(|| total(&on_item));
             bar.finish_and_clear();
             return nodes;
         }
-        let rows = pool.install(divide);
+        let rows = pool.install(|| divide(&on_item));
+        bar.finish_and_clear();
         for (mv, n) in &rows {
             println!("{mv}: {n}");
         }
@@ -64,18 +69,20 @@ pub fn run(args: PerftArgs) -> Result<()> {
     let nodes = match args.game {
         GameName::Checkers => {
             let pos = start_position::<Checkers>(args.fen.as_deref())?;
-            count(&|| named(perft::divide(&pos, depth, unique)), &|on| {
-                perft::perft_parallel_with(&pos, depth, unique, on)
-            })
+            count(
+                &|on| named(perft::divide_with(&pos, depth, unique, on)),
+                &|on| perft::perft_parallel_with(&pos, depth, unique, on),
+            )
         }
         GameName::Othello => {
             if unique {
                 bail!("--unique folds checkers capture routes; Othello has none");
             }
             let pos = start_position::<Othello>(args.fen.as_deref())?;
-            count(&|| named(othello::perft::divide(&pos, depth)), &|on| {
-                othello::perft::perft_parallel_with(&pos, depth, on)
-            })
+            count(
+                &|on| named(othello::perft::divide_with(&pos, depth, on)),
+                &|on| othello::perft::perft_parallel_with(&pos, depth, on),
+            )
         }
     };
     let secs = t.elapsed().as_secs_f64();

@@ -17,7 +17,8 @@ enum Side {
 pub struct PlayArgs {
     /// The opponent, any agent spec: `random`, `alphabeta:depth=8`, `alphabeta:time=2000`,
     /// `mcts:searches=1000`, `az` (the built-in trained network), `az:model=PATH`,
-    /// `td:model=PATH`, `ga:model=PATH`, `pso:model=PATH` (see the README).
+    /// `td:model=PATH`, `ga:model=PATH`, `pso:model=PATH` (`checkers-zero agents` lists
+    /// every kind and option).
     #[arg(long, default_value = "alphabeta:depth=6")]
     pub(super) agent: String,
     /// Your colour (Black moves first).

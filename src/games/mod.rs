@@ -24,24 +24,33 @@ crate::names::named_enum! {
     }
 }
 
-/// The sum of `count` over `items` on the current rayon pool, calling `on_item(done, total)`
-/// as each item ends: the parallel split of every game's perft.
-pub(crate) fn sum_items<T: Sync>(
+/// `f` of every item, in order, computed on the current rayon pool, calling
+/// `on_item(done, total)` as each item ends: the parallel split of every game's perft.
+pub(crate) fn map_items<T: Sync, R: Send>(
     items: &[T],
-    count: impl Fn(&T) -> u64 + Sync,
+    f: impl Fn(&T) -> R + Sync,
     on_item: &(dyn Fn(usize, usize) + Sync),
-) -> u64 {
+) -> Vec<R> {
     use rayon::prelude::*;
     let done = std::sync::atomic::AtomicUsize::new(0);
     items
         .par_iter()
         .map(|item| {
-            let n = count(item);
+            let r = f(item);
             on_item(
                 done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
                 items.len(),
             );
-            n
+            r
         })
-        .sum()
+        .collect()
+}
+
+/// The sum of `count` over `items` by [`map_items`].
+pub(crate) fn sum_items<T: Sync>(
+    items: &[T],
+    count: impl Fn(&T) -> u64 + Sync,
+    on_item: &(dyn Fn(usize, usize) + Sync),
+) -> u64 {
+    map_items(items, count, on_item).into_iter().sum()
 }

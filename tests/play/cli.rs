@@ -253,3 +253,41 @@ fn a_match_in_a_log_reports_progress_with_earlier_journal_games() {
     assert_eq!(resumed, whole);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Ctrl-C (SIGINT) ends a long perft, bench perft and perft --divide at once: nothing in them
+/// holds the signal off until the count is done.
+#[cfg(unix)]
+#[test]
+fn long_perfts_stop_on_an_interrupt() {
+    use std::time::{Duration, Instant};
+    for args in [
+        &["perft", "--depth", "18", "--threads", "1"][..],
+        &["perft", "--depth", "18", "--divide"],
+        &["bench", "perft", "--depth", "18", "--repeat", "1"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+        let kill = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                child.kill().unwrap();
+                panic!("{args:?} still runs 5 s after SIGINT");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert!(!status.success(), "{args:?} was interrupted, not finished");
+    }
+}

@@ -4,7 +4,6 @@
 
 use super::moves::{Move, count_moves, dedup_routes, generate};
 use super::position::Position;
-use rayon::prelude::*;
 
 /// Per-depth move buffers, so the recursion allocates nothing after warm-up.
 struct Buffers(Vec<Vec<Move>>);
@@ -48,11 +47,20 @@ pub fn perft(pos: &Position, depth: u32, unique: bool) -> u64 {
 /// The root moves with the perft count below each (`--divide`), computed in parallel on
 /// the current rayon pool.
 pub fn divide(pos: &Position, depth: u32, unique: bool) -> Vec<(Move, u64)> {
+    divide_with(pos, depth, unique, &|_, _| {})
+}
+
+/// [`divide`], calling `on_move(done, total)` as each root move's count ends.
+pub fn divide_with(
+    pos: &Position,
+    depth: u32,
+    unique: bool,
+    on_move: &(dyn Fn(usize, usize) + Sync),
+) -> Vec<(Move, u64)> {
     let mut root = Vec::new();
     moves_of(pos, unique, &mut root);
-    root.par_iter()
-        .map(|mv| (*mv, perft(&pos.apply(mv), depth.saturating_sub(1), unique)))
-        .collect()
+    let below = |mv: &Move| (*mv, perft(&pos.apply(mv), depth.saturating_sub(1), unique));
+    crate::games::map_items(&root, below, on_move)
 }
 
 /// perft spread over the current rayon pool: the positions two plies down are the work items,

@@ -8,7 +8,6 @@
 use super::board::Squares;
 use super::moves::Move;
 use super::position::Position;
-use rayon::prelude::*;
 
 /// perft on one thread. The last ply is counted from the move mask without playing it.
 pub fn perft(pos: &Position, depth: u32) -> u64 {
@@ -33,10 +32,17 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
 /// The root moves with the perft count below each, computed in parallel on the current
 /// rayon pool.
 pub fn divide(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
-    pos.legal_moves()
-        .par_iter()
-        .map(|&mv| (mv, perft(&pos.apply(mv), depth.saturating_sub(1))))
-        .collect()
+    divide_with(pos, depth, &|_, _| {})
+}
+
+/// [`divide`], calling `on_move(done, total)` as each root move's count ends.
+pub fn divide_with(
+    pos: &Position,
+    depth: u32,
+    on_move: &(dyn Fn(usize, usize) + Sync),
+) -> Vec<(Move, u64)> {
+    let below = |&mv: &Move| (mv, perft(&pos.apply(mv), depth.saturating_sub(1)));
+    crate::games::map_items(&pos.legal_moves(), below, on_move)
 }
 
 /// perft spread over the current rayon pool: the positions three plies down are the work
