@@ -153,8 +153,12 @@ impl AgentOption {
             .only_with
             .map(|(k, v)| format!(", with {k}={v}"))
             .unwrap_or_default();
+        let values = match self.setting.domain() {
+            Domain::Choice(_) | Domain::Path => String::new(),
+            domain => format!(": {domain}"),
+        };
         format!(
-            "{}={placeholder} ({}; {default}{only})",
+            "{}={placeholder} ({}{values}; {default}{only})",
             self.key, self.help
         )
     }
@@ -494,7 +498,7 @@ mod tests {
         }
         let help = AZ.help();
         assert!(
-            help.contains("batch=N (leaves per network call; default 8)"),
+            help.contains("batch=N (leaves per network call: a whole number 1-1024; default 8)"),
             "{help}"
         );
         assert!(help.contains("search=puct|gumbel"), "{help}");
