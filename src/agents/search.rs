@@ -4,12 +4,10 @@
 use super::error::setting_error;
 use super::kinds;
 use super::settings;
-use super::spec::{AgentSpec, Options};
 use super::{Agent, AgentError, AgentSource, Analysis, Decision, Limits, MoveScore, ScoreKind};
 use crate::games::{Checkers, Game, Rules};
 use crate::mcts::{
-    GumbelConfig, NetEvaluator, NodeId, Puct, PuctConfig, ROOT, Search, SearchKind, Tree, Uct,
-    most_visited, pick_child,
+    NetEvaluator, NodeId, Puct, PuctConfig, ROOT, Tree, Uct, most_visited, pick_child,
 };
 use crate::net::{NetGame, load_model};
 use crate::nn::PolicyValueNet;
@@ -189,35 +187,6 @@ pub struct AzConfig {
 }
 
 impl AzConfig {
-    /// The config of a spec's options, over the declared defaults.
-    pub fn from_options(opts: &Options) -> Result<AzConfig, AgentError> {
-        let gumbel = GumbelConfig {
-            considered: opts.value("considered", &settings::CONSIDERED)?,
-            c_visit: opts.value("c_visit", &settings::GUMBEL_CONSTANT)?,
-            c_scale: opts.value("c_scale", &settings::GUMBEL_CONSTANT)?,
-            noise: false,
-        };
-        let search: SearchKind = opts.value("search", &settings::SEARCH)?;
-        Ok(AzConfig {
-            model: opts.get("model", &settings::MODEL)?.map(PathBuf::from),
-            searches: opts.value("searches", &settings::SEARCHES)?,
-            movetime: opts
-                .get("time", &settings::MOVETIME_MS)?
-                .map(Duration::from_millis),
-            device: opts.value("device", &settings::DEVICE)?,
-            temperature: opts.value("temperature", &settings::TEMPERATURE)?,
-            puct: PuctConfig {
-                batch: opts.value("batch", &settings::BATCH)?,
-                c_puct: opts.value("c_puct", &settings::EXPLORATION)?,
-                search: match search {
-                    SearchKind::Puct => Search::Puct,
-                    SearchKind::Gumbel => Search::Gumbel(gumbel),
-                },
-                ..PuctConfig::default()
-            },
-        })
-    }
-
     /// Every option's value, as a spec writes it.
     pub fn values(&self) -> Vec<(&'static str, Option<String>)> {
         let g = self.puct.search.gumbel();
@@ -243,15 +212,6 @@ impl AzConfig {
     /// The agent's name: the spec that plays it.
     pub fn name(&self) -> String {
         kinds::AZ.name(&self.values())
-    }
-}
-
-/// The declared defaults.
-impl Default for AzConfig {
-    fn default() -> Self {
-        let spec = AgentSpec::new(kinds::AZ.kind);
-        AzConfig::from_options(&Options::new(&spec, &kinds::AZ))
-            .expect("az's declared defaults are valid")
     }
 }
 

@@ -13,9 +13,11 @@ use super::search::{AzAgent, AzConfig, MctsAgent};
 use super::settings::{self, Setting, SettingValue};
 use super::{Agent, Limits};
 use crate::games::{Checkers, Othello};
+use crate::mcts::{GumbelConfig, PuctConfig, Search, SearchKind};
 use crate::net::NetGame;
 use crate::net::othello_value::OthelloValueNet;
 use crate::net::value_net::Learner;
+use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -194,6 +196,46 @@ impl FromStr for AgentSpec {
             spec.set(k.trim(), v.trim());
         }
         Ok(spec)
+    }
+}
+
+impl AzConfig {
+    /// The config of a spec's options, over the declared defaults.
+    pub fn from_options(opts: &Options) -> Result<AzConfig, AgentError> {
+        let gumbel = GumbelConfig {
+            considered: opts.value("considered", &settings::CONSIDERED)?,
+            c_visit: opts.value("c_visit", &settings::GUMBEL_CONSTANT)?,
+            c_scale: opts.value("c_scale", &settings::GUMBEL_CONSTANT)?,
+            noise: false,
+        };
+        let search: SearchKind = opts.value("search", &settings::SEARCH)?;
+        Ok(AzConfig {
+            model: opts.get("model", &settings::MODEL)?.map(PathBuf::from),
+            searches: opts.value("searches", &settings::SEARCHES)?,
+            movetime: opts
+                .get("time", &settings::MOVETIME_MS)?
+                .map(Duration::from_millis),
+            device: opts.value("device", &settings::DEVICE)?,
+            temperature: opts.value("temperature", &settings::TEMPERATURE)?,
+            puct: PuctConfig {
+                batch: opts.value("batch", &settings::BATCH)?,
+                c_puct: opts.value("c_puct", &settings::EXPLORATION)?,
+                search: match search {
+                    SearchKind::Puct => Search::Puct,
+                    SearchKind::Gumbel => Search::Gumbel(gumbel),
+                },
+                ..PuctConfig::default()
+            },
+        })
+    }
+}
+
+/// The declared defaults.
+impl Default for AzConfig {
+    fn default() -> Self {
+        let spec = AgentSpec::new(kinds::AZ.kind);
+        AzConfig::from_options(&Options::new(&spec, &kinds::AZ))
+            .expect("az's declared defaults are valid")
     }
 }
 

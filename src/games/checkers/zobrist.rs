@@ -1,7 +1,6 @@
 //! Checkers' Zobrist keys: one per (colour, man or king, square), then White to move.
 
-use super::position::Color;
-use crate::games::side::zobrist_keys;
+use crate::games::side::{Color, zobrist_keys};
 
 const KEYS: ([u64; 128], u64) = zobrist_keys(0x00C0_FFEE_D15E_A5E5);
 static PIECE_KEYS: [u64; 128] = KEYS.0;

@@ -1,8 +1,7 @@
 //! Othello's Zobrist keys: one per (colour, square), then White to move. The seed differs
 //! from checkers' so the two games' hashes do not coincide by construction.
 
-use super::position::Color;
-use crate::games::side::zobrist_keys;
+use crate::games::side::{Color, zobrist_keys};
 
 const KEYS: ([u64; 128], u64) = zobrist_keys(0x07E1_1000_B1AC_C0DE);
 static DISC_KEYS: [u64; 128] = KEYS.0;
