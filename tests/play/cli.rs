@@ -272,8 +272,9 @@ fn long_perfts_stop_on_an_interrupt() {
             .spawn()
             .unwrap();
         std::thread::sleep(Duration::from_millis(500));
-        let kill = Command::new("kill")
-            .args(["-INT", &child.id().to_string()])
+        // The shell's own `kill`: no other program is needed.
+        let kill = Command::new("sh")
+            .args(["-c", &format!("kill -INT {}", child.id())])
             .status()
             .unwrap();
         assert!(kill.success());
