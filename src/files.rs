@@ -1,7 +1,29 @@
 //! Files written so that a killed run never leaves one half-written.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// An I/O failure on a named file: `cannot read runs/x/metrics.jsonl: ...`.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot {action} {}: {source}", path.display())]
+pub struct FileError {
+    action: &'static str,
+    path: PathBuf,
+    #[source]
+    source: std::io::Error,
+}
+
+/// Names an I/O failure to `action` (read, write, open, ...) `path`.
+pub fn file_error<'a>(
+    action: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(std::io::Error) -> FileError + 'a {
+    move |source| FileError {
+        action,
+        path: path.to_owned(),
+        source,
+    }
+}
 
 /// Writes `bytes` to a temporary file beside `path`, syncs it, then renames it over `path`.
 /// The temporary is locked while it is written, so the temporaries of writers that were

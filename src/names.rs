@@ -93,13 +93,14 @@ macro_rules! named_enum {
 }
 pub(crate) use named_enum;
 
-/// Serialises a [`named_enum!`] as its name (config files, run states) and reads it back
-/// from one: for enums whose names are not serde's spelling of their variants.
-macro_rules! serde_by_name {
+/// Serialises a value as its text (`Display`) in config files and run states, and reads it
+/// back through `FromStr`: a [`named_enum!`] whose names are not serde's spelling of its
+/// variants, or a list kept on disk as the line people write.
+macro_rules! serde_as_text {
     ($name:ty) => {
         impl serde::Serialize for $name {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.serialize_str(self.name())
+                s.serialize_str(&self.to_string())
             }
         }
 
@@ -111,7 +112,7 @@ macro_rules! serde_by_name {
         }
     };
 }
-pub(crate) use serde_by_name;
+pub(crate) use serde_as_text;
 
 #[cfg(test)]
 mod tests {

@@ -1,6 +1,7 @@
 //! A training run's curves as charts: `checkers-zero plot` writes them as PNG and SVG, and
 //! the browser dashboard serves the same SVG. One drawing function serves both backends.
 
+use crate::files::{FileError, file_error};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::Deserialize;
@@ -126,25 +127,11 @@ impl RunMetrics {
 /// Why a run's charts could not be drawn.
 #[derive(Debug, thiserror::Error)]
 pub enum PlotError {
-    #[error("cannot {action} {}: {source}", path.display())]
-    Io {
-        action: &'static str,
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    File(#[from] FileError),
     /// A metrics line that is no iteration record, a run with none yet, a failed drawing.
     #[error("{0}")]
     Data(String),
-}
-
-/// An I/O failure to `action` `path`.
-fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> PlotError + 'a {
-    move |source| PlotError::Io {
-        action,
-        path: path.to_owned(),
-        source,
-    }
 }
 
 type Result<T, E = PlotError> = std::result::Result<T, E>;
@@ -153,7 +140,7 @@ type Result<T, E = PlotError> = std::result::Result<T, E>;
 /// line without its newline is one `train` is still writing, and is left out.
 pub fn read_metrics(run: &Path) -> Result<RunMetrics> {
     let path = run.join("metrics.jsonl");
-    let text = std::fs::read_to_string(&path).map_err(io("read", &path))?;
+    let text = std::fs::read_to_string(&path).map_err(file_error("read", &path))?;
     let complete = text.rfind('\n').map_or("", |end| &text[..end]);
     let mut records = Vec::new();
     for (i, line) in complete.lines().enumerate() {
@@ -489,13 +476,13 @@ pub fn write_plots(run: &Path, out: &Path) -> Result<Vec<PathBuf>> {
             run.join("metrics.jsonl").display()
         )));
     }
-    std::fs::create_dir_all(out).map_err(io("create", out))?;
+    std::fs::create_dir_all(out).map_err(file_error("create", out))?;
     let mut written = Vec::new();
     for kind in PLOTS {
         let svg = svg(&metrics, kind.name).expect("a listed plot");
         for (ext, bytes) in [("svg", svg.into_bytes()), ("png", png(&metrics, kind)?)] {
             let path = out.join(format!("{}.{ext}", kind.name));
-            crate::files::write_atomic(&path, &bytes).map_err(io("write", &path))?;
+            crate::files::write_atomic(&path, &bytes).map_err(file_error("write", &path))?;
             written.push(path);
         }
     }

@@ -4,6 +4,7 @@
 //! the same message whichever route it comes by.
 
 use crate::mcts::SearchKind;
+use crate::names::Named;
 use crate::tensor::DeviceChoice;
 use std::fmt::{self, Display};
 use std::marker::PhantomData;
@@ -239,17 +240,12 @@ pub static DEVICE: Setting<DeviceChoice> =
 pub static SEARCH: Setting<SearchKind> =
     Setting::new("a search", Domain::Choice(SearchKind::NAMES));
 
-/// Words of a [`Domain::Choice`]: the parse is the test.
-macro_rules! choice_values {
-    ($($t:ty),*) => {$(
-        impl SettingValue for $t {
-            fn within(&self, domain: &Domain) -> bool {
-                matches!(domain, Domain::Choice(words) if words.contains(&self.to_string().as_str()))
-            }
-        }
-    )*};
+/// Any enum chosen by name is a [`Domain::Choice`] of its names.
+impl<T: Named + FromStr + Display> SettingValue for T {
+    fn within(&self, domain: &Domain) -> bool {
+        matches!(domain, Domain::Choice(words) if words.contains(&self.name()))
+    }
 }
-choice_values!(DeviceChoice, SearchKind);
 
 #[cfg(test)]
 mod tests {

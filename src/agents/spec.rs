@@ -263,18 +263,7 @@ impl FromStr for SpecList {
     }
 }
 
-impl serde::Serialize for SpecList {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.to_string())
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for SpecList {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(d)?;
-        text.parse().map_err(serde::de::Error::custom)
-    }
-}
+crate::names::serde_as_text!(SpecList);
 
 /// Typed access to a spec's options through its kind's declaration: a value given, else
 /// the declared default.

@@ -9,11 +9,12 @@ use super::series::{
     MatchConfig, MatchGame, MatchReport, match_length, names, play_rounds, round_start,
 };
 use crate::agents::{AgentError, AgentGame, AgentSpec};
+use crate::files::{FileError, file_error};
 use crate::games::{Color, DrawReason, Game, Outcome, WinReason};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 
 /// One finished game: its moves after the opening, and the result where a length cap
@@ -110,30 +111,13 @@ fn same_match<G: AgentGame>(found: &Value, want: &Value) -> bool {
 /// Why a journal cannot be read, resumed or written.
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
-    #[error("cannot {action} {}: {source}", path.display())]
-    Io {
-        action: &'static str,
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    File(#[from] FileError),
     /// Another match's journal, one being written, a damaged line.
     #[error("{0}")]
     Refused(String),
     #[error(transparent)]
     Agent(#[from] AgentError),
-}
-
-/// An I/O failure to `action` the journal at `path`.
-fn io<'a>(
-    action: &'static str,
-    path: &'a Path,
-) -> impl FnOnce(std::io::Error) -> JournalError + 'a {
-    move |source| JournalError::Io {
-        action,
-        path: path.to_owned(),
-        source,
-    }
 }
 
 type Result<T, E = JournalError> = std::result::Result<T, E>;
@@ -148,7 +132,7 @@ fn read<G: ArenaGame + AgentGame>(
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(io("read", path)(e)),
+        Err(e) => return Err(file_error("read", path)(e).into()),
     };
     // Only whole lines count: a line cut short by a kill is dropped.
     let whole = text.rfind('\n').map_or(0, |end| end + 1);
@@ -218,7 +202,7 @@ pub fn run_match_journaled<G: ArenaGame + AgentGame>(
         .write(true)
         .truncate(false)
         .open(path)
-        .map_err(io("open", path))?;
+        .map_err(file_error("open", path))?;
     // One match writes a journal at a time: two would play the same games and write each
     // round twice. Read only under the lock, so no other run's games land unseen.
     match file.try_lock() {
@@ -230,7 +214,7 @@ pub fn run_match_journaled<G: ArenaGame + AgentGame>(
                 path.display()
             )));
         }
-        Err(std::fs::TryLockError::Error(e)) => return Err(io("lock", path)(e)),
+        Err(std::fs::TryLockError::Error(e)) => return Err(file_error("lock", path)(e).into()),
     }
     let Journal {
         games: mut done,
@@ -245,7 +229,7 @@ pub fn run_match_journaled<G: ArenaGame + AgentGame>(
             }
             file.sync_data()
         })
-        .map_err(io("write", path))?;
+        .map_err(file_error("write", path))?;
     let file = Mutex::new(file);
     let rounds: Vec<usize> = (0..total)
         .filter(|r| !done.iter().any(|g| g.round == *r))

@@ -66,7 +66,7 @@ crate::names::named_enum! {
         Plain7x128 = "plain-7x128",
     }
 }
-crate::names::serde_by_name!(NetPreset);
+crate::names::serde_as_text!(NetPreset);
 
 impl Architecture {
     pub fn preset(preset: NetPreset) -> Architecture {
