@@ -14,6 +14,7 @@ const LAYERS: &[&[&str]] = &[
         "seeds",
         "layers",
         "test_support",
+        "test_skip",
     ],
     &["tensor", "games", "plot"],
     &["nn"],

@@ -32,3 +32,7 @@ mod layers;
 #[cfg(test)]
 #[path = "../tests/common/proptest_seed.rs"]
 mod test_support;
+
+#[cfg(test)]
+#[path = "../tests/common/skip.rs"]
+mod test_skip;

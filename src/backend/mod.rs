@@ -113,6 +113,45 @@ impl NormDims {
     }
 }
 
+/// A batch norm's running averages and how far a training batch moves them:
+/// new = (1 - momentum) old + momentum batch, the batch variance unbiased (n plane / (n plane - 1)).
+#[derive(Debug)]
+pub struct Running<'a, B> {
+    pub mean: &'a B,
+    pub var: &'a B,
+    pub momentum: f32,
+}
+
+impl<B> Clone for Running<'_, B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<B> Copy for Running<'_, B> {}
+
+/// The running averages moved towards a batch's mean and (biased) variance.
+fn fold_running<B: Backend + ?Sized>(
+    be: &B,
+    r: Running<'_, B::Buf>,
+    mean: &B::Buf,
+    var: &B::Buf,
+    d: NormDims,
+) -> [B::Buf; 2] {
+    let count = d.count();
+    let unbias = if count > 1 {
+        count as f32 / (count - 1) as f32
+    } else {
+        1.0
+    };
+    let c = [d.c];
+    let toward = |old: &B::Buf, batch: &B::Buf, scale: f32| {
+        let old = be.unary(UnaryOp::MulScalar(1.0 - r.momentum), old);
+        let batch = be.unary(UnaryOp::MulScalar(r.momentum * scale), batch);
+        be.binary(BinaryOp::Add, &old, &c, &batch, &c, &c)
+    };
+    [toward(r.mean, mean, 1.0), toward(r.var, var, unbias)]
+}
+
 /// Per-channel sums of an (n, c, plane) array, as (c).
 fn channel_sum<B: Backend + ?Sized>(be: &B, x: &B::Buf, d: NormDims) -> B::Buf {
     let planes = be.sum_axis(x, d.n * d.c, d.plane, 1);
@@ -155,6 +194,10 @@ pub trait Backend: Send + Sync {
 
     fn upload(&self, data: &[f32]) -> Self::Buf;
     fn download(&self, buf: &Self::Buf) -> Vec<f32>;
+    /// Several buffers read back together: on a GPU, one copy and one wait for all of them.
+    fn download_all(&self, bufs: &[&Self::Buf]) -> Vec<Vec<f32>> {
+        bufs.iter().map(|b| self.download(b)).collect()
+    }
     fn filled(&self, len: usize, value: f32) -> Self::Buf;
     fn len(&self, buf: &Self::Buf) -> usize;
 
@@ -224,17 +267,19 @@ pub trait Backend: Send + Sync {
         }
     }
     /// Training-mode batch norm of `x` (n, c, plane): per channel the batch mean and biased
-    /// variance, then y = (x - mean) gamma / sqrt(var + eps) + beta. Returns [y, mean, var]
-    /// (mean and var of shape (c)). This default composes the primitive kernels (about eight
-    /// passes over x); the CPU backend makes two reading passes and one writing pass.
+    /// variance, then y = (x - mean) gamma / sqrt(var + eps) + beta, and the running averages
+    /// moved towards the batch's. Returns [y, mean, var, running mean, running var] (all but
+    /// y of shape (c)). This default composes the primitive kernels (about eight passes over
+    /// x); the CPU backend makes two reading passes and one writing pass, the GPU two kernels.
     fn batch_norm_train(
         &self,
         x: &Self::Buf,
         gamma: &Self::Buf,
         beta: &Self::Buf,
+        running: Running<'_, Self::Buf>,
         d: NormDims,
         eps: f32,
-    ) -> [Self::Buf; 3] {
+    ) -> [Self::Buf; 5] {
         let (full, ch) = d.shapes();
         let per_value = UnaryOp::MulScalar(1.0 / d.count() as f32);
         let mean = self.unary(per_value, &channel_sum(self, x, d));
@@ -245,7 +290,8 @@ pub trait Backend: Send + Sync {
         let scale = self.binary(BinaryOp::Mul, gamma, &c, &inv_std(self, &var, eps), &c, &c);
         let y = self.binary(BinaryOp::Mul, &centred, &full, &scale, &ch, &full);
         let y = self.binary(BinaryOp::Add, &y, &full, beta, &ch, &full);
-        [y, mean, var]
+        let [run_mean, run_var] = fold_running(self, running, &mean, &var, d);
+        [y, mean, var, run_mean, run_var]
     }
     /// The backward of [`Backend::batch_norm_train`] from the output gradient `g`, with
     /// x^ = (x - mean) / sqrt(var + eps) and m = n plane values per channel:

@@ -178,7 +178,9 @@ impl<G: Rules> Evaluator<G> for NetEvaluator<G> {
         }
         let x = Tensor::from_vec(x, &[inputs.len(), planes, rows, cols], &self.device);
         let (probs, values) = self.net.predict(&x);
-        let (probs, values) = (probs.to_vec(), values.to_vec());
+        let [probs, values]: [Vec<f32>; 2] = Tensor::to_vecs(&[&probs, &values])
+            .try_into()
+            .expect("two tensors read");
         inputs
             .iter()
             .zip(probs.chunks_exact(G::POLICY_SIZE))

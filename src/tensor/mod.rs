@@ -10,6 +10,7 @@ pub mod ops;
 mod shape;
 mod tape;
 
+pub use ops::RunningStats;
 pub use shape::{broadcast_shapes, numel};
 pub use tape::{Gradients, Tape, Var};
 
@@ -121,6 +122,17 @@ impl Device {
         if let Device::Gpu(g) = self {
             g.flush();
         }
+    }
+
+    /// Whether the device still works: a GPU that was lost, ran out of memory or refused a
+    /// command since it was opened gives its fault (its results since are not to be trusted).
+    /// The CPU always works.
+    pub fn check(&self) -> Result<(), DeviceError> {
+        #[cfg(feature = "gpu")]
+        if let Device::Gpu(g) = self {
+            g.check()?;
+        }
+        Ok(())
     }
 }
 
@@ -314,6 +326,32 @@ impl Tensor {
             #[cfg(feature = "gpu")]
             Storage::Gpu(b) => b.gpu().download(b),
         }
+    }
+
+    /// Several tensors' data at once: one wait for all of those on a GPU (each GPU tensor's
+    /// device is the process's one context).
+    pub fn to_vecs(tensors: &[&Tensor]) -> Vec<Vec<f32>> {
+        #[cfg(feature = "gpu")]
+        {
+            let on_gpu: Vec<&GpuBuf> = tensors
+                .iter()
+                .filter_map(|t| match &t.storage {
+                    Storage::Gpu(b) => Some(b),
+                    Storage::Cpu(_) => None,
+                })
+                .collect();
+            if let Some(first) = on_gpu.first() {
+                let mut read = first.gpu().download_all(&on_gpu).into_iter();
+                return tensors
+                    .iter()
+                    .map(|t| match &t.storage {
+                        Storage::Gpu(_) => read.next().unwrap_or_default(),
+                        Storage::Cpu(b) => Cpu.download(b),
+                    })
+                    .collect();
+            }
+        }
+        tensors.iter().map(|t| t.to_vec()).collect()
     }
 
     /// The single value of a one-element tensor.

@@ -17,6 +17,11 @@ pub enum TrainError {
     Agent(#[from] crate::agents::AgentError),
     #[error(transparent)]
     Keys(#[from] super::alphazero::ConfigError),
+    /// The device failed (a GPU lost or out of memory); the last checkpoint stands.
+    #[error(
+        "{0}; the run stopped at its last finished iteration (run the same command again to resume it)"
+    )]
+    Device(#[from] crate::tensor::DeviceError),
     /// The run folder belongs to another process.
     #[error("{0}")]
     InUse(String),

@@ -2,27 +2,12 @@
 #![allow(dead_code, unused_imports)]
 
 mod proptest_seed;
+mod skip;
 
 pub use proptest_seed::proptest_config;
+pub use skip::{must_run_everything, skip};
 
 use checkers_zero::tensor::Device;
-
-/// Whether this machine must run every test: `CHECKERS_ZERO_REQUIRE_ALL=1` (set by .ci/run)
-/// turns a test that cannot run here (no GPU adapter, no browser, no redis-server) into a
-/// failure instead of a skip.
-pub fn must_run_everything() -> bool {
-    std::env::var("CHECKERS_ZERO_REQUIRE_ALL").as_deref() == Ok("1")
-}
-
-/// Notes that the calling test skips because of `why`; fails it instead where everything
-/// must run.
-pub fn skip(why: &str) {
-    assert!(
-        !must_run_everything(),
-        "CHECKERS_ZERO_REQUIRE_ALL=1, but {why}"
-    );
-    eprintln!("note: skipping: {why}");
-}
 
 /// The tests of one binary that use the GPU share the device; a test that counts its
 /// submits needs it alone.

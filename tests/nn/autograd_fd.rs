@@ -10,7 +10,7 @@
 //! about 1e-7 |L| / H ~ 1e-5 |L| per element; 1e-2 is far above both, and far below the
 //! error of any wrong rule (a missing term or transposition gives O(1)).
 
-use checkers_zero::tensor::{Device, Tape, Tensor, Var};
+use checkers_zero::tensor::{Device, RunningStats, Tape, Tensor, Var};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -324,16 +324,26 @@ fn fused_losses() {
     check("mse", &[p, q], |v| v[0].mse(&v[1]));
 }
 
+/// Running averages as a new batch norm starts them (they do not enter the gradients).
+fn fresh_running(c: usize) -> RunningStats {
+    RunningStats {
+        mean: Tensor::zeros(&[c], &Device::Cpu),
+        var: Tensor::full(&[c], 1.0, &Device::Cpu),
+        momentum: 0.1,
+    }
+}
+
 #[test]
 fn batch_norm() {
     let mut rng = StdRng::seed_from_u64(9);
     let x = rand_t(&[3, 2, 3, 2], -1.0, 1.0, &mut rng);
     let gamma = rand_t(&[2], 0.5, 1.5, &mut rng);
     let beta = rand_t(&[2], -0.5, 0.5, &mut rng);
+    let running = fresh_running(2);
     check(
         "batch_norm2d train",
         &[x.clone(), gamma.clone(), beta.clone()],
-        |v| v[0].batch_norm2d_train(&v[1], &v[2], 1e-5).0,
+        |v| v[0].batch_norm2d_train(&v[1], &v[2], &running, 1e-5).0,
     );
     let mean = rand_t(&[2], -0.2, 0.2, &mut rng);
     let var = rand_t(&[2], 0.5, 1.5, &mut rng);
@@ -359,7 +369,7 @@ fn small_network_end_to_end() {
     check("network", &[x, w1, g, b, lin], |v| {
         let h = v[0]
             .conv2d(&v[1], None, (1, 1), (1, 1))
-            .batch_norm2d_train(&v[2], &v[3], 1e-5)
+            .batch_norm2d_train(&v[2], &v[3], &fresh_running(2), 1e-5)
             .0
             .relu();
         let h = h.add(&v[0]).flatten();

@@ -11,10 +11,11 @@
 
 use crate::common;
 use checkers_zero::backend::OptimStep;
+use checkers_zero::backend::gpu::SUBMIT_EVERY;
 use checkers_zero::net::ValueModel;
 use checkers_zero::net::towers::{TowerArch, TowerNet};
 use checkers_zero::nn::{Ctx, Module};
-use checkers_zero::tensor::{Device, DeviceChoice, Tape, Tensor, Var};
+use checkers_zero::tensor::{Device, DeviceChoice, RunningStats, Tape, Tensor, Var};
 use common::gpu_or_skip;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -550,18 +551,39 @@ fn softmax_and_log_softmax() {
 #[test]
 fn batch_norm_train_and_eval() {
     on_gpu(|gpu| {
+        // 140 values per channel (fewer than a workgroup's invocations) and 576 (more).
+        for (shape, seed) in [([4, 3, 5, 7], 100), ([9, 5, 8, 8], 110)] {
+            let c = shape[1];
+            let x = normal(&shape, seed).mul_scalar(2.0).add_scalar(0.5);
+            let (gamma, beta) = (positive(&[c], seed + 1), normal(&[c], seed + 2));
+            let (run_mean, run_var) = (normal(&[c], seed + 3), positive(&[c], seed + 4));
+            let running = |dev: &Device| RunningStats {
+                mean: run_mean.to_device(dev),
+                var: run_var.to_device(dev),
+                momentum: 0.1,
+            };
+            // Means, variances and their gradients are sums of 140 or 576 terms per channel.
+            parity(
+                gpu,
+                "batch_norm2d train",
+                &[&x, &gamma, &beta],
+                Tol::Norm(1e-5),
+                Tol::Norm(1e-5),
+                |v, dev| v[0].batch_norm2d_train(&v[1], &v[2], &running(dev), 1e-5).0,
+            );
+            let moved = |dev: &Device| {
+                let x = Var::constant(x.to_device(dev));
+                let [g, b] = [&gamma, &beta].map(|t| Var::constant(t.to_device(dev)));
+                let (_, r) = x.batch_norm2d_train(&g, &b, &running(dev), 1e-5);
+                [r.mean.to_vec(), r.var.to_vec()]
+            };
+            let (cpu, on_gpu) = (moved(&Device::Cpu), moved(gpu));
+            assert_close("running mean", &cpu[0], &on_gpu[0], Tol::Norm(1e-5));
+            assert_close("running var", &cpu[1], &on_gpu[1], Tol::Norm(1e-5));
+        }
         let x = normal(&[4, 3, 5, 7], 100).mul_scalar(2.0).add_scalar(0.5);
         let (gamma, beta) = (positive(&[3], 101), normal(&[3], 102));
         let inputs = [&x, &gamma, &beta];
-        // Means, variances and their gradients are sums of 140 terms per channel.
-        parity(
-            gpu,
-            "batch_norm2d train",
-            &inputs,
-            Tol::Norm(1e-5),
-            Tol::Norm(1e-5),
-            |v, _| v[0].batch_norm2d_train(&v[1], &v[2], 1e-5).0,
-        );
         let (mean, var) = (normal(&[3], 103), positive(&[3], 104));
         parity(
             gpu,
@@ -715,7 +737,7 @@ fn uploads_never_overwrite_inputs_of_pending_work() {
 }
 
 #[test]
-fn a_long_chain_of_ops_is_one_submit() {
+fn a_long_chain_of_ops_is_submitted_in_chunks_and_read_with_one_wait() {
     let Some(gpu) = gpu_or_skip() else { return };
     // Alone on the device, so no other test's read-back submits in between.
     let _alone = common::GPU_USE.write().unwrap_or_else(|e| e.into_inner());
@@ -725,19 +747,27 @@ fn a_long_chain_of_ops_is_one_submit() {
     let (x0, k) = (normal(&[7, 13], 300), positive(&[13], 301));
     let (mut x, kg) = (x0.to_device(&gpu), k.to_device(&gpu));
     gpu.flush();
-    let before = g.submit_count();
+    let before = g.counters();
     let mut y = x0;
     for i in 0..50 {
         let c = 0.01 * i as f32;
         x = x.mul(&kg).add_scalar(c).tanh().mul_scalar(1.5);
         y = y.mul(&k).add_scalar(c).tanh().mul_scalar(1.5);
     }
-    assert_eq!(g.submit_count(), before, "200 recorded ops submit nothing");
-    let got = x.to_vec();
+    let recorded = g.counters() - before;
+    assert_eq!(recorded.dispatches, 200, "one dispatch per op");
     assert_eq!(
-        g.submit_count(),
-        before + 1,
-        "reading back submits everything once"
+        recorded.submits,
+        200 / SUBMIT_EVERY as u64,
+        "the device starts on each full chunk while the rest is recorded"
+    );
+    assert_eq!(recorded.waits, 0, "nothing waits before a readback");
+    let got = x.to_vec();
+    let read = g.counters() - before;
+    assert_eq!(
+        (read.submits, read.waits, read.bytes_down),
+        (recorded.submits + 1, 1, 7 * 13 * 4),
+        "reading back submits the rest and waits once"
     );
     // 50 rounds of a contraction (tanh) keep the per-round few-ULP errors from growing.
     assert_close("200-op chain", &y.to_vec(), &got, TRANSCENDENTAL);

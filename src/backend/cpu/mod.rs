@@ -11,7 +11,7 @@ mod reduce;
 
 pub use matmul::sgemm_kernel;
 
-use super::{Backend, BinaryOp, ConvDims, MatmulDims, NormDims, OptimStep, UnaryOp};
+use super::{Backend, BinaryOp, ConvDims, MatmulDims, NormDims, OptimStep, Running, UnaryOp};
 use std::sync::Arc;
 
 /// A CPU buffer: shared, immutable once made.
@@ -135,10 +135,13 @@ impl Backend for Cpu {
         x: &CpuBuf,
         gamma: &CpuBuf,
         beta: &CpuBuf,
+        running: Running<'_, CpuBuf>,
         d: NormDims,
         eps: f32,
-    ) -> [CpuBuf; 3] {
-        norm::train(x.as_slice(), gamma.as_slice(), beta.as_slice(), d, eps)
+    ) -> [CpuBuf; 5] {
+        let [y, mean, var] = norm::train(x.as_slice(), gamma.as_slice(), beta.as_slice(), d, eps);
+        let [run_mean, run_var] = super::fold_running(self, running, &mean, &var, d);
+        [y, mean, var, run_mean, run_var]
     }
     fn batch_norm_train_grad(
         &self,

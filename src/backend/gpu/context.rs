@@ -1,25 +1,32 @@
-//! The wgpu device and queue, the pending command encoder, and readback.
+//! The wgpu device and queue, the pending command encoder, readback, and device faults.
 //!
-//! Lazy recording: every kernel records one compute pass into the pending encoder; nothing
-//! runs until a readback (`download`) or an explicit `flush` submits it, so a training step
-//! (forward, backward, optimizer) is one submit.
+//! Lazy recording: every kernel records one compute pass into the pending encoder, and the
+//! encoder is submitted every `SUBMIT_EVERY` dispatches, so the device starts on a step while
+//! the host records the rest of it; a readback (`download`) or an explicit `flush` submits what
+//! is left. A readback of several buffers copies them into one staging buffer and waits once.
 //!
 //! The write rule: `queue.write_buffer` executes at the next submit *before* the pending
 //! encoder's commands. So nothing is written that way into a buffer that pending commands
 //! still read: uploads take only buffers freed while nothing was pending (`pool`), and each
 //! dispatch's parameters get their own arena slot, written just before its submit (`params`).
+//!
+//! Faults: wgpu reports a lost device, an allocation it cannot make, or a command it refuses
+//! through callbacks, not return values. The context keeps the first such fault, stops
+//! recording, answers readbacks with zeros, and hands the fault to whoever asks (`fault`),
+//! so a trainer can stop cleanly instead of the process panicking.
 
+use super::counters::{Count, Counters, GpuCounters};
 use super::params::ParamArena;
 use super::pipelines::{Kernel, PipelineCache};
 use super::pool::{Pool, size_class};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard, mpsc};
+use super::profiler::{self, KernelTime, Profiler};
+use std::sync::{Arc, Mutex, MutexGuard, mpsc};
 
-/// Recorded dispatches after which the encoder is submitted anyway, so a caller that never
-/// reads back cannot grow it without bound.
-const MAX_PENDING_DISPATCHES: usize = 8192;
+/// Recorded dispatches after which the encoder is submitted: enough that a submit's cost is
+/// spread thin, few enough that the device starts early on a long step.
+pub const SUBMIT_EVERY: usize = 32;
 
-/// Why no GPU context could be made.
+/// Why no GPU context could be made, or why the one in use stopped.
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum GpuError {
     #[error(
@@ -30,6 +37,27 @@ pub enum GpuError {
     Unsupported { adapter: String, why: String },
     #[error("could not open GPU adapter {adapter}: {why}")]
     RequestDevice { adapter: String, why: String },
+    #[error("the GPU ({adapter}) was lost: {why}")]
+    Lost { adapter: String, why: String },
+    #[error("the GPU ({adapter}) is out of memory: {why}")]
+    OutOfMemory { adapter: String, why: String },
+    #[error("the GPU ({adapter}) refused a command: {why}")]
+    Failed { adapter: String, why: String },
+}
+
+/// The first fault of a context, shared with wgpu's callbacks.
+#[derive(Clone, Default)]
+struct Fault(Arc<Mutex<Option<GpuError>>>);
+
+impl Fault {
+    fn set(&self, error: GpuError) {
+        let mut first = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        first.get_or_insert(error);
+    }
+
+    fn get(&self) -> Option<GpuError> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
 }
 
 pub(crate) struct GpuContext {
@@ -39,7 +67,8 @@ pub(crate) struct GpuContext {
     limits: wgpu::Limits,
     pipelines: PipelineCache,
     state: Mutex<State>,
-    submits: AtomicU64,
+    counters: Counters,
+    fault: Fault,
 }
 
 struct State {
@@ -50,6 +79,7 @@ struct State {
     staging: Pool,
     /// True from the first command or buffer write recorded after a submit until the next.
     pending: bool,
+    profiler: Option<Profiler>,
 }
 
 fn binding(
@@ -68,7 +98,6 @@ fn binding(
         }),
     }
 }
-
 /// The adapters wgpu can see, best first: hardware before software, discrete before
 /// integrated. Vulkan, Metal and DX12 only, unless WGPU_BACKEND names others (GL's compute
 /// support is thin, and probing it on a headless machine prints errors).
@@ -143,25 +172,46 @@ pub(super) fn describe(info: &wgpu::AdapterInfo) -> String {
     format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type)
 }
 
+/// A wgpu error as a fault of this context.
+fn classify(adapter: &str, error: wgpu::Error) -> GpuError {
+    let (adapter, why) = (adapter.to_string(), error.to_string());
+    match error {
+        wgpu::Error::OutOfMemory { .. } => GpuError::OutOfMemory { adapter, why },
+        _ => GpuError::Failed { adapter, why },
+    }
+}
+
 impl GpuContext {
     pub(super) fn new(adapter: &wgpu::Adapter) -> Result<GpuContext, GpuError> {
         let info = adapter.get_info();
-        let name = || describe(&info);
+        let name = describe(&info);
         // Ask for everything the adapter offers: the defaults cap buffers far below it.
         let limits = adapter.limits();
         check_limits(&limits).map_err(|why| GpuError::Unsupported {
-            adapter: name(),
+            adapter: name.clone(),
             why,
         })?;
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("checkers-zero"),
+            // Timestamps where the adapter has them, for the profiler.
+            required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
             required_limits: limits.clone(),
             ..Default::default()
         }))
         .map_err(|e| GpuError::RequestDevice {
-            adapter: name(),
+            adapter: name.clone(),
             why: e.to_string(),
         })?;
+        let fault = Fault::default();
+        let (first, adapter_name) = (fault.clone(), name.clone());
+        device.on_uncaptured_error(Arc::new(move |e| first.set(classify(&adapter_name, e))));
+        let (first, adapter) = (fault.clone(), name);
+        device.set_device_lost_callback(move |_, why| {
+            first.set(GpuError::Lost {
+                adapter: adapter.clone(),
+                why,
+            })
+        });
         let state = State {
             encoder: None,
             dispatches: 0,
@@ -169,6 +219,7 @@ impl GpuContext {
             pool: Pool::default(),
             staging: Pool::default(),
             pending: false,
+            profiler: None,
         };
         Ok(GpuContext {
             device,
@@ -177,7 +228,8 @@ impl GpuContext {
             limits,
             pipelines: PipelineCache::default(),
             state: Mutex::new(state),
-            submits: AtomicU64::new(0),
+            counters: Counters::default(),
+            fault,
         })
     }
 
@@ -186,17 +238,32 @@ impl GpuContext {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A storage buffer of at least `bytes`. `for_queue_write`: see `Pool::take`.
+    /// The first fault since the context was made, if any.
+    pub(super) fn fault(&self) -> Option<GpuError> {
+        self.fault.get()
+    }
+
+    fn fail(&self, make: fn(String, String) -> GpuError, why: String) {
+        self.fault.set(make(self.adapter_name(), why));
+    }
+
+    /// A storage buffer of at least `bytes`. `for_queue_write`: see `Pool::take`. A request
+    /// beyond the device's limit is a fault (out of memory); the caller gets a small buffer
+    /// that nothing will run on.
     pub(super) fn alloc(&self, bytes: u64, for_queue_write: bool) -> wgpu::Buffer {
         let limit = self
             .limits
             .max_storage_buffer_binding_size
             .min(self.limits.max_buffer_size);
-        assert!(
-            bytes <= limit,
-            "a tensor of {bytes} bytes exceeds this GPU's buffer limit of {limit} bytes"
-        );
-        let class = size_class(bytes).min(limit);
+        let class = if bytes <= limit {
+            size_class(bytes).min(limit)
+        } else {
+            self.fail(
+                |adapter, why| GpuError::OutOfMemory { adapter, why },
+                format!("a tensor of {bytes} bytes exceeds its buffer limit of {limit} bytes"),
+            );
+            size_class(0)
+        };
         if let Some(b) = self.lock().pool.take(class, for_queue_write) {
             return b;
         }
@@ -219,26 +286,45 @@ impl GpuContext {
 
     /// Writes `data` into a buffer from `alloc(_, true)`; it lands at the next submit.
     pub(super) fn write(&self, buffer: &wgpu::Buffer, data: &[u8]) {
-        if data.is_empty() {
+        if data.is_empty() || self.fault().is_some() || data.len() as u64 > buffer.size() {
             return;
         }
         let mut st = self.lock();
         self.queue.write_buffer(buffer, 0, data);
+        self.counters.add(Count::BytesUp(data.len() as u64));
         st.pending = true;
     }
 
     /// Records one dispatch of `groups` workgroups: binding 0 holds `params`, bindings 1..
-    /// the given storage buffers with their used sizes in bytes.
+    /// the given storage buffers with their used sizes in bytes. `flops`: the arithmetic it
+    /// does, where known, for the profiler.
     pub(super) fn record(
         &self,
         kernel: Kernel,
         params: &[u8],
         storage: &[(&wgpu::Buffer, u64)],
         groups: u32,
+        flops: u64,
     ) {
-        let pipeline = self.pipelines.get(&self.device, kernel);
-        let (x, y) = self.grid(groups);
+        if !self.pipelines.has(kernel) {
+            // A lost device makes invalid pipelines without an error (so says WebGPU), and
+            // asking one for its layout panics: let a loss report itself before compiling.
+            let _ = self.device.poll(wgpu::PollType::Poll);
+        }
+        if self.fault().is_some() {
+            return;
+        }
+        let Some((x, y)) = self.grid(groups) else {
+            return;
+        };
+        let pipeline = match self.pipelines.get(&self.device, kernel) {
+            Ok(p) => p,
+            Err(e) => return self.fault.set(classify(&self.adapter_name(), e)),
+        };
         let mut st = self.lock();
+        if st.profiler.as_ref().is_some_and(Profiler::full) {
+            self.submit(&mut st);
+        }
         let slot = st.params.push(&self.device, params);
         let mut entries = vec![binding(0, &slot.buffer, slot.offset, slot.size)];
         entries.extend(
@@ -253,46 +339,69 @@ impl GpuContext {
             entries: &entries,
         });
         {
-            let encoder = st.encoder.get_or_insert_with(|| {
+            let State {
+                encoder, profiler, ..
+            } = &mut *st;
+            let encoder = encoder.get_or_insert_with(|| {
                 self.device
                     .create_command_encoder(&wgpu::CommandEncoderDescriptor::default())
             });
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+            let bytes = storage.iter().map(|&(_, b)| b).sum();
+            let timestamp_writes = profiler
+                .as_mut()
+                .map(|p| p.time(kernel.name(), flops, bytes));
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: None,
+                timestamp_writes,
+            });
             pass.set_pipeline(&pipeline.pipeline);
             pass.set_bind_group(0, &bind_group, &[]);
             pass.dispatch_workgroups(x, y, 1);
         }
+        self.counters.add(Count::Dispatch);
         st.pending = true;
         st.dispatches += 1;
-        if st.dispatches >= MAX_PENDING_DISPATCHES {
+        if st.dispatches >= SUBMIT_EVERY {
             self.submit(&mut st);
         }
     }
 
-    /// Splits a launch over x and y when it is wider than the adapter allows per dimension.
-    fn grid(&self, groups: u32) -> (u32, u32) {
+    /// Splits a launch over x and y when it is wider than the adapter allows per dimension;
+    /// a launch too large even so is a fault.
+    fn grid(&self, groups: u32) -> Option<(u32, u32)> {
         let max = self.limits.max_compute_workgroups_per_dimension;
         let x = groups.clamp(1, max);
         let y = groups.div_ceil(x);
-        assert!(
-            y <= max,
-            "a launch of {groups} workgroups exceeds this GPU's {max} x {max} grid"
-        );
-        (x, y)
+        if y > max {
+            self.fail(
+                |adapter, why| GpuError::Failed { adapter, why },
+                format!("a launch of {groups} workgroups exceeds its {max} x {max} grid"),
+            );
+            return None;
+        }
+        Some((x, y))
     }
 
     fn submit(&self, st: &mut State) {
         if !st.pending {
             return;
         }
-        st.params.write(&self.queue);
-        self.queue
-            .submit(st.encoder.take().map(wgpu::CommandEncoder::finish));
-        self.submits.fetch_add(1, Ordering::Relaxed);
+        let written = st.params.write(&self.queue);
+        self.counters.add(Count::BytesUp(written));
+        let mut encoder = st.encoder.take();
+        if let (Some(p), Some(e)) = (&st.profiler, encoder.as_mut()) {
+            p.resolve(e);
+        }
+        self.queue.submit(encoder.map(wgpu::CommandEncoder::finish));
+        self.counters.add(Count::Submit);
         st.params.recycle();
         st.pool.settle();
         st.pending = false;
         st.dispatches = 0;
+        if let Some(p) = &mut st.profiler {
+            // A failed device has reported its fault through the callbacks already.
+            p.collect(&self.device);
+        }
     }
 
     /// Submits everything recorded so far (without waiting for it).
@@ -300,13 +409,15 @@ impl GpuContext {
         self.submit(&mut self.lock());
     }
 
-    /// Submits pending work and copies the first `len` floats of `buffer` back.
-    pub(super) fn download(&self, buffer: &wgpu::Buffer, len: usize) -> Vec<f32> {
-        if len == 0 {
-            return Vec::new();
+    /// Submits pending work, copies the first `len` floats of each buffer back into one
+    /// staging buffer, and waits once. After a fault every part reads as zeros.
+    pub(super) fn download(&self, parts: &[(&wgpu::Buffer, usize)]) -> Vec<Vec<f32>> {
+        let zeros = || parts.iter().map(|&(_, len)| vec![0.0; len]).collect();
+        let total: u64 = parts.iter().map(|&(_, len)| len as u64 * 4).sum();
+        if total == 0 || self.fault().is_some() {
+            return zeros();
         }
-        let bytes = len as u64 * 4;
-        let class = size_class(bytes);
+        let class = size_class(total);
         let staging = self.lock().staging.take(class, false).unwrap_or_else(|| {
             self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("readback"),
@@ -321,40 +432,112 @@ impl GpuContext {
                 self.device
                     .create_command_encoder(&wgpu::CommandEncoderDescriptor::default())
             });
-            encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
+            let mut at = 0;
+            for &(buffer, len) in parts {
+                let bytes = len as u64 * 4;
+                if bytes > 0 {
+                    encoder.copy_buffer_to_buffer(buffer, 0, &staging, at, bytes);
+                }
+                at += bytes;
+            }
             st.pending = true;
             self.submit(&mut st);
         }
+        let data = self.read_mapped(&staging, total);
+        self.lock().staging.give(staging, false);
+        let Some(data) = data else { return zeros() };
+        let mut rest = data.as_slice();
+        parts
+            .iter()
+            .map(|&(_, len)| {
+                let (part, after) = rest.split_at(len);
+                rest = after;
+                part.to_vec()
+            })
+            .collect()
+    }
+
+    /// Maps the first `bytes` of a staging buffer whose copy was submitted, waits, and reads
+    /// them; None (and a fault) when the device failed.
+    fn read_mapped(&self, staging: &wgpu::Buffer, bytes: u64) -> Option<Vec<f32>> {
         let slice = staging.slice(..bytes);
         let (tx, rx) = mpsc::channel();
         slice.map_async(wgpu::MapMode::Read, move |r| {
             // The receiver waits below; it cannot be gone.
             let _ = tx.send(r);
         });
+        self.counters.add(Count::Wait);
+        let lost = |adapter, why| GpuError::Lost { adapter, why };
         if let Err(e) = self.device.poll(wgpu::PollType::wait_indefinitely()) {
-            panic!("waiting for the GPU failed: {e}");
+            self.fail(lost, format!("waiting for it failed: {e}"));
+            return None;
         }
         match rx.recv() {
             Ok(Ok(())) => {}
-            Ok(Err(e)) => panic!("reading GPU memory back failed: {e}"),
-            Err(_) => panic!("reading GPU memory back failed: the map callback was dropped"),
+            Ok(Err(e)) => {
+                self.fail(lost, format!("reading its memory back failed: {e}"));
+                return None;
+            }
+            Err(_) => {
+                self.fail(lost, "the readback's callback was dropped".into());
+                return None;
+            }
         }
-        let data = {
-            let view = slice
-                .get_mapped_range()
-                .unwrap_or_else(|e| panic!("reading GPU memory back failed: {e}"));
-            bytemuck::pod_collect_to_vec(&view)
+        let data = match slice.get_mapped_range() {
+            Ok(view) => bytemuck::pod_collect_to_vec(&view),
+            Err(e) => {
+                self.fail(lost, format!("reading its memory back failed: {e}"));
+                return None;
+            }
         };
         staging.unmap();
-        self.lock().staging.give(staging, false);
-        data
+        self.counters.add(Count::BytesDown(bytes));
+        Some(data)
+    }
+
+    /// Starts timing every dispatch (work recorded before is submitted untimed).
+    pub(super) fn start_profile(&self) -> Result<(), GpuError> {
+        if !self
+            .device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
+        {
+            return Err(GpuError::Unsupported {
+                adapter: self.adapter_name(),
+                why: "it has no timestamp queries (TIMESTAMP_QUERY), which the profiler needs"
+                    .into(),
+            });
+        }
+        let mut st = self.lock();
+        self.submit(&mut st);
+        st.profiler = Some(Profiler::new(&self.device, &self.queue));
+        Ok(())
+    }
+
+    /// Stops timing and returns each kernel's device time, the most first.
+    pub(super) fn finish_profile(&self) -> Vec<KernelTime> {
+        let mut st = self.lock();
+        self.submit(&mut st);
+        st.profiler.take().map(Profiler::report).unwrap_or_default()
     }
 
     pub(super) fn adapter_name(&self) -> String {
         describe(&self.info)
     }
 
-    pub(super) fn submit_count(&self) -> u64 {
-        self.submits.load(Ordering::Relaxed)
+    pub(super) fn counters(&self) -> GpuCounters {
+        self.counters.snapshot()
+    }
+
+    #[cfg(test)]
+    pub(super) fn limits(&self) -> &wgpu::Limits {
+        &self.limits
+    }
+
+    #[cfg(test)]
+    pub(super) fn destroy(&self) {
+        self.device.destroy();
     }
 }
+
+const _: () = assert!(SUBMIT_EVERY as u32 <= profiler::CAPACITY);

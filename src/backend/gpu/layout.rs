@@ -94,7 +94,7 @@ pub(super) fn gather_cols(
     cols: usize,
     index: &[u32],
 ) -> GpuBuf {
-    let table = gpu.upload_words(index);
+    let table = gpu.table(index);
     let p = Params {
         len: to_u32(rows * index.len()),
         w: to_u32(cols),
@@ -127,7 +127,7 @@ pub(super) fn scatter_cols(
         next[c as usize] += 1;
     }
     offsets.extend(picks);
-    let table = gpu.upload_words(&offsets);
+    let table = gpu.table(&offsets);
     let p = Params {
         len: to_u32(rows * cols),
         w: to_u32(cols),

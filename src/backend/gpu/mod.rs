@@ -9,27 +9,44 @@
 
 mod context;
 mod conv;
+mod counters;
 mod elementwise;
 mod gemm;
 mod layout;
 mod matmul;
+mod norm;
 mod optim;
 mod params;
 mod pipelines;
 mod pool;
+mod profiler;
 mod reduce;
 
-pub use context::GpuError;
+pub use context::{GpuError, SUBMIT_EVERY};
+pub use counters::GpuCounters;
+pub use profiler::KernelTime;
 
-use super::{Backend, BinaryOp, ConvDims, MatmulDims, OptimStep, UnaryOp};
+use super::{Backend, BinaryOp, ConvDims, MatmulDims, NormDims, OptimStep, Running, UnaryOp};
 use bytemuck::Pod;
 use context::GpuContext;
 use pipelines::{Kernel, WG};
-use std::sync::{Arc, OnceLock};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// A handle on the process's GPU context; cheap to clone.
 #[derive(Clone)]
-pub struct Gpu(Arc<GpuContext>);
+pub struct Gpu(Arc<Shared>);
+
+struct Shared {
+    context: GpuContext,
+    /// Index tables uploaded once and kept (gathers and scatters use the same few tables on
+    /// every call), by content. They hold the context alive, which is made once per process.
+    tables: Mutex<HashMap<Vec<u32>, GpuBuf>>,
+}
+
+/// Distinct index tables kept; past this the cache starts again (a caller making new tables
+/// on every call should not grow it without bound).
+const MAX_TABLES: usize = 256;
 
 impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -50,9 +67,16 @@ impl Gpu {
                     .into_iter()
                     .next()
                     .ok_or(GpuError::NoAdapter)?;
-                Ok(Gpu(Arc::new(GpuContext::new(&best)?)))
+                Gpu::open(&best)
             })
             .clone()
+    }
+
+    fn open(adapter: &wgpu::Adapter) -> Result<Gpu, GpuError> {
+        Ok(Gpu(Arc::new(Shared {
+            context: GpuContext::new(adapter)?,
+            tables: Mutex::default(),
+        })))
     }
 
     /// Whether a hardware GPU adapter exists (without opening it).
@@ -66,30 +90,60 @@ impl Gpu {
 
     /// The adapter's name, API and kind, e.g. "llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)".
     pub fn adapter_name(&self) -> String {
-        self.0.adapter_name()
+        self.0.context.adapter_name()
     }
 
     /// Submits all recorded work without waiting for it.
     pub fn flush(&self) {
-        self.0.flush();
+        self.0.context.flush();
     }
 
-    /// How many times work has been submitted to the device (for tests of batching).
-    pub fn submit_count(&self) -> u64 {
-        self.0.submit_count()
+    /// What the context has done so far: dispatches, submits, waits, bytes each way.
+    pub fn counters(&self) -> GpuCounters {
+        self.0.context.counters()
+    }
+
+    /// The first fault of the device (lost, out of memory, a refused command), if any. After
+    /// one, kernels are not run and readbacks give zeros: check this before trusting results.
+    pub fn check(&self) -> Result<(), GpuError> {
+        self.0.context.fault().map_or(Ok(()), Err)
+    }
+
+    /// Starts timing each dispatch with timestamp queries; an error where the adapter has none.
+    pub fn start_profile(&self) -> Result<(), GpuError> {
+        self.0.context.start_profile()
+    }
+
+    /// Stops timing; each kernel's device time, the most first.
+    pub fn finish_profile(&self) -> Vec<KernelTime> {
+        self.0.context.finish_profile()
     }
 
     /// A buffer for a kernel to write `len` values into.
     fn alloc(&self, len: usize) -> GpuBuf {
-        self.own(self.0.alloc(len as u64 * 4, false), len)
+        self.own(self.0.context.alloc(len as u64 * 4, false), len)
     }
 
     /// A buffer holding `data` (any 4-byte elements: f32 data or u32 indices).
     fn upload_words<T: Pod>(&self, data: &[T]) -> GpuBuf {
         const { assert!(size_of::<T>() == 4) };
-        let buffer = self.0.alloc(data.len() as u64 * 4, true);
-        self.0.write(&buffer, bytemuck::cast_slice(data));
+        let buffer = self.0.context.alloc(data.len() as u64 * 4, true);
+        self.0.context.write(&buffer, bytemuck::cast_slice(data));
         self.own(buffer, data.len())
+    }
+
+    /// An index table on the device, uploaded on its first use only.
+    fn table(&self, index: &[u32]) -> GpuBuf {
+        let mut tables = self.0.tables.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = tables.get(index) {
+            return t.clone();
+        }
+        if tables.len() >= MAX_TABLES {
+            tables.clear();
+        }
+        let t = self.upload_words(index);
+        tables.insert(index.to_vec(), t.clone());
+        t
     }
 
     fn own(&self, buffer: wgpu::Buffer, len: usize) -> GpuBuf {
@@ -103,14 +157,26 @@ impl Gpu {
     /// Records `kernel` over `groups` workgroups with `params` at binding 0 and `buffers` at
     /// bindings 1.. (outputs first, then inputs, as each shader declares them).
     fn launch<P: Pod>(&self, kernel: Kernel, params: &P, buffers: &[&GpuBuf], groups: usize) {
-        let groups = u32::try_from(groups)
-            .unwrap_or_else(|_| panic!("a launch of {groups} workgroups is too large"));
+        self.launch_counted(kernel, params, buffers, groups, 0);
+    }
+
+    /// `launch` of a kernel doing `flops` floating-point operations (for the profiler).
+    fn launch_counted<P: Pod>(
+        &self,
+        kernel: Kernel,
+        params: &P,
+        buffers: &[&GpuBuf],
+        groups: usize,
+        flops: u64,
+    ) {
+        let groups = u32::try_from(groups).unwrap_or(u32::MAX);
         let storage: Vec<(&wgpu::Buffer, u64)> = buffers
             .iter()
             .map(|b| (&b.0.buffer, b.0.len as u64 * 4))
             .collect();
         self.0
-            .record(kernel, bytemuck::bytes_of(params), &storage, groups);
+            .context
+            .record(kernel, bytemuck::bytes_of(params), &storage, groups, flops);
     }
 }
 
@@ -136,8 +202,8 @@ fn kernel_requirements() -> Requirements {
     Requirements {
         invocations: WG.max(tile.threads()),
         workgroup_bytes: (WG * 4).max(tile.workgroup_bytes()),
-        // Adam reads four buffers and writes three.
-        storage_buffers: 7,
+        // The batch norm's input gradient reads seven buffers and writes one.
+        storage_buffers: 8,
     }
 }
 
@@ -154,7 +220,7 @@ struct Pooled {
 
 impl Drop for Pooled {
     fn drop(&mut self) {
-        self.gpu.0.recycle(self.buffer.clone());
+        self.gpu.0.context.recycle(self.buffer.clone());
     }
 }
 
@@ -183,7 +249,12 @@ impl Backend for Gpu {
         self.upload_words(data)
     }
     fn download(&self, buf: &GpuBuf) -> Vec<f32> {
-        self.0.download(&buf.0.buffer, buf.0.len)
+        self.download_all(&[buf]).pop().unwrap_or_default()
+    }
+    fn download_all(&self, bufs: &[&GpuBuf]) -> Vec<Vec<f32>> {
+        let parts: Vec<(&wgpu::Buffer, usize)> =
+            bufs.iter().map(|b| (&b.0.buffer, b.0.len)).collect();
+        self.0.context.download(&parts)
     }
     fn filled(&self, len: usize, value: f32) -> GpuBuf {
         elementwise::fill(self, len, value)
@@ -237,6 +308,29 @@ impl Backend for Gpu {
     fn conv2d(&self, x: &GpuBuf, w: &GpuBuf, bias: Option<&GpuBuf>, d: ConvDims) -> GpuBuf {
         conv::forward(self, x, w, bias, d)
     }
+    fn batch_norm_train(
+        &self,
+        x: &GpuBuf,
+        gamma: &GpuBuf,
+        beta: &GpuBuf,
+        running: Running<'_, GpuBuf>,
+        d: NormDims,
+        eps: f32,
+    ) -> [GpuBuf; 5] {
+        norm::train(self, x, gamma, beta, running, d, eps)
+    }
+    fn batch_norm_train_grad(
+        &self,
+        x: &GpuBuf,
+        g: &GpuBuf,
+        mean: &GpuBuf,
+        var: &GpuBuf,
+        gamma: &GpuBuf,
+        d: NormDims,
+        eps: f32,
+    ) -> [GpuBuf; 3] {
+        norm::train_grad(self, x, g, mean, var, gamma, d, eps)
+    }
     fn conv2d_grad_input(&self, g: &GpuBuf, w: &GpuBuf, d: ConvDims) -> GpuBuf {
         conv::grad_input(self, g, w, d)
     }
@@ -252,5 +346,60 @@ impl Backend for Gpu {
         s2: &GpuBuf,
     ) -> [GpuBuf; 3] {
         optim::step(self, step, w, g, s1, s2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_skip::skip;
+
+    /// A context of its own (not the process's), so a test may break it.
+    fn private_context() -> Option<Gpu> {
+        match context::adapters().first().map(Gpu::open) {
+            Some(Ok(g)) => Some(g),
+            Some(Err(e)) => {
+                skip(&format!("no GPU device could be opened: {e}"));
+                None
+            }
+            None => {
+                skip("no GPU adapter");
+                None
+            }
+        }
+    }
+
+    #[test]
+    fn a_lost_device_is_an_error_not_a_panic() {
+        let Some(gpu) = private_context() else { return };
+        let x = gpu.upload(&[1.0, -2.0, 3.0]);
+        assert_eq!(gpu.download(&gpu.unary(UnaryOp::Relu, &x)), [1.0, 0.0, 3.0]);
+        assert!(gpu.check().is_ok());
+        gpu.0.context.destroy();
+        // Work after the loss records nothing and reads back zeros; nothing panics.
+        let y = gpu.unary(UnaryOp::Exp, &gpu.upload(&[1.0, 2.0]));
+        let z = gpu.binary(BinaryOp::Add, &y, &[2], &x, &[1], &[2]);
+        assert_eq!(gpu.download_all(&[&y, &z]), [vec![0.0; 2], vec![0.0; 2]]);
+        let err = gpu.check().expect_err("the device is gone");
+        assert!(matches!(err, GpuError::Lost { .. }), "{err}");
+        assert!(err.to_string().contains("was lost"), "{err}");
+    }
+
+    #[test]
+    fn a_tensor_beyond_the_device_limit_is_out_of_memory() {
+        let Some(gpu) = private_context() else { return };
+        let limits = &gpu.0.context.limits();
+        let too_many = (limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size)
+            / 4
+            + 1024) as usize;
+        let huge = gpu.filled(too_many, 1.0);
+        let err = gpu.check().expect_err("the allocation cannot be made");
+        assert!(matches!(err, GpuError::OutOfMemory { .. }), "{err}");
+        // Reading it back after the fault gives zeros of the length asked for, without
+        // touching the device.
+        assert_eq!(gpu.download_all(&[&gpu.upload(&[5.0])]), [vec![0.0]]);
+        drop(huge);
     }
 }

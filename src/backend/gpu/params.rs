@@ -72,10 +72,12 @@ impl ParamArena {
     }
 
     /// Writes the filled slots; call right before submitting the commands that read them.
-    pub(super) fn write(&mut self, queue: &wgpu::Queue) {
+    /// Returns the bytes written.
+    pub(super) fn write(&mut self, queue: &wgpu::Queue) -> u64 {
         for chunk in &self.filling {
             queue.write_buffer(&chunk.buffer, 0, &chunk.bytes);
         }
+        self.filling.iter().map(|c| c.bytes.len() as u64).sum()
     }
 
     /// After the submit: the chunks may be filled again for the next one.

@@ -23,6 +23,35 @@ const OPTIM: &str = include_str!("../../../shaders/optim.wgsl");
 const GEMM: &str = include_str!("../../../shaders/gemm.wgsl");
 const MATMUL: &str = include_str!("../../../shaders/matmul.wgsl");
 const CONV: &str = include_str!("../../../shaders/conv.wgsl");
+const NORM: &str = include_str!("../../../shaders/norm/common.wgsl");
+
+/// The passes of training-mode batch norm, each its own module (shaders/norm/).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum NormPass {
+    Stats,
+    Normalize,
+    GradStats,
+    GradInput,
+}
+
+impl NormPass {
+    #[cfg(test)]
+    const ALL: [NormPass; 4] = [
+        NormPass::Stats,
+        NormPass::Normalize,
+        NormPass::GradStats,
+        NormPass::GradInput,
+    ];
+
+    fn source(self) -> &'static str {
+        match self {
+            NormPass::Stats => include_str!("../../../shaders/norm/stats.wgsl"),
+            NormPass::Normalize => include_str!("../../../shaders/norm/normalize.wgsl"),
+            NormPass::GradStats => include_str!("../../../shaders/norm/grad_stats.wgsl"),
+            NormPass::GradInput => include_str!("../../../shaders/norm/grad_input.wgsl"),
+        }
+    }
+}
 
 /// Which product a conv kernel computes (the shader's MODE).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -39,6 +68,7 @@ pub(super) enum Shader {
     Reduce,
     Layout,
     Optim,
+    Norm(NormPass),
     Matmul,
     /// `strided`: compiled for strides above 1 (the stride-1 build does no stride arithmetic).
     Conv {
@@ -56,6 +86,7 @@ impl Shader {
             Shader::Reduce => (REDUCE.to_string(), vec![]),
             Shader::Layout => (LAYOUT.to_string(), vec![]),
             Shader::Optim => (OPTIM.to_string(), vec![]),
+            Shader::Norm(pass) => (format!("{NORM}\n{}", pass.source()), vec![]),
             Shader::Matmul => (gemm(MATMUL), TILE.shader_consts().to_vec()),
             Shader::Conv { mode, strided } => {
                 let mut c = TILE.shader_consts().to_vec();
@@ -68,8 +99,16 @@ impl Shader {
         fill_placeholders(&format!("{COMMON}\n{body}"), &consts)
     }
 
+    /// Every variant, for the validation tests.
     #[cfg(test)]
-    const ALL: [Shader; 11] = [
+    fn all() -> Vec<Shader> {
+        let mut all = Shader::FIXED.to_vec();
+        all.extend(NormPass::ALL.map(Shader::Norm));
+        all
+    }
+
+    #[cfg(test)]
+    const FIXED: [Shader; 11] = [
         Shader::Elementwise,
         Shader::Reduce,
         Shader::Layout,
@@ -127,6 +166,13 @@ pub(super) struct Kernel {
     pub entry: &'static str,
 }
 
+impl Kernel {
+    /// Its name in profiles: the shader variant and the entry point.
+    pub(super) fn name(&self) -> String {
+        format!("{:?}::{}", self.shader, self.entry)
+    }
+}
+
 /// A compiled kernel and the layout of its bind group 0 (derived from the shader: binding 0
 /// is the uniform parameters, then the storage buffers the entry point uses).
 pub(super) struct Pipeline {
@@ -141,11 +187,29 @@ pub(super) struct PipelineCache {
 }
 
 impl PipelineCache {
-    pub(super) fn get(&self, device: &wgpu::Device, kernel: Kernel) -> Arc<Pipeline> {
+    /// Whether `kernel` is compiled already.
+    pub(super) fn has(&self, kernel: Kernel) -> bool {
+        let pipelines = self.pipelines.lock().expect("pipeline cache poisoned");
+        pipelines.contains_key(&kernel)
+    }
+
+    /// The compiled kernel, or the error that kept it from compiling (a lost device, say):
+    /// caught here, because asking an invalid pipeline for its layout would panic.
+    pub(super) fn get(
+        &self,
+        device: &wgpu::Device,
+        kernel: Kernel,
+    ) -> Result<Arc<Pipeline>, wgpu::Error> {
         let mut pipelines = self.pipelines.lock().expect("pipeline cache poisoned");
         if let Some(p) = pipelines.get(&kernel) {
-            return p.clone();
+            return Ok(p.clone());
         }
+        let scopes = [
+            wgpu::ErrorFilter::Validation,
+            wgpu::ErrorFilter::OutOfMemory,
+            wgpu::ErrorFilter::Internal,
+        ]
+        .map(|filter| device.push_error_scope(filter));
         let mut modules = self.modules.lock().expect("shader cache poisoned");
         let module = modules.entry(kernel.shader).or_insert_with(|| {
             device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -161,10 +225,17 @@ impl PipelineCache {
             compilation_options: Default::default(),
             cache: None,
         });
+        // Scopes pop innermost first.
+        for scope in scopes.into_iter().rev() {
+            if let Some(e) = pollster::block_on(scope.pop()) {
+                modules.remove(&kernel.shader);
+                return Err(e);
+            }
+        }
         let layout = pipeline.get_bind_group_layout(0);
         let compiled = Arc::new(Pipeline { pipeline, layout });
         pipelines.insert(kernel, compiled.clone());
-        compiled
+        Ok(compiled)
     }
 }
 
@@ -191,7 +262,7 @@ mod tests {
     /// of a tile for the products.
     #[test]
     fn shaders_validate_with_the_host_workgroup_sizes() {
-        for shader in Shader::ALL {
+        for shader in Shader::all() {
             let m = module(shader);
             assert!(!m.entry_points.is_empty(), "{shader:?} has no entry point");
             for ep in &m.entry_points {
@@ -211,12 +282,13 @@ mod tests {
     #[test]
     fn params_structs_match_the_host() {
         use std::mem::size_of;
-        for shader in Shader::ALL {
+        for shader in Shader::all() {
             let host = match shader {
                 Shader::Elementwise => size_of::<super::super::elementwise::Params>(),
                 Shader::Reduce => size_of::<super::super::reduce::Params>(),
                 Shader::Layout => size_of::<super::super::layout::Params>(),
                 Shader::Optim => size_of::<super::super::optim::Params>(),
+                Shader::Norm(_) => size_of::<super::super::norm::Params>(),
                 Shader::Matmul => size_of::<super::super::matmul::Params>(),
                 Shader::Conv { .. } => size_of::<super::super::conv::Params>(),
             };

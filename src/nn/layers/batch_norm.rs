@@ -3,7 +3,7 @@
 //! unbiased); evaluation mode normalises with the running averages.
 
 use crate::nn::{Ctx, Module, Param};
-use crate::tensor::{Device, Tensor, Var};
+use crate::tensor::{Device, RunningStats, Tensor, Var};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 pub struct BatchNorm2d {
@@ -118,21 +118,14 @@ impl Module for BatchNorm2d {
             let r = self.running().clone();
             return x.batch_norm2d_eval(&gamma, &beta, &r.mean, &r.var, EPS);
         }
-        let (y, stats) = x.batch_norm2d_train(&gamma, &beta, EPS);
-        let unbias = if stats.count > 1 {
-            stats.count as f32 / (stats.count - 1) as f32
-        } else {
-            1.0
-        };
         let mut r = self.running();
-        r.mean = r
-            .mean
-            .mul_scalar(1.0 - MOMENTUM)
-            .add(&stats.mean.mul_scalar(MOMENTUM));
-        r.var = r
-            .var
-            .mul_scalar(1.0 - MOMENTUM)
-            .add(&stats.var.mul_scalar(MOMENTUM * unbias));
+        let running = RunningStats {
+            mean: r.mean.clone(),
+            var: r.var.clone(),
+            momentum: MOMENTUM,
+        };
+        let (y, moved) = x.batch_norm2d_train(&gamma, &beta, &running, EPS);
+        (r.mean, r.var) = (moved.mean, moved.var);
         y
     }
 

@@ -12,4 +12,4 @@ mod optim;
 mod reduce;
 mod softmax;
 
-pub use norm::BatchStats;
+pub use norm::RunningStats;

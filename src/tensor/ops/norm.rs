@@ -1,20 +1,22 @@
 //! 2-D batch normalisation over (n, c, h, w): per channel, over the batch and the plane.
 //!
 //! Training mode is one recorded op, its forward and its closed-form backward each one backend
-//! kernel (`Backend::batch_norm_train` and `batch_norm_train_grad`, where the formulas are):
-//! the CPU makes two reading passes and one writing pass for each, where differentiating the
-//! composition op by op would take about twenty.
+//! call (`Backend::batch_norm_train` and `batch_norm_train_grad`, where the formulas are): the
+//! CPU makes two reading passes and one writing pass for each and the GPU two kernels, where
+//! differentiating the composition op by op would take about twenty. The forward also moves
+//! the running averages, so they cost no launches of their own.
 //! Evaluation mode is a per-channel affine map of recorded ops.
 
 use super::super::{Tensor, Var, dispatch_each};
-use crate::backend::{Backend, NormDims};
+use crate::backend::{Backend, NormDims, Running};
 
-/// The statistics of one training batch, per channel: mean and biased variance.
-pub struct BatchStats {
+/// A batch norm's running averages, per channel, and how far each training batch moves them:
+/// new = (1 - momentum) old + momentum batch, the batch variance unbiased.
+#[derive(Clone, Debug)]
+pub struct RunningStats {
     pub mean: Tensor,
     pub var: Tensor,
-    /// Values per channel (n h w), for the unbiased correction of running averages.
-    pub count: usize,
+    pub momentum: f32,
 }
 
 fn norm_dims(shape: &[usize]) -> NormDims {
@@ -31,22 +33,32 @@ fn per_channel(t: &Var) -> Var {
 
 impl Tensor {
     /// Training-mode batch norm of (n, c, h, w) with per-channel `gamma` and `beta` (c):
-    /// returns (y, mean, var), the statistics of shape (c).
-    fn batch_norm_train(&self, gamma: &Tensor, beta: &Tensor, eps: f32) -> [Tensor; 3] {
+    /// returns (y, mean, var, running mean, running var), all but y of shape (c).
+    fn batch_norm_train(
+        &self,
+        gamma: &Tensor,
+        beta: &Tensor,
+        running: &RunningStats,
+        eps: f32,
+    ) -> [Tensor; 5] {
         let d = norm_dims(self.shape());
-        for t in [gamma, beta] {
+        for t in [gamma, beta, &running.mean, &running.var] {
             assert_eq!(
                 t.shape(),
                 [d.c],
-                "batch_norm2d gamma and beta are per channel"
+                "batch_norm2d's gamma, beta and running averages are per channel"
             );
         }
-        let [y, mean, var] = dispatch_each!(self.storage(), gamma.storage(), beta.storage() =>
-            |be, x, g, b| be.batch_norm_train(x, g, b, d, eps));
+        let momentum = running.momentum;
+        let [y, mean, var, run_mean, run_var] = dispatch_each!(self.storage(), gamma.storage(), beta.storage(), running.mean.storage(), running.var.storage() =>
+            |be, x, g, b, rm, rv| be.batch_norm_train(x, g, b, Running { mean: rm, var: rv, momentum }, d, eps));
+        let channels = |s| Tensor::from_storage(s, vec![d.c]);
         [
             Tensor::from_storage(y, self.shape().to_vec()),
-            Tensor::from_storage(mean, vec![d.c]),
-            Tensor::from_storage(var, vec![d.c]),
+            channels(mean),
+            channels(var),
+            channels(run_mean),
+            channels(run_var),
         ]
     }
 
@@ -73,15 +85,21 @@ impl Tensor {
 
 impl Var {
     /// Training mode: normalise with this batch's statistics, then scale by `gamma` and shift
-    /// by `beta` (both (c)). Returns the statistics for the running averages.
-    pub fn batch_norm2d_train(&self, gamma: &Var, beta: &Var, eps: f32) -> (Var, BatchStats) {
+    /// by `beta` (both (c)). Returns the running averages moved towards this batch's.
+    pub fn batch_norm2d_train(
+        &self,
+        gamma: &Var,
+        beta: &Var,
+        running: &RunningStats,
+        eps: f32,
+    ) -> (Var, RunningStats) {
         let x = self.value().clone();
-        let [y, mean, var] = x.batch_norm_train(gamma.value(), beta.value(), eps);
-        let d = norm_dims(x.shape());
-        let stats = BatchStats {
-            mean: mean.clone(),
-            var: var.clone(),
-            count: d.count(),
+        let [y, mean, var, run_mean, run_var] =
+            x.batch_norm_train(gamma.value(), beta.value(), running, eps);
+        let moved = RunningStats {
+            mean: run_mean,
+            var: run_var,
+            momentum: running.momentum,
         };
         let gamma_now = gamma.value().clone();
         let out = Var::record(&[self, gamma, beta], y, move |g, needs| {
@@ -92,7 +110,7 @@ impl Var {
                 needs[2].then_some(dbeta),
             ]
         });
-        (out, stats)
+        (out, moved)
     }
 
     /// Evaluation mode: normalise with given (running) statistics.

@@ -5,7 +5,7 @@
 use crate::games::{Checkers, Rules};
 use crate::nn::{Ctx, Module, Optimizer, PolicyValueNet, alphazero_loss};
 use crate::selfplay::replay::{Sample, ValueTarget, batch};
-use crate::tensor::{Device, Var};
+use crate::tensor::{Device, Tensor, Var};
 use indicatif::ProgressBar;
 use rand::Rng;
 use rand::seq::SliceRandom;
@@ -57,8 +57,10 @@ pub fn train_candidate<G: Rules>(
             let loss = alphazero_loss(&logits, &value, &pi, &z);
             let grads = ctx.param_grads(&*net, &loss.total.backward());
             opt.step(net, &grads);
-            stats.policy_loss += loss.policy.to_vec()[0];
-            stats.value_loss += loss.value.to_vec()[0];
+            // One readback for both losses.
+            let losses = Tensor::to_vecs(&[&loss.policy, &loss.value]);
+            stats.policy_loss += losses[0][0];
+            stats.value_loss += losses[1][0];
             stats.steps += 1;
             bar.inc(1);
         }

@@ -492,6 +492,9 @@ impl<G: AzGame> Pipeline<G> {
         let c = self.state.config.clone();
 
         let (report, ingest) = source.games(it, self)?;
+        // A device fault makes every result since untrustworthy: nothing of this iteration
+        // is kept, and a resumed run repeats it from the last checkpoint.
+        self.device.check()?;
         let samples: Vec<_> = report
             .games
             .iter()
@@ -507,6 +510,7 @@ impl<G: AzGame> Pipeline<G> {
         let train_start = Instant::now();
         let lr = c.lr_at(it - 1);
         let stats = self.train(it, lr);
+        self.device.check()?;
         let train_s = train_start.elapsed().as_secs_f64();
         let lineage = lineage(&c, &self.run.dir, it);
         save_model::<G>(
@@ -519,6 +523,7 @@ impl<G: AzGame> Pipeline<G> {
 
         let gating_start = Instant::now();
         let gating = if c.gating { Some(self.gate(it)?) } else { None };
+        self.device.check()?;
         // The threshold is an f32: 0.55f32 is a hair above 0.55, so 11 of 20 would fail
         // against it; a score within rounding of the threshold meets it.
         let promoted = gating.is_none_or(|(score, _)| score >= c.threshold as f64 - 1e-6);
@@ -539,6 +544,7 @@ impl<G: AzGame> Pipeline<G> {
         } else {
             None
         };
+        self.device.check()?;
 
         self.state.iteration = it;
         self.state.elapsed_s += start.elapsed().as_secs_f64();

@@ -1,0 +1,53 @@
+// Training-mode batch norm over x as (n, c, plane): per channel the batch mean and biased
+// variance, y = (x - mean) gamma / sqrt(var + eps) + beta, and the backward. Two kernels each
+// way: a per-channel reduction (one workgroup per channel, its invocations striding over the
+// channel's n * plane values), then one elementwise pass. The forward reduction also moves the
+// running averages, so nothing else is launched for them.
+
+struct Params {
+    n: u32,
+    c: u32,
+    plane: u32,
+    // n * c * plane
+    len: u32,
+    eps: f32,
+    momentum: f32,
+    // count / (count - 1): the running variance is unbiased
+    unbias: f32,
+    _pad: u32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+
+var<workgroup> partial: array<f32, WG>;
+
+// The sum of `value` over the workgroup; every invocation gets it. Call from uniform control
+// flow.
+fn workgroup_sum(lid: u32, value: f32) -> f32 {
+    partial[lid] = value;
+    for (var w = WG / 2u; w > 0u; w = w / 2u) {
+        workgroupBarrier();
+        if (lid < w) {
+            partial[lid] = partial[lid] + partial[lid + w];
+        }
+    }
+    workgroupBarrier();
+    let total = partial[0];
+    // Nobody may overwrite `partial` before everyone has read the total.
+    workgroupBarrier();
+    return total;
+}
+
+// The flat index of the channel's i-th value (i < n plane).
+fn at(ch: u32, i: u32) -> u32 {
+    let s = i / p.plane;
+    return (s * p.c + ch) * p.plane + (i - s * p.plane);
+}
+
+fn channel_of(i: u32) -> u32 {
+    return (i / p.plane) % p.c;
+}
+
+fn inv_std(v: f32) -> f32 {
+    return inverseSqrt(v + p.eps);
+}

@@ -1,0 +1,77 @@
+//! What the GPU context has done, counted since it was made: dispatches recorded, command
+//! buffers submitted, blocking waits for results, and bytes moved each way. Benchmarks and the
+//! dispatch-budget test read differences of two snapshots.
+
+use std::ops::Sub;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A snapshot of the counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct GpuCounters {
+    /// Compute dispatches recorded.
+    pub dispatches: u64,
+    /// Command buffers submitted to the queue.
+    pub submits: u64,
+    /// Times the host blocked until the device finished (readbacks).
+    pub waits: u64,
+    /// Bytes written from the host: tensor uploads and kernel parameters.
+    pub bytes_up: u64,
+    /// Bytes read back to the host.
+    pub bytes_down: u64,
+}
+
+impl Sub for GpuCounters {
+    type Output = GpuCounters;
+    fn sub(self, earlier: GpuCounters) -> GpuCounters {
+        GpuCounters {
+            dispatches: self.dispatches - earlier.dispatches,
+            submits: self.submits - earlier.submits,
+            waits: self.waits - earlier.waits,
+            bytes_up: self.bytes_up - earlier.bytes_up,
+            bytes_down: self.bytes_down - earlier.bytes_down,
+        }
+    }
+}
+
+#[derive(Default)]
+pub(super) struct Counters {
+    dispatches: AtomicU64,
+    submits: AtomicU64,
+    waits: AtomicU64,
+    bytes_up: AtomicU64,
+    bytes_down: AtomicU64,
+}
+
+/// Which counter an event adds to.
+#[derive(Clone, Copy)]
+pub(super) enum Count {
+    Dispatch,
+    Submit,
+    Wait,
+    BytesUp(u64),
+    BytesDown(u64),
+}
+
+impl Counters {
+    pub(super) fn add(&self, event: Count) {
+        let (counter, n) = match event {
+            Count::Dispatch => (&self.dispatches, 1),
+            Count::Submit => (&self.submits, 1),
+            Count::Wait => (&self.waits, 1),
+            Count::BytesUp(b) => (&self.bytes_up, b),
+            Count::BytesDown(b) => (&self.bytes_down, b),
+        };
+        counter.fetch_add(n, Ordering::Relaxed);
+    }
+
+    pub(super) fn snapshot(&self) -> GpuCounters {
+        let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        GpuCounters {
+            dispatches: get(&self.dispatches),
+            submits: get(&self.submits),
+            waits: get(&self.waits),
+            bytes_up: get(&self.bytes_up),
+            bytes_down: get(&self.bytes_down),
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! Training-mode batch norm (shaders/norm/): two kernels forward (the per-channel statistics,
+//! which also move the running averages, then the normalisation) and two backward (the
+//! per-channel gradient sums, then the input gradient). The formulas are on
+//! [`Backend::batch_norm_train`](super::Backend::batch_norm_train) and its gradient.
+
+use super::pipelines::{Kernel, NormPass, Shader};
+use super::{Gpu, GpuBuf, groups_1d, to_u32};
+use crate::backend::{NormDims, Running};
+use bytemuck::{Pod, Zeroable};
+
+/// Mirrors `Params` in norm/common.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Default, Pod, Zeroable)]
+pub(super) struct Params {
+    n: u32,
+    c: u32,
+    plane: u32,
+    len: u32,
+    eps: f32,
+    momentum: f32,
+    unbias: f32,
+    _pad: u32,
+}
+
+fn params(d: NormDims, eps: f32, momentum: f32) -> Params {
+    let count = d.count();
+    Params {
+        n: to_u32(d.n),
+        c: to_u32(d.c),
+        plane: to_u32(d.plane),
+        len: to_u32(d.n * d.c * d.plane),
+        eps,
+        momentum,
+        unbias: if count > 1 {
+            count as f32 / (count - 1) as f32
+        } else {
+            1.0
+        },
+        _pad: 0,
+    }
+}
+
+fn kernel(pass: NormPass) -> Kernel {
+    Kernel {
+        shader: Shader::Norm(pass),
+        entry: "main",
+    }
+}
+
+/// [y, mean, var, running mean, running var].
+pub(super) fn train(
+    gpu: &Gpu,
+    x: &GpuBuf,
+    gamma: &GpuBuf,
+    beta: &GpuBuf,
+    running: Running<'_, GpuBuf>,
+    d: NormDims,
+    eps: f32,
+) -> [GpuBuf; 5] {
+    let p = params(d, eps, running.momentum);
+    let [mean, var, run_mean, run_var] = [(); 4].map(|_| gpu.alloc(d.c));
+    let y = gpu.alloc(p.len as usize);
+    gpu.launch(
+        kernel(NormPass::Stats),
+        &p,
+        &[
+            &mean,
+            &var,
+            &run_mean,
+            &run_var,
+            x,
+            running.mean,
+            running.var,
+        ],
+        d.c,
+    );
+    if p.len > 0 {
+        gpu.launch(
+            kernel(NormPass::Normalize),
+            &p,
+            &[&y, x, &mean, &var, gamma, beta],
+            groups_1d(p.len as usize),
+        );
+    }
+    [y, mean, var, run_mean, run_var]
+}
+
+/// [dx, dgamma, dbeta].
+#[allow(clippy::too_many_arguments)]
+pub(super) fn train_grad(
+    gpu: &Gpu,
+    x: &GpuBuf,
+    g: &GpuBuf,
+    mean: &GpuBuf,
+    var: &GpuBuf,
+    gamma: &GpuBuf,
+    d: NormDims,
+    eps: f32,
+) -> [GpuBuf; 3] {
+    let p = params(d, eps, 0.0);
+    let [dgamma, dbeta] = [(); 2].map(|_| gpu.alloc(d.c));
+    let dx = gpu.alloc(p.len as usize);
+    gpu.launch(
+        kernel(NormPass::GradStats),
+        &p,
+        &[&dgamma, &dbeta, x, g, mean, var],
+        d.c,
+    );
+    if p.len > 0 {
+        gpu.launch(
+            kernel(NormPass::GradInput),
+            &p,
+            &[&dx, x, g, mean, var, gamma, &dgamma, &dbeta],
+            groups_1d(p.len as usize),
+        );
+    }
+    [dx, dgamma, dbeta]
+}
