@@ -340,4 +340,12 @@ pub trait Backend: Send + Sync {
         s1: &Self::Buf,
         s2: &Self::Buf,
     ) -> [Self::Buf; 3];
+    /// One optimizer step on many parameters: for each [w, g, s1, s2], the new [w, s1, s2].
+    /// This default steps each in turn; the GPU runs one kernel for all of them.
+    fn optim_step_all(&self, step: OptimStep, params: &[[&Self::Buf; 4]]) -> Vec<[Self::Buf; 3]> {
+        params
+            .iter()
+            .map(|&[w, g, s1, s2]| self.optim_step(step, w, g, s1, s2))
+            .collect()
+    }
 }

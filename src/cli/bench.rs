@@ -49,6 +49,10 @@ pub enum BenchCommand {
         /// Seconds per measurement.
         #[arg(long, default_value_t = 3.0)]
         seconds: f64,
+        /// With --device gpu: time each kernel with timestamp queries after each measurement
+        /// and print its share of device time, GFLOP/s and GB/s.
+        #[arg(long)]
+        profile: bool,
     },
     /// The learner's intake through Redis: records pushed per second by producers, and
     /// taken in (checked, written and synced, acknowledged) per second by the learner.
@@ -132,6 +136,7 @@ pub fn run(command: BenchCommand) -> Result<()> {
             batches,
             train_batch,
             seconds,
+            profile,
         } => {
             let batches = list(
                 &batches,
@@ -147,6 +152,7 @@ pub fn run(command: BenchCommand) -> Result<()> {
                 batches,
                 train_batch,
                 seconds,
+                profile,
             };
             thread_pool(Some(threads))?.install(|| bench_runs::nn(&config))
         }

@@ -63,11 +63,13 @@ pub struct NnBench {
     pub batches: Vec<usize>,
     pub train_batch: usize,
     pub seconds: f64,
+    /// Time each GPU kernel with timestamp queries after each measurement.
+    pub profile: bool,
 }
 
 /// Calls `f` twice to warm up, then until `seconds` have passed (checked every 4 calls, as
 /// the reference does); returns calls and elapsed seconds.
-fn timed(seconds: f64, mut f: impl FnMut()) -> (usize, f64) {
+fn timed(seconds: f64, f: &mut dyn FnMut()) -> (usize, f64) {
     f();
     f();
     let (mut n, t0) = (0usize, Instant::now());
@@ -83,14 +85,88 @@ fn timed(seconds: f64, mut f: impl FnMut()) -> (usize, f64) {
     }
 }
 
-fn line(b: &NnBench, net: &str, params: usize, mode: &str, batch: usize, per_s: f64) {
-    println!(
-        "{}",
-        json!({"impl": "checkers-zero", "device": b.device.name(), "kernel": b.device.kernel(),
-            "threads": b.threads,
-            "net": net, "params": params, "mode": mode, "batch": batch,
-            "positions_per_s": (per_s * 10.0).round() / 10.0})
-    );
+/// One measurement's line; on a GPU with what one call did (dispatches, submits, waits, bytes
+/// each way).
+fn line(
+    b: &NnBench,
+    net: &str,
+    params: usize,
+    mode: &str,
+    batch: usize,
+    per_s: f64,
+    f: &mut dyn FnMut(),
+) {
+    let mut record = json!({"impl": "checkers-zero", "device": b.device.name(),
+        "kernel": b.device.kernel(), "threads": b.threads,
+        "net": net, "params": params, "mode": mode, "batch": batch,
+        "positions_per_s": (per_s * 10.0).round() / 10.0});
+    #[cfg(feature = "gpu")]
+    if let Device::Gpu(g) = &b.device {
+        let before = g.counters();
+        f();
+        if let (Some(r), Ok(serde_json::Value::Object(c))) = (
+            record.as_object_mut(),
+            serde_json::to_value(g.counters() - before),
+        ) {
+            r.extend(c);
+        }
+    }
+    println!("{record}");
+    let _ = f;
+}
+
+/// Calls of `f` under the GPU profiler: one JSON line per kernel (its share of device time,
+/// milliseconds, GFLOP/s and GB/s per call of `f`) and a table on stderr.
+fn profile(
+    b: &NnBench,
+    net: &str,
+    mode: &str,
+    batch: usize,
+    f: &mut dyn FnMut(),
+) -> anyhow::Result<()> {
+    #[cfg(feature = "gpu")]
+    if let Device::Gpu(g) = &b.device {
+        const CALLS: usize = 3;
+        g.start_profile()?;
+        (0..CALLS).for_each(|_| f());
+        let kernels = g.finish_profile();
+        let total: f64 = kernels.iter().map(|k| k.seconds).sum();
+        eprintln!(
+            "{net} {mode} batch {batch}: {:.3} ms of kernels per call",
+            total * 1e3 / CALLS as f64
+        );
+        eprintln!(
+            "  {:>6} {:>9} {:>6} {:>9} {:>8}  kernel",
+            "share", "ms/call", "calls", "GFLOP/s", "GB/s"
+        );
+        for k in &kernels {
+            let per_s = |x: u64| {
+                if k.seconds > 0.0 {
+                    x as f64 / k.seconds * 1e-9
+                } else {
+                    0.0
+                }
+            };
+            let (share, ms) = (k.seconds / total.max(1e-12), k.seconds * 1e3 / CALLS as f64);
+            let calls = k.calls as f64 / CALLS as f64;
+            eprintln!(
+                "  {:>5.1}% {ms:>9.3} {calls:>6.1} {:>9.1} {:>8.1}  {}",
+                share * 100.0,
+                per_s(k.flops),
+                per_s(k.bytes),
+                k.kernel
+            );
+            println!(
+                "{}",
+                json!({"profile": mode, "net": net, "batch": batch, "kernel": k.kernel,
+                "share": share, "ms_per_call": ms, "dispatches_per_call": calls,
+                "gflop_s": per_s(k.flops), "gb_s": per_s(k.bytes)})
+            );
+        }
+        return Ok(());
+    }
+    let _ = (net, mode, batch, f);
+    anyhow::bail!("--profile times GPU kernels: use it with --device gpu")
 }
 
 /// Inference at each batch size (outputs read back, as an inference service must), then one
@@ -111,11 +187,23 @@ pub fn nn(b: &NnBench) -> anyhow::Result<()> {
         net.set_train(false);
         for &batch in &b.batches {
             let x = Tensor::randn(&[batch, arch.input_planes, 8, 8], 1.0, &mut rng, &b.device);
-            let (n, el) = timed(b.seconds, || {
+            let mut call = || {
                 let (policy, value) = net.predict(&x);
-                std::hint::black_box((policy.to_vec(), value.to_vec()));
-            });
-            line(b, name, params, "inference", batch, (n * batch) as f64 / el);
+                std::hint::black_box(Tensor::to_vecs(&[&policy, &value]));
+            };
+            let (n, el) = timed(b.seconds, &mut call);
+            line(
+                b,
+                name,
+                params,
+                "inference",
+                batch,
+                (n * batch) as f64 / el,
+                &mut call,
+            );
+            if b.profile {
+                profile(b, name, "inference", batch, &mut call)?;
+            }
         }
         if b.train_batch == 0 {
             continue;
@@ -126,15 +214,28 @@ pub fn nn(b: &NnBench) -> anyhow::Result<()> {
         let x = Tensor::randn(&[batch, arch.input_planes, 8, 8], 1.0, &mut rng, &b.device);
         let pi = Tensor::randn(&[batch, 128], 1.0, &mut rng, &b.device).softmax(-1);
         let z = Tensor::uniform(&[batch], 1.0, &mut rng, &b.device);
-        let (n, el) = timed(b.seconds, || {
+        let mut call = || {
             let ctx = Ctx::training();
             let (logits, value) = net.forward(&ctx, &Var::constant(x.clone()));
             let loss = alphazero_loss(&logits, &value, &pi, &z);
             let grads = ctx.param_grads(&net, &loss.total.backward());
             opt.step(&mut net, &grads);
             std::hint::black_box(loss.total.value().item());
-        });
-        line(b, name, params, "train", batch, (n * batch) as f64 / el);
+        };
+        let (n, el) = timed(b.seconds, &mut call);
+        line(
+            b,
+            name,
+            params,
+            "train",
+            batch,
+            (n * batch) as f64 / el,
+            &mut call,
+        );
+        if b.profile {
+            profile(b, name, "train", batch, &mut call)?;
+        }
+        b.device.check()?;
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! Optimizers: SGD with momentum and Adam, both with L2 weight decay added to the gradient (as
-//! PyTorch's `weight_decay`). State lives beside each parameter on its device and every update
-//! is one `Tensor::optim_step` kernel, so nothing is read back.
+//! PyTorch's `weight_decay`). State lives beside each parameter on its device and a step updates
+//! every parameter through one `Tensor::optim_step_all` (one kernel on a GPU), so nothing is
+//! read back.
 
 use super::Module;
 use super::checkpoint::{CheckpointError, TensorData, upload_all};
@@ -151,13 +152,25 @@ impl Optimizer {
                 t: self.steps,
             },
         };
-        let mut i = 0;
-        model.params_mut(&mut |p| {
-            if let Some(g) = &grads[i] {
+        let mut values = Vec::new();
+        model.params(&mut |p| values.push(p.value().clone()));
+        let stepped: Vec<usize> = (0..grads.len()).filter(|&i| grads[i].is_some()).collect();
+        let operands: Vec<[&Tensor; 4]> = stepped
+            .iter()
+            .filter_map(|&i| {
                 let s1 = &self.first[i];
                 // SGD has no second state; the kernel hands its s2 back untouched.
                 let s2 = self.second.get(i).unwrap_or(s1);
-                let [w, n1, n2] = p.value().optim_step(step, g, s1, s2);
+                Some([&values[i], grads[i].as_ref()?, s1, s2])
+            })
+            .collect();
+        let mut new = stepped
+            .iter()
+            .zip(Tensor::optim_step_all(step, &operands))
+            .peekable();
+        let mut i = 0;
+        model.params_mut(&mut |p| {
+            if let Some((_, [w, n1, n2])) = new.next_if(|(j, _)| **j == i) {
                 p.set(w);
                 self.first[i] = n1;
                 if !self.second.is_empty() {

@@ -694,6 +694,88 @@ fn optimizer_steps() {
     });
 }
 
+/// Many parameters stepped together (one kernel on the GPU, the parameters then views into
+/// one buffer): each matches its own CPU step, over steps where the set of parameters with a
+/// gradient changes, and the views work as inputs of other ops.
+#[test]
+fn optimizer_steps_on_many_parameters_at_once() {
+    on_gpu(|gpu| {
+        let shapes: [&[usize]; 4] = [&[7, 13], &[5], &[3, 3, 2, 2], &[1]];
+        for adam in [false, true] {
+            let mut cpu: Vec<[Tensor; 3]> = (0..shapes.len())
+                .map(|i| {
+                    let zeros = Tensor::zeros(shapes[i], &Device::Cpu);
+                    [normal(shapes[i], 140 + i as u64), zeros.clone(), zeros]
+                })
+                .collect();
+            let mut dev: Vec<[Tensor; 3]> = cpu
+                .iter()
+                .map(|p| p.clone().map(|t| t.to_device(gpu)))
+                .collect();
+            for t in 1..=4u32 {
+                let step = if adam {
+                    OptimStep::Adam {
+                        lr: 1e-2,
+                        beta1: 0.9,
+                        beta2: 0.999,
+                        eps: 1e-8,
+                        weight_decay: 1e-4,
+                        t,
+                    }
+                } else {
+                    OptimStep::Sgd {
+                        lr: 0.1,
+                        momentum: 0.9,
+                        weight_decay: 1e-4,
+                    }
+                };
+                // Step 3 leaves the second parameter out: the layout changes and comes back.
+                let stepped: Vec<usize> = (0..shapes.len()).filter(|&i| t != 3 || i != 1).collect();
+                let grads: Vec<Tensor> = (0..shapes.len())
+                    .map(|i| normal(shapes[i], 150 + 10 * t as u64 + i as u64))
+                    .collect();
+                let grads_dev: Vec<Tensor> = grads.iter().map(|g| g.to_device(gpu)).collect();
+                for (params, grads) in [(&mut cpu, &grads), (&mut dev, &grads_dev)] {
+                    let operands: Vec<[&Tensor; 4]> = stepped
+                        .iter()
+                        .map(|&i| {
+                            let [w, s1, s2] = &params[i];
+                            [w, &grads[i], s1, s2]
+                        })
+                        .collect();
+                    let new = Tensor::optim_step_all(step, &operands);
+                    for (&i, n) in stepped.iter().zip(new) {
+                        params[i] = n;
+                    }
+                }
+            }
+            for (i, (c, d)) in cpu.iter().zip(&dev).enumerate() {
+                for k in 0..3 {
+                    // Read through another op too: a view bound at its offset.
+                    let through = d[k].mul_scalar(2.0).to_vec();
+                    let want: Vec<f32> = c[k].to_vec().iter().map(|v| 2.0 * v).collect();
+                    let tol = Tol::Elem {
+                        rtol: 1e-5,
+                        atol: 1e-7,
+                    };
+                    assert_close(
+                        &format!("adam {adam} param {i} output {k}"),
+                        &c[k].to_vec(),
+                        &d[k].to_vec(),
+                        tol,
+                    );
+                    assert_close(
+                        &format!("adam {adam} param {i} output {k} (read by an op)"),
+                        &want,
+                        &through,
+                        tol,
+                    );
+                }
+            }
+        }
+    });
+}
+
 #[test]
 fn creation_transfer_and_empty_tensors() {
     on_gpu(|gpu| {

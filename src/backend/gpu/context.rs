@@ -296,13 +296,13 @@ impl GpuContext {
     }
 
     /// Records one dispatch of `groups` workgroups: binding 0 holds `params`, bindings 1..
-    /// the given storage buffers with their used sizes in bytes. `flops`: the arithmetic it
+    /// the given storage buffers with their offsets and used sizes in bytes. `flops`: the arithmetic it
     /// does, where known, for the profiler.
     pub(super) fn record(
         &self,
         kernel: Kernel,
         params: &[u8],
-        storage: &[(&wgpu::Buffer, u64)],
+        storage: &[(&wgpu::Buffer, u64, u64)],
         groups: u32,
         flops: u64,
     ) {
@@ -331,7 +331,7 @@ impl GpuContext {
             storage
                 .iter()
                 .zip(1..)
-                .map(|(&(buffer, bytes), i)| binding(i, buffer, 0, bytes)),
+                .map(|(&(buffer, offset, bytes), i)| binding(i, buffer, offset, bytes)),
         );
         let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: None,
@@ -346,7 +346,7 @@ impl GpuContext {
                 self.device
                     .create_command_encoder(&wgpu::CommandEncoderDescriptor::default())
             });
-            let bytes = storage.iter().map(|&(_, b)| b).sum();
+            let bytes = storage.iter().map(|&(_, _, b)| b).sum();
             let timestamp_writes = profiler
                 .as_mut()
                 .map(|p| p.time(kernel.name(), flops, bytes));
@@ -409,11 +409,30 @@ impl GpuContext {
         self.submit(&mut self.lock());
     }
 
-    /// Submits pending work, copies the first `len` floats of each buffer back into one
-    /// staging buffer, and waits once. After a fault every part reads as zeros.
-    pub(super) fn download(&self, parts: &[(&wgpu::Buffer, usize)]) -> Vec<Vec<f32>> {
-        let zeros = || parts.iter().map(|&(_, len)| vec![0.0; len]).collect();
-        let total: u64 = parts.iter().map(|&(_, len)| len as u64 * 4).sum();
+    /// Records a copy of `bytes` between two buffers (buffer, byte offset), in command order.
+    pub(super) fn copy(&self, src: (&wgpu::Buffer, u64), dst: (&wgpu::Buffer, u64), bytes: u64) {
+        if bytes == 0 || self.fault().is_some() {
+            return;
+        }
+        let mut st = self.lock();
+        let encoder = st.encoder.get_or_insert_with(|| {
+            self.device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor::default())
+        });
+        encoder.copy_buffer_to_buffer(src.0, src.1, dst.0, dst.1, bytes);
+        st.pending = true;
+    }
+
+    /// Storage bindings must start at multiples of this many bytes.
+    pub(super) fn storage_offset_align(&self) -> u64 {
+        u64::from(self.limits.min_storage_buffer_offset_alignment).max(4)
+    }
+
+    /// Submits pending work, copies `len` floats of each (buffer, byte offset, len) back into
+    /// one staging buffer, and waits once. After a fault every part reads as zeros.
+    pub(super) fn download(&self, parts: &[(&wgpu::Buffer, u64, usize)]) -> Vec<Vec<f32>> {
+        let zeros = || parts.iter().map(|&(_, _, len)| vec![0.0; len]).collect();
+        let total: u64 = parts.iter().map(|&(_, _, len)| len as u64 * 4).sum();
         if total == 0 || self.fault().is_some() {
             return zeros();
         }
@@ -433,10 +452,10 @@ impl GpuContext {
                     .create_command_encoder(&wgpu::CommandEncoderDescriptor::default())
             });
             let mut at = 0;
-            for &(buffer, len) in parts {
+            for &(buffer, offset, len) in parts {
                 let bytes = len as u64 * 4;
                 if bytes > 0 {
-                    encoder.copy_buffer_to_buffer(buffer, 0, &staging, at, bytes);
+                    encoder.copy_buffer_to_buffer(buffer, offset, &staging, at, bytes);
                 }
                 at += bytes;
             }
@@ -449,7 +468,7 @@ impl GpuContext {
         let mut rest = data.as_slice();
         parts
             .iter()
-            .map(|&(_, len)| {
+            .map(|&(_, _, len)| {
                 let (part, after) = rest.split_at(len);
                 rest = after;
                 part.to_vec()

@@ -65,7 +65,7 @@ pub(super) fn fill(gpu: &Gpu, len: usize, value: f32) -> GpuBuf {
 }
 
 pub(super) fn unary(gpu: &Gpu, op: UnaryOp, x: &GpuBuf) -> GpuBuf {
-    let len = x.0.len;
+    let len = x.len;
     let out = gpu.alloc(len);
     if len > 0 {
         let (op, scalar) = unary_code(op);

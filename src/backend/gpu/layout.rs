@@ -56,7 +56,7 @@ pub(super) fn permute(gpu: &Gpu, x: &GpuBuf, shape: &[usize], perm: &[usize]) ->
     let p = Params {
         shape: rank4(&out_shape),
         strides,
-        len: to_u32(x.0.len),
+        len: to_u32(x.len),
         ..Params::default()
     };
     run(gpu, "permute", p, &[x])

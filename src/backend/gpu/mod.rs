@@ -147,11 +147,29 @@ impl Gpu {
     }
 
     fn own(&self, buffer: wgpu::Buffer, len: usize) -> GpuBuf {
-        GpuBuf(Arc::new(Pooled {
-            buffer,
+        GpuBuf {
+            mem: Arc::new(Pooled {
+                buffer,
+                gpu: self.clone(),
+            }),
+            offset: 0,
             len,
-            gpu: self.clone(),
-        }))
+        }
+    }
+
+    /// Records copying all of `src` into `dst` from float `at` on.
+    fn copy_into(&self, src: &GpuBuf, dst: &GpuBuf, at: usize) {
+        assert!(at + src.len <= dst.len, "a copy past the end of its target");
+        self.0.context.copy(
+            (&src.mem.buffer, src.offset),
+            (&dst.mem.buffer, dst.offset + at as u64 * 4),
+            src.len as u64 * 4,
+        );
+    }
+
+    /// Storage bindings start at multiples of this many floats.
+    fn view_align(&self) -> usize {
+        self.0.context.storage_offset_align() as usize / 4
     }
 
     /// Records `kernel` over `groups` workgroups with `params` at binding 0 and `buffers` at
@@ -170,9 +188,9 @@ impl Gpu {
         flops: u64,
     ) {
         let groups = u32::try_from(groups).unwrap_or(u32::MAX);
-        let storage: Vec<(&wgpu::Buffer, u64)> = buffers
+        let storage: Vec<(&wgpu::Buffer, u64, u64)> = buffers
             .iter()
-            .map(|b| (&b.0.buffer, b.0.len as u64 * 4))
+            .map(|b| (&b.mem.buffer, b.offset, b.len as u64 * 4))
             .collect();
         self.0
             .context
@@ -207,14 +225,19 @@ fn kernel_requirements() -> Requirements {
     }
 }
 
-/// A device buffer of `len` f32 values: shared, immutable once made, returned to the pool
-/// when the last clone is dropped.
+/// `len` f32 values on the device: a whole pooled buffer, or a view into one (an optimizer
+/// keeps all parameters in one buffer). Shared, immutable once made; the buffer returns to
+/// the pool when its last view is dropped.
 #[derive(Clone)]
-pub struct GpuBuf(Arc<Pooled>);
+pub struct GpuBuf {
+    mem: Arc<Pooled>,
+    /// Bytes from the buffer's start (a multiple of the storage binding alignment).
+    offset: u64,
+    len: usize,
+}
 
 struct Pooled {
     buffer: wgpu::Buffer,
-    len: usize,
     gpu: Gpu,
 }
 
@@ -226,19 +249,34 @@ impl Drop for Pooled {
 
 impl std::fmt::Debug for GpuBuf {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "GpuBuf(len {})", self.0.len)
+        write!(f, "GpuBuf(len {})", self.len)
     }
 }
 
 impl GpuBuf {
     /// The context this buffer lives in: the backend that computes on it.
     pub(crate) fn gpu(&self) -> &Gpu {
-        &self.0.gpu
+        &self.mem.gpu
     }
 
     /// Whether both are the same buffer (not merely equal contents).
     pub(crate) fn same(&self, other: &GpuBuf) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+        Arc::ptr_eq(&self.mem, &other.mem) && (self.offset, self.len) == (other.offset, other.len)
+    }
+
+    /// `len` values from float `at` on, without copying (`at` a multiple of `view_align`).
+    fn view(&self, at: usize, len: usize) -> GpuBuf {
+        assert!(at + len <= self.len, "a view past the end of its buffer");
+        GpuBuf {
+            mem: self.mem.clone(),
+            offset: self.offset + at as u64 * 4,
+            len,
+        }
+    }
+
+    /// Whether this is the view `at` floats into `whole`'s memory.
+    fn is_view_of(&self, whole: &GpuBuf, at: usize) -> bool {
+        Arc::ptr_eq(&self.mem, &whole.mem) && self.offset == whole.offset + at as u64 * 4
     }
 }
 
@@ -252,15 +290,17 @@ impl Backend for Gpu {
         self.download_all(&[buf]).pop().unwrap_or_default()
     }
     fn download_all(&self, bufs: &[&GpuBuf]) -> Vec<Vec<f32>> {
-        let parts: Vec<(&wgpu::Buffer, usize)> =
-            bufs.iter().map(|b| (&b.0.buffer, b.0.len)).collect();
+        let parts: Vec<(&wgpu::Buffer, u64, usize)> = bufs
+            .iter()
+            .map(|b| (&b.mem.buffer, b.offset, b.len))
+            .collect();
         self.0.context.download(&parts)
     }
     fn filled(&self, len: usize, value: f32) -> GpuBuf {
         elementwise::fill(self, len, value)
     }
     fn len(&self, buf: &GpuBuf) -> usize {
-        buf.0.len
+        buf.len
     }
     fn unary(&self, op: UnaryOp, x: &GpuBuf) -> GpuBuf {
         elementwise::unary(self, op, x)
@@ -346,6 +386,9 @@ impl Backend for Gpu {
         s2: &GpuBuf,
     ) -> [GpuBuf; 3] {
         optim::step(self, step, w, g, s1, s2)
+    }
+    fn optim_step_all(&self, step: OptimStep, params: &[[&GpuBuf; 4]]) -> Vec<[GpuBuf; 3]> {
+        optim::step_all(self, step, params)
     }
 }
 

@@ -27,7 +27,7 @@ pub(super) fn step(
     s1: &GpuBuf,
     s2: &GpuBuf,
 ) -> [GpuBuf; 3] {
-    let len = w.0.len;
+    let len = w.len;
     let (new_w, new_s1) = (gpu.alloc(len), gpu.alloc(len));
     let groups = groups_1d(len);
     match step {
@@ -91,4 +91,62 @@ pub(super) fn step(
             [new_w, new_s1, new_s2]
         }
     }
+}
+
+/// One step on many parameters with one kernel: the operands are laid end to end in flat
+/// buffers (each parameter at a binding-aligned offset) and the new parameters and states are
+/// views into the flat results. After the first step the parameters and states already are
+/// such views, so only the gradients are gathered (by buffer copies, not kernels).
+pub(super) fn step_all(gpu: &Gpu, step: OptimStep, params: &[[&GpuBuf; 4]]) -> Vec<[GpuBuf; 3]> {
+    let align = gpu.view_align();
+    let mut offsets = Vec::with_capacity(params.len());
+    let mut total = 0;
+    for [w, ..] in params {
+        offsets.push(total);
+        total += w.len.next_multiple_of(align);
+    }
+    // Operand k of every parameter as one flat buffer: the memory they are views of when they
+    // already lie so, else a gather.
+    let flat = |k: usize| -> GpuBuf {
+        if let Some(first) = params.first().map(|p| p[k])
+            && first.offset == 0
+            && first.mem.buffer.size() >= total as u64 * 4
+        {
+            let whole = GpuBuf {
+                mem: first.mem.clone(),
+                offset: 0,
+                len: total,
+            };
+            if params
+                .iter()
+                .zip(&offsets)
+                .all(|(p, &at)| p[k].is_view_of(&whole, at))
+            {
+                return whole;
+            }
+        }
+        let whole = gpu.alloc(total);
+        for (p, &at) in params.iter().zip(&offsets) {
+            gpu.copy_into(p[k], &whole, at);
+        }
+        whole
+    };
+    let sgd = matches!(step, OptimStep::Sgd { .. });
+    let (w, g, s1) = (flat(0), flat(1), flat(2));
+    // SGD has no second state: its operand is handed back untouched.
+    let s2 = if sgd { s1.clone() } else { flat(3) };
+    let [new_w, new_s1, new_s2] = self::step(gpu, step, &w, &g, &s1, &s2);
+    params
+        .iter()
+        .zip(offsets)
+        .map(|(p, at)| {
+            let len = p[0].len;
+            let s2 = if sgd {
+                p[3].clone()
+            } else {
+                new_s2.view(at, len)
+            };
+            [new_w.view(at, len), new_s1.view(at, len), s2]
+        })
+        .collect()
 }

@@ -1,7 +1,7 @@
-//! Optimizer updates as kernels: the parameter and its state never leave the device.
+//! Optimizer updates as kernels: the parameters and their state never leave the device.
 
-use super::super::{Tensor, dispatch_each};
-use crate::backend::{Backend, OptimStep};
+use super::super::{Storage, Tensor, device_mismatch};
+use crate::backend::{Backend, OptimStep, cpu::Cpu};
 
 impl Tensor {
     /// One optimizer step on this parameter given its gradient and state tensors (`s1`: SGD
@@ -14,16 +14,63 @@ impl Tensor {
         s1: &Tensor,
         s2: &Tensor,
     ) -> [Tensor; 3] {
-        for t in [grad, s1, s2] {
-            assert_eq!(
-                t.shape(),
-                self.shape(),
-                "optimizer state and gradient must match the parameter"
-            );
+        let [new] = Tensor::optim_step_all(step, &[[self, grad, s1, s2]])
+            .try_into()
+            .expect("one parameter in, one out");
+        new
+    }
+
+    /// [`Tensor::optim_step`] on many parameters at once, each [w, grad, s1, s2]: one kernel
+    /// for all of them on a GPU. All on one device.
+    pub fn optim_step_all(step: OptimStep, params: &[[&Tensor; 4]]) -> Vec<[Tensor; 3]> {
+        for [w, rest @ ..] in params {
+            for t in rest {
+                assert_eq!(
+                    t.shape(),
+                    w.shape(),
+                    "optimizer state and gradient must match the parameter"
+                );
+            }
         }
-        let shape = self.shape().to_vec();
-        let storages = dispatch_each!(self.storage(), grad.storage(), s1.storage(), s2.storage() =>
-            |be, w, g, a, b| be.optim_step(step, w, g, a, b));
-        storages.map(|s| Tensor::from_storage(s, shape.clone()))
+        let Some(first) = params.first() else {
+            return Vec::new();
+        };
+        let storages: Vec<[Storage; 3]> = match first[0].storage() {
+            Storage::Cpu(_) => {
+                let bufs: Vec<[_; 4]> = params
+                    .iter()
+                    .map(|p| {
+                        p.map(|t| match t.storage() {
+                            Storage::Cpu(b) => b,
+                            #[cfg(feature = "gpu")]
+                            Storage::Gpu(_) => device_mismatch(),
+                        })
+                    })
+                    .collect();
+                (Cpu.optim_step_all(step, &bufs).into_iter())
+                    .map(|new| new.map(Storage::Cpu))
+                    .collect()
+            }
+            #[cfg(feature = "gpu")]
+            Storage::Gpu(g) => {
+                let bufs: Vec<[_; 4]> = params
+                    .iter()
+                    .map(|p| {
+                        p.map(|t| match t.storage() {
+                            Storage::Gpu(b) => b,
+                            Storage::Cpu(_) => device_mismatch(),
+                        })
+                    })
+                    .collect();
+                (g.gpu().optim_step_all(step, &bufs).into_iter())
+                    .map(|new| new.map(Storage::Gpu))
+                    .collect()
+            }
+        };
+        params
+            .iter()
+            .zip(storages)
+            .map(|(p, new)| new.map(|s| Tensor::from_storage(s, p[0].shape().to_vec())))
+            .collect()
     }
 }
