@@ -152,12 +152,6 @@ fn fold_running<B: Backend + ?Sized>(
     [toward(r.mean, mean, 1.0), toward(r.var, var, unbias)]
 }
 
-/// Per-channel sums of an (n, c, plane) array, as (c).
-fn channel_sum<B: Backend + ?Sized>(be: &B, x: &B::Buf, d: NormDims) -> B::Buf {
-    let planes = be.sum_axis(x, d.n * d.c, d.plane, 1);
-    be.sum_axis(&planes, 1, d.n, d.c)
-}
-
 /// 1 / sqrt(var + eps), per channel.
 fn inv_std<B: Backend + ?Sized>(be: &B, var: &B::Buf, eps: f32) -> B::Buf {
     be.unary(
@@ -214,6 +208,12 @@ pub trait Backend: Send + Sync {
     ) -> Self::Buf;
     /// Sums the middle axis of an (outer, n, inner) array into (outer, inner).
     fn sum_axis(&self, x: &Self::Buf, outer: usize, n: usize, inner: usize) -> Self::Buf;
+    /// Per-channel sums of an (n, c, plane) array, as (c). This default sums two axes in turn;
+    /// the GPU makes one pass.
+    fn channel_sum(&self, x: &Self::Buf, d: NormDims) -> Self::Buf {
+        let planes = self.sum_axis(x, d.n * d.c, d.plane, 1);
+        self.sum_axis(&planes, 1, d.n, d.c)
+    }
     /// Softmax (or log-softmax) of each row of a (rows, cols) array, numerically stable.
     fn softmax(&self, x: &Self::Buf, rows: usize, cols: usize, log: bool) -> Self::Buf;
     fn matmul(&self, a: &Self::Buf, b: &Self::Buf, dims: MatmulDims) -> Self::Buf;
@@ -282,10 +282,10 @@ pub trait Backend: Send + Sync {
     ) -> [Self::Buf; 5] {
         let (full, ch) = d.shapes();
         let per_value = UnaryOp::MulScalar(1.0 / d.count() as f32);
-        let mean = self.unary(per_value, &channel_sum(self, x, d));
+        let mean = self.unary(per_value, &self.channel_sum(x, d));
         let centred = self.binary(BinaryOp::Sub, x, &full, &mean, &ch, &full);
         let squares = self.binary(BinaryOp::Mul, &centred, &full, &centred, &full, &full);
-        let var = self.unary(per_value, &channel_sum(self, &squares, d));
+        let var = self.unary(per_value, &self.channel_sum(&squares, d));
         let c = [d.c];
         let scale = self.binary(BinaryOp::Mul, gamma, &c, &inv_std(self, &var, eps), &c, &c);
         let y = self.binary(BinaryOp::Mul, &centred, &full, &scale, &ch, &full);
@@ -314,9 +314,9 @@ pub trait Backend: Send + Sync {
         let inv_std = inv_std(self, var, eps);
         let centred = self.binary(BinaryOp::Sub, x, &full, mean, &ch, &full);
         let xhat = self.binary(BinaryOp::Mul, &centred, &full, &inv_std, &ch, &full);
-        let dbeta = channel_sum(self, g, d);
+        let dbeta = self.channel_sum(g, d);
         let g_xhat = self.binary(BinaryOp::Mul, g, &full, &xhat, &full, &full);
-        let dgamma = channel_sum(self, &g_xhat, d);
+        let dgamma = self.channel_sum(&g_xhat, d);
         let mean_g = self.unary(per_value, &dbeta);
         let centred_g = self.binary(BinaryOp::Sub, g, &full, &mean_g, &ch, &full);
         let mean_g_xhat = self.unary(per_value, &dgamma);

@@ -359,6 +359,9 @@ impl Backend for Gpu {
     ) -> [GpuBuf; 5] {
         norm::train(self, x, gamma, beta, running, d, eps)
     }
+    fn channel_sum(&self, x: &GpuBuf, d: NormDims) -> GpuBuf {
+        norm::channel_sum(self, x, d)
+    }
     fn batch_norm_train_grad(
         &self,
         x: &GpuBuf,

@@ -116,3 +116,15 @@ pub(super) fn train_grad(
     }
     [dx, dgamma, dbeta]
 }
+
+/// Per-channel sums of (n, c, plane), as (c).
+pub(super) fn channel_sum(gpu: &Gpu, x: &GpuBuf, d: NormDims) -> GpuBuf {
+    let sums = gpu.alloc(d.c);
+    gpu.launch(
+        kernel(NormPass::ChannelSum),
+        &params(d, 0.0, 0.0),
+        &[&sums, x],
+        d.c,
+    );
+    sums
+}

@@ -32,15 +32,18 @@ pub(super) enum NormPass {
     Normalize,
     GradStats,
     GradInput,
+    /// Per-channel sums alone (a conv's bias gradient).
+    ChannelSum,
 }
 
 impl NormPass {
     #[cfg(test)]
-    const ALL: [NormPass; 4] = [
+    const ALL: [NormPass; 5] = [
         NormPass::Stats,
         NormPass::Normalize,
         NormPass::GradStats,
         NormPass::GradInput,
+        NormPass::ChannelSum,
     ];
 
     fn source(self) -> &'static str {
@@ -49,6 +52,7 @@ impl NormPass {
             NormPass::Normalize => include_str!("../../../shaders/norm/normalize.wgsl"),
             NormPass::GradStats => include_str!("../../../shaders/norm/grad_stats.wgsl"),
             NormPass::GradInput => include_str!("../../../shaders/norm/grad_input.wgsl"),
+            NormPass::ChannelSum => include_str!("../../../shaders/norm/channel_sum.wgsl"),
         }
     }
 }

@@ -143,14 +143,7 @@ impl Var {
                 needs[1].then(|| x.conv2d_grad_weight(g, w.shape(), padding, stride)),
             ];
             if needs.len() == 3 {
-                let [n, c, h, wd] = *g.shape() else {
-                    unreachable!("conv output is 4-D")
-                };
-                grads.push(needs[2].then(|| {
-                    g.reshape(&[n, c, h * wd])
-                        .sum_axis(2, false)
-                        .sum_axis(0, false)
-                }));
+                grads.push(needs[2].then(|| g.sum_channels()));
             }
             grads
         })

@@ -2,7 +2,7 @@
 
 use super::super::shape::axis_index;
 use super::super::{Tensor, Var, dispatch};
-use crate::backend::Backend;
+use crate::backend::{Backend, NormDims};
 
 /// The shape after reducing `axis`: kept as 1 or removed.
 fn reduced_shape(shape: &[usize], axis: usize, keepdim: bool) -> Vec<usize> {
@@ -23,6 +23,16 @@ impl Tensor {
         let (outer, n, inner) = (s[..a].iter().product(), s[a], s[a + 1..].iter().product());
         let storage = dispatch!(self.storage() => |be, x| be.sum_axis(x, outer, n, inner));
         Tensor::from_storage(storage, reduced_shape(s, a, keepdim))
+    }
+
+    /// Per-channel sums of an (n, c, h, w) tensor, as (c): a conv's bias gradient.
+    pub fn sum_channels(&self) -> Tensor {
+        let [n, c, h, w] = *self.shape() else {
+            panic!("sum_channels takes (n, c, h, w), got {:?}", self.shape())
+        };
+        let d = NormDims { n, c, plane: h * w };
+        let storage = dispatch!(self.storage() => |be, x| be.channel_sum(x, d));
+        Tensor::from_storage(storage, vec![c])
     }
 
     /// Sum of all elements, as a scalar (shape []).
