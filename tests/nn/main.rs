@@ -12,6 +12,7 @@ mod common;
 mod device;
 mod digits;
 #[cfg(feature = "gpu")]
+mod gpu_budget;
 mod gpu_parity;
 mod gradcheck;
 mod layers;

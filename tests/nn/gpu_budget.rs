@@ -1,0 +1,79 @@
+//! What a training step and an inference batch of az-small ask of the GPU: dispatches, submits
+//! and blocking waits, read from the context's counters. A GPU punishes many small dispatches
+//! and every host wait, so these are budgets a change must stay within.
+
+use crate::common;
+use checkers_zero::nn::{
+    Architecture, Ctx, Module, NetPreset, Optimizer, PolicyValueNet, alphazero_loss,
+};
+use checkers_zero::tensor::{Device, Tensor, Var};
+use common::gpu_or_skip;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+
+/// Dispatches of one az-small training step at batch 256 (forward, loss, backward, Adam).
+const TRAIN_DISPATCHES: u64 = 200;
+
+#[test]
+fn az_small_training_step_and_inference_stay_within_their_budgets() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    // Alone on the device, so no other test's work is counted.
+    let _alone = common::GPU_USE.write().unwrap_or_else(|e| e.into_inner());
+    let Device::Gpu(g) = &gpu else {
+        unreachable!("Device::gpu() is a GPU")
+    };
+    let arch = Architecture::preset(NetPreset::AzSmall);
+    let mut rng = StdRng::seed_from_u64(0);
+    let mut net = PolicyValueNet::new(arch.clone(), &gpu, &mut rng);
+    let batch = 256;
+    let x = Tensor::randn(&[batch, arch.input_planes, 8, 8], 1.0, &mut rng, &gpu);
+    let pi = Tensor::randn(&[batch, 128], 1.0, &mut rng, &gpu).softmax(-1);
+    let z = Tensor::uniform(&[batch], 1.0, &mut rng, &gpu);
+    let mut opt = Optimizer::adam(1e-3, 1e-4, &net);
+    let mut step = || {
+        let ctx = Ctx::training();
+        let (logits, value) = net.forward(&ctx, &Var::constant(x.clone()));
+        let loss = alphazero_loss(&logits, &value, &pi, &z);
+        let grads = ctx.param_grads(&net, &loss.total.backward());
+        opt.step(&mut net, &grads);
+        Tensor::to_vecs(&[&loss.policy, &loss.value])
+    };
+    // One step: lavapipe takes most of a minute over it. (The first step also gathers the
+    // parameters into the optimizer's flat buffers, by copies, which are not dispatches.)
+    let before = g.counters();
+    let losses = step();
+    let used = g.counters() - before;
+    assert!(losses.iter().flatten().all(|l| l.is_finite()), "{losses:?}");
+    assert!(
+        used.dispatches <= TRAIN_DISPATCHES,
+        "a training step took {} dispatches, over its budget of {TRAIN_DISPATCHES}",
+        used.dispatches
+    );
+    assert_eq!(used.waits, 1, "a training step waits once, for its losses");
+    assert!(
+        used.submits >= 2,
+        "the device starts before the step is recorded"
+    );
+
+    net.set_train(false);
+    let x = x.to_vec()[..64 * arch.input_planes * 64].to_vec();
+    let x = Tensor::from_vec(x, &[64, arch.input_planes, 8, 8], &gpu);
+    // The first call after training folds each batch norm into its conv (kept until the
+    // weights change); count a call after it.
+    net.predict(&x);
+    let before = g.counters();
+    let (policy, value) = net.predict(&x);
+    let out = Tensor::to_vecs(&[&policy, &value]);
+    let used = g.counters() - before;
+    assert_eq!((out[0].len(), out[1].len()), (64 * 128, 64));
+    assert_eq!(
+        used.waits, 1,
+        "an inference batch waits once, for policy and value together"
+    );
+    assert!(
+        used.dispatches <= 60,
+        "inference took {} dispatches",
+        used.dispatches
+    );
+    gpu.check().expect("no device fault");
+}
