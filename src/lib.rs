@@ -33,6 +33,6 @@ mod layers;
 #[path = "../tests/common/proptest_seed.rs"]
 mod test_support;
 
-#[cfg(test)]
+#[cfg(all(test, feature = "gpu"))]
 #[path = "../tests/common/skip.rs"]
 mod test_skip;

@@ -100,19 +100,24 @@ fn line(
         "kernel": b.device.kernel(), "threads": b.threads,
         "net": net, "params": params, "mode": mode, "batch": batch,
         "positions_per_s": (per_s * 10.0).round() / 10.0});
-    #[cfg(feature = "gpu")]
-    if let Device::Gpu(g) = &b.device {
-        let before = g.counters();
-        f();
-        if let (Some(r), Ok(serde_json::Value::Object(c))) = (
-            record.as_object_mut(),
-            serde_json::to_value(g.counters() - before),
-        ) {
-            r.extend(c);
-        }
+    if let (Some(r), Some(serde_json::Value::Object(c))) =
+        (record.as_object_mut(), gpu_work(&b.device, f))
+    {
+        r.extend(c);
     }
     println!("{record}");
-    let _ = f;
+}
+
+/// What one call of `f` asked of the GPU, as JSON; None on the CPU.
+fn gpu_work(device: &Device, f: &mut dyn FnMut()) -> Option<serde_json::Value> {
+    #[cfg(feature = "gpu")]
+    if let Device::Gpu(g) = device {
+        let before = g.counters();
+        f();
+        return serde_json::to_value(g.counters() - before).ok();
+    }
+    let _ = (device, f);
+    None
 }
 
 /// Calls of `f` under the GPU profiler: one JSON line per kernel (its share of device time,
@@ -165,7 +170,7 @@ fn profile(
         }
         return Ok(());
     }
-    let _ = (net, mode, batch, f);
+    let _ = (b, net, mode, batch, f);
     anyhow::bail!("--profile times GPU kernels: use it with --device gpu")
 }
 

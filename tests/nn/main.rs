@@ -13,6 +13,7 @@ mod device;
 mod digits;
 #[cfg(feature = "gpu")]
 mod gpu_budget;
+#[cfg(feature = "gpu")]
 mod gpu_parity;
 mod gradcheck;
 mod layers;

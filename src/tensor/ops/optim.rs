@@ -1,6 +1,6 @@
 //! Optimizer updates as kernels: the parameters and their state never leave the device.
 
-use super::super::{Storage, Tensor, device_mismatch};
+use super::super::{Storage, Tensor};
 use crate::backend::{Backend, OptimStep, cpu::Cpu};
 
 impl Tensor {
@@ -43,7 +43,7 @@ impl Tensor {
                         p.map(|t| match t.storage() {
                             Storage::Cpu(b) => b,
                             #[cfg(feature = "gpu")]
-                            Storage::Gpu(_) => device_mismatch(),
+                            Storage::Gpu(_) => super::super::device_mismatch(),
                         })
                     })
                     .collect();
@@ -58,7 +58,7 @@ impl Tensor {
                     .map(|p| {
                         p.map(|t| match t.storage() {
                             Storage::Gpu(b) => b,
-                            Storage::Cpu(_) => device_mismatch(),
+                            Storage::Cpu(_) => super::super::device_mismatch(),
                         })
                     })
                     .collect();
