@@ -5,16 +5,10 @@
 /// Each layer's top-level modules of `src/`, lowest first. The command line (src/cli/) sits
 /// above them all.
 const LAYERS: &[&[&str]] = &[
+    // Test support, which any module's tests may use.
+    &["test_support", "test_skip"],
     &[
-        "backend",
-        "files",
-        "input",
-        "names",
-        "progress",
-        "seeds",
-        "layers",
-        "test_support",
-        "test_skip",
+        "backend", "files", "input", "names", "progress", "seeds", "layers",
     ],
     &["tensor", "games", "plot"],
     &["nn"],

@@ -1,5 +1,6 @@
 // Training-mode batch norm over x as (n, c, plane): per channel the batch mean and biased
-// variance, y = (x - mean) gamma / sqrt(var + eps) + beta, and the backward. Two kernels each
+// variance, y = (x - mean) gamma / sqrt(var + eps) + beta (then a ReLU when `relu` is set),
+// and the backward. Two kernels each
 // way: a per-channel reduction (one workgroup per channel, its invocations striding over the
 // channel's n * plane values), then one elementwise pass. The forward reduction also moves the
 // running averages, so nothing else is launched for them.
@@ -14,7 +15,13 @@ struct Params {
     momentum: f32,
     // count / (count - 1): the running variance is unbiased
     unbias: f32,
-    _pad: u32,
+    // 1: a ReLU follows the normalisation (forward), or masks the gradient (backward)
+    relu: u32,
+    // where dbeta starts in the backward's per-channel sums buffer (dgamma at 0)
+    dbeta_at: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -50,4 +57,13 @@ fn channel_of(i: u32) -> u32 {
 
 fn inv_std(v: f32) -> f32 {
     return inverseSqrt(v + p.eps);
+}
+
+// The output gradient as the normalisation sees it: where a fused ReLU's output `y` is not
+// positive, none passes.
+fn through_relu(g: f32, y: f32) -> f32 {
+    if (p.relu != 0u && !(y > 0.0)) {
+        return 0.0;
+    }
+    return g;
 }

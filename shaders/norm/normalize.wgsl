@@ -1,4 +1,5 @@
-// Forward elementwise pass: y = (x - mean) gamma / sqrt(var + eps) + beta.
+// Forward elementwise pass: y = (x - mean) gamma / sqrt(var + eps) + beta, then max(y, 0)
+// with a fused ReLU.
 
 @group(0) @binding(1) var<storage, read_write> y: array<f32>;
 @group(0) @binding(2) var<storage, read> x: array<f32>;
@@ -15,5 +16,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         return;
     }
     let ch = channel_of(i);
-    y[i] = (x[i] - mean[ch]) * (gamma[ch] * inv_std(variance[ch])) + beta[ch];
+    let v = (x[i] - mean[ch]) * (gamma[ch] * inv_std(variance[ch])) + beta[ch];
+    if (p.relu != 0u) {
+        y[i] = max(v, 0.0);
+    } else {
+        y[i] = v;
+    }
 }

@@ -267,8 +267,8 @@ pub trait Backend: Send + Sync {
         }
     }
     /// Training-mode batch norm of `x` (n, c, plane): per channel the batch mean and biased
-    /// variance, then y = (x - mean) gamma / sqrt(var + eps) + beta, and the running averages
-    /// moved towards the batch's. Returns [y, mean, var, running mean, running var] (all but
+    /// variance, then y = (x - mean) gamma / sqrt(var + eps) + beta (and max(y, 0) with
+    /// `relu`), and the running averages moved towards the batch's. Returns [y, mean, var, running mean, running var] (all but
     /// y of shape (c)). This default composes the primitive kernels (about eight passes over
     /// x); the CPU backend makes two reading passes and one writing pass, the GPU two kernels.
     fn batch_norm_train(
@@ -277,6 +277,7 @@ pub trait Backend: Send + Sync {
         gamma: &Self::Buf,
         beta: &Self::Buf,
         running: Running<'_, Self::Buf>,
+        relu: bool,
         d: NormDims,
         eps: f32,
     ) -> [Self::Buf; 5] {
@@ -290,18 +291,25 @@ pub trait Backend: Send + Sync {
         let scale = self.binary(BinaryOp::Mul, gamma, &c, &inv_std(self, &var, eps), &c, &c);
         let y = self.binary(BinaryOp::Mul, &centred, &full, &scale, &ch, &full);
         let y = self.binary(BinaryOp::Add, &y, &full, beta, &ch, &full);
+        let y = if relu {
+            self.unary(UnaryOp::Relu, &y)
+        } else {
+            y
+        };
         let [run_mean, run_var] = fold_running(self, running, &mean, &var, d);
         [y, mean, var, run_mean, run_var]
     }
     /// The backward of [`Backend::batch_norm_train`] from the output gradient `g`, with
     /// x^ = (x - mean) / sqrt(var + eps) and m = n plane values per channel:
     /// dbeta = sum g, dgamma = sum g x^, dx = gamma / sqrt(var + eps) (g - dbeta/m - x^ dgamma/m).
-    /// Returns [dx, dgamma, dbeta].
+    /// `relu_out`: the forward's output where it applied a ReLU; g passes only where that is
+    /// positive. Returns [dx, dgamma, dbeta].
     #[allow(clippy::too_many_arguments)]
     fn batch_norm_train_grad(
         &self,
         x: &Self::Buf,
         g: &Self::Buf,
+        relu_out: Option<&Self::Buf>,
         mean: &Self::Buf,
         var: &Self::Buf,
         gamma: &Self::Buf,
@@ -309,6 +317,14 @@ pub trait Backend: Send + Sync {
         eps: f32,
     ) -> [Self::Buf; 3] {
         let (full, ch) = d.shapes();
+        let masked;
+        let g = match relu_out {
+            Some(y) => {
+                masked = self.binary(BinaryOp::ReluGrad, y, &full, g, &full, &full);
+                &masked
+            }
+            None => g,
+        };
         let c = [d.c];
         let per_value = UnaryOp::MulScalar(1.0 / d.count() as f32);
         let inv_std = inv_std(self, var, eps);

@@ -343,7 +343,10 @@ fn batch_norm() {
     check(
         "batch_norm2d train",
         &[x.clone(), gamma.clone(), beta.clone()],
-        |v| v[0].batch_norm2d_train(&v[1], &v[2], &running, 1e-5).0,
+        |v| {
+            v[0].batch_norm2d_train(&v[1], &v[2], &running, false, 1e-5)
+                .0
+        },
     );
     let mean = rand_t(&[2], -0.2, 0.2, &mut rng);
     let var = rand_t(&[2], 0.5, 1.5, &mut rng);
@@ -369,9 +372,8 @@ fn small_network_end_to_end() {
     check("network", &[x, w1, g, b, lin], |v| {
         let h = v[0]
             .conv2d(&v[1], None, (1, 1), (1, 1))
-            .batch_norm2d_train(&v[2], &v[3], &fresh_running(2), 1e-5)
-            .0
-            .relu();
+            .batch_norm2d_train(&v[2], &v[3], &fresh_running(2), true, 1e-5)
+            .0;
         let h = h.add(&v[0]).flatten();
         let logits = h.matmul(&v[4]);
         let value = logits.sum_axis(-1, false).tanh();

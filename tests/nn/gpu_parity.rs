@@ -563,18 +563,23 @@ fn batch_norm_train_and_eval() {
                 momentum: 0.1,
             };
             // Means, variances and their gradients are sums of 140 or 576 terms per channel.
-            parity(
-                gpu,
-                "batch_norm2d train",
-                &[&x, &gamma, &beta],
-                Tol::Norm(1e-5),
-                Tol::Norm(1e-5),
-                |v, dev| v[0].batch_norm2d_train(&v[1], &v[2], &running(dev), 1e-5).0,
-            );
+            for relu in [false, true] {
+                parity(
+                    gpu,
+                    &format!("batch_norm2d train (relu {relu})"),
+                    &[&x, &gamma, &beta],
+                    Tol::Norm(1e-5),
+                    Tol::Norm(1e-5),
+                    |v, dev| {
+                        v[0].batch_norm2d_train(&v[1], &v[2], &running(dev), relu, 1e-5)
+                            .0
+                    },
+                );
+            }
             let moved = |dev: &Device| {
                 let x = Var::constant(x.to_device(dev));
                 let [g, b] = [&gamma, &beta].map(|t| Var::constant(t.to_device(dev)));
-                let (_, r) = x.batch_norm2d_train(&g, &b, &running(dev), 1e-5);
+                let (_, r) = x.batch_norm2d_train(&g, &b, &running(dev), false, 1e-5);
                 [r.mean.to_vec(), r.var.to_vec()]
             };
             let (cpu, on_gpu) = (moved(&Device::Cpu), moved(gpu));

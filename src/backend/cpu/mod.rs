@@ -136,10 +136,12 @@ impl Backend for Cpu {
         gamma: &CpuBuf,
         beta: &CpuBuf,
         running: Running<'_, CpuBuf>,
+        relu: bool,
         d: NormDims,
         eps: f32,
     ) -> [CpuBuf; 5] {
-        let [y, mean, var] = norm::train(x.as_slice(), gamma.as_slice(), beta.as_slice(), d, eps);
+        let [x, gamma, beta] = [x, gamma, beta].map(CpuBuf::as_slice);
+        let [y, mean, var] = norm::train(x, gamma, beta, relu, d, eps);
         let [run_mean, run_var] = super::fold_running(self, running, &mean, &var, d);
         [y, mean, var, run_mean, run_var]
     }
@@ -147,6 +149,7 @@ impl Backend for Cpu {
         &self,
         x: &CpuBuf,
         g: &CpuBuf,
+        relu_out: Option<&CpuBuf>,
         mean: &CpuBuf,
         var: &CpuBuf,
         gamma: &CpuBuf,
@@ -154,7 +157,16 @@ impl Backend for Cpu {
         eps: f32,
     ) -> [CpuBuf; 3] {
         let [x, g, mean, var, gamma] = [x, g, mean, var, gamma].map(CpuBuf::as_slice);
-        norm::train_grad(x, g, mean, var, gamma, d, eps)
+        norm::train_grad(
+            x,
+            g,
+            relu_out.map(CpuBuf::as_slice),
+            mean,
+            var,
+            gamma,
+            d,
+            eps,
+        )
     }
     fn conv2d_grad_input(&self, g: &CpuBuf, w: &CpuBuf, d: ConvDims) -> CpuBuf {
         conv::grad_input(g.as_slice(), w.as_slice(), d)

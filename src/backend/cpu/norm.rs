@@ -34,7 +34,15 @@ fn map_planes(d: NormDims, f: impl Fn(usize, usize, &mut [f32]) + Sync) -> CpuBu
     CpuBuf::new(out)
 }
 
-pub fn train(x: &[f32], gamma: &[f32], beta: &[f32], d: NormDims, eps: f32) -> [CpuBuf; 3] {
+/// [y, mean, var], y through a ReLU when `relu`.
+pub fn train(
+    x: &[f32],
+    gamma: &[f32],
+    beta: &[f32],
+    relu: bool,
+    d: NormDims,
+    eps: f32,
+) -> [CpuBuf; 3] {
     let m = d.count() as f32;
     // Two passes (mean, then squared deviations from it), as the definition: one pass of sums
     // and sums of squares loses the variance to cancellation when the mean is large.
@@ -56,21 +64,37 @@ pub fn train(x: &[f32], gamma: &[f32], beta: &[f32], d: NormDims, eps: f32) -> [
         for (o, &v) in dst.iter_mut().zip(src) {
             *o = (v - mean) * s + b;
         }
+        if relu {
+            dst.iter_mut().for_each(|o| *o = o.max(0.0));
+        }
     });
     let (mean, var) = stats.into_iter().unzip();
     [y, CpuBuf::new(mean), CpuBuf::new(var)]
 }
 
+/// [dx, dgamma, dbeta]; with `relu_out` (the forward's output through its ReLU) g passes only
+/// where that is positive.
 #[allow(clippy::too_many_arguments)]
 pub fn train_grad(
     x: &[f32],
     g: &[f32],
+    relu_out: Option<&[f32]>,
     mean: &[f32],
     var: &[f32],
     gamma: &[f32],
     d: NormDims,
     eps: f32,
 ) -> [CpuBuf; 3] {
+    let masked: Vec<f32>;
+    let g = match relu_out {
+        Some(y) => {
+            masked = (g.par_iter().zip(y))
+                .map(|(&gv, &yv)| if yv > 0.0 { gv } else { 0.0 })
+                .collect();
+            &masked
+        }
+        None => g,
+    };
     let m = d.count() as f32;
     let inv_std: Vec<f32> = var.iter().map(|&v| 1.0 / (v + eps).sqrt()).collect();
     // Per channel: dbeta = sum g, dgamma = sum g x^ (x^ from x, not kept from the forward).

@@ -354,10 +354,11 @@ impl Backend for Gpu {
         gamma: &GpuBuf,
         beta: &GpuBuf,
         running: Running<'_, GpuBuf>,
+        relu: bool,
         d: NormDims,
         eps: f32,
     ) -> [GpuBuf; 5] {
-        norm::train(self, x, gamma, beta, running, d, eps)
+        norm::train(self, x, gamma, beta, running, relu, d, eps)
     }
     fn channel_sum(&self, x: &GpuBuf, d: NormDims) -> GpuBuf {
         norm::channel_sum(self, x, d)
@@ -366,13 +367,14 @@ impl Backend for Gpu {
         &self,
         x: &GpuBuf,
         g: &GpuBuf,
+        relu_out: Option<&GpuBuf>,
         mean: &GpuBuf,
         var: &GpuBuf,
         gamma: &GpuBuf,
         d: NormDims,
         eps: f32,
     ) -> [GpuBuf; 3] {
-        norm::train_grad(self, x, g, mean, var, gamma, d, eps)
+        norm::train_grad(self, x, g, relu_out, mean, var, gamma, d, eps)
     }
     fn conv2d_grad_input(&self, g: &GpuBuf, w: &GpuBuf, d: ConvDims) -> GpuBuf {
         conv::grad_input(self, g, w, d)

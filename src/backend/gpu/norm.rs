@@ -19,7 +19,9 @@ pub(super) struct Params {
     eps: f32,
     momentum: f32,
     unbias: f32,
-    _pad: u32,
+    relu: u32,
+    dbeta_at: u32,
+    _pad: [u32; 3],
 }
 
 fn params(d: NormDims, eps: f32, momentum: f32) -> Params {
@@ -36,7 +38,7 @@ fn params(d: NormDims, eps: f32, momentum: f32) -> Params {
         } else {
             1.0
         },
-        _pad: 0,
+        ..Params::default()
     }
 }
 
@@ -48,16 +50,21 @@ fn kernel(pass: NormPass) -> Kernel {
 }
 
 /// [y, mean, var, running mean, running var].
+#[allow(clippy::too_many_arguments)]
 pub(super) fn train(
     gpu: &Gpu,
     x: &GpuBuf,
     gamma: &GpuBuf,
     beta: &GpuBuf,
     running: Running<'_, GpuBuf>,
+    relu: bool,
     d: NormDims,
     eps: f32,
 ) -> [GpuBuf; 5] {
-    let p = params(d, eps, running.momentum);
+    let p = Params {
+        relu: relu.into(),
+        ..params(d, eps, running.momentum)
+    };
     let [mean, var, run_mean, run_var] = [(); 4].map(|_| gpu.alloc(d.c));
     let y = gpu.alloc(p.len as usize);
     gpu.launch(
@@ -85,36 +92,44 @@ pub(super) fn train(
     [y, mean, var, run_mean, run_var]
 }
 
-/// [dx, dgamma, dbeta].
+/// [dx, dgamma, dbeta]; dgamma and dbeta are views into one buffer.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn train_grad(
     gpu: &Gpu,
     x: &GpuBuf,
     g: &GpuBuf,
+    relu_out: Option<&GpuBuf>,
     mean: &GpuBuf,
     var: &GpuBuf,
     gamma: &GpuBuf,
     d: NormDims,
     eps: f32,
 ) -> [GpuBuf; 3] {
-    let p = params(d, eps, 0.0);
-    let [dgamma, dbeta] = [(); 2].map(|_| gpu.alloc(d.c));
+    let dbeta_at = d.c.next_multiple_of(gpu.view_align());
+    let p = Params {
+        relu: relu_out.is_some().into(),
+        dbeta_at: to_u32(dbeta_at),
+        ..params(d, eps, 0.0)
+    };
+    // Without a ReLU the mask is not read; g stands in for it.
+    let y = relu_out.unwrap_or(g);
+    let dstats = gpu.alloc(dbeta_at + d.c);
     let dx = gpu.alloc(p.len as usize);
     gpu.launch(
         kernel(NormPass::GradStats),
         &p,
-        &[&dgamma, &dbeta, x, g, mean, var],
+        &[&dstats, x, g, y, mean, var],
         d.c,
     );
     if p.len > 0 {
         gpu.launch(
             kernel(NormPass::GradInput),
             &p,
-            &[&dx, x, g, mean, var, gamma, &dgamma, &dbeta],
+            &[&dx, x, g, y, mean, var, gamma, &dstats],
             groups_1d(p.len as usize),
         );
     }
-    [dx, dgamma, dbeta]
+    [dx, dstats.view(0, d.c), dstats.view(dbeta_at, d.c)]
 }
 
 /// Per-channel sums of (n, c, plane), as (c).

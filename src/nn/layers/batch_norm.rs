@@ -109,14 +109,15 @@ impl std::fmt::Debug for BatchNorm2d {
     }
 }
 
-impl Module for BatchNorm2d {
-    type Output = Var;
-
-    fn forward(&self, ctx: &Ctx, x: &Var) -> Var {
+impl BatchNorm2d {
+    /// The layer, then a ReLU when `relu` (in training mode fused into the batch norm's own
+    /// passes).
+    pub fn forward_relu(&self, ctx: &Ctx, x: &Var, relu: bool) -> Var {
         let (gamma, beta) = (ctx.param(&self.gamma), ctx.param(&self.beta));
         if !self.training {
             let r = self.running().clone();
-            return x.batch_norm2d_eval(&gamma, &beta, &r.mean, &r.var, EPS);
+            let y = x.batch_norm2d_eval(&gamma, &beta, &r.mean, &r.var, EPS);
+            return if relu { y.relu() } else { y };
         }
         let mut r = self.running();
         let running = RunningStats {
@@ -124,9 +125,17 @@ impl Module for BatchNorm2d {
             var: r.var.clone(),
             momentum: MOMENTUM,
         };
-        let (y, moved) = x.batch_norm2d_train(&gamma, &beta, &running, EPS);
+        let (y, moved) = x.batch_norm2d_train(&gamma, &beta, &running, relu, EPS);
         (r.mean, r.var) = (moved.mean, moved.var);
         y
+    }
+}
+
+impl Module for BatchNorm2d {
+    type Output = Var;
+
+    fn forward(&self, ctx: &Ctx, x: &Var) -> Var {
+        self.forward_relu(ctx, x, false)
     }
 
     fn params(&self, f: &mut dyn FnMut(&Param)) {

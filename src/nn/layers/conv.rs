@@ -184,12 +184,14 @@ impl Conv2d {
             );
             return Var::constant(y);
         }
-        let y = bn.forward(ctx, &self.forward(ctx, x));
-        let y = match residual {
-            Some(r) => r.add(&y),
-            None => y,
-        };
-        if relu { y.relu() } else { y }
+        let conv = self.forward(ctx, x);
+        match residual {
+            Some(r) => {
+                let y = r.add(&bn.forward(ctx, &conv));
+                if relu { y.relu() } else { y }
+            }
+            None => bn.forward_relu(ctx, &conv, relu),
+        }
     }
 }
 

@@ -33,12 +33,14 @@ fn per_channel(t: &Var) -> Var {
 
 impl Tensor {
     /// Training-mode batch norm of (n, c, h, w) with per-channel `gamma` and `beta` (c):
-    /// returns (y, mean, var, running mean, running var), all but y of shape (c).
+    /// returns (y, mean, var, running mean, running var), all but y of shape (c); y through a
+    /// ReLU with `relu`.
     fn batch_norm_train(
         &self,
         gamma: &Tensor,
         beta: &Tensor,
         running: &RunningStats,
+        relu: bool,
         eps: f32,
     ) -> [Tensor; 5] {
         let d = norm_dims(self.shape());
@@ -51,7 +53,7 @@ impl Tensor {
         }
         let momentum = running.momentum;
         let [y, mean, var, run_mean, run_var] = dispatch_each!(self.storage(), gamma.storage(), beta.storage(), running.mean.storage(), running.var.storage() =>
-            |be, x, g, b, rm, rv| be.batch_norm_train(x, g, b, Running { mean: rm, var: rv, momentum }, d, eps));
+            |be, x, g, b, rm, rv| be.batch_norm_train(x, g, b, Running { mean: rm, var: rv, momentum }, relu, d, eps));
         let channels = |s| Tensor::from_storage(s, vec![d.c]);
         [
             Tensor::from_storage(y, self.shape().to_vec()),
@@ -63,18 +65,22 @@ impl Tensor {
     }
 
     /// The backward of [`Tensor::batch_norm_train`] given its output gradient `self`:
-    /// [dx, dgamma, dbeta].
+    /// [dx, dgamma, dbeta]. `relu_out`: the forward's output, where it applied a ReLU.
     fn batch_norm_train_grad(
         &self,
         x: &Tensor,
+        relu_out: Option<&Tensor>,
         mean: &Tensor,
         var: &Tensor,
         gamma: &Tensor,
         eps: f32,
     ) -> [Tensor; 3] {
         let d = norm_dims(x.shape());
-        let [dx, dgamma, dbeta] = dispatch_each!(x.storage(), self.storage(), mean.storage(), var.storage(), gamma.storage() =>
-            |be, x, g, m, v, ga| be.batch_norm_train_grad(x, g, m, v, ga, d, eps));
+        let relu = relu_out.is_some();
+        // Without a ReLU the gradient stands in for the mask, which is then not read.
+        let mask = relu_out.unwrap_or(self);
+        let [dx, dgamma, dbeta] = dispatch_each!(x.storage(), self.storage(), mask.storage(), mean.storage(), var.storage(), gamma.storage() =>
+            |be, x, g, y, m, v, ga| be.batch_norm_train_grad(x, g, relu.then_some(y), m, v, ga, d, eps));
         [
             Tensor::from_storage(dx, x.shape().to_vec()),
             Tensor::from_storage(dgamma, vec![d.c]),
@@ -85,17 +91,20 @@ impl Tensor {
 
 impl Var {
     /// Training mode: normalise with this batch's statistics, then scale by `gamma` and shift
-    /// by `beta` (both (c)). Returns the running averages moved towards this batch's.
+    /// by `beta` (both (c)), then a ReLU with `relu` (fused: no pass of its own either way).
+    /// Returns the running averages moved towards this batch's.
     pub fn batch_norm2d_train(
         &self,
         gamma: &Var,
         beta: &Var,
         running: &RunningStats,
+        relu: bool,
         eps: f32,
     ) -> (Var, RunningStats) {
         let x = self.value().clone();
         let [y, mean, var, run_mean, run_var] =
-            x.batch_norm_train(gamma.value(), beta.value(), running, eps);
+            x.batch_norm_train(gamma.value(), beta.value(), running, relu, eps);
+        let relu_out = relu.then(|| y.clone());
         let moved = RunningStats {
             mean: run_mean,
             var: run_var,
@@ -103,7 +112,8 @@ impl Var {
         };
         let gamma_now = gamma.value().clone();
         let out = Var::record(&[self, gamma, beta], y, move |g, needs| {
-            let [dx, dgamma, dbeta] = g.batch_norm_train_grad(&x, &mean, &var, &gamma_now, eps);
+            let [dx, dgamma, dbeta] =
+                g.batch_norm_train_grad(&x, relu_out.as_ref(), &mean, &var, &gamma_now, eps);
             vec![
                 needs[0].then_some(dx),
                 needs[1].then_some(dgamma),
