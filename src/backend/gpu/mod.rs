@@ -132,10 +132,11 @@ struct Requirements {
 }
 
 fn kernel_requirements() -> Requirements {
-    let tile = gemm::TILE;
+    let tiles = gemm::TileShape::ALL.map(gemm::TileShape::tile);
+    let most = |f: fn(&gemm::Tile) -> u32| tiles.iter().map(f).max().unwrap_or(0);
     Requirements {
-        invocations: WG.max(tile.threads()),
-        workgroup_bytes: (WG * 4).max(tile.workgroup_bytes()),
+        invocations: WG.max(most(gemm::Tile::threads)),
+        workgroup_bytes: (WG * 4).max(most(gemm::Tile::workgroup_bytes)),
         // Adam reads four buffers and writes three.
         storage_buffers: 7,
     }
@@ -235,7 +236,16 @@ impl Backend for Gpu {
         layout::scatter_cols(self, g, rows, cols, index)
     }
     fn conv2d(&self, x: &GpuBuf, w: &GpuBuf, bias: Option<&GpuBuf>, d: ConvDims) -> GpuBuf {
-        conv::forward(self, x, w, bias, d)
+        conv::forward(
+            self,
+            x,
+            w,
+            d,
+            conv::Epilogue {
+                bias,
+                ..Default::default()
+            },
+        )
     }
     fn conv2d_grad_input(&self, g: &GpuBuf, w: &GpuBuf, d: ConvDims) -> GpuBuf {
         conv::grad_input(self, g, w, d)
