@@ -247,6 +247,27 @@ impl Backend for Gpu {
             },
         )
     }
+    fn conv2d_add_relu(
+        &self,
+        x: &GpuBuf,
+        w: &GpuBuf,
+        bias: &GpuBuf,
+        residual: Option<&GpuBuf>,
+        relu: bool,
+        d: ConvDims,
+    ) -> GpuBuf {
+        conv::forward(
+            self,
+            x,
+            w,
+            d,
+            conv::Epilogue {
+                bias: Some(bias),
+                residual,
+                relu,
+            },
+        )
+    }
     fn conv2d_grad_input(&self, g: &GpuBuf, w: &GpuBuf, d: ConvDims) -> GpuBuf {
         conv::grad_input(self, g, w, d)
     }
