@@ -1,57 +1,65 @@
 // Convolution and its two gradients as implicit GEMMs on the tiled core (gemm.wgsl): the
 // im2col matrix is never stored; its cells are computed from indices.
-// With P = out_h * out_w pixels per image and a patch index kk = (c, ky, kx):
+// With P = OUT_H * OUT_W pixels per image and a patch index kk = (c, ky, kx):
 //   MODE 0, forward:     out (c_out x n P)      = W (c_out x c_in kh kw) cols
 //   MODE 1, grad_input:  dx  (c_in x n h w)     = W^T-by-patch (c_in x c_out kh kw) shifted g
 //   MODE 2, grad_weight: dW  (c_out x c_in kh kw) = g (c_out x n P) cols^T
 // Columns of the n-wide products run over (image, pixel); stores put them back in NCHW.
+//
+// Everything but the batch size is a constant of the compilation (one per layer shape), so
+// the index arithmetic of the loads divides only by constants (shifts and masks for the
+// powers of two of a board), and a stride of 1 costs no stride arithmetic.
 
 const MODE: u32 = {{MODE}}u;
-// 1: the strides come from the parameters; 0: the stride-1 build, where they fold away.
-const STRIDED: u32 = {{STRIDED}}u;
+const C_IN: u32 = {{C_IN}}u;
+const H: u32 = {{H}}u;
+const W: u32 = {{W}}u;
+const C_OUT: u32 = {{C_OUT}}u;
+const KH: u32 = {{KH}}u;
+const KW: u32 = {{KW}}u;
+const PAD_H: u32 = {{PAD_H}}u;
+const PAD_W: u32 = {{PAD_W}}u;
+const STRIDE_H: u32 = {{STRIDE_H}}u;
+const STRIDE_W: u32 = {{STRIDE_W}}u;
+const OUT_H: u32 = (H + 2u * PAD_H - KH) / STRIDE_H + 1u;
+const OUT_W: u32 = (W + 2u * PAD_W - KW) / STRIDE_W + 1u;
+const TAPS: u32 = KH * KW;
+const PIXELS: u32 = OUT_H * OUT_W;
+const PLANE: u32 = H * W;
 
+// The forward's epilogue: out = relu?(product + bias? + residual?), each flag 0 or 1.
 struct Params {
     gemm: GemmHeader,
-    c_in: u32,
-    h: u32,
-    w: u32,
-    c_out: u32,
-    kh: u32,
-    kw: u32,
-    pad_h: u32,
-    pad_w: u32,
-    stride_h: u32,
-    stride_w: u32,
-    out_h: u32,
-    out_w: u32,
     has_bias: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
+    has_residual: u32,
+    relu: u32,
+    _pad: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 // forward and grad_input: the weight; grad_weight: the output gradient
-@group(0) @binding(2) var<storage, read> lhs: array<f32>;
+@group(0) @binding(2) var<storage, read> lhs: array<vec4<f32>>;
 // forward and grad_weight: the input; grad_input: the output gradient
-@group(0) @binding(3) var<storage, read> rhs: array<f32>;
-// forward: the bias when has_bias is 1 (otherwise any buffer)
+@group(0) @binding(3) var<storage, read> rhs: array<vec4<f32>>;
+// forward: the bias and the residual (shaped like the output) when their flags are set;
+// otherwise, and in the other modes, any buffer
 @group(0) @binding(4) var<storage, read> bias: array<f32>;
+@group(0) @binding(5) var<storage, read> residual: array<f32>;
 
-fn stride_h() -> u32 {
-    return select(1u, p.stride_h, STRIDED == 1u);
+fn lhs_at(x: u32) -> f32 {
+    return lhs[x / 4u][x % 4u];
 }
 
-fn stride_w() -> u32 {
-    return select(1u, p.stride_w, STRIDED == 1u);
+fn rhs_at(x: u32) -> f32 {
+    return rhs[x / 4u][x % 4u];
 }
 
 // The output row (or column) that kernel row `k` read from input row `i`, or -1 if none:
 // o stride + k - pad = i, so i + pad - k must be a non-negative multiple of the stride.
 fn fed_by(i: u32, pad: u32, k: u32, stride: u32) -> i32 {
     let t = i32(i + pad) - i32(k);
-    if (STRIDED == 0u) {
+    if (stride == 1u) {
         return t;
     }
     if (t < 0 || u32(t) % stride != 0u) {
@@ -62,16 +70,15 @@ fn fed_by(i: u32, pad: u32, k: u32, stride: u32) -> i32 {
 
 // The im2col cell (patch index kk, pixel `pix` of image `img`) of the input in `rhs`.
 fn im2col(img: u32, pix: u32, kk: u32) -> f32 {
-    let taps = p.kh * p.kw;
-    let c = kk / taps;
-    let ky = (kk % taps) / p.kw;
-    let kx = kk % p.kw;
-    let iy = i32(pix / p.out_w * stride_h() + ky) - i32(p.pad_h);
-    let ix = i32(pix % p.out_w * stride_w() + kx) - i32(p.pad_w);
-    if (iy < 0 || iy >= i32(p.h) || ix < 0 || ix >= i32(p.w)) {
+    let c = kk / TAPS;
+    let ky = kk % TAPS / KW;
+    let kx = kk % KW;
+    let iy = i32(pix / OUT_W * STRIDE_H + ky) - i32(PAD_H);
+    let ix = i32(pix % OUT_W * STRIDE_W + kx) - i32(PAD_W);
+    if (iy < 0 || iy >= i32(H) || ix < 0 || ix >= i32(W)) {
         return 0.0;
     }
-    return rhs[((img * p.c_in + c) * p.h + u32(iy)) * p.w + u32(ix)];
+    return rhs_at(((img * C_IN + c) * H + u32(iy)) * W + u32(ix));
 }
 
 fn a_k_fastest() -> bool {
@@ -82,54 +89,90 @@ fn b_n_fastest() -> bool {
     return MODE != 2u;
 }
 
-fn load_a(bat: u32, i: u32, kk: u32) -> f32 {
-    let taps = p.kh * p.kw;
-    let pixels = p.out_h * p.out_w;
+// The forward's weight rows and the weight gradient's output-gradient planes are contiguous
+// along k; the input gradient's A is a gather.
+fn a_vec4() -> bool {
+    return (MODE == 0u && C_IN * TAPS % 4u == 0u) || (MODE == 2u && PIXELS % 4u == 0u);
+}
+
+// A 1x1 kernel of stride 1 without padding reads the input (forward, weight gradient) or the
+// output gradient (input gradient) as it is: B's quads along pixels are whole vec4s. Other
+// kernels gather B.
+const POINTWISE: bool = TAPS == 1u && STRIDE_H == 1u && STRIDE_W == 1u && PAD_H == 0u && PAD_W == 0u;
+
+fn b_vec4() -> bool {
+    return POINTWISE && PIXELS % 4u == 0u;
+}
+
+fn a_index(i: u32, kk: u32) -> u32 {
     if (MODE == 0u) {
-        return lhs[i * p.c_in * taps + kk];
+        return i * C_IN * TAPS + kk;
     }
     if (MODE == 1u) {
         // i = input channel, kk = (output channel, tap)
-        return lhs[((kk / taps) * p.c_in + i) * taps + kk % taps];
+        return (kk / TAPS * C_IN + i) * TAPS + kk % TAPS;
     }
     // i = output channel, kk = (image, pixel)
-    return lhs[((kk / pixels) * p.c_out + i) * pixels + kk % pixels];
+    return (kk / PIXELS * C_OUT + i) * PIXELS + kk % PIXELS;
+}
+
+fn load_a(bat: u32, i: u32, kk: u32) -> f32 {
+    return lhs_at(a_index(i, kk));
+}
+
+fn load_a4(bat: u32, i: u32, kk: u32) -> vec4<f32> {
+    return lhs[a_index(i, kk) / 4u];
 }
 
 fn load_b(bat: u32, kk: u32, j: u32) -> f32 {
-    let pixels = p.out_h * p.out_w;
     if (MODE == 0u) {
-        return im2col(j / pixels, j % pixels, kk);
+        return im2col(j / PIXELS, j % PIXELS, kk);
     }
     if (MODE == 1u) {
         // kk = (output channel, tap), j = (image, input pixel): the output pixel this tap of
         // that input pixel fed, if any.
-        let taps = p.kh * p.kw;
-        let co = kk / taps;
-        let ky = (kk % taps) / p.kw;
-        let kx = kk % p.kw;
-        let img = j / (p.h * p.w);
-        let oy = fed_by((j / p.w) % p.h, p.pad_h, ky, p.stride_h);
-        let ox = fed_by(j % p.w, p.pad_w, kx, p.stride_w);
-        if (oy < 0 || oy >= i32(p.out_h) || ox < 0 || ox >= i32(p.out_w)) {
+        let co = kk / TAPS;
+        let ky = kk % TAPS / KW;
+        let kx = kk % KW;
+        let oy = fed_by(j % PLANE / W, PAD_H, ky, STRIDE_H);
+        let ox = fed_by(j % W, PAD_W, kx, STRIDE_W);
+        if (oy < 0 || oy >= i32(OUT_H) || ox < 0 || ox >= i32(OUT_W)) {
             return 0.0;
         }
-        return rhs[((img * p.c_out + co) * p.out_h + u32(oy)) * p.out_w + u32(ox)];
+        return rhs_at(((j / PLANE * C_OUT + co) * OUT_H + u32(oy)) * OUT_W + u32(ox));
     }
     // kk = (image, pixel), j = patch index
-    return im2col(kk / pixels, kk % pixels, j);
+    return im2col(kk / PIXELS, kk % PIXELS, j);
+}
+
+// Pointwise only: kk and j are (channel, (image, pixel)), or the reverse for the weight
+// gradient, and the planes of input and output are the same.
+fn load_b4(bat: u32, kk: u32, j: u32) -> vec4<f32> {
+    if (MODE == 2u) {
+        return rhs[(kk / PIXELS * C_IN + j) * PIXELS / 4u + kk % PIXELS / 4u];
+    }
+    let channels = select(C_OUT, C_IN, MODE == 0u);
+    return rhs[(j / PIXELS * channels + kk) * PIXELS / 4u + j % PIXELS / 4u];
 }
 
 fn store_c(split: u32, bat: u32, i: u32, j: u32, v: f32) {
-    let base = split * p.gemm.m * p.gemm.n;
     if (MODE == 0u) {
-        let pixels = p.out_h * p.out_w;
-        let b = select(0.0, bias[i], p.has_bias != 0u && split == 0u);
-        out[base + ((j / pixels) * p.c_out + i) * pixels + j % pixels] = v + b;
+        // The forward is never split: its epilogue sees whole sums.
+        let o = (j / PIXELS * C_OUT + i) * PIXELS + j % PIXELS;
+        var y = v;
+        if (p.has_bias != 0u) {
+            y += bias[i];
+        }
+        if (p.has_residual != 0u) {
+            y += residual[o];
+        }
+        if (p.relu != 0u) {
+            y = max(y, 0.0);
+        }
+        out[o] = y;
     } else if (MODE == 1u) {
-        let plane = p.h * p.w;
-        out[base + ((j / plane) * p.c_in + i) * plane + j % plane] = v;
+        out[split * p.gemm.m * p.gemm.n + (j / PLANE * C_IN + i) * PLANE + j % PLANE] = v;
     } else {
-        out[base + i * p.gemm.n + j] = v;
+        out[split * p.gemm.m * p.gemm.n + i * p.gemm.n + j] = v;
     }
 }

@@ -1,12 +1,21 @@
 // The tiled matrix product shared by matmul and conv: C (m x n) = A (m x k) B (k x n) for each
 // of `batch` products, with the k range split into `splits` parts whose partial products the
 // host sums. Each workgroup computes one BM x BN tile of C, TM x TN outputs per invocation,
-// staging BK-deep slices of A and B in workgroup memory.
+// staging BK-deep slices of A and B in two workgroup buffers: while the invocations multiply
+// one slice, the next is already loaded into registers, and it is written into the other
+// buffer before the single barrier of each step.
+//
+// Operands move in quads: 4 consecutive values along an operand's fastest axis in memory,
+// read as one vec4 where the family says its quads are 16-byte aligned and the quad lies
+// inside the matrix, else as 4 checked scalars (edges, unaligned sizes, gathers).
 //
 // The including family file defines `p` (a struct whose first field `gemm` is a GemmHeader)
 // and these functions, called only with indices inside the matrices:
 //   load_a(batch, i, kk) -> f32        load_b(batch, kk, j) -> f32
-//   a_k_fastest() -> bool              b_n_fastest() -> bool   (memory order, for coalescing)
+//   a_k_fastest() -> bool              b_n_fastest() -> bool   (memory order)
+//   a_vec4() -> bool                   b_vec4() -> bool        (quads are aligned vec4s)
+//   load_a4(batch, i, kk) -> vec4<f32> load_b4(batch, kk, j) -> vec4<f32>
+//       the quad starting there along the fast axis; called only where a_vec4() / b_vec4()
 //   store_c(split, batch, i, j, value)
 
 struct GemmHeader {
@@ -29,11 +38,114 @@ const TN: u32 = {{TN}}u;
 const ROWS: u32 = BM / TM;
 const COLS: u32 = BN / TN;
 const THREADS: u32 = ROWS * COLS;
+// Quads of each slice per invocation (the host checks these divide evenly).
+const A_QUADS: u32 = BM * BK / 4u / THREADS;
+const B_QUADS: u32 = BN * BK / 4u / THREADS;
 
-// Stored k-major: tile_a[kk * BM + i], tile_b[kk * BN + j].
-var<workgroup> tile_a: array<f32, BK * BM>;
-var<workgroup> tile_b: array<f32, BK * BN>;
+// Slices stored k-major in quads of rows (columns): tile_a[buf][kk * BM / 4 + i / 4] holds
+// rows i..i+3 at depth kk, so an invocation reads its rows 4 at a time.
+var<workgroup> tile_a: array<array<vec4<f32>, BK * BM / 4u>, 2>;
+var<workgroup> tile_b: array<array<vec4<f32>, BK * BN / 4u>, 2>;
 
+// Quad q of an A slice: its first row and depth within the slice.
+fn quad_a(q: u32) -> vec2<u32> {
+    if (a_k_fastest()) {
+        return vec2(q / (BK / 4u), q % (BK / 4u) * 4u);
+    }
+    return vec2(q % (BM / 4u) * 4u, q / (BM / 4u));
+}
+
+// Quad q of a B slice: its depth and first column within the slice.
+fn quad_b(q: u32) -> vec2<u32> {
+    if (b_n_fastest()) {
+        return vec2(q / (BN / 4u), q % (BN / 4u) * 4u);
+    }
+    return vec2(q % (BK / 4u) * 4u, q / (BK / 4u));
+}
+
+fn fetch_a(bat: u32, row0: u32, k0: u32, k_end: u32, q: u32) -> vec4<f32> {
+    let at = quad_a(q);
+    let i = row0 + at.x;
+    let kk = k0 + at.y;
+    var v = vec4(0.0);
+    if (a_k_fastest()) {
+        if (i < p.gemm.m) {
+            if (a_vec4() && kk + 3u < k_end) {
+                return load_a4(bat, i, kk);
+            }
+            for (var c = 0u; c < 4u; c++) {
+                if (kk + c < k_end) {
+                    v[c] = load_a(bat, i, kk + c);
+                }
+            }
+        }
+    } else if (kk < k_end) {
+        if (a_vec4() && i + 3u < p.gemm.m) {
+            return load_a4(bat, i, kk);
+        }
+        for (var c = 0u; c < 4u; c++) {
+            if (i + c < p.gemm.m) {
+                v[c] = load_a(bat, i + c, kk);
+            }
+        }
+    }
+    return v;
+}
+
+fn fetch_b(bat: u32, col0: u32, k0: u32, k_end: u32, q: u32) -> vec4<f32> {
+    let at = quad_b(q);
+    let kk = k0 + at.x;
+    let j = col0 + at.y;
+    var v = vec4(0.0);
+    if (b_n_fastest()) {
+        if (kk < k_end) {
+            if (b_vec4() && j + 3u < p.gemm.n) {
+                return load_b4(bat, kk, j);
+            }
+            for (var c = 0u; c < 4u; c++) {
+                if (j + c < p.gemm.n) {
+                    v[c] = load_b(bat, kk, j + c);
+                }
+            }
+        }
+    } else if (j < p.gemm.n) {
+        if (b_vec4() && kk + 3u < k_end) {
+            return load_b4(bat, kk, j);
+        }
+        for (var c = 0u; c < 4u; c++) {
+            if (kk + c < k_end) {
+                v[c] = load_b(bat, kk + c, j);
+            }
+        }
+    }
+    return v;
+}
+
+fn stash_a(buf: u32, q: u32, v: vec4<f32>) {
+    let at = quad_a(q);
+    if (a_k_fastest()) {
+        // A quad along k spreads over 4 depths of one row.
+        for (var c = 0u; c < 4u; c++) {
+            tile_a[buf][(at.y + c) * (BM / 4u) + at.x / 4u][at.x % 4u] = v[c];
+        }
+    } else {
+        tile_a[buf][at.y * (BM / 4u) + at.x / 4u] = v;
+    }
+}
+
+fn stash_b(buf: u32, q: u32, v: vec4<f32>) {
+    let at = quad_b(q);
+    if (b_n_fastest()) {
+        tile_b[buf][at.x * (BN / 4u) + at.y / 4u] = v;
+    } else {
+        for (var c = 0u; c < 4u; c++) {
+            tile_b[buf][(at.x + c) * (BN / 4u) + at.y / 4u][at.y % 4u] = v[c];
+        }
+    }
+}
+
+// Invocation (x, y) owns the row quads y + ROWS r and column quads x + COLS c of the tile:
+// neighbouring invocations read neighbouring tile_b quads and write neighbouring outputs.
 @compute @workgroup_size(COLS, ROWS)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
@@ -50,62 +162,73 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let col0 = ((bt % tiles) % h.tiles_n) * BN;
     let k_begin = split * h.k_split;
     let k_end = min(h.k, k_begin + h.k_split);
+    let slices = (k_end - k_begin + BK - 1u) / BK;
 
-    // Invocation (x, y) owns rows y + ROWS r and columns x + COLS c of the tile, so that
-    // neighbouring invocations read neighbouring tile_b cells and write neighbouring outputs.
-    var acc: array<f32, TM * TN>;
-    for (var k0 = k_begin; k0 < k_end; k0 += BK) {
-        for (var e = li; e < BM * BK; e += THREADS) {
-            // Neighbouring invocations load neighbouring addresses of A.
-            var i = e / BK;
-            var kk = e % BK;
-            if (!a_k_fastest()) {
-                i = e % BM;
-                kk = e / BM;
-            }
-            var v = 0.0;
-            if (row0 + i < h.m && k0 + kk < k_end) {
-                v = load_a(bat, row0 + i, k0 + kk);
-            }
-            tile_a[kk * BM + i] = v;
+    var next_a: array<vec4<f32>, A_QUADS>;
+    var next_b: array<vec4<f32>, B_QUADS>;
+    if (slices > 0u) {
+        for (var q = 0u; q < A_QUADS; q++) {
+            stash_a(0u, li + q * THREADS, fetch_a(bat, row0, k_begin, k_end, li + q * THREADS));
         }
-        for (var e = li; e < BN * BK; e += THREADS) {
-            var j = e % BN;
-            var kk = e / BN;
-            if (!b_n_fastest()) {
-                j = e / BK;
-                kk = e % BK;
-            }
-            var v = 0.0;
-            if (col0 + j < h.n && k0 + kk < k_end) {
-                v = load_b(bat, k0 + kk, col0 + j);
-            }
-            tile_b[kk * BN + j] = v;
+        for (var q = 0u; q < B_QUADS; q++) {
+            stash_b(0u, li + q * THREADS, fetch_b(bat, col0, k_begin, k_end, li + q * THREADS));
         }
-        workgroupBarrier();
+    }
+    workgroupBarrier();
+
+    var acc: array<array<vec4<f32>, TN / 4u>, TM>;
+    for (var s = 0u; s < slices; s++) {
+        let buf = s % 2u;
+        let more = s + 1u < slices;
+        // Issue the next slice's loads before the arithmetic that hides them.
+        if (more) {
+            let k0 = k_begin + (s + 1u) * BK;
+            for (var q = 0u; q < A_QUADS; q++) {
+                next_a[q] = fetch_a(bat, row0, k0, k_end, li + q * THREADS);
+            }
+            for (var q = 0u; q < B_QUADS; q++) {
+                next_b[q] = fetch_b(bat, col0, k0, k_end, li + q * THREADS);
+            }
+        }
         for (var kk = 0u; kk < BK; kk++) {
-            var av: array<f32, TM>;
-            var bv: array<f32, TN>;
-            for (var r = 0u; r < TM; r++) {
-                av[r] = tile_a[kk * BM + lid.y + r * ROWS];
+            var a: array<vec4<f32>, TM / 4u>;
+            var b: array<vec4<f32>, TN / 4u>;
+            for (var r = 0u; r < TM / 4u; r++) {
+                a[r] = tile_a[buf][kk * (BM / 4u) + r * ROWS + lid.y];
             }
-            for (var c = 0u; c < TN; c++) {
-                bv[c] = tile_b[kk * BN + lid.x + c * COLS];
+            for (var c = 0u; c < TN / 4u; c++) {
+                b[c] = tile_b[buf][kk * (BN / 4u) + c * COLS + lid.x];
             }
             for (var r = 0u; r < TM; r++) {
-                for (var c = 0u; c < TN; c++) {
-                    acc[r * TN + c] = fma(av[r], bv[c], acc[r * TN + c]);
+                let av = vec4(a[r / 4u][r % 4u]);
+                for (var c = 0u; c < TN / 4u; c++) {
+                    acc[r][c] = fma(av, b[c], acc[r][c]);
                 }
+            }
+        }
+        // The other buffer was last read in the previous step, before its barrier.
+        if (more) {
+            for (var q = 0u; q < A_QUADS; q++) {
+                stash_a(1u - buf, li + q * THREADS, next_a[q]);
+            }
+            for (var q = 0u; q < B_QUADS; q++) {
+                stash_b(1u - buf, li + q * THREADS, next_b[q]);
             }
         }
         workgroupBarrier();
     }
+
     for (var r = 0u; r < TM; r++) {
-        for (var c = 0u; c < TN; c++) {
-            let i = row0 + lid.y + r * ROWS;
-            let j = col0 + lid.x + c * COLS;
-            if (i < h.m && j < h.n) {
-                store_c(split, bat, i, j, acc[r * TN + c]);
+        let i = row0 + (r / 4u * ROWS + lid.y) * 4u + r % 4u;
+        if (i >= h.m) {
+            continue;
+        }
+        for (var c = 0u; c < TN / 4u; c++) {
+            let j = col0 + (c * COLS + lid.x) * 4u;
+            for (var e = 0u; e < 4u; e++) {
+                if (j + e < h.n) {
+                    store_c(split, bat, i, j + e, acc[r][c][e]);
+                }
             }
         }
     }

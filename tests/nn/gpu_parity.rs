@@ -308,7 +308,7 @@ fn reductions() {
 #[test]
 fn matmul_plain_batched_broadcast_and_transposed() {
     on_gpu(|gpu| {
-        let cases: [(&str, &[usize], &[usize]); 6] = [
+        let cases: [(&str, &[usize], &[usize]); 10] = [
             ("2-D", &[33, 65], &[65, 13]),
             ("two tiles each way", &[65, 70], &[70, 67]),
             ("batched", &[3, 7, 65], &[3, 65, 13]),
@@ -316,6 +316,13 @@ fn matmul_plain_batched_broadcast_and_transposed() {
             ("batched times batch 1", &[3, 7, 33], &[1, 33, 13]),
             // Few output tiles and a long k: the k range is split over workgroups.
             ("split k", &[7, 600], &[600, 5]),
+            // Row lengths that are multiples of 4 (vec4 loads), in partial tiles, with a k
+            // ending inside a slice.
+            ("vec4", &[36, 68], &[68, 44]),
+            ("split k vec4", &[8, 1024], &[1024, 12]),
+            // Enough outputs for the 64x128 tile, then for the 64x64 one.
+            ("wide tiles", &[64, 64, 20], &[64, 20, 128]),
+            ("square tiles", &[40, 61, 13], &[40, 13, 125]),
         ];
         for (i, (name, sa, sb)) in cases.into_iter().enumerate() {
             let (a, b) = (normal(sa, 30 + i as u64), normal(sb, 40 + i as u64));
@@ -328,13 +335,16 @@ fn matmul_plain_batched_broadcast_and_transposed() {
                 |v, _| v[0].matmul(&v[1]),
             );
         }
-        for (ta, tb) in [(true, false), (false, true), (true, true)] {
-            let a = normal(if ta { &[2, 33, 7] } else { &[2, 7, 33] }, 50);
-            let b = normal(if tb { &[2, 13, 33] } else { &[2, 33, 13] }, 51);
-            let name = format!("matmul_t {ta} {tb}");
-            parity(gpu, &name, &[&a, &b], SUMMED, SUMMED, move |v, _| {
-                v[0].matmul_t(&v[1], ta, tb)
-            });
+        // (m, k, n): odd sizes read as scalars, multiples of 4 as vec4s along either axis.
+        for (m, k, n) in [(7, 33, 13), (36, 68, 44)] {
+            for (ta, tb) in [(true, false), (false, true), (true, true)] {
+                let a = normal(&if ta { [2, k, m] } else { [2, m, k] }, 50);
+                let b = normal(&if tb { [2, n, k] } else { [2, k, n] }, 51);
+                let name = format!("matmul_t {m}x{k}x{n} {ta} {tb}");
+                parity(gpu, &name, &[&a, &b], SUMMED, SUMMED, move |v, _| {
+                    v[0].matmul_t(&v[1], ta, tb)
+                });
+            }
         }
     });
 }
@@ -408,9 +418,17 @@ fn conv2d_forward_and_gradients() {
             (2, 4, 5, 5, 3, 2, 2, 1, 0, 1, 1, true),
             // Many images and few filters: the weight gradient's long k is split.
             (8, 3, 9, 9, 5, 3, 3, 1, 1, 1, 1, true),
-            // One image with many channels (batch-1 inference): the forward's k is split,
-            // and the bias must be added once.
+            // One image with many channels (batch-1 inference): a long k, never split in
+            // the forward.
             (1, 60, 5, 5, 3, 3, 3, 1, 1, 1, 1, true),
+            // Batch 1 with filters filling two tile rows unevenly.
+            (1, 3, 8, 8, 70, 3, 3, 1, 1, 1, 1, true),
+            // A board layer: weight rows (576) and output planes (64) read as vec4s.
+            (4, 64, 8, 8, 64, 3, 3, 1, 1, 1, 1, true),
+            // 1x1 on a board: input and output gradient planes read as vec4s too.
+            (3, 32, 8, 8, 70, 1, 1, 0, 0, 1, 1, true),
+            // Enough boards for the 64x64 tile.
+            (64, 8, 8, 8, 64, 3, 3, 1, 1, 1, 1, false),
             // Strided builds: both axes with padding, the corner windows of an 8x8 board
             // (3x3, stride 5), one axis only, a subsampling 1x1, and a step leaving the last
             // input rows unread.
@@ -448,37 +466,52 @@ fn conv2d_forward_and_gradients() {
 
 #[test]
 fn fused_conv_add_relu() {
-    // The GPU composes conv, add and ReLU; the CPU fuses them into the conv's pass.
+    // The GPU adds bias and residual and applies ReLU as the conv stores its outputs; the CPU
+    // fuses them into the conv's pass over each image.
     on_gpu(|gpu| {
-        let x = normal(&[3, 4, 8, 8], 120);
-        let w = normal(&[5, 4, 3, 3], 121);
-        let b = normal(&[5], 122);
-        let res = normal(&[3, 5, 8, 8], 123);
-        let strided_res = normal(&[3, 5, 4, 4], 124);
-        for (residual, relu, stride) in [
-            (None, false, (1, 1)),
-            (None, true, (1, 1)),
-            (Some(&res), true, (1, 1)),
-            (Some(&strided_res), true, (2, 2)),
-        ] {
-            let run = |dev: &Device| {
-                let r = residual.map(|r| r.to_device(dev));
-                x.to_device(dev)
-                    .conv2d_add_relu(
-                        &w.to_device(dev),
-                        &b.to_device(dev),
-                        r.as_ref(),
-                        relu,
-                        (1, 1),
-                        stride,
-                    )
-                    .to_vec()
-            };
-            let name = format!(
-                "conv2d_add_relu residual {} relu {relu} stride {stride:?}",
-                residual.is_some()
-            );
-            assert_close(&name, &run(&Device::Cpu), &run(gpu), SUMMED);
+        // (n, c_in, c_out, stride): odd channel counts in small tiles, batch 1 with filters
+        // filling two tile rows unevenly, and enough boards for the 64x64 and 64x128 tiles.
+        for (i, (n, c_in, c_out, stride)) in [
+            (3, 4, 5, 1),
+            (3, 4, 5, 2),
+            (1, 3, 70, 1),
+            (64, 8, 64, 1),
+            (128, 8, 64, 1),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let seed = 120 + 10 * i as u64;
+            let x = normal(&[n, c_in, 8, 8], seed);
+            let w = normal(&[c_out, c_in, 3, 3], seed + 1);
+            let b = normal(&[c_out], seed + 2);
+            let side = 8 / stride;
+            let res = normal(&[n, c_out, side, side], seed + 3);
+            for (residual, relu) in [
+                (None, false),
+                (None, true),
+                (Some(&res), false),
+                (Some(&res), true),
+            ] {
+                let run = |dev: &Device| {
+                    let r = residual.map(|r| r.to_device(dev));
+                    x.to_device(dev)
+                        .conv2d_add_relu(
+                            &w.to_device(dev),
+                            &b.to_device(dev),
+                            r.as_ref(),
+                            relu,
+                            (1, 1),
+                            (stride, stride),
+                        )
+                        .to_vec()
+                };
+                let name = format!(
+                    "conv2d_add_relu {n}x{c_in}x8x8 * {c_out}x{c_in}x3x3 stride {stride} residual {} relu {relu}",
+                    residual.is_some()
+                );
+                assert_close(&name, &run(&Device::Cpu), &run(gpu), SUMMED);
+            }
         }
     });
 }

@@ -423,9 +423,10 @@ impl GpuContext {
         st.pending = true;
     }
 
-    /// Storage bindings must start at multiples of this many bytes.
+    /// Storage bindings start at multiples of this many bytes: the adapter's demand, and at
+    /// least 16 so the GEMM's vec4 reads of a view stay aligned.
     pub(super) fn storage_offset_align(&self) -> u64 {
-        u64::from(self.limits.min_storage_buffer_offset_alignment).max(4)
+        u64::from(self.limits.min_storage_buffer_offset_alignment).max(16)
     }
 
     /// Submits pending work, copies `len` floats of each (buffer, byte offset, len) back into

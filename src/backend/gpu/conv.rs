@@ -1,11 +1,14 @@
 //! Convolution and its gradients as implicit GEMMs on the tiled core (shaders/conv.wgsl):
 //! im2col cells are computed from indices as tiles are loaded, so no column matrix is stored
-//! and the input gradient needs no scatter (see the shader for the three products). Strided
-//! convolutions run a separate compilation of the shader, so the stride-1 kernels keep their
-//! index arithmetic free of the stride's multiplications and divisibility tests.
+//! and the input gradient needs no scatter (see the shader for the three products). Each
+//! layer shape is a compilation of its own (`ConvShape`), so the loads' index arithmetic
+//! divides only by constants; a network has a handful of shapes.
+//!
+//! The forward applies bias, residual add and ReLU as it stores its outputs, so the inference
+//! form `conv2d_add_relu` is one dispatch; for that it is never split over k.
 
 use super::gemm::{self, GemmHeader, GemmParams};
-use super::pipelines::{ConvMode, Shader};
+use super::pipelines::{ConvMode, ConvShape, Shader};
 use super::{Gpu, GpuBuf, to_u32};
 use crate::backend::ConvDims;
 use bytemuck::{Pod, Zeroable};
@@ -15,20 +18,10 @@ use bytemuck::{Pod, Zeroable};
 #[derive(Clone, Copy, Pod, Zeroable)]
 pub(super) struct Params {
     gemm: GemmHeader,
-    c_in: u32,
-    h: u32,
-    w: u32,
-    c_out: u32,
-    kh: u32,
-    kw: u32,
-    pad_h: u32,
-    pad_w: u32,
-    stride_h: u32,
-    stride_w: u32,
-    out_h: u32,
-    out_w: u32,
     has_bias: u32,
-    _pad: [u32; 3],
+    has_residual: u32,
+    relu: u32,
+    _pad: u32,
 }
 
 impl GemmParams for Params {
@@ -37,20 +30,33 @@ impl GemmParams for Params {
     }
 }
 
-/// Runs one of the three products: (m x k) (k x n) with `lhs`, `rhs` and `bias` bound as the
-/// shader names them.
-#[allow(clippy::too_many_arguments)]
+/// What the forward adds to its products as it stores them.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Epilogue<'a> {
+    pub bias: Option<&'a GpuBuf>,
+    pub residual: Option<&'a GpuBuf>,
+    pub relu: bool,
+}
+
+/// Runs one of the three products: (m x k) (k x n) with `lhs` and `rhs` bound as the shader
+/// names them.
 fn run(
     gpu: &Gpu,
     mode: ConvMode,
     d: &ConvDims,
     (m, n, k): (usize, usize, usize),
-    lhs: &GpuBuf,
-    rhs: &GpuBuf,
-    bias: Option<&GpuBuf>,
+    (lhs, rhs): (&GpuBuf, &GpuBuf),
+    epilogue: Epilogue,
 ) -> GpuBuf {
+    let (tile, header) = GemmHeader::plan(m, n, k, 1, mode != ConvMode::Forward);
     let p = Params {
-        gemm: GemmHeader::plan(m, n, k, 1),
+        gemm: header,
+        has_bias: epilogue.bias.is_some().into(),
+        has_residual: epilogue.residual.is_some().into(),
+        relu: epilogue.relu.into(),
+        _pad: 0,
+    };
+    let shape = ConvShape {
         c_in: to_u32(d.c_in),
         h: to_u32(d.h),
         w: to_u32(d.w),
@@ -61,20 +67,19 @@ fn run(
         pad_w: to_u32(d.pad_w),
         stride_h: to_u32(d.stride_h),
         stride_w: to_u32(d.stride_w),
-        out_h: to_u32(d.out_h()),
-        out_w: to_u32(d.out_w()),
-        has_bias: bias.is_some().into(),
-        _pad: [0; 3],
     };
-    // The bias binding is declared by every mode; without a bias any buffer fills it.
+    // The bias and residual bindings are declared by every mode; where unused any buffer
+    // fills them.
     gemm::run(
         gpu,
-        Shader::Conv {
-            mode,
-            strided: !d.unit_stride(),
-        },
+        Shader::Conv { mode, tile, shape },
         &p,
-        &[lhs, rhs, bias.unwrap_or(lhs)],
+        &[
+            lhs,
+            rhs,
+            epilogue.bias.unwrap_or(lhs),
+            epilogue.residual.unwrap_or(lhs),
+        ],
     )
 }
 
@@ -90,17 +95,16 @@ pub(super) fn forward(
     gpu: &Gpu,
     x: &GpuBuf,
     w: &GpuBuf,
-    bias: Option<&GpuBuf>,
     d: ConvDims,
+    epilogue: Epilogue,
 ) -> GpuBuf {
     run(
         gpu,
         ConvMode::Forward,
         &d,
         (d.c_out, d.n * pixels(&d), d.c_in * taps(&d)),
-        w,
-        x,
-        bias,
+        (w, x),
+        epilogue,
     )
 }
 
@@ -110,9 +114,8 @@ pub(super) fn grad_input(gpu: &Gpu, g: &GpuBuf, w: &GpuBuf, d: ConvDims) -> GpuB
         ConvMode::GradInput,
         &d,
         (d.c_in, d.n * d.h * d.w, d.c_out * taps(&d)),
-        w,
-        g,
-        None,
+        (w, g),
+        Epilogue::default(),
     )
 }
 
@@ -122,8 +125,7 @@ pub(super) fn grad_weight(gpu: &Gpu, x: &GpuBuf, g: &GpuBuf, d: ConvDims) -> Gpu
         ConvMode::GradWeight,
         &d,
         (d.c_out, d.c_in * taps(&d), d.n * pixels(&d)),
-        g,
-        x,
-        None,
+        (g, x),
+        Epilogue::default(),
     )
 }

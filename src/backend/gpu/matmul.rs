@@ -18,7 +18,7 @@ pub(super) struct Params {
 }
 
 pub(super) fn matmul(gpu: &Gpu, a: &GpuBuf, b: &GpuBuf, d: MatmulDims) -> GpuBuf {
-    let h = GemmHeader::plan(d.m, d.n, d.k, d.batch());
+    let (tile, h) = GemmHeader::plan(d.m, d.n, d.k, d.batch(), true);
     let p = Params {
         gemm: h,
         batch_a: to_u32(d.batch_a),
@@ -26,7 +26,7 @@ pub(super) fn matmul(gpu: &Gpu, a: &GpuBuf, b: &GpuBuf, d: MatmulDims) -> GpuBuf
         trans_a: d.trans_a.into(),
         trans_b: d.trans_b.into(),
     };
-    gemm::run(gpu, Shader::Matmul, &p, &[a, b])
+    gemm::run(gpu, Shader::Matmul(tile), &p, &[a, b])
 }
 
 impl GemmParams for Params {

@@ -216,10 +216,11 @@ struct Requirements {
 }
 
 fn kernel_requirements() -> Requirements {
-    let tile = gemm::TILE;
+    let tiles = gemm::TileShape::ALL.map(gemm::TileShape::tile);
+    let most = |f: fn(&gemm::Tile) -> u32| tiles.iter().map(f).max().unwrap_or(0);
     Requirements {
-        invocations: WG.max(tile.threads()),
-        workgroup_bytes: (WG * 4).max(tile.workgroup_bytes()),
+        invocations: WG.max(most(gemm::Tile::threads)),
+        workgroup_bytes: (WG * 4).max(most(gemm::Tile::workgroup_bytes)),
         // The batch norm's input gradient reads seven buffers and writes one.
         storage_buffers: 8,
     }
@@ -346,7 +347,37 @@ impl Backend for Gpu {
         layout::scatter_cols(self, g, rows, cols, index)
     }
     fn conv2d(&self, x: &GpuBuf, w: &GpuBuf, bias: Option<&GpuBuf>, d: ConvDims) -> GpuBuf {
-        conv::forward(self, x, w, bias, d)
+        conv::forward(
+            self,
+            x,
+            w,
+            d,
+            conv::Epilogue {
+                bias,
+                ..Default::default()
+            },
+        )
+    }
+    fn conv2d_add_relu(
+        &self,
+        x: &GpuBuf,
+        w: &GpuBuf,
+        bias: &GpuBuf,
+        residual: Option<&GpuBuf>,
+        relu: bool,
+        d: ConvDims,
+    ) -> GpuBuf {
+        conv::forward(
+            self,
+            x,
+            w,
+            d,
+            conv::Epilogue {
+                bias: Some(bias),
+                residual,
+                relu,
+            },
+        )
     }
     fn batch_norm_train(
         &self,

@@ -1,12 +1,12 @@
 //! WGSL sources and the pipeline cache: each (shader variant, entry point) is compiled once.
 //!
-//! Shader constants (workgroup and tile sizes, the conv mode, whether it is strided) are
+//! Shader constants (workgroup and tile sizes, the conv mode and layer shape) are
 //! written into the source from the Rust constants that launch the kernels, replacing
 //! `{{NAME}}` placeholders, so the shaders and the host cannot disagree. Every placeholder
 //! must be filled and every value given must be used; the tests below also read the compiled
 //! workgroup sizes back.
 
-use super::gemm::TILE;
+use super::gemm::TileShape;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -65,6 +65,38 @@ pub(super) enum ConvMode {
     GradWeight = 2,
 }
 
+/// The shape of a convolution layer, batch size aside: compiled into its kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) struct ConvShape {
+    pub c_in: u32,
+    pub h: u32,
+    pub w: u32,
+    pub c_out: u32,
+    pub kh: u32,
+    pub kw: u32,
+    pub pad_h: u32,
+    pub pad_w: u32,
+    pub stride_h: u32,
+    pub stride_w: u32,
+}
+
+impl ConvShape {
+    fn shader_consts(&self) -> [(&'static str, u32); 10] {
+        [
+            ("C_IN", self.c_in),
+            ("H", self.h),
+            ("W", self.w),
+            ("C_OUT", self.c_out),
+            ("KH", self.kh),
+            ("KW", self.kw),
+            ("PAD_H", self.pad_h),
+            ("PAD_W", self.pad_w),
+            ("STRIDE_H", self.stride_h),
+            ("STRIDE_W", self.stride_w),
+        ]
+    }
+}
+
 /// A shader module: a kernel family with its specialisation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(super) enum Shader {
@@ -73,11 +105,11 @@ pub(super) enum Shader {
     Layout,
     Optim,
     Norm(NormPass),
-    Matmul,
-    /// `strided`: compiled for strides above 1 (the stride-1 build does no stride arithmetic).
+    Matmul(TileShape),
     Conv {
         mode: ConvMode,
-        strided: bool,
+        tile: TileShape,
+        shape: ConvShape,
     },
 }
 
@@ -91,11 +123,11 @@ impl Shader {
             Shader::Layout => (LAYOUT.to_string(), vec![]),
             Shader::Optim => (OPTIM.to_string(), vec![]),
             Shader::Norm(pass) => (format!("{NORM}\n{}", pass.source()), vec![]),
-            Shader::Matmul => (gemm(MATMUL), TILE.shader_consts().to_vec()),
-            Shader::Conv { mode, strided } => {
-                let mut c = TILE.shader_consts().to_vec();
+            Shader::Matmul(tile) => (gemm(MATMUL), tile.tile().shader_consts().to_vec()),
+            Shader::Conv { mode, tile, shape } => {
+                let mut c = tile.tile().shader_consts().to_vec();
                 c.push(("MODE", mode as u32));
-                c.push(("STRIDED", strided.into()));
+                c.extend(shape.shader_consts());
                 (gemm(CONV), c)
             }
         };
@@ -103,46 +135,52 @@ impl Shader {
         fill_placeholders(&format!("{COMMON}\n{body}"), &consts)
     }
 
-    /// Every variant, for the validation tests.
+    /// Every kernel family, the products in each tile shape, and the conv modes for layer
+    /// shapes that take each of the kernels' paths: a board's 3x3, a strided and padded
+    /// non-square kernel, and a 1x1 on a board (B read as vec4s).
     #[cfg(test)]
     fn all() -> Vec<Shader> {
-        let mut all = Shader::FIXED.to_vec();
+        let board = |c_in, kh, pad| ConvShape {
+            c_in,
+            h: 8,
+            w: 8,
+            c_out: 64,
+            kh,
+            kw: kh,
+            pad_h: pad,
+            pad_w: pad,
+            stride_h: 1,
+            stride_w: 1,
+        };
+        let strided = ConvShape {
+            c_in: 3,
+            h: 9,
+            w: 7,
+            c_out: 5,
+            kh: 2,
+            kw: 3,
+            pad_h: 1,
+            pad_w: 0,
+            stride_h: 3,
+            stride_w: 2,
+        };
+        let mut all = vec![
+            Shader::Elementwise,
+            Shader::Reduce,
+            Shader::Layout,
+            Shader::Optim,
+        ];
         all.extend(NormPass::ALL.map(Shader::Norm));
+        for tile in TileShape::ALL {
+            all.push(Shader::Matmul(tile));
+            for shape in [board(64, 3, 1), strided, board(32, 1, 0)] {
+                for mode in [ConvMode::Forward, ConvMode::GradInput, ConvMode::GradWeight] {
+                    all.push(Shader::Conv { mode, tile, shape });
+                }
+            }
+        }
         all
     }
-
-    #[cfg(test)]
-    const FIXED: [Shader; 11] = [
-        Shader::Elementwise,
-        Shader::Reduce,
-        Shader::Layout,
-        Shader::Optim,
-        Shader::Matmul,
-        Shader::Conv {
-            mode: ConvMode::Forward,
-            strided: false,
-        },
-        Shader::Conv {
-            mode: ConvMode::GradInput,
-            strided: false,
-        },
-        Shader::Conv {
-            mode: ConvMode::GradWeight,
-            strided: false,
-        },
-        Shader::Conv {
-            mode: ConvMode::Forward,
-            strided: true,
-        },
-        Shader::Conv {
-            mode: ConvMode::GradInput,
-            strided: true,
-        },
-        Shader::Conv {
-            mode: ConvMode::GradWeight,
-            strided: true,
-        },
-    ];
 }
 
 /// Replaces each `{{NAME}}` with its value; panics on a placeholder left unfilled or a value
@@ -271,8 +309,9 @@ mod tests {
             assert!(!m.entry_points.is_empty(), "{shader:?} has no entry point");
             for ep in &m.entry_points {
                 let want = match shader {
-                    Shader::Matmul | Shader::Conv { .. } => {
-                        [TILE.bn / TILE.tn, TILE.bm / TILE.tm, 1]
+                    Shader::Matmul(tile) | Shader::Conv { tile, .. } => {
+                        let t = tile.tile();
+                        [t.bn / t.tn, t.bm / t.tm, 1]
                     }
                     _ => [WG, 1, 1],
                 };
@@ -293,7 +332,7 @@ mod tests {
                 Shader::Layout => size_of::<super::super::layout::Params>(),
                 Shader::Optim => size_of::<super::super::optim::Params>(),
                 Shader::Norm(_) => size_of::<super::super::norm::Params>(),
-                Shader::Matmul => size_of::<super::super::matmul::Params>(),
+                Shader::Matmul(_) => size_of::<super::super::matmul::Params>(),
                 Shader::Conv { .. } => size_of::<super::super::conv::Params>(),
             };
             let m = module(shader);
