@@ -244,7 +244,8 @@ pub trait Backend: Send + Sync {
     /// relu?(conv2d(x, w, bias) + residual?), `residual` shaped like the output: the inference
     /// form of conv, batch norm folded into `w` and `bias`, residual add and ReLU. Only
     /// inference uses it (no backward). This default composes the primitive kernels; the CPU
-    /// backend fuses them into the convolution's pass over each image.
+    /// backend fuses them into the convolution's pass over each image, the GPU into its GEMM's
+    /// store (one dispatch).
     fn conv2d_add_relu(
         &self,
         x: &Self::Buf,

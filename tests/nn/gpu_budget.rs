@@ -71,7 +71,7 @@ fn az_small_training_step_and_inference_stay_within_their_budgets() {
         "an inference batch waits once, for policy and value together"
     );
     assert!(
-        used.dispatches <= 60,
+        used.dispatches <= 25,
         "inference took {} dispatches",
         used.dispatches
     );

@@ -211,7 +211,24 @@ pub(super) struct Kernel {
 impl Kernel {
     /// Its name in profiles: the shader variant and the entry point.
     pub(super) fn name(&self) -> String {
-        format!("{:?}::{}", self.shader, self.entry)
+        let family = match self.shader {
+            Shader::Conv { mode, tile, shape } => {
+                let s = shape;
+                let stride = if (s.stride_h, s.stride_w) == (1, 1) {
+                    String::new()
+                } else {
+                    format!(" stride {}x{}", s.stride_h, s.stride_w)
+                };
+                format!(
+                    "Conv {mode:?} {}x{}x{} to {} {}x{}{stride} ({tile:?} tile)",
+                    s.c_in, s.h, s.w, s.c_out, s.kh, s.kw
+                )
+            }
+            Shader::Matmul(tile) => format!("Matmul ({tile:?} tile)"),
+            Shader::Norm(pass) => format!("Norm {pass:?}"),
+            other => format!("{other:?}"),
+        };
+        format!("{family}::{}", self.entry)
     }
 }
 
