@@ -272,6 +272,7 @@ pub trait Backend: Send + Sync {
     /// `relu`), and the running averages moved towards the batch's. Returns [y, mean, var, running mean, running var] (all but
     /// y of shape (c)). This default composes the primitive kernels (about eight passes over
     /// x); the CPU backend makes two reading passes and one writing pass, the GPU two kernels.
+    #[allow(clippy::too_many_arguments)]
     fn batch_norm_train(
         &self,
         x: &Self::Buf,

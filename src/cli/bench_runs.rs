@@ -85,17 +85,18 @@ fn timed(seconds: f64, f: &mut dyn FnMut()) -> (usize, f64) {
     }
 }
 
-/// One measurement's line; on a GPU with what one call did (dispatches, submits, waits, bytes
-/// each way).
-fn line(
+/// Times `f` (one call handles `batch` positions) and prints its line; on a GPU with what one
+/// call did (dispatches, submits, waits, bytes each way), then the kernel profile if asked.
+fn measure(
     b: &NnBench,
     net: &str,
     params: usize,
     mode: &str,
     batch: usize,
-    per_s: f64,
     f: &mut dyn FnMut(),
-) {
+) -> anyhow::Result<()> {
+    let (n, el) = timed(b.seconds, f);
+    let per_s = (n * batch) as f64 / el;
     let mut record = json!({"impl": "checkers-zero", "device": b.device.name(),
         "kernel": b.device.kernel(), "threads": b.threads,
         "net": net, "params": params, "mode": mode, "batch": batch,
@@ -106,6 +107,10 @@ fn line(
         r.extend(c);
     }
     println!("{record}");
+    if b.profile {
+        profile(b, net, mode, batch, f)?;
+    }
+    Ok(())
 }
 
 /// What one call of `f` asked of the GPU, as JSON; None on the CPU.
@@ -196,19 +201,7 @@ pub fn nn(b: &NnBench) -> anyhow::Result<()> {
                 let (policy, value) = net.predict(&x);
                 std::hint::black_box(Tensor::to_vecs(&[&policy, &value]));
             };
-            let (n, el) = timed(b.seconds, &mut call);
-            line(
-                b,
-                name,
-                params,
-                "inference",
-                batch,
-                (n * batch) as f64 / el,
-                &mut call,
-            );
-            if b.profile {
-                profile(b, name, "inference", batch, &mut call)?;
-            }
+            measure(b, name, params, "inference", batch, &mut call)?;
         }
         if b.train_batch == 0 {
             continue;
@@ -227,19 +220,7 @@ pub fn nn(b: &NnBench) -> anyhow::Result<()> {
             opt.step(&mut net, &grads);
             std::hint::black_box(loss.total.value().item());
         };
-        let (n, el) = timed(b.seconds, &mut call);
-        line(
-            b,
-            name,
-            params,
-            "train",
-            batch,
-            (n * batch) as f64 / el,
-            &mut call,
-        );
-        if b.profile {
-            profile(b, name, "train", batch, &mut call)?;
-        }
+        measure(b, name, params, "train", batch, &mut call)?;
         b.device.check()?;
     }
     Ok(())
