@@ -7,6 +7,7 @@ use crate::games::{NetInput, Rules};
 use crate::nn::{Module, PolicyValueNet};
 use crate::tensor::{Device, Tensor};
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 /// One state to evaluate, with what the encoding may need beyond it.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -51,6 +52,37 @@ pub trait Evaluator<G: Rules = Checkers> {
 
     /// One evaluation per input, in order.
     fn evaluate(&mut self, inputs: &[EvalInput<G>]) -> Vec<Evaluation>;
+
+    /// Whether [`begin`](Self::begin) returns before the batch is computed (a network on a
+    /// GPU), so that a caller gains by beginning the next batch before finishing this one.
+    fn overlaps(&self) -> bool {
+        false
+    }
+
+    /// Begins evaluating `inputs`; [`Begun::finish`] gives the evaluations. This default
+    /// evaluates them at once.
+    fn begin(&mut self, inputs: &[EvalInput<G>]) -> Begun {
+        Begun::ready(self.evaluate(inputs))
+    }
+}
+
+/// A batch whose evaluation has begun (on a GPU: its work submitted); `finish` waits for it.
+pub struct Begun(Box<dyn FnOnce() -> Vec<Evaluation>>);
+
+impl Begun {
+    /// A batch already evaluated.
+    pub fn ready(evaluations: Vec<Evaluation>) -> Begun {
+        Begun(Box::new(move || evaluations))
+    }
+
+    /// A batch whose evaluations `finish` will compute.
+    pub fn later(finish: impl FnOnce() -> Vec<Evaluation> + 'static) -> Begun {
+        Begun(Box::new(finish))
+    }
+
+    pub fn finish(self) -> Vec<Evaluation> {
+        (self.0)()
+    }
 }
 
 fn uniform(n: usize) -> Vec<f32> {
@@ -166,8 +198,17 @@ impl<G: Rules> Evaluator<G> for NetEvaluator<G> {
     }
 
     fn evaluate(&mut self, inputs: &[EvalInput<G>]) -> Vec<Evaluation> {
+        self.begin(inputs).finish()
+    }
+
+    fn overlaps(&self) -> bool {
+        // A GPU runs what was submitted while the host goes on; the CPU computes eagerly.
+        !matches!(self.device, Device::Cpu)
+    }
+
+    fn begin(&mut self, inputs: &[EvalInput<G>]) -> Begun {
         if inputs.is_empty() {
-            return Vec::new();
+            return Begun::ready(Vec::new());
         }
         let planes = G::planes(&self.encoding);
         let [rows, cols] = G::BOARD;
@@ -178,30 +219,47 @@ impl<G: Rules> Evaluator<G> for NetEvaluator<G> {
         }
         let x = Tensor::from_vec(x, &[inputs.len(), planes, rows, cols], &self.device);
         let (probs, values) = self.net.predict(&x);
-        let [probs, values]: [Vec<f32>; 2] = Tensor::to_vecs(&[&probs, &values])
-            .try_into()
-            .expect("two tensors read");
-        inputs
+        self.device.flush();
+        // Where each input's legal actions sit in the policy.
+        let picks: Vec<Vec<usize>> = inputs
             .iter()
-            .zip(probs.chunks_exact(G::POLICY_SIZE))
-            .zip(values)
-            .map(|((inp, p), value)| {
-                let mut priors: Vec<f32> = inp
-                    .actions
-                    .iter()
-                    .map(|&a| p[G::policy_index(&inp.state, a)])
-                    .collect();
-                let sum: f32 = priors.iter().sum();
-                // Renormalise over the legal actions (the softmax spread mass over all).
-                if sum > 0.0 && sum.is_finite() {
-                    priors.iter_mut().for_each(|q| *q /= sum);
-                } else {
-                    priors = uniform(priors.len());
-                }
-                Evaluation { priors, value }
+            .map(|inp| {
+                let index = |&a| G::policy_index(&inp.state, a);
+                inp.actions.iter().map(index).collect()
             })
-            .collect()
+            .collect();
+        Begun::later(move || {
+            let [probs, values]: [Vec<f32>; 2] = Tensor::to_vecs(&[&probs, &values])
+                .try_into()
+                .expect("two tensors read");
+            priors_and_values::<G>(&picks, &probs, values)
+        })
     }
+}
+
+/// Each input's network output as an evaluation: its legal actions' shares of the policy,
+/// renormalised over them, and its value.
+fn priors_and_values<G: Rules>(
+    picks: &[Vec<usize>],
+    probs: &[f32],
+    values: Vec<f32>,
+) -> Vec<Evaluation> {
+    picks
+        .iter()
+        .zip(probs.chunks_exact(G::POLICY_SIZE))
+        .zip(values)
+        .map(|((pick, p), value)| {
+            let mut priors: Vec<f32> = pick.iter().map(|&i| p[i]).collect();
+            let sum: f32 = priors.iter().sum();
+            // Renormalise over the legal actions (the softmax spread mass over all).
+            if sum > 0.0 && sum.is_finite() {
+                priors.iter_mut().for_each(|q| *q /= sum);
+            } else {
+                priors = uniform(priors.len());
+            }
+            Evaluation { priors, value }
+        })
+        .collect()
 }
 
 /// Everything an encoding can see of one input (the legal actions follow from the state).
@@ -214,6 +272,8 @@ pub struct CachedEvaluator<E, G: Rules = Checkers> {
     inner: E,
     capacity: usize,
     cache: HashMap<CacheKey<G>, Evaluation>,
+    /// Evaluations of finished batches begun with `begin`, to be cached at the next call.
+    finished: Arc<Mutex<Vec<(CacheKey<G>, Evaluation)>>>,
     pub hits: u64,
     pub misses: u64,
 }
@@ -224,6 +284,7 @@ impl<G: Rules, E: Evaluator<G>> CachedEvaluator<E, G> {
             inner,
             capacity: capacity.max(1),
             cache: HashMap::new(),
+            finished: Arc::default(),
             hits: 0,
             misses: 0,
         }
@@ -236,6 +297,17 @@ impl<G: Rules, E: Evaluator<G>> Evaluator<G> for CachedEvaluator<E, G> {
     }
 
     fn evaluate(&mut self, inputs: &[EvalInput<G>]) -> Vec<Evaluation> {
+        let out = self.begin(inputs).finish();
+        self.settle();
+        out
+    }
+
+    fn overlaps(&self) -> bool {
+        self.inner.overlaps()
+    }
+
+    fn begin(&mut self, inputs: &[EvalInput<G>]) -> Begun {
+        self.settle();
         let key = |i: &EvalInput<G>| (i.state, i.quiet, i.history.clone());
         let mut out: Vec<Option<Evaluation>> = inputs
             .iter()
@@ -244,19 +316,36 @@ impl<G: Rules, E: Evaluator<G>> Evaluator<G> for CachedEvaluator<E, G> {
         let missing: Vec<usize> = (0..inputs.len()).filter(|&i| out[i].is_none()).collect();
         self.hits += (inputs.len() - missing.len()) as u64;
         self.misses += missing.len() as u64;
-        if !missing.is_empty() {
-            let batch: Vec<EvalInput<G>> = missing.iter().map(|&i| inputs[i].clone()).collect();
-            for (&i, e) in missing.iter().zip(self.inner.evaluate(&batch)) {
-                if self.cache.len() >= self.capacity {
-                    self.cache.clear();
+        let batch: Vec<EvalInput<G>> = missing.iter().map(|&i| inputs[i].clone()).collect();
+        let inner = (!batch.is_empty()).then(|| self.inner.begin(&batch));
+        let keys: Vec<CacheKey<G>> = batch.iter().map(key).collect();
+        let finished = self.finished.clone();
+        Begun::later(move || {
+            if let Some(inner) = inner {
+                let evaluated = inner.finish();
+                for (&i, e) in missing.iter().zip(&evaluated) {
+                    out[i] = Some(e.clone());
                 }
-                self.cache.insert(key(&inputs[i]), e.clone());
-                out[i] = Some(e);
+                let mut done = finished.lock().unwrap_or_else(|e| e.into_inner());
+                done.extend(keys.into_iter().zip(evaluated));
             }
+            out.into_iter()
+                .map(|e| e.expect("every input evaluated"))
+                .collect()
+        })
+    }
+}
+
+impl<G: Rules, E> CachedEvaluator<E, G> {
+    /// Caches the evaluations of the batches finished since the last call.
+    fn settle(&mut self) {
+        let done = std::mem::take(&mut *self.finished.lock().unwrap_or_else(|e| e.into_inner()));
+        for (k, e) in done {
+            if self.cache.len() >= self.capacity {
+                self.cache.clear();
+            }
+            self.cache.insert(k, e);
         }
-        out.into_iter()
-            .map(|e| e.expect("every input evaluated"))
-            .collect()
     }
 }
 

@@ -4,7 +4,7 @@
 //! an [`Evaluator`] like any other, so the search does not know it is talking to a service.
 
 use crate::games::{Checkers, Rules};
-use crate::mcts::{EvalInput, Evaluation, Evaluator};
+use crate::mcts::{Begun, EvalInput, Evaluation, Evaluator};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -117,41 +117,101 @@ pub fn inference_service<G: Rules>(
     (service, client)
 }
 
+/// Batches begun on the device and not yet answered, at most, when the evaluator overlaps
+/// (a GPU): the device computes one while the service gathers and submits the next.
+const IN_FLIGHT: usize = 2;
+
+/// A batch begun and the requests it answers.
+struct InFlight<G: Rules> {
+    requests: Vec<Request<G>>,
+    begun: Begun,
+}
+
+impl<G: Rules> InFlight<G> {
+    fn clients(&self) -> usize {
+        self.requests.len()
+    }
+}
+
 impl<G: Rules> InferenceService<G> {
     /// Answers requests with `eval` until every client is gone. A batch is run when it holds
-    /// `max_batch` positions, when every live client is waiting on it (each has at most one
-    /// request in flight, so nothing more can come), or when `wait` has passed.
+    /// `max_batch` positions, when every live client is waiting on it or on a batch already
+    /// begun (each has at most one request in flight, so nothing more can come), or when
+    /// `wait` has passed. With an evaluator that overlaps, up to `IN_FLIGHT` batches are begun
+    /// before the oldest is finished.
     pub fn serve(self, eval: &mut dyn Evaluator<G>) -> InferenceStats {
         let mut stats = InferenceStats::default();
-        while let Ok(first) = self.requests.recv() {
-            let deadline = Instant::now() + self.wait;
-            let mut size = first.inputs.len();
-            let mut pending = vec![first];
-            while size < self.max_batch && pending.len() < self.live.load(Ordering::SeqCst) {
-                match self
-                    .requests
-                    .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-                {
-                    Ok(r) => {
-                        size += r.inputs.len();
-                        pending.push(r);
-                    }
-                    Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => break,
+        let most = if eval.overlaps() { IN_FLIGHT } else { 1 };
+        let mut flying: std::collections::VecDeque<InFlight<G>> = Default::default();
+        loop {
+            let waiting: usize = flying.iter().map(InFlight::clients).sum();
+            let room = flying.len() < most && waiting < self.live.load(Ordering::SeqCst);
+            // With nothing in flight, block for a request; with a batch on the device, take
+            // one only if it comes within `wait`, else answer the oldest batch first.
+            let first = if !room {
+                None
+            } else if flying.is_empty() {
+                match self.requests.recv() {
+                    Ok(r) => Some(r),
+                    Err(_) => break,
                 }
-            }
-            let inputs: Vec<EvalInput<G>> = pending.iter().flat_map(|r| r.inputs.clone()).collect();
+            } else {
+                self.requests.recv_timeout(self.wait).ok()
+            };
+            let Some(first) = first else {
+                match flying.pop_front() {
+                    Some(oldest) => self.answer(oldest, &mut stats),
+                    None => break,
+                }
+                continue;
+            };
+            let requests = self.gather(first, waiting);
+            let inputs: Vec<EvalInput<G>> =
+                requests.iter().flat_map(|r| r.inputs.clone()).collect();
             let start = Instant::now();
-            let mut evals = eval.evaluate(&inputs).into_iter();
+            let begun = eval.begin(&inputs);
             stats.busy += start.elapsed();
             stats.batches += 1;
             stats.positions += inputs.len() as u64;
-            for r in pending {
-                let answer: Vec<Evaluation> = evals.by_ref().take(r.inputs.len()).collect();
-                // A client that gave up (its worker failed) no longer listens; the rest go on.
-                let _ = r.reply.send(answer);
-            }
+            flying.push_back(InFlight { requests, begun });
+        }
+        for batch in flying {
+            self.answer(batch, &mut stats);
         }
         stats
+    }
+
+    /// `first` and the requests that come after it, until the batch is full, every live client
+    /// not already `waiting` on a begun batch is in it, or `wait` has passed.
+    fn gather(&self, first: Request<G>, waiting: usize) -> Vec<Request<G>> {
+        let deadline = Instant::now() + self.wait;
+        let mut size = first.inputs.len();
+        let mut pending = vec![first];
+        while size < self.max_batch && waiting + pending.len() < self.live.load(Ordering::SeqCst) {
+            match self
+                .requests
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            {
+                Ok(r) => {
+                    size += r.inputs.len();
+                    pending.push(r);
+                }
+                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        pending
+    }
+
+    /// Waits for a begun batch and sends each request its evaluations.
+    fn answer(&self, batch: InFlight<G>, stats: &mut InferenceStats) {
+        let start = Instant::now();
+        let mut evals = batch.begun.finish().into_iter();
+        stats.busy += start.elapsed();
+        for r in batch.requests {
+            let answer: Vec<Evaluation> = evals.by_ref().take(r.inputs.len()).collect();
+            // A client that gave up (its worker failed) no longer listens; the rest go on.
+            let _ = r.reply.send(answer);
+        }
     }
 }
 
@@ -208,5 +268,78 @@ mod tests {
         }
         assert_eq!(stats.positions, 80);
         assert!(stats.batches <= 80 && stats.batches >= 20, "{stats:?}");
+    }
+
+    /// An evaluator that overlaps: `begin` only notes the batch; its evaluations come at
+    /// `finish`. It records how many batches were begun and not yet finished at most.
+    struct Overlapping {
+        inner: MaterialEvaluator,
+        open: Arc<AtomicUsize>,
+        most_open: Arc<AtomicUsize>,
+    }
+
+    impl Evaluator for Overlapping {
+        fn evaluate(&mut self, inputs: &[EvalInput]) -> Vec<Evaluation> {
+            self.inner.evaluate(inputs)
+        }
+        fn overlaps(&self) -> bool {
+            true
+        }
+        fn begin(&mut self, inputs: &[EvalInput]) -> Begun {
+            let now = self.open.fetch_add(1, Ordering::SeqCst) + 1;
+            self.most_open.fetch_max(now, Ordering::SeqCst);
+            let (evals, open) = (self.inner.evaluate(inputs), self.open.clone());
+            Begun::later(move || {
+                open.fetch_sub(1, Ordering::SeqCst);
+                evals
+            })
+        }
+    }
+
+    #[test]
+    fn a_device_that_overlaps_gets_a_second_batch_before_the_first_is_answered() {
+        // Batches of two positions: four clients fill two of them.
+        let (service, client) = inference_service(0, 2, Duration::from_millis(20));
+        let start = input(Position::start());
+        let workers: Vec<_> = (0..4)
+            .map(|i| {
+                let mut c = client.clone();
+                let inp = start.clone();
+                std::thread::spawn(move || {
+                    (0..30)
+                        .map(|k| {
+                            // Staggered, so requests arrive while a batch is in flight.
+                            std::thread::sleep(Duration::from_micros(300 * ((i + k) % 3) as u64));
+                            c.evaluate(std::slice::from_ref(&inp))
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        drop(client);
+        let (open, most_open) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let mut eval = Overlapping {
+            inner: MaterialEvaluator::default(),
+            open: open.clone(),
+            most_open: most_open.clone(),
+        };
+        let stats = service.serve(&mut eval);
+        let want = MaterialEvaluator::default().evaluate(std::slice::from_ref(&start));
+        for w in workers {
+            for got in w.join().unwrap() {
+                assert_eq!(got, want);
+            }
+        }
+        assert_eq!(stats.positions, 120);
+        assert_eq!(
+            open.load(Ordering::SeqCst),
+            0,
+            "every begun batch was finished"
+        );
+        assert_eq!(
+            most_open.load(Ordering::SeqCst),
+            IN_FLIGHT,
+            "a second batch was begun while the first was on the device"
+        );
     }
 }
