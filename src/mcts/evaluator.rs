@@ -265,6 +265,9 @@ fn priors_and_values<G: Rules>(
 /// Everything an encoding can see of one input (the legal actions follow from the state).
 type CacheKey<G> = (<G as Rules>::State, u32, Vec<<G as Rules>::Position>);
 
+/// Evaluations of finished batches, shared with the batches still in flight.
+type Finished<G> = Arc<Mutex<Vec<(CacheKey<G>, Evaluation)>>>;
+
 /// Remembers evaluations, keyed by everything the encoding sees, so transpositions and
 /// positions met again in later searches cost no network call. Forgets everything when it
 /// holds `capacity` entries (simple, and recent positions are soon cached again).
@@ -273,7 +276,7 @@ pub struct CachedEvaluator<E, G: Rules = Checkers> {
     capacity: usize,
     cache: HashMap<CacheKey<G>, Evaluation>,
     /// Evaluations of finished batches begun with `begin`, to be cached at the next call.
-    finished: Arc<Mutex<Vec<(CacheKey<G>, Evaluation)>>>,
+    finished: Finished<G>,
     pub hits: u64,
     pub misses: u64,
 }
