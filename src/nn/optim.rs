@@ -164,10 +164,11 @@ impl Optimizer {
                 Some([&values[i], grads[i].as_ref()?, s1, s2])
             })
             .collect();
-        let mut new = stepped
-            .iter()
-            .zip(Tensor::optim_step_all(step, &operands))
-            .peekable();
+        let results = Tensor::optim_step_all(step, &operands);
+        // The old values go as each parameter is replaced, not all at the end.
+        drop(operands);
+        drop(values);
+        let mut new = stepped.iter().zip(results).peekable();
         let mut i = 0;
         model.params_mut(&mut |p| {
             if let Some((_, [w, n1, n2])) = new.next_if(|(j, _)| **j == i) {
