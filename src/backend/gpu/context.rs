@@ -247,6 +247,17 @@ impl GpuContext {
         self.fault.set(make(self.adapter_name(), why));
     }
 
+    /// The pending command encoder, begun if there is none.
+    fn pending<'a>(
+        &self,
+        encoder: &'a mut Option<wgpu::CommandEncoder>,
+    ) -> &'a mut wgpu::CommandEncoder {
+        encoder.get_or_insert_with(|| {
+            self.device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor::default())
+        })
+    }
+
     /// A storage buffer of at least `bytes`. `for_queue_write`: see `Pool::take`. A request
     /// beyond the device's limit is a fault (out of memory); the caller gets a small buffer
     /// that nothing will run on.
@@ -342,10 +353,7 @@ impl GpuContext {
             let State {
                 encoder, profiler, ..
             } = &mut *st;
-            let encoder = encoder.get_or_insert_with(|| {
-                self.device
-                    .create_command_encoder(&wgpu::CommandEncoderDescriptor::default())
-            });
+            let encoder = self.pending(encoder);
             let bytes = storage.iter().map(|&(_, _, b)| b).sum();
             let timestamp_writes = profiler
                 .as_mut()
@@ -415,11 +423,8 @@ impl GpuContext {
             return;
         }
         let mut st = self.lock();
-        let encoder = st.encoder.get_or_insert_with(|| {
-            self.device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor::default())
-        });
-        encoder.copy_buffer_to_buffer(src.0, src.1, dst.0, dst.1, bytes);
+        self.pending(&mut st.encoder)
+            .copy_buffer_to_buffer(src.0, src.1, dst.0, dst.1, bytes);
         st.pending = true;
     }
 
@@ -448,10 +453,7 @@ impl GpuContext {
         });
         {
             let mut st = self.lock();
-            let encoder = st.encoder.get_or_insert_with(|| {
-                self.device
-                    .create_command_encoder(&wgpu::CommandEncoderDescriptor::default())
-            });
+            let encoder = self.pending(&mut st.encoder);
             let mut at = 0;
             for &(buffer, offset, len) in parts {
                 let bytes = len as u64 * 4;

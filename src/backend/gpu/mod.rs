@@ -173,20 +173,9 @@ impl Gpu {
     }
 
     /// Records `kernel` over `groups` workgroups with `params` at binding 0 and `buffers` at
-    /// bindings 1.. (outputs first, then inputs, as each shader declares them).
+    /// bindings 1.. (outputs first, then inputs, as each shader declares them). The matrix
+    /// products record through `gemm::run` instead, which also gives the profiler their flops.
     fn launch<P: Pod>(&self, kernel: Kernel, params: &P, buffers: &[&GpuBuf], groups: usize) {
-        self.launch_counted(kernel, params, buffers, groups, 0);
-    }
-
-    /// `launch` of a kernel doing `flops` floating-point operations (for the profiler).
-    fn launch_counted<P: Pod>(
-        &self,
-        kernel: Kernel,
-        params: &P,
-        buffers: &[&GpuBuf],
-        groups: usize,
-        flops: u64,
-    ) {
         let groups = u32::try_from(groups).unwrap_or(u32::MAX);
         let storage: Vec<(&wgpu::Buffer, u64, u64)> = buffers
             .iter()
@@ -194,7 +183,7 @@ impl Gpu {
             .collect();
         self.0
             .context
-            .record(kernel, bytemuck::bytes_of(params), &storage, groups, flops);
+            .record(kernel, bytemuck::bytes_of(params), &storage, groups, 0);
     }
 }
 

@@ -1,6 +1,6 @@
 //! Optimizer updates as kernels: the parameters and their state never leave the device.
 
-use super::super::{Storage, Tensor};
+use super::super::{Storage, Tensor, device_mismatch};
 use crate::backend::{Backend, OptimStep, cpu::Cpu};
 
 impl Tensor {
@@ -35,37 +35,17 @@ impl Tensor {
         let Some(first) = params.first() else {
             return Vec::new();
         };
-        let storages: Vec<[Storage; 3]> = match first[0].storage() {
-            Storage::Cpu(_) => {
-                let bufs: Vec<[_; 4]> = params
-                    .iter()
-                    .map(|p| {
-                        p.map(|t| match t.storage() {
-                            Storage::Cpu(b) => b,
-                            #[cfg(feature = "gpu")]
-                            Storage::Gpu(_) => super::super::device_mismatch(),
-                        })
-                    })
-                    .collect();
-                (Cpu.optim_step_all(step, &bufs).into_iter())
-                    .map(|new| new.map(Storage::Cpu))
-                    .collect()
-            }
+        let storages = match first[0].storage() {
+            Storage::Cpu(_) => step_all_on(&Cpu, step, params, Storage::Cpu, |s| match s {
+                Storage::Cpu(b) => Some(b),
+                #[cfg(feature = "gpu")]
+                Storage::Gpu(_) => None,
+            }),
             #[cfg(feature = "gpu")]
-            Storage::Gpu(g) => {
-                let bufs: Vec<[_; 4]> = params
-                    .iter()
-                    .map(|p| {
-                        p.map(|t| match t.storage() {
-                            Storage::Gpu(b) => b,
-                            Storage::Cpu(_) => super::super::device_mismatch(),
-                        })
-                    })
-                    .collect();
-                (g.gpu().optim_step_all(step, &bufs).into_iter())
-                    .map(|new| new.map(Storage::Gpu))
-                    .collect()
-            }
+            Storage::Gpu(g) => step_all_on(g.gpu(), step, params, Storage::Gpu, |s| match s {
+                Storage::Gpu(b) => Some(b),
+                Storage::Cpu(_) => None,
+            }),
         };
         params
             .iter()
@@ -73,4 +53,22 @@ impl Tensor {
             .map(|(p, new)| new.map(|s| Tensor::from_storage(s, p[0].shape().to_vec())))
             .collect()
     }
+}
+
+/// `optim_step_all` on one backend: `buf` finds each tensor's buffer there (none: a tensor on
+/// another device), `wrap` makes the results storages again.
+fn step_all_on<B: Backend>(
+    be: &B,
+    step: OptimStep,
+    params: &[[&Tensor; 4]],
+    wrap: impl Fn(B::Buf) -> Storage,
+    buf: impl Fn(&Storage) -> Option<&B::Buf>,
+) -> Vec<[Storage; 3]> {
+    let bufs: Vec<[&B::Buf; 4]> = params
+        .iter()
+        .map(|p| p.map(|t| buf(t.storage()).unwrap_or_else(|| device_mismatch())))
+        .collect();
+    (be.optim_step_all(step, &bufs).into_iter())
+        .map(|new| new.map(&wrap))
+        .collect()
 }
