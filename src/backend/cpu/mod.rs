@@ -1,8 +1,9 @@
 //! The CPU backend: the reference for the GPU kernels and a fast fallback. Kernels run on the
-//! current rayon pool; matrix products go through `matrixmultiply`'s packed SGEMM.
+//! current rayon pool; matrix products go through our packed SGEMM (`gemm`).
 
 mod conv;
 mod elementwise;
+mod gemm;
 mod layout;
 mod matmul;
 mod norm;
@@ -102,14 +103,7 @@ impl Backend for Cpu {
         layout::scatter_cols(g.as_slice(), rows, cols, index)
     }
     fn conv2d(&self, x: &CpuBuf, w: &CpuBuf, bias: Option<&CpuBuf>, d: ConvDims) -> CpuBuf {
-        conv::forward(
-            x.as_slice(),
-            w.as_slice(),
-            bias.map(|b| b.as_slice()),
-            None,
-            false,
-            d,
-        )
+        conv::forward(x.as_slice(), w, bias.map(|b| b.as_slice()), None, false, d)
     }
     fn conv2d_add_relu(
         &self,
@@ -121,14 +115,7 @@ impl Backend for Cpu {
         d: ConvDims,
     ) -> CpuBuf {
         let residual = residual.map(|r| r.as_slice());
-        conv::forward(
-            x.as_slice(),
-            w.as_slice(),
-            Some(bias.as_slice()),
-            residual,
-            relu,
-            d,
-        )
+        conv::forward(x.as_slice(), w, Some(bias.as_slice()), residual, relu, d)
     }
     fn batch_norm_train(
         &self,

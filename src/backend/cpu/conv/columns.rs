@@ -1,4 +1,4 @@
-//! Convolution as im2col + SGEMM, one image per task.
+//! The column matrix of a convolution (im2col) and its adjoint (col2im).
 //!
 //! For one image the column matrix has a row per (c_in, ky, kx) and a column per output
 //! pixel; then out (c_out x pixels) = W (c_out x c_in*kh*kw) * cols. A 1x1 kernel without
@@ -7,16 +7,13 @@
 //! output is as wide as the image, else one per row segment); a longer stride has its own
 //! im2col, which reads every stride-th cell.
 
-use super::CpuBuf;
-use super::matmul::gemm;
 use crate::backend::ConvDims;
-use rayon::prelude::*;
 
-fn patch_len(d: &ConvDims) -> usize {
+pub(super) fn patch_len(d: &ConvDims) -> usize {
     d.c_in * d.kh * d.kw
 }
 
-fn is_pointwise(d: &ConvDims) -> bool {
+pub(super) fn is_pointwise(d: &ConvDims) -> bool {
     d.kh == 1 && d.kw == 1 && d.pad_h == 0 && d.pad_w == 0 && d.unit_stride()
 }
 
@@ -168,7 +165,7 @@ fn im2col_strided(img: &[f32], d: &ConvDims, cols: &mut [f32], ld: usize) {
 /// Adds the column-matrix gradient back onto one image's gradient (the adjoint of im2col).
 /// For a same-width stride-1 conv a tap's run is added in one pass at its fixed offset, as
 /// im2col copies it, after zeroing the wrapped cells (`cols` is scratch).
-fn col2im(cols: &mut [f32], d: &ConvDims, img: &mut [f32]) {
+pub(super) fn col2im(cols: &mut [f32], d: &ConvDims, img: &mut [f32]) {
     let (ho, wo) = (d.out_h(), d.out_w());
     if d.unit_stride() && wo == d.w {
         for (t, tap) in taps(d, ho * wo).enumerate() {
@@ -204,7 +201,7 @@ fn col2im(cols: &mut [f32], d: &ConvDims, img: &mut [f32]) {
 /// The column matrix of `images` side by side (patch_len x images*pixels, image `g`'s
 /// columns from `g * pixels`): borrowed for a pointwise conv of one image, else built in
 /// `scratch`.
-fn columns<'a>(
+pub(super) fn columns<'a>(
     x: &'a [f32],
     images: std::ops::Range<usize>,
     d: &ConvDims,
@@ -231,209 +228,6 @@ fn columns<'a>(
         }
     }
     scratch
-}
-
-/// Multiply-adds of one image's product from which a batch smaller than the thread pool
-/// splits each image's product across the threads (az-small's 64-channel 3x3 conv has
-/// 2.4 M, az-tiny's 32-channel one 0.6 M, too few to pay for the hand-off).
-const SPLIT_MIN_MACS: usize = 1 << 20;
-
-/// Images whose columns go into one product at most: one product over several images packs
-/// the weights once instead of once per image (a board's image is only 64 columns wide). More
-/// than 4 makes the group's column matrix outgrow the core's cache (az-tiny's is 74 KB an
-/// image): 16 measured up to 1.4x slower at batch 64 (docs/RESULTS.md).
-const MAX_GROUP: usize = 4;
-
-/// relu?(conv(x, w) + bias? + residual?). Each task takes a group of images (the batch shared
-/// out over the threads, at most `MAX_GROUP` a group) and computes them in one product; but a
-/// batch with fewer images than threads (batch 1 in play and analysis) splits each large
-/// image's product by output channels instead, so every core works on it. Each output cell is
-/// computed alike either way, so the results do not depend on the split.
-pub fn forward(
-    x: &[f32],
-    w: &[f32],
-    bias: Option<&[f32]>,
-    residual: Option<&[f32]>,
-    relu: bool,
-    d: ConvDims,
-) -> CpuBuf {
-    let pixels = d.out_h() * d.out_w();
-    let k = patch_len(&d);
-    let image = d.c_out * pixels;
-    let mut out = vec![0.0f32; d.n * image];
-    let threads = rayon::current_num_threads().max(1);
-    let group = d.n.div_ceil(threads).clamp(1, MAX_GROUP);
-    let rows = |images: std::ops::Range<usize>, c: std::ops::Range<usize>| ConvRows {
-        w: &w[c.start * k..c.end * k],
-        bias: bias.map(|b| &b[c.clone()]),
-        residual: residual.map(|r| {
-            &r[images.start * image + c.start * pixels..(images.end - 1) * image + c.end * pixels]
-        }),
-        relu,
-        k,
-        pixels,
-    };
-    if d.n < threads && d.c_out * k * pixels >= SPLIT_MIN_MACS {
-        let per_task = d.c_out.div_ceil(threads);
-        let mut scratch = Vec::new();
-        for (i, dst) in out.chunks_mut(image).enumerate() {
-            let cols = columns(x, i..i + 1, &d, &mut scratch);
-            dst.par_chunks_mut(per_task * pixels)
-                .enumerate()
-                .for_each(|(t, part)| {
-                    let c = t * per_task..t * per_task + part.len() / pixels;
-                    rows(i..i + 1, c).compute(cols, part, &mut Vec::new());
-                });
-        }
-    } else {
-        out.par_chunks_mut(group * image).enumerate().for_each_init(
-            || (Vec::new(), Vec::new()),
-            |(scratch, product), (j, dst)| {
-                let images = j * group..j * group + dst.len() / image;
-                let cols = columns(x, images.clone(), &d, scratch);
-                rows(images, 0..d.c_out).compute(cols, dst, product);
-            },
-        );
-    }
-    CpuBuf::new(out)
-}
-
-/// Some output channels of some images' convolution: their weight rows, bias and residual.
-struct ConvRows<'a> {
-    w: &'a [f32],
-    bias: Option<&'a [f32]>,
-    /// The images' residual, from the first channel of the first image on.
-    residual: Option<&'a [f32]>,
-    relu: bool,
-    k: usize,
-    pixels: usize,
-}
-
-impl ConvRows<'_> {
-    /// Writes the channels of the images into `dst` (images x channels x pixels) from their
-    /// column matrix. One image's product is `dst` itself; several images' product (channels
-    /// x images*pixels) is made in `product` and copied out.
-    fn compute(&self, cols: &[f32], dst: &mut [f32], product: &mut Vec<f32>) {
-        let channels = self.w.len() / self.k;
-        if dst.len() == channels * self.pixels {
-            self.product(cols, 1, dst);
-            if self.relu {
-                dst.iter_mut().for_each(|v| *v = v.max(0.0));
-            }
-            return;
-        }
-        let images = dst.len() / (channels * self.pixels);
-        let n = images * self.pixels;
-        product.resize(channels * n, 0.0);
-        self.product(cols, images, product);
-        for (g, out) in dst.chunks_mut(channels * self.pixels).enumerate() {
-            for (c, row) in out.chunks_mut(self.pixels).enumerate() {
-                let src = &product[c * n + g * self.pixels..][..self.pixels];
-                if self.relu {
-                    row.iter_mut().zip(src).for_each(|(o, &v)| *o = v.max(0.0));
-                } else {
-                    row.copy_from_slice(src);
-                }
-            }
-        }
-    }
-
-    /// The product (channels x images*pixels) into `c`. The bias and residual go in first and
-    /// the product accumulates onto them, so every cell sums in the same order however the
-    /// images are grouped.
-    fn product(&self, cols: &[f32], images: usize, c: &mut [f32]) {
-        let (k, pixels) = (self.k, self.pixels);
-        let n = images * pixels;
-        let channels = c.len() / n;
-        for g in 0..images {
-            for ch in 0..channels {
-                let row = &mut c[ch * n + g * pixels..][..pixels];
-                if let Some(r) = self.residual {
-                    row.copy_from_slice(&r[(g * channels + ch) * pixels..][..pixels]);
-                }
-                match (self.bias, self.residual) {
-                    (Some(b), Some(_)) => row.iter_mut().for_each(|v| *v += b[ch]),
-                    (Some(b), None) => row.fill(b[ch]),
-                    (None, _) => {}
-                }
-            }
-        }
-        let accumulate = self.bias.is_some() || self.residual.is_some();
-        gemm(channels, k, n, self.w, (k, 1), cols, (n, 1), c, accumulate);
-    }
-}
-
-pub fn grad_input(g: &[f32], w: &[f32], d: ConvDims) -> CpuBuf {
-    let pixels = d.out_h() * d.out_w();
-    let k = patch_len(&d);
-    let image = d.c_in * d.h * d.w;
-    let mut out = vec![0.0f32; d.n * image];
-    out.par_chunks_mut(image).enumerate().for_each_init(
-        Vec::new,
-        |scratch: &mut Vec<f32>, (i, dst)| {
-            let gi = &g[i * d.c_out * pixels..(i + 1) * d.c_out * pixels];
-            if is_pointwise(&d) {
-                // dx = W^T g directly.
-                gemm(k, d.c_out, pixels, w, (1, k), gi, (pixels, 1), dst, false);
-                return;
-            }
-            scratch.resize(k * pixels, 0.0);
-            gemm(
-                k,
-                d.c_out,
-                pixels,
-                w,
-                (1, k),
-                gi,
-                (pixels, 1),
-                scratch,
-                false,
-            );
-            col2im(scratch, &d, dst);
-        },
-    );
-    CpuBuf::new(out)
-}
-
-pub fn grad_weight(x: &[f32], g: &[f32], d: ConvDims) -> CpuBuf {
-    let pixels = d.out_h() * d.out_w();
-    let k = patch_len(&d);
-    // Each task sums its images' contributions into its own accumulator; then they are added.
-    let threads = rayon::current_num_threads().max(1);
-    let per_task = d.n.div_ceil(threads).max(1);
-    let partials: Vec<Vec<f32>> = (0..d.n)
-        .step_by(per_task)
-        .collect::<Vec<_>>()
-        .into_par_iter()
-        .map(|start| {
-            let mut acc = vec![0.0f32; d.c_out * k];
-            let mut scratch = Vec::new();
-            for i in start..(start + per_task).min(d.n) {
-                let gi = &g[i * d.c_out * pixels..(i + 1) * d.c_out * pixels];
-                let cols = columns(x, i..i + 1, &d, &mut scratch);
-                // dW (c_out x k) += g_i (c_out x pixels) * cols^T (pixels x k)
-                gemm(
-                    d.c_out,
-                    pixels,
-                    k,
-                    gi,
-                    (pixels, 1),
-                    cols,
-                    (1, pixels),
-                    &mut acc,
-                    true,
-                );
-            }
-            acc
-        })
-        .collect();
-    let mut total = vec![0.0f32; d.c_out * k];
-    for p in partials {
-        for (t, v) in total.iter_mut().zip(p) {
-            *t += v;
-        }
-    }
-    CpuBuf::new(total)
 }
 
 #[cfg(test)]
@@ -511,111 +305,6 @@ mod tests {
                 col2im(&mut g, &d, &mut back);
                 let picked: f32 = back.iter().zip(&img).map(|(b, x)| b * x).sum();
                 assert_eq!(picked, read, "{d:?}: column cell {j}");
-            }
-        }
-    }
-
-    /// Images grouped into one product come out bit for bit as one image a product: 3x3
-    /// "same", strided and pointwise convs, with every epilogue, and a last group cut short
-    /// (8 images on 1, 3 and 8 threads: groups of 4, of 3 and of 1).
-    #[test]
-    fn grouped_images_compute_what_one_image_a_product_does() {
-        let values = |len: usize, seed: usize| -> Vec<f32> {
-            (0..len)
-                .map(|i| ((i * 7919 + seed * 104_729) % 1000) as f32 / 250.0 - 2.0)
-                .collect()
-        };
-        // (c_in, h, w, c_out, k, pad, stride)
-        for (c_in, h, w, c_out, k, pad, stride) in [
-            (5, 8, 8, 7, 3, 1, 1),
-            (3, 8, 4, 4, 3, 1, 1),
-            (4, 7, 6, 3, 3, 1, 2),
-            (6, 8, 8, 5, 1, 0, 1),
-        ] {
-            let d = ConvDims {
-                n: 8,
-                c_in,
-                h,
-                w,
-                c_out,
-                kh: k,
-                kw: k,
-                pad_h: pad,
-                pad_w: pad,
-                stride_h: stride,
-                stride_w: stride,
-            };
-            let pixels = d.out_h() * d.out_w();
-            let x = values(d.n * c_in * h * w, 1);
-            let wt = values(c_out * patch_len(&d), 2);
-            let (bias, residual) = (values(c_out, 3), values(d.n * c_out * pixels, 4));
-            for (b, r, relu) in [
-                (false, false, false),
-                (true, false, true),
-                (true, true, true),
-                (false, true, false),
-            ] {
-                let (b, r) = (b.then_some(&bias[..]), r.then_some(&residual[..]));
-                let run = |threads| {
-                    let pool = rayon::ThreadPoolBuilder::new()
-                        .num_threads(threads)
-                        .build()
-                        .unwrap();
-                    pool.install(|| forward(&x, &wt, b, r, relu, d).as_slice().to_vec())
-                };
-                let one = run(8);
-                for threads in [1, 3] {
-                    assert_eq!(run(threads), one, "{d:?} on {threads} threads");
-                }
-            }
-        }
-    }
-
-    /// Batch 1 on several threads splits the image's product by output channels; every cell
-    /// comes out as on one thread, whatever the split, with every epilogue.
-    #[test]
-    fn a_split_product_computes_what_one_thread_does() {
-        let d = ConvDims {
-            n: 1,
-            c_in: 32,
-            h: 8,
-            w: 8,
-            c_out: 70,
-            kh: 3,
-            kw: 3,
-            pad_h: 1,
-            pad_w: 1,
-            stride_h: 1,
-            stride_w: 1,
-        };
-        assert!(
-            d.c_out * patch_len(&d) * 64 >= SPLIT_MIN_MACS,
-            "large enough to split"
-        );
-        let values = |len: usize, seed: usize| -> Vec<f32> {
-            (0..len)
-                .map(|i| ((i * 7919 + seed * 104_729) % 1000) as f32 / 250.0 - 2.0)
-                .collect()
-        };
-        let x = values(d.c_in * 64, 1);
-        let w = values(d.c_out * patch_len(&d), 2);
-        let (bias, residual) = (values(d.c_out, 3), values(d.c_out * 64, 4));
-        let on = |threads: usize, b: Option<&[f32]>, r: Option<&[f32]>, relu: bool| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            pool.install(|| forward(&x, &w, b, r, relu, d).as_slice().to_vec())
-        };
-        for (b, r, relu) in [
-            (false, false, false),
-            (true, false, true),
-            (true, true, true),
-        ] {
-            let (b, r) = (b.then_some(&bias[..]), r.then_some(&residual[..]));
-            let one = on(1, b, r, relu);
-            for threads in [2, 3, 8] {
-                assert_eq!(on(threads, b, r, relu), one, "{threads} threads");
             }
         }
     }

@@ -1,0 +1,590 @@
+//! Convolution as a matrix product: out (c_out x pixels) = W (c_out x c_in*kh*kw) * B, where
+//! B has a row per kernel tap (c_in, ky, kx) and a column per output pixel.
+//!
+//! On our micro-kernels a convolution that keeps the image's size (every board network's) reads
+//! B straight from its zero-bordered images into the kernel's panels (`bordered`), and its
+//! input gradient is the same kind of convolution (flipped kernel); other shapes, the weight
+//! gradient and the portable path build B as a column matrix (`columns`).
+
+use super::CpuBuf;
+use super::gemm::{
+    self, Kernel, OutLayout, PackedA, Panels, Store, Strided, gemm_on, tile_height, tile_width,
+};
+use crate::backend::ConvDims;
+use bordered::Bordered;
+use columns::{col2im, columns, is_pointwise, patch_len};
+use rayon::prelude::*;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+
+mod bordered;
+mod columns;
+
+/// Multiply-adds of one image's product from which a batch smaller than the thread pool
+/// splits each image's product across the threads (az-small's 64-channel 3x3 conv has
+/// 2.4 M, az-tiny's 32-channel one 0.6 M, too few to pay for the hand-off).
+const SPLIT_MIN_MACS: usize = 1 << 20;
+
+/// Images whose columns go into one product at most: one product over several images packs
+/// the weights once instead of once per image (a board's image is only 64 columns wide). More
+/// than 4 makes the group's column matrix outgrow the core's cache (az-tiny's is 74 KB an
+/// image): 16 measured up to 1.4x slower at batch 64 (docs/RESULTS.md).
+const MAX_GROUP: usize = 4;
+
+/// relu?(conv(x, w) + bias? + residual?) on the selected kernel. Our kernels take the weights
+/// packed from [`packed_weights`], so a model's weights are packed once, not once a call.
+pub fn forward(
+    x: &[f32],
+    w: &CpuBuf,
+    bias: Option<&[f32]>,
+    residual: Option<&[f32]>,
+    relu: bool,
+    d: ConvDims,
+) -> CpuBuf {
+    let kernel = Kernel::selected();
+    let packed = kernel
+        .is_ours()
+        .then(|| packed_weights(kernel, w, (d.c_out, patch_len(&d))));
+    let w = Weights {
+        rows: w.as_slice(),
+        packed: packed.as_deref(),
+    };
+    forward_on(kernel, x, w, bias, residual, relu, d)
+}
+
+/// The packed weights kept for a weight buffer while it lives: inference, whose weights (batch
+/// norm folded in) are one buffer a model version, packs them once, which at batch 1 costs a
+/// third of a 64-channel convolution. A training step's weights are new buffers each step.
+type PackCache = Vec<(Weak<Vec<f32>>, Arc<PackedA>)>;
+
+/// The most buffers whose packed weights are kept (two networks' convolutions in a match or
+/// gating, with room to spare).
+const PACK_CACHE: usize = 128;
+
+fn packed_weights(kernel: Kernel, w: &CpuBuf, (m, k): (usize, usize)) -> Arc<PackedA> {
+    static CACHE: Mutex<PackCache> = Mutex::new(Vec::new());
+    let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
+    // A Weak keeps its allocation, so a live entry's pointer is never another buffer's.
+    cache.retain(|(buf, _)| buf.strong_count() > 0);
+    let me = Arc::downgrade(&w.0);
+    if let Some((_, p)) = cache
+        .iter()
+        .find(|(buf, p)| buf.ptr_eq(&me) && p.fits(kernel, (m, k)))
+    {
+        return p.clone();
+    }
+    let packed = Arc::new(PackedA::new(kernel, (m, k), w.as_slice(), (k, 1)));
+    if cache.len() == PACK_CACHE {
+        cache.remove(0);
+    }
+    cache.push((me, packed.clone()));
+    packed
+}
+
+/// A convolution's weights (c_out rows of a patch each), and packed for our kernel if it is one.
+#[derive(Clone, Copy)]
+pub(crate) struct Weights<'a> {
+    rows: &'a [f32],
+    packed: Option<&'a PackedA>,
+}
+
+/// [`forward`] on a given kernel. Each task takes a group of images (the batch shared out over
+/// the threads, at most `MAX_GROUP` a group) and computes them in one product; but a batch with
+/// fewer images than threads (batch 1 in play and analysis) splits each large image's product
+/// by output channels instead, so every core works on it. Each output cell is computed alike
+/// either way, so the results do not depend on the split.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn forward_on(
+    kernel: Kernel,
+    x: &[f32],
+    w: Weights,
+    bias: Option<&[f32]>,
+    residual: Option<&[f32]>,
+    relu: bool,
+    d: ConvDims,
+) -> CpuBuf {
+    let pixels = d.out_h() * d.out_w();
+    let k = patch_len(&d);
+    let image = d.c_out * pixels;
+    let mut out = vec![0.0f32; d.n * image];
+    let threads = rayon::current_num_threads().max(1);
+    // Our kernels write a group's images in place, which needs every tile inside one image.
+    let one_image = kernel.is_ours() && !pixels.is_multiple_of(tile_width(kernel));
+    let max_group = if one_image { 1 } else { MAX_GROUP };
+    let group = d.n.div_ceil(threads).clamp(1, max_group);
+    // Our kernels read the weights packed (once a call for every task, if not given).
+    let packed_here = (kernel.is_ours() && w.packed.is_none())
+        .then(|| PackedA::new(kernel, (d.c_out, k), w.rows, (k, 1)));
+    let packed = w.packed.or(packed_here.as_ref());
+    let rows = |images: std::ops::Range<usize>, c: std::ops::Range<usize>| ConvRows {
+        packed: packed.map(|p| (p, c.clone())),
+        w: &w.rows[c.start * k..c.end * k],
+        bias: bias.map(|b| &b[c.clone()]),
+        residual: residual.map(|r| {
+            &r[images.start * image + c.start * pixels..(images.end - 1) * image + c.end * pixels]
+        }),
+        relu,
+        k,
+        pixels,
+    };
+    if d.n < threads && d.c_out * k * pixels >= SPLIT_MIN_MACS {
+        // Whole tiles of the kernel's rows a task.
+        let per_task = d
+            .c_out
+            .div_ceil(threads)
+            .next_multiple_of(tile_height(kernel));
+        let mut scratch = Vec::new();
+        for (i, dst) in out.chunks_mut(image).enumerate() {
+            let op = Operand::new(kernel, x, i..i + 1, &d, &mut scratch);
+            dst.par_chunks_mut(per_task * pixels)
+                .enumerate()
+                .for_each(|(t, part)| {
+                    let c = t * per_task..t * per_task + part.len() / pixels;
+                    rows(i..i + 1, c).compute(&op, part, &mut Vec::new());
+                });
+        }
+    } else {
+        out.par_chunks_mut(group * image).enumerate().for_each_init(
+            || (Vec::new(), Vec::new()),
+            |(scratch, product), (j, dst)| {
+                let images = j * group..j * group + dst.len() / image;
+                let op = Operand::new(kernel, x, images.clone(), &d, scratch);
+                rows(images, 0..d.c_out).compute(&op, dst, product);
+            },
+        );
+    }
+    CpuBuf::new(out)
+}
+
+/// B of a group's product: the column matrix, or (on our kernels, for a convolution that keeps
+/// the image's size) the bordered images, read straight into the panels.
+enum Operand<'a> {
+    Columns(&'a [f32]),
+    Bordered(Bordered<'a>),
+}
+
+impl<'a> Operand<'a> {
+    fn new(
+        kernel: Kernel,
+        x: &'a [f32],
+        images: std::ops::Range<usize>,
+        d: &ConvDims,
+        scratch: &'a mut Vec<f32>,
+    ) -> Self {
+        if kernel.is_ours() && bordered::serves(d) {
+            Operand::Bordered(Bordered::new(x, images, d, scratch))
+        } else {
+            Operand::Columns(columns(x, images, d, scratch))
+        }
+    }
+}
+
+/// Some output channels of some images' convolution: their weight rows, bias and residual.
+struct ConvRows<'a> {
+    /// On our kernels: the packed weights of every channel, and these channels' rows.
+    packed: Option<(&'a PackedA, std::ops::Range<usize>)>,
+    w: &'a [f32],
+    bias: Option<&'a [f32]>,
+    /// The images' residual, from the first channel of the first image on.
+    residual: Option<&'a [f32]>,
+    relu: bool,
+    k: usize,
+    pixels: usize,
+}
+
+impl ConvRows<'_> {
+    /// Writes the channels of the images into `dst` (images x channels x pixels). Our kernels
+    /// write `dst` in place, the ReLU in their store. On the portable path one image's product
+    /// is `dst` itself; several images' product (channels x images*pixels) is made in
+    /// `product` and copied out.
+    fn compute(&self, op: &Operand, dst: &mut [f32], product: &mut Vec<f32>) {
+        let channels = self.w.len() / self.k;
+        let pixels = self.pixels;
+        let images = dst.len() / (channels * pixels);
+        let n = images * pixels;
+        let accumulate = self.bias.is_some() || self.residual.is_some();
+        if let Some((packed, ref rows)) = self.packed {
+            self.prefill(dst, images, |g, ch| (g * channels + ch) * pixels);
+            let strided;
+            let panels: &dyn Panels = match op {
+                Operand::Columns(cols) => {
+                    strided = Strided {
+                        b: cols,
+                        rs: n,
+                        cs: 1,
+                    };
+                    &strided
+                }
+                Operand::Bordered(b) => b,
+            };
+            let out = OutLayout {
+                ldc: pixels,
+                block: pixels,
+                block_stride: channels * pixels,
+            };
+            let store = Store {
+                accumulate,
+                relu: self.relu,
+            };
+            gemm::product(packed, rows.clone(), (panels, n), dst, out, store);
+            return;
+        }
+        let Operand::Columns(cols) = op else {
+            unreachable!("the portable path reads a column matrix")
+        };
+        let c: &mut [f32] = if images == 1 {
+            dst
+        } else {
+            product.resize(channels * n, 0.0);
+            product
+        };
+        self.prefill(c, images, |g, ch| ch * n + g * pixels);
+        let k = self.k;
+        gemm_on(
+            Kernel::Portable,
+            channels,
+            k,
+            n,
+            self.w,
+            (k, 1),
+            cols,
+            (n, 1),
+            c,
+            accumulate,
+        );
+        if images == 1 {
+            if self.relu {
+                dst.iter_mut().for_each(|v| *v = v.max(0.0));
+            }
+            return;
+        }
+        for (g, out) in dst.chunks_mut(channels * pixels).enumerate() {
+            for (ch, row) in out.chunks_mut(pixels).enumerate() {
+                let src = &product[ch * n + g * pixels..][..pixels];
+                if self.relu {
+                    row.iter_mut().zip(src).for_each(|(o, &v)| *o = v.max(0.0));
+                } else {
+                    row.copy_from_slice(src);
+                }
+            }
+        }
+    }
+
+    /// Puts the bias and residual into `c`, image `g`'s channel `ch` from `at(g, ch)`, for the
+    /// product to accumulate onto, so every cell sums in the same order however the images
+    /// are grouped.
+    fn prefill(&self, c: &mut [f32], images: usize, at: impl Fn(usize, usize) -> usize) {
+        let pixels = self.pixels;
+        let channels = self.w.len() / self.k;
+        for g in 0..images {
+            for ch in 0..channels {
+                let row = &mut c[at(g, ch)..][..pixels];
+                if let Some(r) = self.residual {
+                    row.copy_from_slice(&r[(g * channels + ch) * pixels..][..pixels]);
+                }
+                match (self.bias, self.residual) {
+                    (Some(b), Some(_)) => row.iter_mut().for_each(|v| *v += b[ch]),
+                    (Some(b), None) => row.fill(b[ch]),
+                    (None, _) => {}
+                }
+            }
+        }
+    }
+}
+
+/// Whether the input gradient of `d` is itself a convolution of the same kind: with stride 1
+/// and padding `kh - 1 - pad` (the output as large as the input, an odd kernel), the transposed
+/// convolution is the convolution of the output gradient with the kernel flipped and its
+/// channel axes swapped.
+fn transposes_to_a_convolution(d: &ConvDims) -> bool {
+    d.unit_stride() && d.kh == 2 * d.pad_h + 1 && d.kw == 2 * d.pad_w + 1
+}
+
+pub fn grad_input(g: &[f32], w: &[f32], d: ConvDims) -> CpuBuf {
+    grad_input_on(Kernel::selected(), g, w, d)
+}
+
+pub(crate) fn grad_input_on(kernel: Kernel, g: &[f32], w: &[f32], d: ConvDims) -> CpuBuf {
+    let pixels = d.out_h() * d.out_w();
+    let k = patch_len(&d);
+    if transposes_to_a_convolution(&d) {
+        // flipped[ci][co][ky][kx] = w[co][ci][kh-1-ky][kw-1-kx]
+        let taps = d.kh * d.kw;
+        let mut flipped = vec![0.0f32; w.len()];
+        for (co, filter) in w.chunks_exact(k).enumerate() {
+            for (ci, kernel) in filter.chunks_exact(taps).enumerate() {
+                let dst = &mut flipped[(ci * d.c_out + co) * taps..][..taps];
+                dst.iter_mut()
+                    .zip(kernel.iter().rev())
+                    .for_each(|(o, &v)| *o = v);
+            }
+        }
+        let back = ConvDims {
+            c_in: d.c_out,
+            c_out: d.c_in,
+            ..d
+        };
+        let w = Weights {
+            rows: &flipped,
+            packed: None,
+        };
+        return forward_on(kernel, g, w, None, None, false, back);
+    }
+    let image = d.c_in * d.h * d.w;
+    let mut out = vec![0.0f32; d.n * image];
+    out.par_chunks_mut(image).enumerate().for_each_init(
+        Vec::new,
+        |scratch: &mut Vec<f32>, (i, dst)| {
+            let gi = &g[i * d.c_out * pixels..(i + 1) * d.c_out * pixels];
+            if is_pointwise(&d) {
+                // dx = W^T g directly.
+                gemm_on(
+                    kernel,
+                    k,
+                    d.c_out,
+                    pixels,
+                    w,
+                    (1, k),
+                    gi,
+                    (pixels, 1),
+                    dst,
+                    false,
+                );
+                return;
+            }
+            scratch.resize(k * pixels, 0.0);
+            gemm_on(
+                kernel,
+                k,
+                d.c_out,
+                pixels,
+                w,
+                (1, k),
+                gi,
+                (pixels, 1),
+                scratch,
+                false,
+            );
+            col2im(scratch, &d, dst);
+        },
+    );
+    CpuBuf::new(out)
+}
+
+/// The output gradient of some images as B (image pixels x output channels) of the weight
+/// gradient's product: row (g, q), column co is g's gradient at (co, q).
+struct OutputGrad<'a> {
+    g: &'a [f32],
+    c_out: usize,
+    pixels: usize,
+}
+
+impl Panels for OutputGrad<'_> {
+    fn pack(
+        &self,
+        k: std::ops::Range<usize>,
+        cols: std::ops::Range<usize>,
+        nr: usize,
+        dst: &mut [f32],
+    ) {
+        let image = self.c_out * self.pixels;
+        let width = cols.len();
+        for (p, row) in k.zip(dst.chunks_exact_mut(nr)) {
+            let (g, q) = (p / self.pixels, p % self.pixels);
+            let src = self.g[g * image + cols.start * self.pixels + q..]
+                .iter()
+                .step_by(self.pixels);
+            row[..width].iter_mut().zip(src).for_each(|(o, &v)| *o = v);
+            row[width..].fill(0.0);
+        }
+    }
+}
+
+pub fn grad_weight(x: &[f32], g: &[f32], d: ConvDims) -> CpuBuf {
+    grad_weight_on(Kernel::selected(), x, g, d)
+}
+
+/// dW = sum over images of g_i (c_out x pixels) * cols_i^T. Each task sums its images'
+/// contributions into its own accumulator; then they are added. Our kernels compute the
+/// transpose, dW^T (patch x c_out) = cols * g^T, over `MAX_GROUP` images a product: the
+/// column matrix's rows are A's rows as they are, and the short B (c_out columns) is packed
+/// from the output gradient.
+pub(crate) fn grad_weight_on(kernel: Kernel, x: &[f32], g: &[f32], d: ConvDims) -> CpuBuf {
+    let pixels = d.out_h() * d.out_w();
+    let k = patch_len(&d);
+    let image = d.c_out * pixels;
+    let threads = rayon::current_num_threads().max(1);
+    let per_task = d.n.div_ceil(threads).max(1);
+    let partials: Vec<Vec<f32>> = (0..d.n)
+        .step_by(per_task)
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|start| {
+            let mut acc = vec![0.0f32; d.c_out * k];
+            let mut scratch = Vec::new();
+            let end = (start + per_task).min(d.n);
+            if kernel.is_ours() {
+                for first in (start..end).step_by(MAX_GROUP) {
+                    let images = first..(first + MAX_GROUP).min(end);
+                    let cols = columns(x, images.clone(), &d, &mut scratch);
+                    let n = images.len() * pixels;
+                    let b = OutputGrad {
+                        g: &g[images.start * image..images.end * image],
+                        c_out: d.c_out,
+                        pixels,
+                    };
+                    let store = Store {
+                        accumulate: true,
+                        relu: false,
+                    };
+                    let out = OutLayout::matrix(d.c_out);
+                    let a = PackedA::new(kernel, (k, n), cols, (n, 1));
+                    gemm::product(&a, 0..k, (&b, d.c_out), &mut acc, out, store);
+                }
+                return acc;
+            }
+            for i in start..end {
+                let gi = &g[i * image..(i + 1) * image];
+                let cols = columns(x, i..i + 1, &d, &mut scratch);
+                // dW (c_out x k) += g_i (c_out x pixels) * cols^T (pixels x k)
+                let (c_out, dw) = (d.c_out, &mut acc);
+                gemm_on(
+                    kernel,
+                    c_out,
+                    pixels,
+                    k,
+                    gi,
+                    (pixels, 1),
+                    cols,
+                    (1, pixels),
+                    dw,
+                    true,
+                );
+            }
+            acc
+        })
+        .collect();
+    let mut total = vec![0.0f32; d.c_out * k];
+    for p in partials {
+        if kernel.is_ours() {
+            // p is dW^T: (patch x c_out).
+            for (t, row) in p.chunks_exact(d.c_out).enumerate() {
+                for (co, v) in row.iter().enumerate() {
+                    total[co * k + t] += v;
+                }
+            }
+        } else {
+            total.iter_mut().zip(p).for_each(|(t, v)| *t += v);
+        }
+    }
+    CpuBuf::new(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Images grouped into one product come out bit for bit as one image a product: 3x3
+    /// "same", strided and pointwise convs, with every epilogue, and a last group cut short
+    /// (8 images on 1, 3 and 8 threads: groups of 4, of 3 and of 1).
+    #[test]
+    fn grouped_images_compute_what_one_image_a_product_does() {
+        let values = |len: usize, seed: usize| -> Vec<f32> {
+            (0..len)
+                .map(|i| ((i * 7919 + seed * 104_729) % 1000) as f32 / 250.0 - 2.0)
+                .collect()
+        };
+        // (c_in, h, w, c_out, k, pad, stride)
+        for (c_in, h, w, c_out, k, pad, stride) in [
+            (5, 8, 8, 7, 3, 1, 1),
+            (3, 8, 4, 4, 3, 1, 1),
+            (4, 7, 6, 3, 3, 1, 2),
+            (6, 8, 8, 5, 1, 0, 1),
+        ] {
+            let d = ConvDims {
+                n: 8,
+                c_in,
+                h,
+                w,
+                c_out,
+                kh: k,
+                kw: k,
+                pad_h: pad,
+                pad_w: pad,
+                stride_h: stride,
+                stride_w: stride,
+            };
+            let pixels = d.out_h() * d.out_w();
+            let x = values(d.n * c_in * h * w, 1);
+            let wt = CpuBuf::new(values(c_out * patch_len(&d), 2));
+            let (bias, residual) = (values(c_out, 3), values(d.n * c_out * pixels, 4));
+            for (b, r, relu) in [
+                (false, false, false),
+                (true, false, true),
+                (true, true, true),
+                (false, true, false),
+            ] {
+                let (b, r) = (b.then_some(&bias[..]), r.then_some(&residual[..]));
+                let run = |threads| {
+                    let pool = rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .unwrap();
+                    pool.install(|| forward(&x, &wt, b, r, relu, d).as_slice().to_vec())
+                };
+                let one = run(8);
+                for threads in [1, 3] {
+                    assert_eq!(run(threads), one, "{d:?} on {threads} threads");
+                }
+            }
+        }
+    }
+
+    /// Batch 1 on several threads splits the image's product by output channels; every cell
+    /// comes out as on one thread, whatever the split, with every epilogue.
+    #[test]
+    fn a_split_product_computes_what_one_thread_does() {
+        let d = ConvDims {
+            n: 1,
+            c_in: 32,
+            h: 8,
+            w: 8,
+            c_out: 70,
+            kh: 3,
+            kw: 3,
+            pad_h: 1,
+            pad_w: 1,
+            stride_h: 1,
+            stride_w: 1,
+        };
+        assert!(
+            d.c_out * patch_len(&d) * 64 >= SPLIT_MIN_MACS,
+            "large enough to split"
+        );
+        let values = |len: usize, seed: usize| -> Vec<f32> {
+            (0..len)
+                .map(|i| ((i * 7919 + seed * 104_729) % 1000) as f32 / 250.0 - 2.0)
+                .collect()
+        };
+        let x = values(d.c_in * 64, 1);
+        let w = CpuBuf::new(values(d.c_out * patch_len(&d), 2));
+        let (bias, residual) = (values(d.c_out, 3), values(d.c_out * 64, 4));
+        let on = |threads: usize, b: Option<&[f32]>, r: Option<&[f32]>, relu: bool| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| forward(&x, &w, b, r, relu, d).as_slice().to_vec())
+        };
+        for (b, r, relu) in [
+            (false, false, false),
+            (true, false, true),
+            (true, true, true),
+        ] {
+            let (b, r) = (b.then_some(&bias[..]), r.then_some(&residual[..]));
+            let one = on(1, b, r, relu);
+            for threads in [2, 3, 8] {
+                assert_eq!(on(threads, b, r, relu), one, "{threads} threads");
+            }
+        }
+    }
+}
