@@ -99,25 +99,98 @@ impl Panels for Bordered<'_> {
         }
         let runs = &runs[..count];
         let width = cols.len();
-        let taps = d.kh * d.kw;
-        let board_rows = runs.iter().all(|r| r.len == 8);
-        for (t, row) in k.zip(dst.chunks_exact_mut(nr)) {
-            let (c, ky, kx) = (t / taps, t % taps / d.kw, t % d.kw);
-            let tap = &self.cells[c * self.plane + ky * self.wp + kx..];
-            if board_rows {
-                // A copy of a length known here is one vector move; a call to copy 8 values
-                // (what a copy of a run's length becomes) costs more than the copy.
-                for r in runs {
-                    let src: &[f32; 8] = tap[r.from..r.from + 8].try_into().unwrap();
-                    row[r.at..r.at + 8].copy_from_slice(src);
-                }
-            } else {
+        let (taps, kw) = (d.kh * d.kw, d.kw);
+        let tap_at = |t: usize| (t / taps) * self.plane + (t % taps / kw) * self.wp + t % kw;
+        if k.is_empty() {
+            return;
+        }
+        // Tap offsets grow with the tap: the last tap's reads are the furthest.
+        let last = tap_at(k.end - 1);
+        assert!(
+            runs.iter()
+                .all(|r| last + r.from + r.len <= self.cells.len())
+        );
+        assert!(dst.len() >= k.len() * nr && runs.iter().all(|r| r.at + r.len <= width));
+        if runs.iter().all(|r| r.len == 8) {
+            // SAFETY: the asserts above bound every read and write.
+            unsafe { copy_board_rows(self.cells, k.clone().map(tap_at), runs, dst, nr) };
+        } else {
+            for (t, row) in k.clone().zip(dst.chunks_exact_mut(nr)) {
+                let tap = &self.cells[tap_at(t)..];
                 for r in runs {
                     let (dst, src) = (&mut row[r.at..r.at + r.len], &tap[r.from..r.from + r.len]);
                     dst.iter_mut().zip(src).for_each(|(o, &v)| *o = v);
                 }
             }
+        }
+        for row in dst.chunks_exact_mut(nr).take(k.len()) {
             row[width..].fill(0.0);
+        }
+    }
+}
+
+/// Packs runs of 8 (board rows): one row of `nr` panel values a tap offset. With AVX (which
+/// our kernels need) each run is one 256-bit load and store; on the baseline target a copy is
+/// two 128-bit moves, and a call to copy them (what a copy of a run's length becomes), worse.
+///
+/// # Safety
+/// Every `tap + run.from + 8` is within `cells` and every `run.at + 8` within a row of `nr`;
+/// `dst` has a row for each tap.
+unsafe fn copy_board_rows(
+    cells: &[f32],
+    taps: impl Iterator<Item = usize>,
+    runs: &[Run],
+    dst: &mut [f32],
+    nr: usize,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the CPU has AVX; the rest is the caller's contract.
+        return unsafe { copy_board_rows_avx(cells, taps, runs, dst, nr) };
+    }
+    // SAFETY: the caller's contract.
+    unsafe { copy_board_rows_plain(cells, taps, runs, dst, nr) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn copy_board_rows_avx(
+    cells: &[f32],
+    taps: impl Iterator<Item = usize>,
+    runs: &[Run],
+    dst: &mut [f32],
+    nr: usize,
+) {
+    use std::arch::x86_64::{_mm256_loadu_ps, _mm256_storeu_ps};
+    let (src, out) = (cells.as_ptr(), dst.as_mut_ptr());
+    for (i, tap) in taps.enumerate() {
+        for r in runs {
+            // SAFETY: the caller's contract bounds both ends.
+            unsafe {
+                _mm256_storeu_ps(
+                    out.add(i * nr + r.at),
+                    _mm256_loadu_ps(src.add(tap + r.from)),
+                )
+            };
+        }
+    }
+}
+
+unsafe fn copy_board_rows_plain(
+    cells: &[f32],
+    taps: impl Iterator<Item = usize>,
+    runs: &[Run],
+    dst: &mut [f32],
+    nr: usize,
+) {
+    let (src, out) = (cells.as_ptr(), dst.as_mut_ptr());
+    for (i, tap) in taps.enumerate() {
+        for r in runs {
+            // SAFETY: the caller's contract bounds both ends.
+            unsafe {
+                let v = src.add(tap + r.from).cast::<[f32; 8]>().read_unaligned();
+                out.add(i * nr + r.at).cast::<[f32; 8]>().write_unaligned(v);
+            }
         }
     }
 }
