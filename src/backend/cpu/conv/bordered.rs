@@ -65,6 +65,19 @@ impl<'a> Bordered<'a> {
     }
 }
 
+impl Bordered<'_> {
+    pub fn cells(&self) -> &[f32] {
+        self.cells
+    }
+    /// The bordered plane's size and width.
+    pub fn plane(&self) -> usize {
+        self.plane
+    }
+    pub fn wp(&self) -> usize {
+        self.wp
+    }
+}
+
 /// A run of a panel's columns along one output row: `len` columns from panel column `at`,
 /// read from bordered cells `from..from + len` (for tap (0, 0, 0)).
 #[derive(Clone, Copy, Default)]

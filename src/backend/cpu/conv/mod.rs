@@ -13,11 +13,14 @@ use super::gemm::{
 use crate::backend::ConvDims;
 use bordered::Bordered;
 use columns::{col2im, columns, is_pointwise, patch_len};
+use direct::DirectWeights;
 use rayon::prelude::*;
+use std::any::Any;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 mod bordered;
 mod columns;
+mod direct;
 
 /// Multiply-adds of one image's product from which a batch smaller than the thread pool
 /// splits each image's product across the threads (az-small's 64-channel 3x3 conv has
@@ -31,7 +34,8 @@ const SPLIT_MIN_MACS: usize = 1 << 20;
 const MAX_GROUP: usize = 4;
 
 /// relu?(conv(x, w) + bias? + residual?) on the selected kernel. Our kernels take the weights
-/// packed from [`packed_weights`], so a model's weights are packed once, not once a call.
+/// packed, and kept while the buffer lives ([`cached`]), so a model's weights are packed once,
+/// not once a call.
 pub fn forward(
     x: &[f32],
     w: &CpuBuf,
@@ -41,38 +45,58 @@ pub fn forward(
     d: ConvDims,
 ) -> CpuBuf {
     let kernel = Kernel::selected();
-    let packed = kernel
-        .is_ours()
-        .then(|| packed_weights(kernel, w, (d.c_out, patch_len(&d))));
+    let k = patch_len(&d);
+    let (mut direct_w, mut packed_w) = (None, None);
+    if direct::serves(kernel, &d) {
+        let dims = (d.c_out, d.c_in);
+        direct_w = Some(cached(
+            w,
+            |p: &DirectWeights| p.fits(kernel, dims),
+            || DirectWeights::new(kernel, w.as_slice(), dims),
+        ));
+    } else if kernel.is_ours() {
+        let dims = (d.c_out, k);
+        packed_w = Some(cached(
+            w,
+            |p: &PackedA| p.fits(kernel, dims),
+            || PackedA::new(kernel, dims, w.as_slice(), (k, 1)),
+        ));
+    }
     let w = Weights {
         rows: w.as_slice(),
-        packed: packed.as_deref(),
+        packed: packed_w.as_deref(),
+        direct: direct_w.as_deref(),
     };
     forward_on(kernel, x, w, bias, residual, relu, d)
 }
 
-/// The packed weights kept for a weight buffer while it lives: inference, whose weights (batch
+/// Packed weights kept for a weight buffer while it lives: inference, whose weights (batch
 /// norm folded in) are one buffer a model version, packs them once, which at batch 1 costs a
 /// third of a 64-channel convolution. A training step's weights are new buffers each step.
-type PackCache = Vec<(Weak<Vec<f32>>, Arc<PackedA>)>;
+type PackCache = Vec<(Weak<Vec<f32>>, Arc<dyn Any + Send + Sync>)>;
 
 /// The most buffers whose packed weights are kept (two networks' convolutions in a match or
 /// gating, with room to spare).
 const PACK_CACHE: usize = 128;
 
-fn packed_weights(kernel: Kernel, w: &CpuBuf, (m, k): (usize, usize)) -> Arc<PackedA> {
+/// `w` packed by `make`, or the packing kept for it that `fits`.
+fn cached<T: Any + Send + Sync>(
+    w: &CpuBuf,
+    fits: impl Fn(&T) -> bool,
+    make: impl FnOnce() -> T,
+) -> Arc<T> {
     static CACHE: Mutex<PackCache> = Mutex::new(Vec::new());
     let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
     // A Weak keeps its allocation, so a live entry's pointer is never another buffer's.
     cache.retain(|(buf, _)| buf.strong_count() > 0);
     let me = Arc::downgrade(&w.0);
-    if let Some((_, p)) = cache
+    let kept = cache
         .iter()
-        .find(|(buf, p)| buf.ptr_eq(&me) && p.fits(kernel, (m, k)))
-    {
-        return p.clone();
+        .find(|(buf, p)| buf.ptr_eq(&me) && p.downcast_ref::<T>().is_some_and(&fits));
+    if let Some(p) = kept.and_then(|(_, p)| p.clone().downcast::<T>().ok()) {
+        return p;
     }
-    let packed = Arc::new(PackedA::new(kernel, (m, k), w.as_slice(), (k, 1)));
+    let packed = Arc::new(make());
     if cache.len() == PACK_CACHE {
         cache.remove(0);
     }
@@ -85,6 +109,7 @@ fn packed_weights(kernel: Kernel, w: &CpuBuf, (m, k): (usize, usize)) -> Arc<Pac
 pub(crate) struct Weights<'a> {
     rows: &'a [f32],
     packed: Option<&'a PackedA>,
+    direct: Option<&'a DirectWeights>,
 }
 
 /// [`forward`] on a given kernel. Each task takes a group of images (the batch shared out over
@@ -102,6 +127,19 @@ pub(crate) fn forward_on(
     relu: bool,
     d: ConvDims,
 ) -> CpuBuf {
+    if direct::serves(kernel, &d) {
+        let made = w
+            .direct
+            .is_none()
+            .then(|| DirectWeights::new(kernel, w.rows, (d.c_out, d.c_in)));
+        let dw = w.direct.or(made.as_ref()).expect("direct weights");
+        let epi = direct::Epilogue {
+            bias,
+            residual,
+            relu,
+        };
+        return CpuBuf::new(direct::forward(dw, x, epi, &d));
+    }
     let pixels = d.out_h() * d.out_w();
     let k = patch_len(&d);
     let image = d.c_out * pixels;
@@ -326,6 +364,7 @@ pub(crate) fn grad_input_on(kernel: Kernel, g: &[f32], w: &[f32], d: ConvDims) -
         let w = Weights {
             rows: &flipped,
             packed: None,
+            direct: None,
         };
         return forward_on(kernel, g, w, None, None, false, back);
     }
@@ -409,6 +448,9 @@ pub fn grad_weight(x: &[f32], g: &[f32], d: ConvDims) -> CpuBuf {
 /// column matrix's rows are A's rows as they are, and the short B (c_out columns) is packed
 /// from the output gradient.
 pub(crate) fn grad_weight_on(kernel: Kernel, x: &[f32], g: &[f32], d: ConvDims) -> CpuBuf {
+    if direct::serves(kernel, &d) {
+        return CpuBuf::new(direct::grad_weight(kernel, x, g, &d));
+    }
     let pixels = d.out_h() * d.out_w();
     let k = patch_len(&d);
     let image = d.c_out * pixels;
