@@ -525,6 +525,153 @@ pub(crate) fn grad_weight_on(kernel: Kernel, x: &[f32], g: &[f32], d: ConvDims) 
 mod tests {
     use super::*;
 
+    fn values(len: usize, seed: usize) -> Vec<f32> {
+        (0..len)
+            .map(|i| ((i * 7919 + seed * 104_729) % 1000) as f32 / 250.0 - 2.0)
+            .collect()
+    }
+
+    fn close(got: &[f32], want: &[f32], terms: usize, what: &str) {
+        assert_eq!(got.len(), want.len(), "{what}: length");
+        // Sums of `terms` products of values below 2 in size, added in another order.
+        let tol = 2e-6 * terms as f32 * 4.0 + 1e-6;
+        for (i, (g, w)) in got.iter().zip(want).enumerate() {
+            assert!(
+                (g - w).abs() <= tol,
+                "{what}: cell {i}: {g} vs {w} (tolerance {tol})"
+            );
+        }
+    }
+
+    /// Every kernel this CPU runs (so an AVX-512 machine tests the AVX2 kernels too) against
+    /// the portable path: the forward pass with every epilogue, the input and weight
+    /// gradients. Shapes: the direct 3x3 board convolution (batch 1 split over channel
+    /// blocks, output channels not a whole number of blocks, more images than a
+    /// weight-gradient chunk), rows narrower than an AVX-512 tile, a width no tile divides,
+    /// 1x1, 5x5 and strided convolutions; on 1 and 3 threads.
+    #[test]
+    fn every_supported_kernel_convolves_as_the_portable_path_does() {
+        // (n, c_in, h, w, c_out, k, pad, stride)
+        let shapes = [
+            (1, 5, 8, 8, 70, 3, 1, 1),
+            (5, 3, 8, 8, 33, 3, 1, 1),
+            (40, 2, 8, 8, 8, 3, 1, 1),
+            (3, 2, 8, 4, 9, 3, 1, 1),
+            (2, 3, 5, 7, 4, 3, 1, 1),
+            (3, 6, 8, 8, 5, 1, 0, 1),
+            (2, 3, 8, 8, 4, 5, 2, 1),
+            (2, 4, 7, 6, 3, 3, 1, 2),
+        ];
+        for (n, c_in, h, w, c_out, k, pad, stride) in shapes {
+            let d = ConvDims {
+                n,
+                c_in,
+                h,
+                w,
+                c_out,
+                kh: k,
+                kw: k,
+                pad_h: pad,
+                pad_w: pad,
+                stride_h: stride,
+                stride_w: stride,
+            };
+            let (pixels, patch) = (d.out_h() * d.out_w(), patch_len(&d));
+            let x = values(n * c_in * h * w, 1);
+            let wt = values(c_out * patch, 2);
+            let (bias, residual) = (values(c_out, 3), values(n * c_out * pixels, 4));
+            let g = values(n * c_out * pixels, 5);
+            let rows = Weights {
+                rows: &wt,
+                packed: None,
+                direct: None,
+            };
+            for threads in [1, 3] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let run = |kernel: Kernel| {
+                    pool.install(|| {
+                        let mut out = Vec::new();
+                        for (b, r, relu) in [
+                            (false, false, false),
+                            (true, true, true),
+                            (true, false, true),
+                        ] {
+                            let (b, r) = (b.then_some(&bias[..]), r.then_some(&residual[..]));
+                            out.push(
+                                forward_on(kernel, &x, rows, b, r, relu, d)
+                                    .as_slice()
+                                    .to_vec(),
+                            );
+                        }
+                        out.push(grad_input_on(kernel, &g, &wt, d).as_slice().to_vec());
+                        out.push(grad_weight_on(kernel, &x, &g, d).as_slice().to_vec());
+                        out
+                    })
+                };
+                let want = run(Kernel::Portable);
+                for kernel in Kernel::supported() {
+                    let got = run(kernel);
+                    let terms = [patch, patch, patch, c_out * k * k, n * pixels];
+                    let names = [
+                        "forward",
+                        "forward+bias+residual+relu",
+                        "forward+bias+relu",
+                        "input gradient",
+                        "weight gradient",
+                    ];
+                    for (((got, want), terms), name) in got.iter().zip(&want).zip(terms).zip(names)
+                    {
+                        close(
+                            got,
+                            want,
+                            terms,
+                            &format!("{kernel:?} {d:?} {threads} threads: {name}"),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// The public forward pass, whose packed weights come from the cache, computes what the
+    /// pass given only the weights' rows does, on the first call and on a later one.
+    #[test]
+    fn cached_packed_weights_compute_what_fresh_ones_do() {
+        let kernel = Kernel::selected();
+        for k in [1, 3] {
+            let d = ConvDims {
+                n: 2,
+                c_in: 4,
+                h: 8,
+                w: 8,
+                c_out: 6,
+                kh: k,
+                kw: k,
+                pad_h: k / 2,
+                pad_w: k / 2,
+                stride_h: 1,
+                stride_w: 1,
+            };
+            let x = values(2 * 4 * 64, 1);
+            let w = CpuBuf::new(values(6 * 4 * k * k, 2));
+            let rows = Weights {
+                rows: w.as_slice(),
+                packed: None,
+                direct: None,
+            };
+            let fresh = forward_on(kernel, &x, rows, None, None, true, d);
+            for _ in 0..2 {
+                assert_eq!(
+                    forward(&x, &w, None, None, true, d).as_slice(),
+                    fresh.as_slice()
+                );
+            }
+        }
+    }
+
     /// Images grouped into one product come out bit for bit as one image a product: 3x3
     /// "same", strided and pointwise convs, with every epilogue, and a last group cut short
     /// (8 images on 1, 3 and 8 threads: groups of 4, of 3 and of 1).
