@@ -20,9 +20,11 @@ mod avx2;
 mod avx512;
 
 use super::super::gemm::Kernel;
+use super::super::written;
 use super::bordered::Bordered;
 use crate::backend::ConvDims;
 use rayon::prelude::*;
+use std::mem::MaybeUninit;
 
 /// A direct kernel's tile shapes and tiles.
 pub(super) trait DirectKernel {
@@ -146,36 +148,40 @@ fn forward_on<K: DirectKernel>(
     assert!(w.fits(w.kernel, (d.c_out, d.c_in)) && d.w.is_multiple_of(K::PX));
     let pixels = d.h * d.w;
     let image = d.c_out * pixels;
-    let mut out = vec![0.0f32; d.n * image];
     let threads = rayon::current_num_threads().max(1);
-    if d.n < threads {
-        // Fewer images than threads (batch 1 in play): each image's channel blocks in parallel.
-        let mut scratch = Vec::new();
-        for (i, dst) in out.chunks_mut(image).enumerate() {
-            let b = Bordered::new(x, i..i + 1, d, &mut scratch);
-            dst.par_chunks_mut(K::CH * pixels)
+    let fill = |out: &mut [MaybeUninit<f32>]| {
+        if d.n < threads {
+            // Fewer images than threads (batch 1 in play): each image's channel blocks in parallel.
+            let mut scratch = Vec::new();
+            for (i, dst) in out.chunks_mut(image).enumerate() {
+                let b = Bordered::new(x, i..i + 1, d, &mut scratch);
+                dst.par_chunks_mut(K::CH * pixels)
+                    .enumerate()
+                    .for_each(|(blk, part)| image_block::<K>(w, &b, blk, part, (i, epi), d));
+            }
+        } else {
+            out.par_chunks_mut(image)
                 .enumerate()
-                .for_each(|(blk, part)| image_block::<K>(w, &b, blk, part, (i, epi), d));
+                .for_each_init(Vec::new, |scratch, (i, dst)| {
+                    let b = Bordered::new(x, i..i + 1, d, scratch);
+                    for (blk, part) in dst.chunks_mut(K::CH * pixels).enumerate() {
+                        image_block::<K>(w, &b, blk, part, (i, epi), d);
+                    }
+                });
         }
-    } else {
-        out.par_chunks_mut(image)
-            .enumerate()
-            .for_each_init(Vec::new, |scratch, (i, dst)| {
-                let b = Bordered::new(x, i..i + 1, d, scratch);
-                for (blk, part) in dst.chunks_mut(K::CH * pixels).enumerate() {
-                    image_block::<K>(w, &b, blk, part, (i, epi), d);
-                }
-            });
-    }
-    out
+    };
+    // SAFETY: every image's every channel block goes to `image_block`, which writes all its
+    // cells.
+    unsafe { written(d.n * image, fill) }
 }
 
-/// One image's output channels of block `blk` (`dst`, channels x pixels), tile by tile.
+/// One image's output channels of block `blk` (`dst`, channels x pixels), tile by tile: every
+/// cell is written.
 fn image_block<K: DirectKernel>(
     w: &DirectWeights,
     b: &Bordered,
     blk: usize,
-    dst: &mut [f32],
+    dst: &mut [MaybeUninit<f32>],
     (i, epi): (usize, Epilogue),
     d: &ConvDims,
 ) {
@@ -216,7 +222,7 @@ fn image_block<K: DirectKernel>(
                     if let Some(r) = residual {
                         v += r[px];
                     }
-                    *o = if epi.relu { v.max(0.0) } else { v };
+                    o.write(if epi.relu { v.max(0.0) } else { v });
                 }
             }
         }
