@@ -1,9 +1,10 @@
 //! Elementwise kernels. Broadcasting first merges adjacent axes that both inputs walk the same
 //! way, so common cases (a per-channel operand on NCHW) become long rows against a scalar.
 
-use super::{CpuBuf, PAR_MIN};
+use super::{CpuBuf, PAR_MIN, written};
 use crate::backend::{BinaryOp, UnaryOp};
 use rayon::prelude::*;
+use std::mem::MaybeUninit;
 
 /// Elements per parallel task: large enough that scheduling is negligible.
 const CHUNK: usize = 1 << 13;
@@ -42,7 +43,7 @@ pub(crate) fn binary_scalar(op: BinaryOp, a: f32, b: f32) -> f32 {
 }
 
 /// Runs `f(offset, chunk)` over `out` in chunks, in parallel when large.
-fn for_chunks(out: &mut [f32], chunk: usize, f: impl Fn(usize, &mut [f32]) + Sync) {
+fn for_chunks<T: Send>(out: &mut [T], chunk: usize, f: impl Fn(usize, &mut [T]) + Sync) {
     let chunk = chunk.max(1);
     if out.len() >= PAR_MIN {
         out.par_chunks_mut(chunk)
@@ -58,13 +59,15 @@ fn for_chunks(out: &mut [f32], chunk: usize, f: impl Fn(usize, &mut [f32]) + Syn
 pub fn unary(op: UnaryOp, x: &[f32]) -> CpuBuf {
     // One monomorphic loop per op, so the op is not re-decided per element and loops vectorise.
     fn run(x: &[f32], f: impl Fn(f32) -> f32 + Sync) -> CpuBuf {
-        let mut out = vec![0.0f32; x.len()];
-        for_chunks(&mut out, CHUNK, |start, dst| {
-            for (o, &v) in dst.iter_mut().zip(&x[start..]) {
-                *o = f(v);
-            }
-        });
-        CpuBuf::new(out)
+        let fill = |out: &mut [MaybeUninit<f32>]| {
+            for_chunks(out, CHUNK, |start, dst| {
+                for (o, &v) in dst.iter_mut().zip(&x[start..]) {
+                    o.write(f(v));
+                }
+            })
+        };
+        // SAFETY: the chunks cover the output, and each chunk's every cell is written.
+        CpuBuf::new(unsafe { written(x.len(), fill) })
     }
     match op {
         UnaryOp::Neg => run(x, |v| -v),
@@ -145,7 +148,6 @@ fn binary_with(
     f: impl Fn(f32, f32) -> f32 + Sync,
 ) -> CpuBuf {
     let len: usize = out_shape.iter().product();
-    let mut out = vec![0.0f32; len];
     let (dims, sa, sb) = collapse(a_shape, b_shape, out_shape);
     let rank = dims.len();
     let inner = dims[rank - 1];
@@ -153,42 +155,50 @@ fn binary_with(
     // Each task fills whole rows of the innermost axis; the inner loops are specialised by
     // stride so they vectorise.
     let rows_per_chunk = (CHUNK / inner).max(1);
-    for_chunks(&mut out, rows_per_chunk * inner, |start, dst| {
-        for (r, row) in dst.chunks_mut(inner).enumerate() {
-            let (mut ia, mut ib, mut rem) = (0usize, 0usize, start / inner + r);
-            for ax in (0..rank - 1).rev() {
-                let i = rem % dims[ax];
-                rem /= dims[ax];
-                ia += i * sa[ax];
-                ib += i * sb[ax];
+    let fill = |out: &mut [MaybeUninit<f32>]| {
+        for_chunks(out, rows_per_chunk * inner, |start, dst| {
+            for (r, row) in dst.chunks_mut(inner).enumerate() {
+                let (mut ia, mut ib, mut rem) = (0usize, 0usize, start / inner + r);
+                for ax in (0..rank - 1).rev() {
+                    let i = rem % dims[ax];
+                    rem /= dims[ax];
+                    ia += i * sa[ax];
+                    ib += i * sb[ax];
+                }
+                match (da, db) {
+                    (0, 0) => {
+                        let v = f(a[ia], b[ib]);
+                        row.iter_mut().for_each(|o| {
+                            o.write(v);
+                        });
+                    }
+                    (_, 0) => {
+                        let y = b[ib];
+                        for (o, &x) in row.iter_mut().zip(&a[ia..ia + inner]) {
+                            o.write(f(x, y));
+                        }
+                    }
+                    (0, _) => {
+                        let x = a[ia];
+                        for (o, &y) in row.iter_mut().zip(&b[ib..ib + inner]) {
+                            o.write(f(x, y));
+                        }
+                    }
+                    _ => {
+                        for ((o, &x), &y) in row
+                            .iter_mut()
+                            .zip(&a[ia..ia + inner])
+                            .zip(&b[ib..ib + inner])
+                        {
+                            o.write(f(x, y));
+                        }
+                    }
+                }
             }
-            match (da, db) {
-                (0, 0) => row.fill(f(a[ia], b[ib])),
-                (_, 0) => {
-                    let y = b[ib];
-                    for (o, &x) in row.iter_mut().zip(&a[ia..ia + inner]) {
-                        *o = f(x, y);
-                    }
-                }
-                (0, _) => {
-                    let x = a[ia];
-                    for (o, &y) in row.iter_mut().zip(&b[ib..ib + inner]) {
-                        *o = f(x, y);
-                    }
-                }
-                _ => {
-                    for ((o, &x), &y) in row
-                        .iter_mut()
-                        .zip(&a[ia..ia + inner])
-                        .zip(&b[ib..ib + inner])
-                    {
-                        *o = f(x, y);
-                    }
-                }
-            }
-        }
-    });
-    CpuBuf::new(out)
+        })
+    };
+    // SAFETY: the chunks cover the output, and every row of every chunk is written whole.
+    CpuBuf::new(unsafe { written(len, fill) })
 }
 
 #[cfg(test)]

@@ -322,7 +322,10 @@ fn pack_gradient(g: &[f32], ch: usize, d: &ConvDims, gt: &mut Vec<f32>) {
     let pixels = d.h * d.w;
     let count = g.len() / (d.c_out * pixels);
     let blocks = d.c_out.div_ceil(ch);
-    gt.clear();
+    // Every cell is written below but the lanes past c_out, which must be zero.
+    if !d.c_out.is_multiple_of(ch) {
+        gt.clear();
+    }
     gt.resize(blocks * count * pixels * ch, 0.0);
     for (i, img) in g.chunks_exact(d.c_out * pixels).enumerate() {
         for (co, plane) in img.chunks_exact(pixels).enumerate() {
