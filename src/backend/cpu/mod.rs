@@ -13,7 +13,7 @@ mod reduce;
 pub use matmul::sgemm_kernel;
 
 use super::{Backend, BinaryOp, ConvDims, MatmulDims, NormDims, OptimStep, Running, UnaryOp};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// A CPU buffer: shared, immutable once made.
 #[derive(Clone)]
@@ -38,6 +38,43 @@ impl CpuBuf {
     }
 }
 
+impl Drop for CpuBuf {
+    fn drop(&mut self) {
+        // The last holder of a large buffer hands its allocation back for reuse.
+        if let Some(v) = Arc::get_mut(&mut self.0)
+            && v.capacity() >= RECYCLE_MIN
+        {
+            let mut kept = RECYCLED.lock().unwrap_or_else(PoisonError::into_inner);
+            if kept.len() == RECYCLE_MAX {
+                kept.remove(0);
+            }
+            kept.push(std::mem::take(v));
+        }
+    }
+}
+
+/// Freed allocations of large buffers, kept for the next buffer of their size. A training step
+/// frees and allocates the same few sizes of activation many times; given back to the system
+/// and faulted in again, their pages cost a tenth of the step in the kernel.
+static RECYCLED: Mutex<Vec<Vec<f32>>> = Mutex::new(Vec::new());
+
+/// The least values a buffer has to be kept (1 MB), and the most buffers kept.
+const RECYCLE_MIN: usize = 1 << 18;
+const RECYCLE_MAX: usize = 32;
+
+/// An empty vector with room for `len` values: a kept allocation of that size if there is one.
+fn allocation(len: usize) -> Vec<f32> {
+    if len >= RECYCLE_MIN {
+        let mut kept = RECYCLED.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(i) = kept.iter().position(|v| v.capacity() == len) {
+            let mut v = kept.swap_remove(i);
+            v.clear();
+            return v;
+        }
+    }
+    Vec::with_capacity(len)
+}
+
 /// A buffer of `len` values that `fill` writes, without zeroing it first: zeroing the outputs
 /// of the convolutions and batch norms, only to overwrite them, was 5% of a training step.
 ///
@@ -47,7 +84,7 @@ pub(crate) unsafe fn written(
     len: usize,
     fill: impl FnOnce(&mut [std::mem::MaybeUninit<f32>]),
 ) -> Vec<f32> {
-    let mut v = Vec::with_capacity(len);
+    let mut v = allocation(len);
     fill(&mut v.spare_capacity_mut()[..len]);
     // SAFETY: the first `len` cells were written (the caller's contract).
     unsafe { v.set_len(len) };

@@ -123,9 +123,14 @@ pub fn train_grad(
     let masked: Vec<f32>;
     let g = match relu_out {
         Some(y) => {
-            masked = (g.par_iter().zip(y))
-                .map(|(&gv, &yv)| if yv > 0.0 { gv } else { 0.0 })
-                .collect();
+            assert_eq!(g.len(), y.len(), "batch norm gradient: ReLU output length");
+            let fill = |out: &mut [MaybeUninit<f32>]| {
+                (out.par_iter_mut().zip(g).zip(y)).for_each(|((o, &gv), &yv)| {
+                    o.write(if yv > 0.0 { gv } else { 0.0 });
+                })
+            };
+            // SAFETY: every cell is written (g and y are as long as the output).
+            masked = unsafe { written(g.len(), fill) };
             &masked
         }
         None => g,
