@@ -54,6 +54,16 @@ pub enum BenchCommand {
         #[arg(long)]
         profile: bool,
     },
+    /// The CPU's peak: the FLOP/s of each of our SIMD kernels' vector FMAs on all the threads
+    /// at once (the ceiling for `bench nn`'s effective GFLOP/s), one JSON line per kernel.
+    Peak {
+        /// Threads running FMAs at once.
+        #[arg(long, default_value_t = 2, value_parser = at_least_one::<usize>)]
+        threads: usize,
+        /// Seconds each kernel runs.
+        #[arg(long, default_value_t = 2.0)]
+        seconds: f64,
+    },
     /// The learner's intake through Redis: records pushed per second by producers, and
     /// taken in (checked, written and synced, acknowledged) per second by the learner.
     Ingest {
@@ -155,6 +165,20 @@ pub fn run(command: BenchCommand) -> Result<()> {
                 profile,
             };
             thread_pool(Some(threads))?.install(|| bench_runs::nn(&config))
+        }
+        BenchCommand::Peak { threads, seconds } => {
+            if !(seconds.is_finite() && seconds > 0.0) {
+                bail!("--seconds {seconds}: expected a positive number of seconds");
+            }
+            use checkers_zero::backend::cpu::{Kernel, fma_peak};
+            for kernel in Kernel::supported() {
+                if let Some(flops) = fma_peak(kernel, threads, seconds) {
+                    let gflops = (flops / 1e6).round() / 1e3;
+                    let line = serde_json::json!({"kernel": kernel.name(), "threads": threads, "gflops": gflops});
+                    println!("{line}");
+                }
+            }
+            Ok(())
         }
         BenchCommand::Ingest {
             redis: _redis,

@@ -10,6 +10,7 @@ mod norm;
 mod optim;
 mod reduce;
 
+pub use gemm::{KERNEL_VAR, Kernel, fma_peak};
 pub use matmul::sgemm_kernel;
 
 use super::{Backend, BinaryOp, ConvDims, MatmulDims, NormDims, OptimStep, Running, UnaryOp};

@@ -46,3 +46,26 @@ unsafe fn tile(kc: usize, a: *const f32, b: *const f32, c: *mut f32, ldc: usize,
         }
     }
 }
+
+/// The FLOPs of a step of [`fma_loop`].
+pub(super) const LOOP_FLOPS: f64 = 12.0 * 8.0 * 2.0;
+
+/// `iters` steps of 12 independent 256-bit FMAs (the machine's FMA throughput, not latency);
+/// returns a sum so the work is not optimised away.
+#[target_feature(enable = "avx2,fma")]
+pub(super) fn fma_loop(iters: u64) -> f32 {
+    let mut acc = [_mm256_set1_ps(1.0); 12];
+    let (a, b) = (_mm256_set1_ps(0.999_999), _mm256_set1_ps(1e-7));
+    for _ in 0..iters {
+        for x in acc.iter_mut() {
+            *x = _mm256_fmadd_ps(*x, a, b);
+        }
+    }
+    let mut lanes = [0.0f32; 8];
+    let sum = acc
+        .iter()
+        .fold(_mm256_setzero_ps(), |s, &x| _mm256_add_ps(s, x));
+    // SAFETY: `lanes` holds 8 values.
+    unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), sum) };
+    lanes.iter().sum()
+}

@@ -47,3 +47,20 @@ unsafe fn tile(kc: usize, a: *const f32, b: *const f32, c: *mut f32, ldc: usize,
         }
     }
 }
+
+/// The FLOPs of a step of [`fma_loop`].
+pub(super) const LOOP_FLOPS: f64 = 16.0 * 16.0 * 2.0;
+
+/// `iters` steps of 16 independent 512-bit FMAs (the machine's FMA throughput, not latency; with 24
+/// LLVM spilled accumulators to the stack); returns a sum so the work is not optimised away.
+#[target_feature(enable = "avx512f")]
+pub(super) fn fma_loop(iters: u64) -> f32 {
+    let mut acc = [_mm512_set1_ps(1.0); 16];
+    let (a, b) = (_mm512_set1_ps(0.999_999), _mm512_set1_ps(1e-7));
+    for _ in 0..iters {
+        for x in acc.iter_mut() {
+            *x = _mm512_fmadd_ps(*x, a, b);
+        }
+    }
+    acc.iter().map(|&x| _mm512_reduce_add_ps(x)).sum()
+}

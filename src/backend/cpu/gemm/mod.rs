@@ -126,6 +126,42 @@ fn portable_kernel() -> &'static str {
     "portable (matrixmultiply)"
 }
 
+/// The FLOP/s a kernel's vector FMAs reach on `threads` threads at once, each running
+/// independent FMAs for about `seconds` (a multiply-add counted as 2 FLOPs): the machine's
+/// peak for that kernel as it clocks under load, which no product can exceed. None for the
+/// portable path, whose kernel is not ours.
+pub fn fma_peak(kernel: Kernel, threads: usize, seconds: f64) -> Option<f64> {
+    let (run, flops_per_iter): (fn(u64) -> f32, f64) = match kernel {
+        // SAFETY (both): `supported` checked the features.
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 if Kernel::supported().contains(&kernel) => {
+            (|n| unsafe { avx512::fma_loop(n) }, avx512::LOOP_FLOPS)
+        }
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 if Kernel::supported().contains(&kernel) => {
+            (|n| unsafe { avx2::fma_loop(n) }, avx2::LOOP_FLOPS)
+        }
+        _ => return None,
+    };
+    // Calibrate the iterations to the time asked for on one thread, then run all at once.
+    let probe = 1u64 << 20;
+    let start = std::time::Instant::now();
+    std::hint::black_box(run(probe));
+    let per_iter = start.elapsed().as_secs_f64() / probe as f64;
+    let iters = ((seconds / per_iter.max(1e-12)) as u64).max(probe);
+    let start = std::time::Instant::now();
+    std::thread::scope(|s| {
+        let runs: Vec<_> = (0..threads.max(1))
+            .map(|_| s.spawn(move || std::hint::black_box(run(iters))))
+            .collect();
+        runs.into_iter().for_each(|r| {
+            r.join().expect("an FMA loop panicked");
+        });
+    });
+    let secs = start.elapsed().as_secs_f64();
+    Some(iters as f64 * flops_per_iter * threads.max(1) as f64 / secs)
+}
+
 /// The most of k a block takes: a panel of 256 x 32 values is 32 KB, inside a core's L1.
 const KC: usize = 256;
 

@@ -192,8 +192,9 @@ fn image_block<K: DirectKernel>(
     let weights = &w.packed[blk * taps * K::CH..][..taps * K::CH];
     let co0 = blk * K::CH;
     let channels = dst.len() / pixels;
-    // The furthest cell a tile reads: its last channel's bottom-right tap.
-    assert!(cells.len() >= (d.c_in - 1) * plane + (d.h + 1) * wp + d.w + 1);
+    // The furthest cell a tile reads: its last channel's bottom-right tap (row h + 1 of the
+    // bordered plane, column w + 1).
+    assert!((d.c_in - 1) * plane + (d.h + 1) * wp + d.w + 1 < cells.len());
     let mut tile = [0.0f32; 64 * 4];
     let tile = &mut tile[..K::PX * K::CH];
     for oy in 0..d.h {
@@ -274,10 +275,10 @@ fn grad_weight_on<K: DirectKernel>(x: &[f32], g: &[f32], d: &ConvDims) -> Vec<f3
                 let (plane, wp) = (b.plane(), b.wp());
                 let image = d.c_in * plane;
                 let cells = b.cells();
-                assert!(
-                    cells.len()
-                        >= (count - 1) * image + (d.c_in - 1) * plane + (d.h + 1) * wp + d.w + 1
-                );
+                // The furthest cell a tile reads: the last image's last channel's bottom-right
+                // tap.
+                let last = (count - 1) * image + (d.c_in - 1) * plane + (d.h + 1) * wp + d.w + 1;
+                assert!(last < cells.len());
                 for c in 0..d.c_in {
                     for blk in 0..blocks {
                         let grad = &gt[blk * count * pixels * ch..][..count * pixels * ch];
