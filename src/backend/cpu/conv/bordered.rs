@@ -43,31 +43,16 @@ impl<'a> Bordered<'a> {
         let cells = if d.pad_h == 0 && d.pad_w == 0 {
             image
         } else {
-            // Every cell is written: the border with zeros, the inside from the image (no fill
-            // of the whole buffer first).
+            scratch.clear();
             scratch.resize(images.len() * d.c_in * hp * wp, 0.0);
-            let (ph, pw) = (d.pad_h, d.pad_w);
-            for (dst, src) in scratch
-                .chunks_exact_mut(hp * wp)
-                .zip(image.chunks_exact(d.h * d.w))
-            {
-                dst[..ph * wp].fill(0.0);
-                dst[(ph + d.h) * wp..].fill(0.0);
-                let inner = dst[ph * wp..(ph + d.h) * wp].chunks_exact_mut(wp);
-                for (row, from) in inner.zip(src.chunks_exact(d.w)) {
-                    row[..pw].fill(0.0);
-                    row[pw + d.w..].fill(0.0);
-                    if let (Ok(to), Ok(from)) = (
-                        <&mut [f32; 8]>::try_from(&mut row[pw..pw + d.w]),
-                        <&[f32; 8]>::try_from(from),
-                    ) {
-                        // A board row: a copy of known length is two vector moves, where a
-                        // call to copy 8 values would cost more than the copy.
-                        *to = *from;
-                    } else {
-                        row[pw..pw + d.w].copy_from_slice(from);
-                    }
-                }
+            let rows = scratch.chunks_exact_mut(wp);
+            // Every plane's rows, skipping the border rows above and below.
+            let inner = rows.enumerate().filter(|(r, _)| {
+                let y = r % hp;
+                y >= d.pad_h && y < d.pad_h + d.h
+            });
+            for ((_, dst), src) in inner.zip(image.chunks_exact(d.w)) {
+                dst[d.pad_w..d.pad_w + d.w].copy_from_slice(src);
             }
             scratch
         };
