@@ -19,6 +19,7 @@ pub fn matmul(a: &[f32], b: &[f32], d: MatmulDims) -> CpuBuf {
         let ai = if d.batch_a == 1 { 0 } else { i };
         let bi = if d.batch_b == 1 { 0 } else { i };
         gemm(
+            Kernel::selected(),
             m,
             k,
             n,

@@ -92,6 +92,14 @@ pub(crate) unsafe fn written(
     v
 }
 
+/// Distinct test values in [-2, 2), `seed` choosing the sequence.
+#[cfg(test)]
+pub(crate) fn test_values(len: usize, seed: usize) -> Vec<f32> {
+    (0..len)
+        .map(|i| ((i * 7919 + seed * 104_729) % 1000) as f32 / 250.0 - 2.0)
+        .collect()
+}
+
 /// Below this many elements an elementwise kernel runs on one thread: splitting costs more.
 pub(crate) const PAR_MIN: usize = 1 << 15;
 

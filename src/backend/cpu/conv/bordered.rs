@@ -124,9 +124,13 @@ impl Panels for Bordered<'_> {
                 .all(|r| last + r.from + r.len <= self.cells.len())
         );
         assert!(dst.len() >= k.len() * nr && runs.iter().all(|r| r.at + r.len <= width));
-        if runs.iter().all(|r| r.len == 8) {
-            // SAFETY: the asserts above bound every read and write.
-            unsafe { copy_board_rows(self.cells, k.clone().map(tap_at), runs, dst, nr) };
+        if runs.iter().all(|r| r.len == 8) && board_copies() {
+            // SAFETY: the CPU has AVX (`board_copies`); the asserts above bound every read and
+            // write.
+            #[cfg(target_arch = "x86_64")]
+            unsafe {
+                copy_board_rows(self.cells, k.clone().map(tap_at), runs, dst, nr)
+            };
         } else {
             for (t, row) in k.clone().zip(dst.chunks_exact_mut(nr)) {
                 let tap = &self.cells[tap_at(t)..];
@@ -142,32 +146,25 @@ impl Panels for Bordered<'_> {
     }
 }
 
-/// Packs runs of 8 (board rows): one row of `nr` panel values a tap offset. With AVX (which
-/// our kernels need) each run is one 256-bit load and store; on the baseline target a copy is
-/// two 128-bit moves, and a call to copy them (what a copy of a run's length becomes), worse.
-///
-/// # Safety
-/// Every `tap + run.from + 8` is within `cells` and every `run.at + 8` within a row of `nr`;
-/// `dst` has a row for each tap.
-unsafe fn copy_board_rows(
-    cells: &[f32],
-    taps: impl Iterator<Item = usize>,
-    runs: &[Run],
-    dst: &mut [f32],
-    nr: usize,
-) {
+/// Whether board rows are copied as 256-bit moves (the CPU has AVX, as our kernels need; the
+/// element loop otherwise).
+fn board_copies() -> bool {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx") {
-        // SAFETY: the CPU has AVX; the rest is the caller's contract.
-        return unsafe { copy_board_rows_avx(cells, taps, runs, dst, nr) };
-    }
-    // SAFETY: the caller's contract.
-    unsafe { copy_board_rows_plain(cells, taps, runs, dst, nr) }
+    return std::arch::is_x86_feature_detected!("avx");
+    #[cfg(not(target_arch = "x86_64"))]
+    false
 }
 
+/// Packs runs of 8 (board rows): one row of `nr` panel values a tap offset, each run one
+/// 256-bit load and store. On the baseline target a copy of 8 values is two 128-bit moves, and
+/// a copy of a run's length is a call to `memmove`, which cost more than the data.
+///
+/// # Safety
+/// The CPU has AVX; every `tap + run.from + 8` is within `cells` and every `run.at + 8` within a
+/// row of `nr`; `dst` has a row for each tap.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-unsafe fn copy_board_rows_avx(
+unsafe fn copy_board_rows(
     cells: &[f32],
     taps: impl Iterator<Item = usize>,
     runs: &[Run],
@@ -185,25 +182,6 @@ unsafe fn copy_board_rows_avx(
                     _mm256_loadu_ps(src.add(tap + r.from)),
                 )
             };
-        }
-    }
-}
-
-unsafe fn copy_board_rows_plain(
-    cells: &[f32],
-    taps: impl Iterator<Item = usize>,
-    runs: &[Run],
-    dst: &mut [f32],
-    nr: usize,
-) {
-    let (src, out) = (cells.as_ptr(), dst.as_mut_ptr());
-    for (i, tap) in taps.enumerate() {
-        for r in runs {
-            // SAFETY: the caller's contract bounds both ends.
-            unsafe {
-                let v = src.add(tap + r.from).cast::<[f32; 8]>().read_unaligned();
-                out.add(i * nr + r.at).cast::<[f32; 8]>().write_unaligned(v);
-            }
         }
     }
 }

@@ -8,7 +8,7 @@
 
 use super::CpuBuf;
 use super::gemm::{
-    self, Kernel, OutLayout, PackedA, Panels, Store, Strided, gemm_on, tile_height, tile_width,
+    self, Kernel, OutLayout, PackedA, Panels, Store, Strided, gemm, tile_height, tile_width,
 };
 use crate::backend::ConvDims;
 use bordered::Bordered;
@@ -277,7 +277,7 @@ impl ConvRows<'_> {
         };
         self.prefill(c, images, |g, ch| ch * n + g * pixels);
         let k = self.k;
-        gemm_on(
+        gemm(
             Kernel::Portable,
             channels,
             k,
@@ -376,7 +376,7 @@ pub(crate) fn grad_input_on(kernel: Kernel, g: &[f32], w: &[f32], d: ConvDims) -
             let gi = &g[i * d.c_out * pixels..(i + 1) * d.c_out * pixels];
             if is_pointwise(&d) {
                 // dx = W^T g directly.
-                gemm_on(
+                gemm(
                     kernel,
                     k,
                     d.c_out,
@@ -391,7 +391,7 @@ pub(crate) fn grad_input_on(kernel: Kernel, g: &[f32], w: &[f32], d: ConvDims) -
                 return;
             }
             scratch.resize(k * pixels, 0.0);
-            gemm_on(
+            gemm(
                 kernel,
                 k,
                 d.c_out,
@@ -438,6 +438,28 @@ impl Panels for OutputGrad<'_> {
     }
 }
 
+/// The batch's images shared out over the threads, each task summing its images into an
+/// accumulator of its own (`len` zeros to start) with `add(images, accumulator)`: the partial
+/// sums, in image order, for the caller to add.
+fn image_partials(
+    n: usize,
+    len: usize,
+    add: impl Fn(std::ops::Range<usize>, &mut [f32]) + Sync,
+) -> Vec<Vec<f32>> {
+    let threads = rayon::current_num_threads().max(1);
+    let per_task = n.div_ceil(threads).max(1);
+    (0..n)
+        .step_by(per_task)
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|start| {
+            let mut acc = vec![0.0f32; len];
+            add(start..(start + per_task).min(n), &mut acc);
+            acc
+        })
+        .collect()
+}
+
 pub fn grad_weight(x: &[f32], g: &[f32], d: ConvDims) -> CpuBuf {
     grad_weight_on(Kernel::selected(), x, g, d)
 }
@@ -454,57 +476,47 @@ pub(crate) fn grad_weight_on(kernel: Kernel, x: &[f32], g: &[f32], d: ConvDims) 
     let pixels = d.out_h() * d.out_w();
     let k = patch_len(&d);
     let image = d.c_out * pixels;
-    let threads = rayon::current_num_threads().max(1);
-    let per_task = d.n.div_ceil(threads).max(1);
-    let partials: Vec<Vec<f32>> = (0..d.n)
-        .step_by(per_task)
-        .collect::<Vec<_>>()
-        .into_par_iter()
-        .map(|start| {
-            let mut acc = vec![0.0f32; d.c_out * k];
-            let mut scratch = Vec::new();
-            let end = (start + per_task).min(d.n);
-            if kernel.is_ours() {
-                for first in (start..end).step_by(MAX_GROUP) {
-                    let images = first..(first + MAX_GROUP).min(end);
-                    let cols = columns(x, images.clone(), &d, &mut scratch);
-                    let n = images.len() * pixels;
-                    let b = OutputGrad {
-                        g: &g[images.start * image..images.end * image],
-                        c_out: d.c_out,
-                        pixels,
-                    };
-                    let store = Store {
-                        accumulate: true,
-                        relu: false,
-                    };
-                    let out = OutLayout::matrix(d.c_out);
-                    let a = PackedA::new(kernel, (k, n), cols, (n, 1));
-                    gemm::product(&a, 0..k, (&b, d.c_out), &mut acc, out, store);
-                }
-                return acc;
-            }
-            for i in start..end {
-                let gi = &g[i * image..(i + 1) * image];
-                let cols = columns(x, i..i + 1, &d, &mut scratch);
-                // dW (c_out x k) += g_i (c_out x pixels) * cols^T (pixels x k)
-                let (c_out, dw) = (d.c_out, &mut acc);
-                gemm_on(
-                    kernel,
-                    c_out,
+    let partials = image_partials(d.n, d.c_out * k, |images, acc| {
+        let mut scratch = Vec::new();
+        if kernel.is_ours() {
+            for first in images.clone().step_by(MAX_GROUP) {
+                let group = first..(first + MAX_GROUP).min(images.end);
+                let cols = columns(x, group.clone(), &d, &mut scratch);
+                let n = group.len() * pixels;
+                let b = OutputGrad {
+                    g: &g[group.start * image..group.end * image],
+                    c_out: d.c_out,
                     pixels,
-                    k,
-                    gi,
-                    (pixels, 1),
-                    cols,
-                    (1, pixels),
-                    dw,
-                    true,
-                );
+                };
+                let store = Store {
+                    accumulate: true,
+                    relu: false,
+                };
+                let out = OutLayout::matrix(d.c_out);
+                let a = PackedA::new(kernel, (k, n), cols, (n, 1));
+                gemm::product(&a, 0..k, (&b, d.c_out), acc, out, store);
             }
-            acc
-        })
-        .collect();
+            return;
+        }
+        for i in images {
+            let gi = &g[i * image..(i + 1) * image];
+            let cols = columns(x, i..i + 1, &d, &mut scratch);
+            // dW (c_out x k) += g_i (c_out x pixels) * cols^T (pixels x k)
+            let (c_out, dw) = (d.c_out, &mut *acc);
+            gemm(
+                kernel,
+                c_out,
+                pixels,
+                k,
+                gi,
+                (pixels, 1),
+                cols,
+                (1, pixels),
+                dw,
+                true,
+            );
+        }
+    });
     let mut total = vec![0.0f32; d.c_out * k];
     for p in partials {
         if kernel.is_ours() {
@@ -525,10 +537,32 @@ pub(crate) fn grad_weight_on(kernel: Kernel, x: &[f32], g: &[f32], d: ConvDims) 
 mod tests {
     use super::*;
 
-    fn values(len: usize, seed: usize) -> Vec<f32> {
-        (0..len)
-            .map(|i| ((i * 7919 + seed * 104_729) % 1000) as f32 / 250.0 - 2.0)
-            .collect()
+    use crate::backend::cpu::test_values as values;
+
+    /// A square kernel with the same padding and stride both ways.
+    #[allow(clippy::too_many_arguments)]
+    fn dims(
+        n: usize,
+        c_in: usize,
+        (h, w): (usize, usize),
+        c_out: usize,
+        k: usize,
+        pad: usize,
+        stride: usize,
+    ) -> ConvDims {
+        ConvDims {
+            n,
+            c_in,
+            h,
+            w,
+            c_out,
+            kh: k,
+            kw: k,
+            pad_h: pad,
+            pad_w: pad,
+            stride_h: stride,
+            stride_w: stride,
+        }
     }
 
     fn close(got: &[f32], want: &[f32], terms: usize, what: &str) {
@@ -563,19 +597,7 @@ mod tests {
             (2, 4, 7, 6, 3, 3, 1, 2),
         ];
         for (n, c_in, h, w, c_out, k, pad, stride) in shapes {
-            let d = ConvDims {
-                n,
-                c_in,
-                h,
-                w,
-                c_out,
-                kh: k,
-                kw: k,
-                pad_h: pad,
-                pad_w: pad,
-                stride_h: stride,
-                stride_w: stride,
-            };
+            let d = dims(n, c_in, (h, w), c_out, k, pad, stride);
             let (pixels, patch) = (d.out_h() * d.out_w(), patch_len(&d));
             let x = values(n * c_in * h * w, 1);
             let wt = values(c_out * patch, 2);
@@ -642,19 +664,7 @@ mod tests {
     fn cached_packed_weights_compute_what_fresh_ones_do() {
         let kernel = Kernel::selected();
         for k in [1, 3] {
-            let d = ConvDims {
-                n: 2,
-                c_in: 4,
-                h: 8,
-                w: 8,
-                c_out: 6,
-                kh: k,
-                kw: k,
-                pad_h: k / 2,
-                pad_w: k / 2,
-                stride_h: 1,
-                stride_w: 1,
-            };
+            let d = dims(2, 4, (8, 8), 6, k, k / 2, 1);
             let x = values(2 * 4 * 64, 1);
             let w = CpuBuf::new(values(6 * 4 * k * k, 2));
             let rows = Weights {
@@ -677,11 +687,6 @@ mod tests {
     /// (8 images on 1, 3 and 8 threads: groups of 4, of 3 and of 1).
     #[test]
     fn grouped_images_compute_what_one_image_a_product_does() {
-        let values = |len: usize, seed: usize| -> Vec<f32> {
-            (0..len)
-                .map(|i| ((i * 7919 + seed * 104_729) % 1000) as f32 / 250.0 - 2.0)
-                .collect()
-        };
         // (c_in, h, w, c_out, k, pad, stride)
         for (c_in, h, w, c_out, k, pad, stride) in [
             (5, 8, 8, 7, 3, 1, 1),
@@ -689,19 +694,7 @@ mod tests {
             (4, 7, 6, 3, 3, 1, 2),
             (6, 8, 8, 5, 1, 0, 1),
         ] {
-            let d = ConvDims {
-                n: 8,
-                c_in,
-                h,
-                w,
-                c_out,
-                kh: k,
-                kw: k,
-                pad_h: pad,
-                pad_w: pad,
-                stride_h: stride,
-                stride_w: stride,
-            };
+            let d = dims(8, c_in, (h, w), c_out, k, pad, stride);
             let pixels = d.out_h() * d.out_w();
             let x = values(d.n * c_in * h * w, 1);
             let wt = CpuBuf::new(values(c_out * patch_len(&d), 2));
@@ -732,28 +725,11 @@ mod tests {
     /// comes out as on one thread, whatever the split, with every epilogue.
     #[test]
     fn a_split_product_computes_what_one_thread_does() {
-        let d = ConvDims {
-            n: 1,
-            c_in: 32,
-            h: 8,
-            w: 8,
-            c_out: 70,
-            kh: 3,
-            kw: 3,
-            pad_h: 1,
-            pad_w: 1,
-            stride_h: 1,
-            stride_w: 1,
-        };
+        let d = dims(1, 32, (8, 8), 70, 3, 1, 1);
         assert!(
             d.c_out * patch_len(&d) * 64 >= SPLIT_MIN_MACS,
             "large enough to split"
         );
-        let values = |len: usize, seed: usize| -> Vec<f32> {
-            (0..len)
-                .map(|i| ((i * 7919 + seed * 104_729) % 1000) as f32 / 250.0 - 2.0)
-                .collect()
-        };
         let x = values(d.c_in * 64, 1);
         let w = CpuBuf::new(values(d.c_out * patch_len(&d), 2));
         let (bias, residual) = (values(d.c_out, 3), values(d.c_out * 64, 4));

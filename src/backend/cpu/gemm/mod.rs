@@ -481,37 +481,10 @@ fn drive<K: MicroKernel>(
     }
 }
 
-/// C (m x n, row-major, `n` apart) += or = A * B, with A and B given by element strides, on
-/// the selected kernel. `accumulate` adds to C instead of overwriting it.
+/// C (m x n, row-major, `n` apart) += or = A * B on `kernel`, with A and B given by element
+/// strides. `accumulate` adds to C instead of overwriting it.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gemm(
-    m: usize,
-    k: usize,
-    n: usize,
-    a: &[f32],
-    (rsa, csa): (usize, usize),
-    b: &[f32],
-    (rsb, csb): (usize, usize),
-    c: &mut [f32],
-    accumulate: bool,
-) {
-    gemm_on(
-        Kernel::selected(),
-        m,
-        k,
-        n,
-        a,
-        (rsa, csa),
-        b,
-        (rsb, csb),
-        c,
-        accumulate,
-    );
-}
-
-/// [`gemm`] on a given kernel.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn gemm_on(
     kernel: Kernel,
     m: usize,
     k: usize,
@@ -574,11 +547,7 @@ pub(crate) fn gemm_on(
 mod tests {
     use super::*;
 
-    fn values(len: usize, seed: usize) -> Vec<f32> {
-        (0..len)
-            .map(|i| ((i * 7919 + seed * 104_729) % 1000) as f32 / 250.0 - 2.0)
-            .collect()
-    }
+    use crate::backend::cpu::test_values as values;
 
     /// Every kernel this CPU runs against the portable path, on shapes with edge tiles in m
     /// and n, several k blocks, transposed operands and accumulation.
@@ -608,8 +577,8 @@ mod tests {
                     let sb = if tb { (1, k) } else { (n, 1) };
                     let c0 = values(m * n, 3);
                     let (mut want, mut got) = (c0.clone(), c0);
-                    gemm_on(Kernel::Portable, m, k, n, &a, sa, &b, sb, &mut want, acc);
-                    gemm_on(kernel, m, k, n, &a, sa, &b, sb, &mut got, acc);
+                    gemm(Kernel::Portable, m, k, n, &a, sa, &b, sb, &mut want, acc);
+                    gemm(kernel, m, k, n, &a, sa, &b, sb, &mut got, acc);
                     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
                         // Sums of k products of values below 2 in size, in another order.
                         let tol = 1e-5 * (k as f32 * 4.0 + 1.0);
@@ -629,7 +598,7 @@ mod tests {
             let (m, k, n) = (9, 700, 40);
             let (a, b) = (values(m * k, 4), values(k * n, 5));
             let mut plain = vec![0.0; m * n];
-            gemm_on(kernel, m, k, n, &a, (k, 1), &b, (n, 1), &mut plain, false);
+            gemm(kernel, m, k, n, &a, (k, 1), &b, (n, 1), &mut plain, false);
             let mut clamped = vec![0.0; m * n];
             let store = Store {
                 accumulate: false,

@@ -22,6 +22,7 @@ mod avx512;
 use super::super::gemm::Kernel;
 use super::super::written;
 use super::bordered::Bordered;
+use super::image_partials;
 use crate::backend::ConvDims;
 use rayon::prelude::*;
 use std::mem::MaybeUninit;
@@ -251,55 +252,45 @@ fn grad_weight_on<K: DirectKernel>(x: &[f32], g: &[f32], d: &ConvDims) -> Vec<f3
     let taps = d.c_in * 9;
     let ch = K::GW_CH;
     let blocks = d.c_out.div_ceil(ch);
-    let threads = rayon::current_num_threads().max(1);
-    let per_task = d.n.div_ceil(threads).max(1);
     // Each task sums its images into dW^T (taps x blocks * GW_CH); then they are added.
-    let partials: Vec<Vec<f32>> = (0..d.n)
-        .step_by(per_task)
-        .collect::<Vec<_>>()
-        .into_par_iter()
-        .map(|start| {
-            let mut acc = vec![0.0f32; taps * blocks * ch];
-            let (mut scratch, mut gt) = (Vec::new(), Vec::new());
-            let end = (start + per_task).min(d.n);
-            for first in (start..end).step_by(CHUNK) {
-                let images = first..(first + CHUNK).min(end);
-                let count = images.len();
-                let b = Bordered::new(x, images.clone(), d, &mut scratch);
-                pack_gradient(
-                    &g[images.start * d.c_out * pixels..][..count * d.c_out * pixels],
-                    ch,
-                    d,
-                    &mut gt,
-                );
-                let (plane, wp) = (b.plane(), b.wp());
-                let image = d.c_in * plane;
-                let cells = b.cells();
-                // The furthest cell a tile reads: the last image's last channel's bottom-right
-                // tap.
-                let last = (count - 1) * image + (d.c_in - 1) * plane + (d.h + 1) * wp + d.w + 1;
-                assert!(last < cells.len());
-                for c in 0..d.c_in {
-                    for blk in 0..blocks {
-                        let grad = &gt[blk * count * pixels * ch..][..count * pixels * ch];
-                        let tile = &mut acc[(c * blocks + blk) * 9 * ch..][..9 * ch];
-                        // SAFETY: the kernel is one the CPU runs; the reads end inside the
-                        // chunk's bordered cells (the assert) and its packed gradient block.
-                        unsafe {
-                            K::weight_tile(
-                                (count, image, d.h, d.w),
-                                cells[c * plane..].as_ptr(),
-                                wp,
-                                grad.as_ptr(),
-                                tile.as_mut_ptr(),
-                            )
-                        };
-                    }
+    let partials = image_partials(d.n, taps * blocks * ch, |mine, acc| {
+        let (mut scratch, mut gt) = (Vec::new(), Vec::new());
+        for first in mine.clone().step_by(CHUNK) {
+            let images = first..(first + CHUNK).min(mine.end);
+            let count = images.len();
+            let b = Bordered::new(x, images.clone(), d, &mut scratch);
+            pack_gradient(
+                &g[images.start * d.c_out * pixels..][..count * d.c_out * pixels],
+                ch,
+                d,
+                &mut gt,
+            );
+            let (plane, wp) = (b.plane(), b.wp());
+            let image = d.c_in * plane;
+            let cells = b.cells();
+            // The furthest cell a tile reads: the last image's last channel's bottom-right
+            // tap.
+            let last = (count - 1) * image + (d.c_in - 1) * plane + (d.h + 1) * wp + d.w + 1;
+            assert!(last < cells.len());
+            for c in 0..d.c_in {
+                for blk in 0..blocks {
+                    let grad = &gt[blk * count * pixels * ch..][..count * pixels * ch];
+                    let tile = &mut acc[(c * blocks + blk) * 9 * ch..][..9 * ch];
+                    // SAFETY: the kernel is one the CPU runs; the reads end inside the
+                    // chunk's bordered cells (the assert) and its packed gradient block.
+                    unsafe {
+                        K::weight_tile(
+                            (count, image, d.h, d.w),
+                            cells[c * plane..].as_ptr(),
+                            wp,
+                            grad.as_ptr(),
+                            tile.as_mut_ptr(),
+                        )
+                    };
                 }
             }
-            acc
-        })
-        .collect();
+        }
+    });
     // dW[co][c * 9 + t] = sum of the partials' tile (c, co's block) row t, lane co % GW_CH.
     let mut total = vec![0.0f32; d.c_out * taps];
     for p in &partials {
