@@ -374,8 +374,8 @@ pub(crate) fn grad_input_on(kernel: Kernel, g: &[f32], w: &[f32], d: ConvDims) -
         Vec::new,
         |scratch: &mut Vec<f32>, (i, dst)| {
             let gi = &g[i * d.c_out * pixels..(i + 1) * d.c_out * pixels];
-            if is_pointwise(&d) {
-                // dx = W^T g directly.
+            // The column matrix's gradient W^T g: for a pointwise conv, dx itself.
+            let product = |out: &mut [f32]| {
                 gemm(
                     kernel,
                     k,
@@ -385,24 +385,16 @@ pub(crate) fn grad_input_on(kernel: Kernel, g: &[f32], w: &[f32], d: ConvDims) -
                     (1, k),
                     gi,
                     (pixels, 1),
-                    dst,
+                    out,
                     false,
-                );
+                )
+            };
+            if is_pointwise(&d) {
+                product(dst);
                 return;
             }
             scratch.resize(k * pixels, 0.0);
-            gemm(
-                kernel,
-                k,
-                d.c_out,
-                pixels,
-                w,
-                (1, k),
-                gi,
-                (pixels, 1),
-                scratch,
-                false,
-            );
+            product(scratch);
             col2im(scratch, &d, dst);
         },
     );

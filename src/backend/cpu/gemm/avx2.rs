@@ -10,38 +10,33 @@ impl MicroKernel for Tile {
     const MR: usize = 6;
     const NR: usize = 16;
 
+    #[target_feature(enable = "avx2,fma")]
     unsafe fn tile(kc: usize, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, store: Store) {
-        // SAFETY: the caller's contract (see MicroKernel::tile).
-        unsafe { tile(kc, a, b, c, ldc, store) }
-    }
-}
-
-#[target_feature(enable = "avx2,fma")]
-unsafe fn tile(kc: usize, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, store: Store) {
-    // SAFETY (whole body): every pointer offset stays inside the tile the caller vouches for.
-    unsafe {
-        let mut acc = [[_mm256_setzero_ps(); 2]; 6];
-        for p in 0..kc {
-            let b0 = _mm256_loadu_ps(b.add(p * 16));
-            let b1 = _mm256_loadu_ps(b.add(p * 16 + 8));
-            for (i, row) in acc.iter_mut().enumerate() {
-                let ai = _mm256_broadcast_ss(&*a.add(p * 6 + i));
-                row[0] = _mm256_fmadd_ps(ai, b0, row[0]);
-                row[1] = _mm256_fmadd_ps(ai, b1, row[1]);
+        // SAFETY (whole body): every pointer offset stays inside the tile the caller vouches for.
+        unsafe {
+            let mut acc = [[_mm256_setzero_ps(); 2]; 6];
+            for p in 0..kc {
+                let b0 = _mm256_loadu_ps(b.add(p * 16));
+                let b1 = _mm256_loadu_ps(b.add(p * 16 + 8));
+                for (i, row) in acc.iter_mut().enumerate() {
+                    let ai = _mm256_broadcast_ss(&*a.add(p * 6 + i));
+                    row[0] = _mm256_fmadd_ps(ai, b0, row[0]);
+                    row[1] = _mm256_fmadd_ps(ai, b1, row[1]);
+                }
             }
-        }
-        let zero = _mm256_setzero_ps();
-        for (i, row) in acc.iter().enumerate() {
-            for (h, &v) in row.iter().enumerate() {
-                let at = c.add(i * ldc + h * 8);
-                let mut v = v;
-                if store.accumulate {
-                    v = _mm256_add_ps(v, _mm256_loadu_ps(at));
+            let zero = _mm256_setzero_ps();
+            for (i, row) in acc.iter().enumerate() {
+                for (h, &v) in row.iter().enumerate() {
+                    let at = c.add(i * ldc + h * 8);
+                    let mut v = v;
+                    if store.accumulate {
+                        v = _mm256_add_ps(v, _mm256_loadu_ps(at));
+                    }
+                    if store.relu {
+                        v = _mm256_max_ps(v, zero);
+                    }
+                    _mm256_storeu_ps(at, v);
                 }
-                if store.relu {
-                    v = _mm256_max_ps(v, zero);
-                }
-                _mm256_storeu_ps(at, v);
             }
         }
     }
