@@ -466,7 +466,10 @@ fn az_with_a_time_per_move_stops_on_time() {
             let d = az.select(&game, &Limits::default());
             let took = start.elapsed();
             if forced {
-                assert!(took < Duration::from_millis(150), "{search}, forced: {took:?}");
+                assert!(
+                    took < Duration::from_millis(150),
+                    "{search}, forced: {took:?}"
+                );
             } else {
                 assert!(
                     took >= Duration::from_millis(150) && took < Duration::from_millis(2150),

@@ -1,5 +1,6 @@
 //! Training-mode batch norm in few passes: per-channel sums over the channel's planes (read in
-//! memory order, a chunk of images a task), then one pass that writes every plane with its channel's coefficients.
+//! memory order, a chunk of images a task), then one pass that writes every plane with its
+//! channel's coefficients.
 //! Composed from primitive kernels the same op takes about eight passes over the data and as
 //! many freshly zeroed buffers, which made batch norm a fifth of a training step.
 

@@ -1,11 +1,12 @@
-//! The direct convolution's operand: a stride-1 convolution whose padding keeps the image's
-//! size (the board networks' 3x3 and 1x1 convolutions) reads its images straight into the
-//! micro-kernel's panels from a zero-bordered copy, with no column matrix.
+//! Zero-bordered copies of images, for stride-1 convolutions whose padding keeps the image's
+//! size. The direct 3x3 convolution (`direct`) reads their cells in place; the other such
+//! convolutions on our SGEMM (the 1x1 heads, 5x5) read them straight into the micro-kernel's
+//! panels, with no column matrix.
 //!
-//! Row (c, ky, kx) and column (image g, oy, ox) of B is the bordered image's cell
-//! (g, c, oy + ky, ox + kx): for every kernel tap a panel's columns along one output row are a
-//! run of consecutive cells at one offset, so packing is a copy a tap and a run (an 8-wide
-//! board row: one vector move each).
+//! As the SGEMM's B, row (c, ky, kx) and column (image g, oy, ox) is the bordered image's
+//! cell (g, c, oy + ky, ox + kx): for every kernel tap a panel's columns along one output row
+//! are a run of consecutive cells at one offset, so packing is a copy a tap and a run (an
+//! 8-wide board row: one vector move each).
 
 use super::super::gemm::Panels;
 use crate::backend::ConvDims;

@@ -584,7 +584,8 @@ mod tests {
                         let tol = 1e-5 * (k as f32 * 4.0 + 1.0);
                         assert!(
                             (g - w).abs() <= tol,
-                            "{kernel:?} ({m}, {k}, {n}) ta {ta} tb {tb} acc {acc}: cell {i}: {g} vs {w}"
+                            "{kernel:?} ({m}, {k}, {n}) ta {ta} tb {tb} acc {acc}: \
+                             cell {i}: {g} vs {w}"
                         );
                     }
                 }
