@@ -12,12 +12,6 @@ use super::super::gemm::Panels;
 use crate::backend::ConvDims;
 use std::ops::Range;
 
-/// Whether `d` is a convolution this operand serves: stride 1 and an output as large as its
-/// input.
-pub(super) fn serves(d: &ConvDims) -> bool {
-    d.unit_stride() && d.out_h() == d.h && d.out_w() == d.w
-}
-
 /// The images of a product with their zero border, `planes` (h + 2 pad_h) x (w + 2 pad_w)
 /// planes an image.
 pub(super) struct Bordered<'a> {
@@ -37,7 +31,7 @@ impl<'a> Bordered<'a> {
         d: &ConvDims,
         scratch: &'a mut Vec<f32>,
     ) -> Self {
-        debug_assert!(serves(d));
+        debug_assert!(super::keeps_size(d));
         let (hp, wp) = (d.h + 2 * d.pad_h, d.w + 2 * d.pad_w);
         let size = d.c_in * d.h * d.w;
         let image = &x[images.start * size..images.end * size];

@@ -1,21 +1,19 @@
 //! Convolution as a matrix product: out (c_out x pixels) = W (c_out x c_in*kh*kw) * B, where
 //! B has a row per kernel tap (c_in, ky, kx) and a column per output pixel.
 //!
-//! On our micro-kernels a convolution that keeps the image's size (every board network's) reads
-//! B straight from its zero-bordered images into the kernel's panels (`bordered`), and its
-//! input gradient is the same kind of convolution (flipped kernel); other shapes, the weight
-//! gradient and the portable path build B as a column matrix (`columns`).
+//! On our kernels the board networks' 3x3 convolutions run without B, as direct convolutions
+//! (`direct`); other convolutions that keep the image's size read B straight from zero-bordered
+//! images into the SGEMM's panels (`bordered`). A size-keeping convolution's input gradient is
+//! the same kind of convolution (flipped kernel). Other shapes and the portable path build B as
+//! a column matrix (`columns`).
 
 use super::CpuBuf;
-use super::gemm::{
-    self, Kernel, OutLayout, PackedA, Panels, Store, Strided, gemm, tile_height, tile_width,
-};
+use super::gemm::{self, Kernel, OutLayout, PackedA, Panels, Store, Strided, gemm, tile_shape};
 use crate::backend::ConvDims;
 use bordered::Bordered;
 use columns::{col2im, columns, is_pointwise, patch_len};
 use direct::DirectWeights;
 use rayon::prelude::*;
-use std::any::Any;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 mod bordered;
@@ -45,58 +43,69 @@ pub fn forward(
     d: ConvDims,
 ) -> CpuBuf {
     let kernel = Kernel::selected();
-    let k = patch_len(&d);
-    let (mut direct_w, mut packed_w) = (None, None);
-    if direct::serves(kernel, &d) {
-        let dims = (d.c_out, d.c_in);
-        direct_w = Some(cached(
-            w,
-            |p: &DirectWeights| p.fits(kernel, dims),
-            || DirectWeights::new(kernel, w.as_slice(), dims),
-        ));
-    } else if kernel.is_ours() {
-        let dims = (d.c_out, k);
-        packed_w = Some(cached(
-            w,
-            |p: &PackedA| p.fits(kernel, dims),
-            || PackedA::new(kernel, dims, w.as_slice(), (k, 1)),
-        ));
-    }
+    let packed = kernel.is_ours().then(|| cached(kernel, w, &d));
     let w = Weights {
         rows: w.as_slice(),
-        packed: packed_w.as_deref(),
-        direct: direct_w.as_deref(),
+        packed: packed.as_deref(),
     };
     forward_on(kernel, x, w, bias, residual, relu, d)
+}
+
+/// Whether `d` keeps the image's size: stride 1 and an output as large as its input (an odd
+/// kernel with padding `(k - 1) / 2`).
+fn keeps_size(d: &ConvDims) -> bool {
+    d.unit_stride() && d.out_h() == d.h && d.out_w() == d.w
+}
+
+/// A convolution's weights packed for one of our kernels: for the direct convolution, or as
+/// the SGEMM's A.
+pub(crate) enum Packing {
+    Direct(DirectWeights),
+    Gemm(PackedA),
+}
+
+impl Packing {
+    /// `w` (c_out rows of a patch) packed for the path `kernel` (one of ours) takes for `d`.
+    fn new(kernel: Kernel, w: &[f32], d: &ConvDims) -> Packing {
+        if direct::serves(kernel, d) {
+            Packing::Direct(DirectWeights::new(kernel, w, (d.c_out, d.c_in)))
+        } else {
+            let k = patch_len(d);
+            Packing::Gemm(PackedA::new(kernel, (d.c_out, k), w, (k, 1)))
+        }
+    }
+
+    fn fits(&self, kernel: Kernel, d: &ConvDims) -> bool {
+        match self {
+            Packing::Direct(p) => p.fits(kernel, (d.c_out, d.c_in)),
+            Packing::Gemm(p) => p.fits(kernel, (d.c_out, patch_len(d))),
+        }
+    }
 }
 
 /// Packed weights kept for a weight buffer while it lives: inference, whose weights (batch
 /// norm folded in) are one buffer a model version, packs them once, which at batch 1 costs a
 /// third of a 64-channel convolution. A training step's weights are new buffers each step.
-type PackCache = Vec<(Weak<Vec<f32>>, Arc<dyn Any + Send + Sync>)>;
+type PackCache = Vec<(Weak<Vec<f32>>, Arc<Packing>)>;
 
 /// The most buffers whose packed weights are kept (two networks' convolutions in a match or
 /// gating, with room to spare).
 const PACK_CACHE: usize = 128;
 
-/// `w` packed by `make`, or the packing kept for it that `fits`.
-fn cached<T: Any + Send + Sync>(
-    w: &CpuBuf,
-    fits: impl Fn(&T) -> bool,
-    make: impl FnOnce() -> T,
-) -> Arc<T> {
+/// `w` packed for `kernel` and `d`: the packing kept for it, or a new one, then kept.
+fn cached(kernel: Kernel, w: &CpuBuf, d: &ConvDims) -> Arc<Packing> {
     static CACHE: Mutex<PackCache> = Mutex::new(Vec::new());
     let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
     // A Weak keeps its allocation, so a live entry's pointer is never another buffer's.
     cache.retain(|(buf, _)| buf.strong_count() > 0);
     let me = Arc::downgrade(&w.0);
-    let kept = cache
+    if let Some((_, p)) = cache
         .iter()
-        .find(|(buf, p)| buf.ptr_eq(&me) && p.downcast_ref::<T>().is_some_and(&fits));
-    if let Some(p) = kept.and_then(|(_, p)| p.clone().downcast::<T>().ok()) {
-        return p;
+        .find(|(buf, p)| buf.ptr_eq(&me) && p.fits(kernel, d))
+    {
+        return p.clone();
     }
-    let packed = Arc::new(make());
+    let packed = Arc::new(Packing::new(kernel, w.as_slice(), d));
     if cache.len() == PACK_CACHE {
         cache.remove(0);
     }
@@ -108,8 +117,7 @@ fn cached<T: Any + Send + Sync>(
 #[derive(Clone, Copy)]
 pub(crate) struct Weights<'a> {
     rows: &'a [f32],
-    packed: Option<&'a PackedA>,
-    direct: Option<&'a DirectWeights>,
+    packed: Option<&'a Packing>,
 }
 
 /// [`forward`] on a given kernel. Each task takes a group of images (the batch shared out over
@@ -127,32 +135,29 @@ pub(crate) fn forward_on(
     relu: bool,
     d: ConvDims,
 ) -> CpuBuf {
-    if direct::serves(kernel, &d) {
-        let made = w
-            .direct
-            .is_none()
-            .then(|| DirectWeights::new(kernel, w.rows, (d.c_out, d.c_in)));
-        let dw = w.direct.or(made.as_ref()).expect("direct weights");
-        let epi = direct::Epilogue {
-            bias,
-            residual,
-            relu,
-        };
-        return CpuBuf::new(direct::forward(dw, x, epi, &d));
-    }
+    // Our kernels read the weights packed (once a call for every task, if not given).
+    let made = (kernel.is_ours() && w.packed.is_none()).then(|| Packing::new(kernel, w.rows, &d));
+    let packed = match w.packed.or(made.as_ref()) {
+        Some(Packing::Direct(dw)) => {
+            let epi = direct::Epilogue {
+                bias,
+                residual,
+                relu,
+            };
+            return CpuBuf::new(direct::forward(dw, x, epi, &d));
+        }
+        Some(Packing::Gemm(p)) => Some(p),
+        None => None,
+    };
     let pixels = d.out_h() * d.out_w();
     let k = patch_len(&d);
     let image = d.c_out * pixels;
     let mut out = vec![0.0f32; d.n * image];
     let threads = rayon::current_num_threads().max(1);
     // Our kernels write a group's images in place, which needs every tile inside one image.
-    let one_image = kernel.is_ours() && !pixels.is_multiple_of(tile_width(kernel));
+    let one_image = kernel.is_ours() && !pixels.is_multiple_of(tile_shape(kernel).1);
     let max_group = if one_image { 1 } else { MAX_GROUP };
     let group = d.n.div_ceil(threads).clamp(1, max_group);
-    // Our kernels read the weights packed (once a call for every task, if not given).
-    let packed_here = (kernel.is_ours() && w.packed.is_none())
-        .then(|| PackedA::new(kernel, (d.c_out, k), w.rows, (k, 1)));
-    let packed = w.packed.or(packed_here.as_ref());
     let rows = |images: std::ops::Range<usize>, c: std::ops::Range<usize>| ConvRows {
         packed: packed.map(|p| (p, c.clone())),
         w: &w.rows[c.start * k..c.end * k],
@@ -169,7 +174,7 @@ pub(crate) fn forward_on(
         let per_task = d
             .c_out
             .div_ceil(threads)
-            .next_multiple_of(tile_height(kernel));
+            .next_multiple_of(tile_shape(kernel).0);
         let mut scratch = Vec::new();
         for (i, dst) in out.chunks_mut(image).enumerate() {
             let op = Operand::new(kernel, x, i..i + 1, &d, &mut scratch);
@@ -208,7 +213,7 @@ impl<'a> Operand<'a> {
         d: &ConvDims,
         scratch: &'a mut Vec<f32>,
     ) -> Self {
-        if kernel.is_ours() && bordered::serves(d) {
+        if kernel.is_ours() && keeps_size(d) {
             Operand::Bordered(Bordered::new(x, images, d, scratch))
         } else {
             Operand::Columns(columns(x, images, d, scratch))
@@ -329,14 +334,6 @@ impl ConvRows<'_> {
     }
 }
 
-/// Whether the input gradient of `d` is itself a convolution of the same kind: with stride 1
-/// and padding `kh - 1 - pad` (the output as large as the input, an odd kernel), the transposed
-/// convolution is the convolution of the output gradient with the kernel flipped and its
-/// channel axes swapped.
-fn transposes_to_a_convolution(d: &ConvDims) -> bool {
-    d.unit_stride() && d.kh == 2 * d.pad_h + 1 && d.kw == 2 * d.pad_w + 1
-}
-
 pub fn grad_input(g: &[f32], w: &[f32], d: ConvDims) -> CpuBuf {
     grad_input_on(Kernel::selected(), g, w, d)
 }
@@ -344,7 +341,9 @@ pub fn grad_input(g: &[f32], w: &[f32], d: ConvDims) -> CpuBuf {
 pub(crate) fn grad_input_on(kernel: Kernel, g: &[f32], w: &[f32], d: ConvDims) -> CpuBuf {
     let pixels = d.out_h() * d.out_w();
     let k = patch_len(&d);
-    if transposes_to_a_convolution(&d) {
+    // A size-keeping convolution's transpose is the convolution of the output gradient with
+    // the kernel flipped and its channel axes swapped.
+    if keeps_size(&d) {
         // flipped[ci][co][ky][kx] = w[co][ci][kh-1-ky][kw-1-kx]
         let taps = d.kh * d.kw;
         let mut flipped = vec![0.0f32; w.len()];
@@ -364,7 +363,6 @@ pub(crate) fn grad_input_on(kernel: Kernel, g: &[f32], w: &[f32], d: ConvDims) -
         let w = Weights {
             rows: &flipped,
             packed: None,
-            direct: None,
         };
         return forward_on(kernel, g, w, None, None, false, back);
     }
@@ -598,7 +596,6 @@ mod tests {
             let rows = Weights {
                 rows: &wt,
                 packed: None,
-                direct: None,
             };
             for threads in [1, 3] {
                 let pool = rayon::ThreadPoolBuilder::new()
@@ -662,7 +659,6 @@ mod tests {
             let rows = Weights {
                 rows: w.as_slice(),
                 packed: None,
-                direct: None,
             };
             let fresh = forward_on(kernel, &x, rows, None, None, true, d);
             for _ in 0..2 {

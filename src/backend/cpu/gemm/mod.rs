@@ -1,12 +1,12 @@
 //! Our SGEMM: a packed-panel driver over SIMD micro-kernels chosen at run time by CPU
 //! features (AVX-512, AVX2+FMA), with `matrixmultiply` as the portable path for other CPUs.
 //!
-//! A product C (m x n) = A (m x k) * B (k x n) runs in blocks of at most `KC` of k. Within a
-//! block each run of `NR` columns of B is packed once into a panel (kc rows of NR values, zero
-//! past the matrix's last column) by its [`Panels`] source and then met by every `MR`-row tile
-//! of A. A is read in place, rows contiguous along k (a transposed A is copied once), so a
-//! convolution's weights need no packing; a convolution's image is packed straight into panels
-//! ([`Panels`] for a 3x3 board convolution in `conv`), so it needs no column matrix.
+//! A product C (m x n) = A (m x k) * B (k x n) runs in blocks of at most `KC` of k. A is packed
+//! once into the kernel's tile order ([`PackedA`]; a convolution keeps its packed weights per
+//! weight buffer). Within a block each run of `NR` columns of B is packed into a panel (kc rows
+//! of NR values, zero past the matrix's last column) by its [`Panels`] source, a strided matrix
+//! or a bordered image (`conv::bordered`, no column matrix), and then met by every `MR`-row
+//! tile of A.
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
@@ -221,7 +221,7 @@ impl PackedA {
         a: &[f32],
         (rs, cs): (usize, usize),
     ) -> Self {
-        let mr = tile_height(kernel);
+        let mr = tile_shape(kernel).0;
         let tiles = m.div_ceil(mr);
         assert!(
             m == 0 || k == 0 || (m - 1) * rs + (k - 1) * cs < a.len(),
@@ -231,9 +231,9 @@ impl PackedA {
         let out = data.slice(tiles * mr * k);
         let blocks = Blocks::of(k);
         let mut at = 0;
-        for blk in (0..blocks.count).filter(|_| k > 0) {
+        for blk in 0..if k == 0 { 0 } else { blocks.count } {
             let k0 = blk * blocks.len;
-            let kc = blocks.len.min(k.saturating_sub(k0));
+            let kc = blocks.len.min(k - k0);
             for t in 0..tiles {
                 let tile = &mut out[at..at + kc * mr];
                 for r in 0..mr.min(m - t * mr) {
@@ -272,14 +272,14 @@ impl PackedA {
     }
 }
 
-/// The tile height of a micro-kernel (the portable path has none: 1).
-pub(crate) fn tile_height(kernel: Kernel) -> usize {
+/// A micro-kernel's tile, (MR, NR) (the portable path has none: (1, 1)).
+pub(crate) fn tile_shape(kernel: Kernel) -> (usize, usize) {
     match kernel {
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => avx512::Tile::MR,
+        Kernel::Avx512 => (avx512::Tile::MR, avx512::Tile::NR),
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => avx2::Tile::MR,
-        _ => 1,
+        Kernel::Avx2 => (avx2::Tile::MR, avx2::Tile::NR),
+        _ => (1, 1),
     }
 }
 
@@ -360,17 +360,6 @@ impl OutLayout {
     /// Whether no tile `nr` wide straddles two blocks of an `n`-column product.
     pub fn fits(&self, n: usize, nr: usize) -> bool {
         n <= self.block || self.block.is_multiple_of(nr)
-    }
-}
-
-/// The tile width of a micro-kernel (the portable path has none: 1).
-pub(crate) fn tile_width(kernel: Kernel) -> usize {
-    match kernel {
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => avx512::Tile::NR,
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => avx2::Tile::NR,
-        _ => 1,
     }
 }
 

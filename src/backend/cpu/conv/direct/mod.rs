@@ -70,20 +70,19 @@ pub(super) fn serves(kernel: Kernel, d: &ConvDims) -> bool {
     shape && kernel.is_ours() && d.w.is_multiple_of(tile(kernel).0)
 }
 
-/// (PX, CH, GW_CH) of a kernel.
-fn tile(kernel: Kernel) -> (usize, usize, usize) {
+/// (PX, CH) of a kernel's forward tile.
+fn tile(kernel: Kernel) -> (usize, usize) {
     match kernel {
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => (
-            avx512::Avx512::PX,
-            avx512::Avx512::CH,
-            avx512::Avx512::GW_CH,
-        ),
+        Kernel::Avx512 => (avx512::Avx512::PX, avx512::Avx512::CH),
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => (avx2::Avx2::PX, avx2::Avx2::CH, avx2::Avx2::GW_CH),
-        _ => (usize::MAX, 0, 0),
+        Kernel::Avx2 => (avx2::Avx2::PX, avx2::Avx2::CH),
+        _ => (usize::MAX, 0),
     }
 }
+
+/// The most values a forward tile has (AVX-512's 8 x 32).
+const MAX_TILE: usize = 256;
 
 /// Weights (c_out x c_in x 3 x 3) packed for a direct kernel: blocks of CH output channels, each
 /// c_in * 9 rows of CH values (zero past c_out).
@@ -192,11 +191,10 @@ fn image_block<K: DirectKernel>(
     let taps = d.c_in * 9;
     let weights = &w.packed[blk * taps * K::CH..][..taps * K::CH];
     let co0 = blk * K::CH;
-    let channels = dst.len() / pixels;
     // The furthest cell a tile reads: its last channel's bottom-right tap (row h + 1 of the
     // bordered plane, column w + 1).
     assert!((d.c_in - 1) * plane + (d.h + 1) * wp + d.w + 1 < cells.len());
-    let mut tile = [0.0f32; 64 * 4];
+    let mut tile = [0.0f32; MAX_TILE];
     let tile = &mut tile[..K::PX * K::CH];
     for oy in 0..d.h {
         for ox in (0..d.w).step_by(K::PX) {
@@ -213,7 +211,7 @@ fn image_block<K: DirectKernel>(
                 )
             };
             let at = oy * d.w + ox;
-            for (j, row) in dst.chunks_exact_mut(pixels).enumerate().take(channels) {
+            for (j, row) in dst.chunks_exact_mut(pixels).enumerate() {
                 let co = co0 + j;
                 let add = epi.bias.map_or(0.0, |b| b[co]);
                 let residual = epi
