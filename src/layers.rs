@@ -11,7 +11,7 @@ const LAYERS: &[&[&str]] = &[
         "backend", "files", "input", "names", "progress", "seeds", "layers",
     ],
     &["tensor", "games", "plot"],
-    &["nn"],
+    &["nn", "endgame"],
     &["net", "mcts"],
     &["agents", "selfplay"],
     &["arena", "engine", "play"],
