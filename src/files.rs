@@ -25,6 +25,14 @@ pub fn file_error<'a>(
     }
 }
 
+/// FNV-1a, 64-bit: enough to tell a damaged file from a sound one, or one model file from
+/// another (a run's lineage).
+pub fn checksum(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
 /// Writes `bytes` to a temporary file beside `path`, syncs it, then renames it over `path`.
 /// The temporary is locked while it is written, so the temporaries of writers that were
 /// killed mid-write (`.NAME.tmpPID`, unlocked once their process is gone) are removed first.

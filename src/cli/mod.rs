@@ -8,6 +8,7 @@ mod bench;
 mod bench_ingest;
 mod bench_runs;
 mod cluster;
+mod egdb;
 mod gui;
 mod perft;
 mod play;
@@ -96,6 +97,9 @@ pub enum Command {
     Learner(Box<cluster::LearnerArgs>),
     /// Play self-play games for a learner with its latest network, through Redis.
     Actor(cluster::ActorArgs),
+    /// Checkers' endgame databases: build, probe, verify, count, measure.
+    #[command(subcommand)]
+    Egdb(egdb::EgdbCommand),
     /// Serve the browser interface: play against the agents, analyse, watch training runs.
     Gui(gui::GuiArgs),
     /// Draw a training run's curves (losses, gating, gauntlet, throughput) as PNG and SVG.
@@ -121,6 +125,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Gui(_args) => needs!("gui", "gui", gui::serve(_args)),
         Command::Plot(_args) => needs!("plot", "plot", gui::plot(_args)),
         Command::Engine { game } => play::engine(game),
+        Command::Egdb(command) => egdb::run(command),
     }
 }
 

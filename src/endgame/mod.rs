@@ -1,4 +1,4 @@
 //! Perfect endgames: checkers' endgame databases, built by retrograde analysis and probed
-//! through a memory map (egdb/), and Othello's exact solver for the last empties (othello.rs).
+//! through memory maps (egdb/), and Othello's exact solver for the last empties (othello.rs).
 
-pub mod othello;
+pub mod egdb;

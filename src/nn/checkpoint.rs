@@ -125,13 +125,8 @@ pub struct Checkpoint<A> {
     pub optimizer: Option<OptimizerState>,
 }
 
-/// FNV-1a, 64-bit: enough to tell a damaged file from a sound one, or one model file from
-/// another (a run's lineage).
-pub fn checksum(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
-}
+/// The checksum of every file format here (FNV-1a 64).
+pub use crate::files::checksum;
 
 fn read_u32(b: &[u8]) -> u32 {
     u32::from_le_bytes(b.try_into().expect("4 bytes"))

@@ -3,6 +3,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod egdb;
 mod game_contract;
 mod movegen_reference;
 mod othello;
