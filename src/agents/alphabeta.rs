@@ -16,8 +16,10 @@ use super::error::setting_error;
 use super::kinds::AgentKind;
 use super::settings::{self, MAX_DEPTH};
 use super::{
-    Agent, AgentError, Analysis, Decision, Limits, MoveScore, ScoreKind, StopFlag, pv_text,
+    Agent, AgentError, Analysis, Decision, Limits, MoveScore, ScoreKind, StopFlag,
+    note_exact, perfect_decision, pv_text,
 };
+use crate::endgame::{Exact, Oracle, Value};
 use crate::games::{Game, Outcome, Rules};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -31,6 +33,9 @@ const WIN: i32 = 1_000_000;
 const INF: i32 = WIN + 1;
 /// Scores beyond this are wins or losses at a known distance.
 const WIN_BOUND: i32 = WIN - 10_000;
+/// Wins the endgame databases prove score below the wins the search sees to the end, by the
+/// plies to conversion: the fastest conversion first.
+const PROVEN_WIN: i32 = WIN - 5_000;
 
 /// What the search needs of a game beyond its [`Rules`]: the moves in an allocation-free
 /// form, where the horizon may stop, and how moves are ordered. Implemented next to each
@@ -172,6 +177,8 @@ pub struct AlphaBeta<G: SearchGame, E: StaticEval<G>> {
     /// The caller's stop flag for the current search.
     stop: Option<StopFlag>,
     stopped: bool,
+    /// Perfect endgames: their positions are scored exactly, not searched.
+    oracle: Option<Oracle<G>>,
 }
 
 /// A table of `hash_mb` MiB (rounded down to a power of two entries), or an error if the
@@ -210,6 +217,7 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
             deadline: None,
             stop: None,
             stopped: false,
+            oracle: None,
         })
     }
 
@@ -346,6 +354,14 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
         let repeated = G::REPETITION_DRAW.is_some() && self.repeats(hash, quiet);
         if repeated || G::QUIET_DRAW_PLIES.is_some_and(|limit| quiet >= limit) {
             return 0;
+        }
+        if let Some(exact) = self.oracle.as_ref().and_then(|o| o.exact(pos, quiet)) {
+            let win = PROVEN_WIN - ply as i32 - exact.distance as i32;
+            return match exact.value {
+                Value::Win => win,
+                Value::Loss => -win,
+                Value::Draw => 0,
+            };
         }
         let mut moves = self.moves_at(ply, pos);
         if moves.is_empty() {
@@ -565,7 +581,7 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
             mv: best, score, ..
         } = scored[0];
         let pv = self.principal_variation(game, best, depth.max(1) as usize);
-        Analysis {
+        let mut analysis = Analysis {
             moves: scored
                 .iter()
                 .map(|m| MoveScore {
@@ -584,7 +600,9 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
                 pv_text::<G>(&pv)
             ),
             pv,
-        }
+        };
+        note_exact(self.oracle.as_ref(), game, &mut analysis);
+        analysis
     }
 }
 
@@ -618,17 +636,25 @@ fn from_tt(score: i32, ply: usize) -> i32 {
     }
 }
 
-/// A score in men; wins and losses map to +-1000 minus the distance.
+/// A score in men; wins and losses map to +-1000 minus the distance (to the end, or for
+/// proven wins to conversion).
 fn score_in_men(score: i32) -> f32 {
     if score.abs() >= WIN_BOUND {
-        score.signum() as f32 * (1000.0 - (WIN - score.abs()) as f32)
+        // Proven (database) wins count plies to conversion where search wins count plies to
+        // the end.
+        let plies = (WIN - score.abs()) % (WIN - PROVEN_WIN);
+        score.signum() as f32 * (1000.0 - plies as f32)
     } else {
         score as f32 / MAN as f32
     }
 }
 
 fn describe(score: i32) -> String {
-    if score >= WIN_BOUND {
+    if score.abs() >= WIN_BOUND && score.abs() <= PROVEN_WIN {
+        let plies = PROVEN_WIN - score.abs();
+        let side = if score > 0 { "win" } else { "loss" };
+        format!("database-{side}-converting-in-{plies}")
+    } else if score >= WIN_BOUND {
         format!("win-in-{}", WIN - score)
     } else if score <= -WIN_BOUND {
         format!("loss-in-{}", WIN + score)
@@ -640,6 +666,11 @@ fn describe(score: i32) -> String {
 impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
     /// [`Agent::select`] for any evaluator.
     pub fn decide(&mut self, game: &Game<G>, limits: &Limits) -> Decision<G> {
+        let proven = |e: Exact| score_in_men(e.unit() as i32 * (PROVEN_WIN - e.distance as i32));
+        if let Some(d) = perfect_decision(self.oracle.as_ref(), game, limits, ScoreKind::Value, proven)
+        {
+            return d;
+        }
         let (scored, depth) = self.search(game, limits, false);
         let analysis = self.analysis(game, &scored, depth);
         Decision {
@@ -664,6 +695,11 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
     pub fn analyse_all(&mut self, game: &Game<G>, limits: &Limits) -> Analysis<G> {
         let (scored, depth) = self.search(game, limits, true);
         self.analysis(game, &scored, depth)
+    }
+
+    /// Perfect endgames to consult (none: search every position).
+    pub fn set_oracle(&mut self, oracle: Option<Oracle<G>>) {
+        self.oracle = oracle;
     }
 
     /// [`Agent::new_game`] for any evaluator.

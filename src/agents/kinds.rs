@@ -320,6 +320,7 @@ pub static AZ: AgentKind = AgentKind {
             Some("1"),
             "",
         )),
+        EGDB,
     ],
 };
 
@@ -359,6 +360,16 @@ const fn limits(default_depth: &'static str) -> [AgentOption; 3] {
     ]
 }
 
+/// Checkers' endgame databases (for other games' agents, an error that says so).
+const EGDB: AgentOption = option(
+    "egdb",
+    "Endgame databases",
+    "a folder egdb build made, or none; exact values and perfect moves where few pieces are left",
+    &settings::EGDB,
+    None,
+    "the folder $CHECKERS_ZERO_EGDB, else ./egdb, when present",
+);
+
 const HASH: AgentOption = option(
     "hash",
     "Hash table (MB)",
@@ -388,6 +399,7 @@ pub static CHECKERS_ALPHABETA: AgentKind = AgentKind {
             "",
         ),
         HASH,
+        EGDB,
     ],
 };
 

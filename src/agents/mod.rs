@@ -13,6 +13,7 @@ pub mod search;
 pub mod settings;
 pub mod spec;
 
+use crate::endgame::{Exact, Oracle};
 use crate::games::{Checkers, Game, Rules};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -34,6 +35,10 @@ impl StopFlag {
 
     pub fn is_set(&self) -> bool {
         self.0.load(Ordering::Relaxed)
+    }
+
+    pub fn flag(&self) -> &AtomicBool {
+        &self.0
     }
 }
 
@@ -122,6 +127,44 @@ pub struct Analysis<G: Rules = Checkers> {
     pub summary: String,
     /// The line of play the agent expects, its chosen move first (may be empty).
     pub pv: Vec<G::Move>,
+}
+
+/// The oracle's move at the root of `game`, where it has one, as a decision whose analysis
+/// says why: agents with perfect endgames play it without searching. `value` puts the exact
+/// result on the agent's own scale.
+pub(crate) fn perfect_decision<G: Rules>(
+    oracle: Option<&Oracle<G>>,
+    game: &Game<G>,
+    limits: &Limits,
+    score_kind: ScoreKind,
+    value: impl Fn(Exact) -> f32,
+) -> Option<Decision<G>> {
+    let (pos, quiet) = (game.position(), game.quiet_plies());
+    let (mv, exact) = oracle?.perfect_move(pos, quiet, limits.stop.as_ref().map(StopFlag::flag))?;
+    let text = oracle?.describe(pos, quiet).unwrap_or_default();
+    Some(Decision {
+        mv,
+        analysis: Some(Analysis {
+            moves: vec![MoveScore {
+                mv,
+                score: value(exact),
+                prior: None,
+                upper_bound: false,
+            }],
+            score_kind,
+            value: value(exact),
+            summary: format!("{text} best {}", G::format_move(&mv)),
+            pv: vec![mv],
+        }),
+    })
+}
+
+/// Puts what the oracle knows of the root of `game` ("database: draw") before an analysis's
+/// summary.
+pub(crate) fn note_exact<G: Rules>(oracle: Option<&Oracle<G>>, game: &Game<G>, analysis: &mut Analysis<G>) {
+    if let Some(text) = oracle.and_then(|o| o.describe(game.position(), game.quiet_plies())) {
+        analysis.summary = format!("{text}; {}", analysis.summary);
+    }
 }
 
 /// A principal variation as move texts separated by spaces.

@@ -4,7 +4,11 @@
 use super::error::setting_error;
 use super::kinds;
 use super::settings;
-use super::{Agent, AgentError, AgentSource, Analysis, Decision, Limits, MoveScore, ScoreKind};
+use super::{
+    Agent, AgentError, AgentSource, Analysis, Decision, Limits, MoveScore, ScoreKind,
+    note_exact, perfect_decision,
+};
+use crate::endgame::{Exact, Oracle};
 use crate::games::{Checkers, Game, Rules};
 use crate::mcts::{
     NetEvaluator, NodeId, Puct, PuctConfig, ROOT, Tree, Uct, most_visited, pick_child,
@@ -71,7 +75,7 @@ fn decide<G: Rules>(
     priors: bool,
 ) -> Decision<G> {
     let mv = tree.pick_move(|t, at| match root_choice {
-        Some(c) if at == ROOT => c,
+        Some(c) if at == ROOT => t.keep_proven(ROOT, c),
         _ => most_visited(t, at),
     });
     let root = tree.root();
@@ -227,6 +231,8 @@ pub struct AzAgent<G: Rules = Checkers> {
     rng: StdRng,
     seed: u64,
     search: Option<Puct<G>>,
+    /// Perfect endgames: the root's perfect move where there is one, solved leaves below.
+    oracle: Option<Oracle<G>>,
 }
 
 impl<G: NetGame> AzAgent<G> {
@@ -294,6 +300,7 @@ impl<G: NetGame> AzAgent<G> {
             rng: StdRng::seed_from_u64(seed),
             seed,
             search: None,
+            oracle: None,
         }
     }
 }
@@ -362,14 +369,29 @@ impl<G: Rules> Agent<G> for AzAgent<G> {
 }
 
 impl<G: Rules> AzAgent<G> {
+    /// Perfect endgames to consult (none: the network judges every position).
+    pub fn set_oracle(&mut self, oracle: Option<Oracle<G>>) {
+        self.oracle = oracle;
+        self.search = None;
+    }
+
     /// [`Agent::select`], on whatever thread it is called.
     fn search_move(&mut self, game: &Game<G>, limits: &Limits) -> Decision<G> {
+        if let Some(d) =
+            perfect_decision(self.oracle.as_ref(), game, limits, ScoreKind::Value, Exact::unit)
+        {
+            return d;
+        }
         let search = match &mut self.search {
             Some(s) => {
                 s.follow(game);
                 s
             }
-            None => self.search.insert(Puct::new(self.puct, game)),
+            None => {
+                let mut s = Puct::new(self.puct, game);
+                s.set_oracle(self.oracle.clone());
+                self.search.insert(s)
+            }
         };
         let limits = limits.or(&Limits {
             movetime: self.movetime,
@@ -407,7 +429,11 @@ impl<G: Rules> AzAgent<G> {
             ),
             None => None,
         };
-        decide(search.tree(), root_choice, done, start.elapsed(), true)
+        let mut decision = decide(search.tree(), root_choice, done, start.elapsed(), true);
+        if let Some(analysis) = &mut decision.analysis {
+            note_exact(self.oracle.as_ref(), game, analysis);
+        }
+        decision
     }
 }
 

@@ -232,6 +232,9 @@ pub static GUMBEL_CONSTANT: Setting<f32> = at_least("a constant", 0.0);
 /// A model or checkpoint file.
 pub static MODEL: Setting<String> = Setting::new("a model file", Domain::Path);
 
+/// A checkers endgame database folder, or `none`.
+pub static EGDB: Setting<String> = Setting::new("a database folder or none", Domain::Path);
+
 /// Where a network computes.
 pub static DEVICE: Setting<DeviceChoice> =
     Setting::new("a device", Domain::Choice(DeviceChoice::NAMES));

@@ -12,6 +12,7 @@ use super::random::RandomAgent;
 use super::search::{AzAgent, AzConfig, MctsAgent};
 use super::settings::{self, Setting, SettingValue};
 use super::{Agent, Limits};
+use crate::endgame::{self, Oracle};
 use crate::games::{Checkers, Othello};
 use crate::mcts::{GumbelConfig, PuctConfig, Search, SearchKind};
 use crate::net::NetGame;
@@ -25,6 +26,9 @@ use std::time::Duration;
 pub trait AgentGame: NetGame {
     /// Its own kinds.
     const OWN_KINDS: &'static [&'static AgentKind];
+
+    /// The perfect endgames an agent with these options consults (`egdb` for checkers).
+    fn oracle(opts: &Options) -> Result<Option<Oracle<Self>>, AgentError>;
 
     /// Builds an agent of one of [`Self::OWN_KINDS`] from its options.
     fn build_own(kind: &str, opts: &Options, seed: u64)
@@ -49,6 +53,20 @@ impl AgentGame for Checkers {
         &kinds::PSO,
     ];
 
+    fn oracle(opts: &Options) -> Result<Option<Oracle<Self>>, AgentError> {
+        let dir = match opts.get("egdb", &settings::EGDB)? {
+            Some(d) if d.eq_ignore_ascii_case("none") => return Ok(None),
+            Some(d) => PathBuf::from(d),
+            None => match endgame::checkers::default_dir() {
+                Some(d) => d,
+                None => return Ok(None),
+            },
+        };
+        endgame::checkers::oracle(&dir)
+            .map(Some)
+            .map_err(|e| AgentError(format!("{} option egdb: {e}", opts.declaration().kind)))
+    }
+
     fn build_own(kind: &str, opts: &Options, seed: u64) -> Result<Box<dyn Agent>, AgentError> {
         Ok(match kind {
             "alphabeta" => {
@@ -57,7 +75,9 @@ impl AgentGame for Checkers {
                     hash_mb: opts.value("hash", &settings::HASH_MB)?,
                 };
                 let material = Material::new(opts.value("king", &settings::KING)?)?;
-                Box::new(AlphaBeta::new(config, seed, material)?)
+                let mut agent = AlphaBeta::new(config, seed, material)?;
+                agent.set_oracle(Self::oracle(opts)?);
+                Box::new(agent)
             }
             _ => {
                 let learner = match kind {
@@ -80,6 +100,16 @@ impl AgentGame for Checkers {
 
 impl AgentGame for Othello {
     const OWN_KINDS: &'static [&'static AgentKind] = &[&kinds::OTHELLO_ALPHABETA, &kinds::TD];
+
+    fn oracle(opts: &Options) -> Result<Option<Oracle<Self>>, AgentError> {
+        if opts.spec.get("egdb").is_some() {
+            return Err(AgentError(format!(
+                "{} option egdb: the endgame databases are checkers'",
+                opts.declaration().kind
+            )));
+        }
+        Ok(None)
+    }
 
     fn build_own(
         kind: &str,
@@ -157,7 +187,11 @@ impl AgentSpec {
                 opts.value("c", &settings::EXPLORATION)?,
                 seed,
             )?),
-            "az" => Box::new(AzAgent::<G>::new(AzConfig::from_options(&opts)?, seed)?),
+            "az" => {
+                let mut agent = AzAgent::<G>::new(AzConfig::from_options(&opts)?, seed)?;
+                agent.set_oracle(G::oracle(&opts)?);
+                Box::new(agent)
+            }
             own => G::build_own(own, &opts, seed)?,
         };
         Ok(agent)

@@ -267,7 +267,10 @@ mod tests {
                 games: Some(games),
                 openings: OpeningSet::Standard,
                 seed: 4,
-                game: GameConfig { max_plies },
+                game: GameConfig {
+                    max_plies,
+                    exact_endings: false,
+                },
                 progress: false,
             },
         }
@@ -364,7 +367,7 @@ mod tests {
                     games: None,
                     openings: OpeningSet::Standard,
                     seed: 1,
-                    game: GameConfig { max_plies: None },
+                    game: GameConfig::default(),
                     progress: false,
                 },
             };

@@ -2,13 +2,14 @@
 //! binary needs no outside file; for Othello every position after four plies, up to the
 //! board's symmetries.
 
+use crate::endgame::EndgameGame;
 use crate::games::checkers::Checkers;
 use crate::games::othello::Othello;
 use crate::games::{Game, Rules};
 use std::collections::HashSet;
 
 /// A game a match can be played in: where its games start.
-pub trait ArenaGame: Rules {
+pub trait ArenaGame: EndgameGame {
     /// The games a match starts from, each with a label: one per opening (the start
     /// position alone for [`OpeningSet::None`]).
     fn starting_games(set: OpeningSet) -> Vec<(String, Game<Self>)>;

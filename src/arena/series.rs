@@ -318,6 +318,7 @@ mod tests {
                 seed: 9,
                 game: GameConfig {
                     max_plies: Some(60),
+                    exact_endings: false,
                 },
                 progress: false,
             },

@@ -81,9 +81,26 @@ pub struct SeriesArgs {
     /// wins; othello: more discs).
     #[arg(long, value_parser = at_least_one::<usize>)]
     pub(super) max_plies: Option<usize>,
+    /// Checkers' endgame databases: games reaching a position they hold end with its exact
+    /// result, and agents that name none use them (a folder, or none; default: the folder
+    /// $CHECKERS_ZERO_EGDB, else ./egdb, when present).
+    #[arg(long)]
+    pub(super) egdb: Option<String>,
 }
 
 impl SeriesArgs {
+    /// Names the process's endgame databases as `--egdb` says, before any agent is built.
+    fn name_endgames(&self) -> Result<()> {
+        if let Some(egdb) = &self.egdb {
+            let dir = (!egdb.eq_ignore_ascii_case("none")).then(|| std::path::PathBuf::from(egdb));
+            if let Some(d) = &dir {
+                checkers_zero::endgame::egdb::Endgames::open(d)?;
+            }
+            checkers_zero::endgame::checkers::name_default_dir(dir);
+        }
+        Ok(())
+    }
+
     /// Runs `play` on the worker pool, prints its report and time, writes its PDN if asked.
     /// With `machine_output` stdout gets only the report; the time and notes go to stderr.
     fn run<R>(
@@ -129,6 +146,7 @@ impl SeriesArgs {
             seed: self.seed,
             game: GameConfig {
                 max_plies: self.max_plies,
+                exact_endings: true,
             },
             progress: true,
         }
@@ -136,6 +154,7 @@ impl SeriesArgs {
 }
 
 pub fn run_tournament(args: TournamentArgs) -> Result<()> {
+    args.series.name_endgames()?;
     for_game!(args.series.game, tournament_for(&args))
 }
 
@@ -157,6 +176,7 @@ fn tournament_for<G: AgentGame + ArenaGame>(args: &TournamentArgs) -> Result<()>
 }
 
 pub fn run_match(args: MatchArgs) -> Result<()> {
+    args.series.name_endgames()?;
     for_game!(args.series.game, match_for(&args))
 }
 
@@ -186,6 +206,7 @@ fn match_for<G: AgentGame + ArenaGame>(args: &MatchArgs) -> Result<()> {
 }
 
 pub fn run_gauntlet(args: GauntletArgs) -> Result<()> {
+    args.series.name_endgames()?;
     for_game!(args.series.game, gauntlet_for(&args))
 }
 

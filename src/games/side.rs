@@ -49,6 +49,8 @@ pub enum DrawReason {
     Adjudication,
     /// The players agreed to a draw (a draw offer accepted).
     Agreement,
+    /// Perfect endgames (checkers' databases) know the position is drawn.
+    Proven,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -62,6 +64,8 @@ pub enum WinReason {
     Adjudication,
     /// The loser resigned.
     Resignation,
+    /// Perfect endgames (checkers' databases) know the position is won.
+    Proven,
 }
 
 /// How a game ended, and why.
@@ -127,6 +131,12 @@ impl std::fmt::Display for Outcome {
                 write!(f, "draw on adjudication (level at the length cap)")
             }
             Outcome::Draw(DrawReason::Agreement) => write!(f, "draw by agreement"),
+            Outcome::Win(c, WinReason::Proven) => {
+                write!(f, "{c} wins: the endgame databases prove it")
+            }
+            Outcome::Draw(DrawReason::Proven) => {
+                write!(f, "draw: the endgame databases prove it")
+            }
         }
     }
 }

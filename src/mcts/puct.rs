@@ -116,8 +116,10 @@ impl PlayoutCap {
 /// The most visited child of `parent` (an expanded node), the higher prior among equals.
 pub fn most_visited<G: Rules>(tree: &Tree<G>, parent: NodeId) -> NodeId {
     // A prior is at most 1, so half of it only breaks ties between equal counts.
-    tree.best_child(parent, |_, c, _| c.visits as f32 + c.prior * 0.5)
-        .expect("an expanded node has children")
+    let chosen = tree
+        .best_child(parent, |_, c, _| c.visits as f32 + c.prior * 0.5)
+        .expect("an expanded node has children");
+    tree.keep_proven(parent, chosen)
 }
 
 /// A child of `parent` by visit count: the most visited (then highest prior) at temperature 0,
@@ -149,13 +151,15 @@ pub fn pick_child<G: Rules>(
         return most_visited(tree, parent);
     }
     let mut x = rng.random::<f64>() * total;
+    let mut chosen = *kids.last().expect("an expanded node has children");
     for (&c, w) in kids.iter().zip(&weights) {
         x -= w;
         if x < 0.0 {
-            return c;
+            chosen = c;
+            break;
         }
     }
-    *kids.last().expect("an expanded node has children")
+    tree.keep_proven(parent, chosen)
 }
 
 /// Leaves gathered for one evaluator call ([`Puct::gather`]).
@@ -196,6 +200,11 @@ impl<G: Rules> Puct<G> {
 
     pub fn tree(&self) -> &Tree<G> {
         &self.tree
+    }
+
+    /// Perfect endgames for the tree's leaves (see [`Tree::set_oracle`]).
+    pub fn set_oracle(&mut self, oracle: Option<crate::endgame::Oracle<G>>) {
+        self.tree.set_oracle(oracle);
     }
 
     /// Moves on to the current position of `game`, keeping what was searched below it if

@@ -8,6 +8,7 @@
 //! positions before the root.
 
 use super::evaluator::EvalInput;
+use crate::endgame::Oracle;
 use crate::games::{Checkers, Game, Rules};
 
 pub type NodeId = u32;
@@ -106,6 +107,8 @@ pub struct Tree<G: Rules = Checkers> {
     context: Vec<(u64, G::Position)>,
     /// Moves played in the game before the root's turn.
     game_ply: usize,
+    /// Perfect endgames: positions it knows are solved leaves whose values are proven.
+    oracle: Option<Oracle<G>>,
 }
 
 impl<G: Rules> Tree<G> {
@@ -133,6 +136,7 @@ impl<G: Rules> Tree<G> {
             nodes: vec![root],
             context,
             game_ply: game.ply(),
+            oracle: None,
         }
     }
 
@@ -149,8 +153,16 @@ impl<G: Rules> Tree<G> {
                 .collect();
             self.advance(&actions);
         } else {
+            let oracle = self.oracle.take();
             *self = Tree::new(game);
+            self.oracle = oracle;
         }
+    }
+
+    /// Perfect endgames to consult below the root (the root itself is searched: an agent
+    /// asks the oracle for its move before searching).
+    pub fn set_oracle(&mut self, oracle: Option<Oracle<G>>) {
+        self.oracle = oracle;
     }
 
     pub fn node(&self, id: NodeId) -> &Node<G> {
@@ -261,11 +273,101 @@ impl<G: Rules> Tree<G> {
                 || G::QUIET_DRAW_PLIES.is_some_and(|n| node.quiet >= n))
         {
             Some(0.0)
+        } else if let Some(oracle) = &self.oracle
+            && id != ROOT
+            && let Some(pos) = G::position(&node.state)
+        {
+            oracle.exact(&pos, node.quiet).map(|e| e.unit())
         } else {
             None
         };
         self.nodes[id as usize].terminal = value;
+        if value.is_some() && self.oracle.is_some() {
+            self.prove_ancestors(id);
+        }
         value
+    }
+
+    /// The child of `parent` a proof decides on, where one does: a proven win for the side
+    /// choosing, else, when every child is proven, the best of them. Otherwise the children
+    /// proven worse than the best proven one are `excluded` (they would throw its value
+    /// away).
+    pub fn proven_choice(&self, parent: NodeId, excluded: &mut Vec<NodeId>) -> Option<NodeId> {
+        excluded.clear();
+        let p = self.node(parent);
+        let proofs: Vec<(NodeId, Option<f32>)> = self
+            .children(parent)
+            .map(|c| (c, self.proven_for_parent(p, self.node(c))))
+            .collect();
+        let best = proofs.iter().filter_map(|&(c, v)| Some((c, v?))).fold(
+            None,
+            |acc: Option<(NodeId, f32)>, (c, v)| match acc {
+                Some((_, b)) if b >= v => acc,
+                _ => Some((c, v)),
+            },
+        )?;
+        if best.1 >= 1.0 || proofs.iter().all(|(_, v)| v.is_some()) {
+            return Some(best.0);
+        }
+        excluded.extend(
+            proofs
+                .iter()
+                .filter(|(_, v)| v.is_some_and(|v| v < best.1))
+                .map(|&(c, _)| c),
+        );
+        None
+    }
+
+    /// `chosen` (a child of `parent`), unless a proof overrules it: the proof's choice, or,
+    /// where `chosen` is proven worse than another child, the most visited of the others.
+    pub fn keep_proven(&self, parent: NodeId, chosen: NodeId) -> NodeId {
+        let mut excluded = Vec::new();
+        if let Some(c) = self.proven_choice(parent, &mut excluded) {
+            return c;
+        }
+        if !excluded.contains(&chosen) {
+            return chosen;
+        }
+        self.children(parent)
+            .filter(|c| !excluded.contains(c))
+            .max_by_key(|&c| self.node(c).visits)
+            .unwrap_or(chosen)
+    }
+
+    /// The exact value of `child` for the side choosing it at `parent`, where proven.
+    pub fn proven_for_parent(&self, parent: &Node<G>, child: &Node<G>) -> Option<f32> {
+        child.terminal.map(|v| v * Self::parent_sign(parent, child))
+    }
+
+    /// The MCTS-solver's rule, from a newly proven node upwards: a node is won when a child
+    /// is won for it, and proven (at its best child's value) when every child is. A proven
+    /// node is a terminal: searches stop there and back its exact value up. The root is
+    /// never proven: its choice reads its children's proofs ([`Tree::proven_choice`]).
+    fn prove_ancestors(&mut self, mut id: NodeId) {
+        loop {
+            let parent = self.node(id).parent;
+            // The root stays searchable; its choice reads its children's proofs.
+            if parent == ROOT || parent == NONE {
+                return;
+            }
+            let p = self.node(parent);
+            if p.terminal.is_some() || !p.is_expanded() {
+                return;
+            }
+            let mut best = f32::NEG_INFINITY;
+            let mut all = true;
+            for c in self.children(parent) {
+                match self.proven_for_parent(p, self.node(c)) {
+                    Some(v) => best = best.max(v),
+                    None => all = false,
+                }
+            }
+            if !(best >= 1.0 || all) {
+                return;
+            }
+            self.nodes[parent as usize].terminal = Some(best);
+            id = parent;
+        }
     }
 
     /// Earlier turn-start positions before `id`, most recent first: tree ancestors, then the
@@ -393,6 +495,9 @@ impl<G: Rules> Tree<G> {
         let mut root = old[id as usize].clone();
         root.parent = NONE;
         root.prior = 1.0;
+        // A root is searched, never a leaf: what made it terminal (a proof, the oracle) is
+        // asked again, as a root, by `status`.
+        root.terminal = None;
         self.nodes.push(root);
         let mut i = 0;
         while i < self.nodes.len() {

@@ -2,6 +2,7 @@
 //! on, so a player of the file feeds it the same planes. The common checkpoint format
 //! ([`Checkpoint`]) with [`AzModel`] as its architecture record.
 
+use crate::endgame::EndgameGame;
 use crate::games::{Checkers, Othello, Rules};
 use crate::nn::{Architecture, Checkpoint, CheckpointError, Optimizer, PolicyHead, PolicyValueNet};
 use crate::tensor::Device;
@@ -10,7 +11,7 @@ use std::path::Path;
 
 /// A game an AlphaZero network can play: how its policy is read off the network, and the
 /// kind its model files declare (a checkers model read as Othello's is refused by name).
-pub trait NetGame: Rules {
+pub trait NetGame: EndgameGame {
     const HEAD: PolicyHead;
     /// The kind of its model files ([`ModelFile`]: the network and its lineage).
     const MODEL_KIND: &'static str;

@@ -8,6 +8,7 @@
 //! full searches (with root noise and forced playouts) become samples.
 
 use super::replay::Sample;
+use crate::endgame::{EndgameGame, Oracle};
 use crate::games::{Checkers, Game, Rules};
 use crate::mcts::{
     Evaluator, Leaves, MaterialEvaluator, PlayoutCap, Puct, PuctConfig, ROOT, Temperature,
@@ -30,6 +31,10 @@ pub struct SelfPlayConfig {
     pub max_plies: usize,
     /// Games each worker keeps going at once.
     pub concurrent_games: usize,
+    /// End games at positions the game's perfect endgames know (checkers' default
+    /// databases, when present) with their exact result, and let the search treat such
+    /// positions as solved.
+    pub exact_endings: bool,
 }
 
 /// A finished self-play game and its training samples (results filled in).
@@ -59,14 +64,19 @@ struct Slot<G: Rules> {
     full: bool,
     samples: Vec<Sample<G>>,
     simulations: u64,
+    oracle: Option<Oracle<G>>,
 }
 
-impl<G: Rules> Slot<G> {
+impl<G: EndgameGame> Slot<G> {
     fn new(index: u64, seed: u64, config: &SelfPlayConfig) -> Self {
         let game = Game::at_start();
+        let oracle = config.exact_endings.then(G::default_oracle).flatten();
+        let mut search = Puct::new(config.puct, &game);
+        search.set_oracle(oracle.clone());
         Slot {
             index,
-            search: Puct::new(config.puct, &game),
+            search,
+            oracle,
             game,
             rng: StdRng::seed_from_u64(derive_seed(seed, index, 0)),
             turn: Vec::new(),
@@ -85,6 +95,12 @@ impl<G: Rules> Slot<G> {
         loop {
             if self.turn.is_empty() {
                 if self.game.outcome().is_some() {
+                    return false;
+                }
+                if let Some(proven) =
+                    (self.oracle.as_ref()).and_then(|o| G::proven_outcome(o, &self.game))
+                {
+                    self.game.impose(proven);
                     return false;
                 }
                 if self.game.ply() >= config.max_plies {
@@ -130,10 +146,10 @@ impl<G: Rules> Slot<G> {
             });
         }
         // Gumbel's noise already made its choice a sample; PUCT samples by visits.
-        let child = self.search.gumbel_choice().unwrap_or_else(|| {
-            let t = config.temperature.at(self.game.ply());
-            pick_child(tree, ROOT, t, &mut self.rng)
-        });
+        let child = match self.search.gumbel_choice() {
+            Some(c) => tree.keep_proven(ROOT, c),
+            None => pick_child(tree, ROOT, config.temperature.at(self.game.ply()), &mut self.rng),
+        };
         let action = tree.node(child).action;
         self.play(action);
     }
@@ -170,7 +186,7 @@ impl<G: Rules> Slot<G> {
 /// Plays games until `next` (shared by all workers) reaches `total`, up to
 /// `config.concurrent_games` at once, handing each finished game to `done`. Game `i` draws
 /// its randomness from `seed` and `i` alone.
-pub fn play_games<G: Rules>(
+pub fn play_games<G: EndgameGame>(
     config: &SelfPlayConfig,
     eval: &mut dyn Evaluator<G>,
     next: &AtomicU64,
@@ -255,6 +271,7 @@ mod tests {
             },
             max_plies: 60,
             concurrent_games: 3,
+            exact_endings: false,
         }
     }
 
@@ -322,6 +339,7 @@ mod tests {
         let mut one_at_a_time = Vec::new();
         let c = SelfPlayConfig {
             concurrent_games: 1,
+            exact_endings: false,
             ..config()
         };
         play_games(&c, &mut MaterialEvaluator::default(), &again, 5, 7, |g| {

@@ -14,6 +14,7 @@ pub use games::{SelfPlayConfig, SelfPlayGame, material_games, play_games};
 pub use inference::{InferenceClient, InferenceService, InferenceStats, inference_service};
 pub use replay::{ReplayBuffer, Sample, ValueTarget};
 
+use crate::endgame::EndgameGame;
 use crate::games::{Checkers, Rules};
 use crate::mcts::Evaluator;
 use indicatif::ProgressBar;
@@ -54,7 +55,7 @@ impl<G: Rules> SelfPlayReport<G> {
 
 /// Plays `run.games` games with `eval` (run on this thread, behind the inference service)
 /// answering the leaves of `run.workers` worker threads; `bar` counts finished games.
-pub fn self_play<G: Rules>(
+pub fn self_play<G: EndgameGame>(
     eval: &mut dyn Evaluator<G>,
     config: &SelfPlayConfig,
     run: &SelfPlayRun,
@@ -83,7 +84,7 @@ pub fn self_play<G: Rules>(
 /// an actor sends it on at once and a kill loses only the games still being played. When
 /// `done` answers `false`, no more games start; those under way are finished and handed over.
 /// `run.games` must stay below 2^63 (the game counter passes it when stopped).
-pub fn self_play_each<G: Rules>(
+pub fn self_play_each<G: EndgameGame>(
     eval: &mut dyn Evaluator<G>,
     config: &SelfPlayConfig,
     run: &SelfPlayRun,

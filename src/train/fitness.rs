@@ -57,7 +57,9 @@ pub struct Points {
 /// The winner of a fitness game: a game stopped by the length cap counts as a draw.
 pub fn winner(game: &Game) -> Option<Color> {
     match game.outcome() {
-        Some(Outcome::Win(c, WinReason::NoMoves | WinReason::Resignation)) => Some(c),
+        Some(Outcome::Win(c, WinReason::NoMoves | WinReason::Resignation | WinReason::Proven)) => {
+            Some(c)
+        }
         _ => None,
     }
 }
@@ -81,6 +83,7 @@ pub fn play(
             let mut white = players[p.white].agent(arena.depth, derive_seed(s, 2, 0));
             let config = GameConfig {
                 max_plies: Some(arena.max_plies),
+                exact_endings: false,
             };
             winner(&play_game(&mut black, &mut white, start, config))
         })

@@ -404,6 +404,7 @@ fn a_network_in_memory_plays_as_its_file_does() {
                 seed: 9,
                 game: GameConfig {
                     max_plies: Some(60),
+                    exact_endings: false,
                 },
                 progress: false,
             },

@@ -198,6 +198,7 @@ fn length_cap_adjudicates_only_when_asked() {
         Game::new(),
         GameConfig {
             max_plies: Some(12),
+            exact_endings: false,
         },
     );
     assert_eq!(capped.ply(), 12);

@@ -172,6 +172,7 @@ fn td_agent_plays<G: AgentGame + ArenaGame>(model: &Path) {
             .unwrap();
         let config = GameConfig {
             max_plies: Some(120),
+            exact_endings: false,
         };
         let game = play_game(td.as_mut(), random.as_mut(), Game::<G>::at_start(), config);
         assert!(game.outcome().is_some());

@@ -152,6 +152,10 @@ train_config! {
     temperature_decay: bool = false, false;
     /// Self-play games reaching this many plies are adjudicated (pieces, then kings).
     max_plies: u32 = 160u32, 200u32;
+    /// End self-play games at positions the endgame databases hold, with their exact
+    /// result, and search such positions as solved (checkers, with the folder
+    /// $CHECKERS_ZERO_EGDB or ./egdb when present).
+    exact_endings: bool = true, true;
     /// Replay window in iterations.
     replay_window: u32 = 3u32, 4u32;
     /// Replay cap in positions (0: no cap; the newest iteration is always kept).
@@ -393,6 +397,7 @@ impl TrainConfig {
             },
             max_plies: self.max_plies as usize,
             concurrent_games: self.games_per_thread as usize,
+            exact_endings: self.exact_endings,
         }
     }
 }

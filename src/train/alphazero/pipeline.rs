@@ -692,6 +692,7 @@ impl<G: AzGame> Pipeline<G> {
                 seed: derive_seed(c.seed, it as u64, 3),
                 game: GameConfig {
                     max_plies: Some(c.max_plies as usize),
+                    exact_endings: true,
                 },
                 progress: self.match_bars(),
             },
