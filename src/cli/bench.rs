@@ -3,7 +3,7 @@
 use super::bench_runs;
 use super::{at_least_one, for_game, list, named, needs, open_device, positive, thread_pool};
 use anyhow::{Context, Result, bail};
-use checkers_zero::games::GameName;
+use checkers_zero::games::{GameName, Othello};
 use checkers_zero::nn::NetPreset;
 use checkers_zero::tensor::{Device, DeviceChoice};
 use std::path::PathBuf;
@@ -63,6 +63,30 @@ pub enum BenchCommand {
         /// Seconds each kernel runs.
         #[arg(long, default_value_t = 2.0)]
         seconds: f64,
+    },
+    /// The exact endgame solver: one JSON line per position (empties, score, nodes,
+    /// seconds, nodes per second), then the median and the maximum seconds.
+    Endgame {
+        /// The game (only Othello has a solver).
+        #[arg(long, value_parser = super::named::<GameName>(), default_value_t = GameName::Othello)]
+        game: GameName,
+        /// Empty squares left in each position.
+        #[arg(long, default_value_t = 16, value_parser = at_least_one::<u32>)]
+        empties: u32,
+        /// Positions to solve.
+        #[arg(long, default_value_t = 20, value_parser = at_least_one::<usize>)]
+        positions: usize,
+        /// Seed of the playouts that make the positions.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// How the playouts choose moves after 6 random plies: `random`, or an agent spec
+        /// whose moves make positions like real games' (random playouts give endgames
+        /// that are easier to solve).
+        #[arg(long, default_value = "alphabeta:depth=3")]
+        play: String,
+        /// Solve only win, loss or draw (one null window) instead of the exact score.
+        #[arg(long)]
+        wld: bool,
     },
     /// The learner's intake through Redis: records pushed per second by producers, and
     /// taken in (checked, written and synced, acknowledged) per second by the learner.
@@ -178,6 +202,27 @@ pub fn run(command: BenchCommand) -> Result<()> {
                     println!("{line}");
                 }
             }
+            Ok(())
+        }
+        BenchCommand::Endgame {
+            game,
+            empties,
+            positions,
+            seed,
+            play,
+            wld,
+        } => {
+            if game != GameName::Othello {
+                bail!("--game {}: only Othello has an endgame solver", game.name());
+            }
+            if empties > 60 {
+                bail!("--empties {empties}: Othello has 60 empty squares at the start");
+            }
+            let player = match play.as_str() {
+                "random" => None,
+                spec => Some(super::parse_spec::<Othello>(spec).context("--play")?),
+            };
+            bench_runs::othello_endgame(empties, positions, seed, player.as_ref(), wld)?;
             Ok(())
         }
         BenchCommand::Ingest {

@@ -1,8 +1,9 @@
 //! Benchmarks printing one JSON object per measurement. `nn` uses the keys and the timing
 //! method of bench/pytorch_reference.py, so one run can set us beside PyTorch.
 
+use checkers_zero::agents::{Agent, AgentSpec, Limits};
 use checkers_zero::games::checkers::{Position, perft};
-use checkers_zero::games::{GameName, othello};
+use checkers_zero::games::{Game, GameName, Othello, othello};
 use checkers_zero::mcts::NetEvaluator;
 use checkers_zero::nn::{
     Architecture, Ctx, Module, NetPreset, Optimizer, PolicyValueNet, alphazero_loss,
@@ -12,6 +13,7 @@ use checkers_zero::tensor::{Device, Tensor, Var};
 use checkers_zero::train::alphazero::{AzGame, TrainConfig};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
+use rand::seq::IndexedRandom;
 use serde_json::json;
 use std::time::Instant;
 
@@ -53,6 +55,82 @@ pub fn perft(game: GameName, depth: u32, threads: usize, repeat: usize, unique: 
             "unique": unique, "threads": threads, "stat": "median", "runs": runs.len(),
             "nodes": nodes, "seconds": secs, "nodes_per_s": nodes as f64 / secs})
     );
+}
+
+/// `bench endgame`: `count` Othello positions with `empties` empty squares made by seeded
+/// playouts from the start (6 random plies, then `player`'s moves, or random ones without
+/// it), each solved once (exactly, or win/loss/draw with `wld`) on this thread; one line per
+/// position, then a summary.
+pub fn othello_endgame(
+    empties: u32,
+    count: usize,
+    seed: u64,
+    player: Option<&AgentSpec>,
+    wld: bool,
+) -> anyhow::Result<()> {
+    use checkers_zero::endgame::othello::{solve, solve_wld};
+    let play = player.map_or("random".to_string(), |spec| spec.to_string());
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut agent = player.map(|spec| spec.build::<Othello>(seed)).transpose()?;
+    let mut seconds = Vec::new();
+    let mut total_nodes = 0;
+    for index in 0..count {
+        let pos = loop {
+            if let Some(pos) = othello_playout(&mut rng, empties, agent.as_deref_mut()) {
+                break pos;
+            }
+        };
+        let t = Instant::now();
+        let solved = if wld {
+            solve_wld(&pos, None)
+        } else {
+            solve(&pos, None)
+        };
+        let secs = t.elapsed().as_secs_f64();
+        let solved = solved.expect("no stop flag");
+        seconds.push(secs);
+        total_nodes += solved.nodes;
+        let line = json!({"bench": "endgame", "game": "othello", "play": play, "wld": wld,
+            "index": index, "position": othello::to_text(&pos), "empties": empties,
+            "score": solved.score, "best": solved.best.map(othello::move_to_text),
+            "nodes": solved.nodes, "seconds": secs, "nodes_per_s": solved.nodes as f64 / secs});
+        println!("{line}");
+    }
+    let total: f64 = seconds.iter().sum();
+    seconds.sort_by(f64::total_cmp);
+    println!(
+        "{}",
+        json!({"bench": "endgame", "game": "othello", "play": play, "wld": wld,
+            "stat": "summary", "positions": count, "empties": empties, "seed": seed,
+            "median_seconds": seconds[seconds.len() / 2], "max_seconds": seconds[seconds.len() - 1],
+            "nodes_per_s": total_nodes as f64 / total})
+    );
+    Ok(())
+}
+
+/// A playout from Othello's start to `empties` empty squares with the game still going, or
+/// `None` when it ended first: 6 random plies (so the games differ), then `agent`'s moves,
+/// or random ones without an agent.
+fn othello_playout(
+    rng: &mut StdRng,
+    empties: u32,
+    mut agent: Option<&mut (dyn Agent<Othello> + 'static)>,
+) -> Option<othello::Position> {
+    let mut game = Game::<Othello>::at_start();
+    if let Some(agent) = agent.as_deref_mut() {
+        agent.new_game();
+    }
+    while game.position().empty().count_ones() > empties {
+        let moves = game.legal_moves();
+        let &random = moves.choose(rng)?;
+        let mv = match agent.as_deref_mut() {
+            Some(agent) if game.ply() >= 6 => agent.select(&game, &Limits::default()).mv,
+            _ => random,
+        };
+        game.play(mv);
+    }
+    let pos = *game.position();
+    (!pos.is_terminal()).then_some(pos)
 }
 
 /// What `bench nn` measures.
