@@ -16,8 +16,8 @@ use super::error::setting_error;
 use super::kinds::AgentKind;
 use super::settings::{self, MAX_DEPTH};
 use super::{
-    Agent, AgentError, Analysis, Decision, Limits, MoveScore, ScoreKind, StopFlag,
-    note_exact, perfect_decision, pv_text,
+    Agent, AgentError, Analysis, Decision, Limits, MoveScore, ScoreKind, StopFlag, note_exact,
+    perfect_decision, pv_text,
 };
 use crate::endgame::{Exact, Oracle, Value};
 use crate::games::{Game, Outcome, Rules};
@@ -667,7 +667,8 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
     /// [`Agent::select`] for any evaluator.
     pub fn decide(&mut self, game: &Game<G>, limits: &Limits) -> Decision<G> {
         let proven = |e: Exact| score_in_men(e.unit() as i32 * (PROVEN_WIN - e.distance as i32));
-        if let Some(d) = perfect_decision(self.oracle.as_ref(), game, limits, ScoreKind::Value, proven)
+        if let Some(d) =
+            perfect_decision(self.oracle.as_ref(), game, limits, ScoreKind::Value, proven)
         {
             return d;
         }

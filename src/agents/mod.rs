@@ -161,7 +161,11 @@ pub(crate) fn perfect_decision<G: Rules>(
 
 /// Puts what the oracle knows of the root of `game` ("database: draw") before an analysis's
 /// summary.
-pub(crate) fn note_exact<G: Rules>(oracle: Option<&Oracle<G>>, game: &Game<G>, analysis: &mut Analysis<G>) {
+pub(crate) fn note_exact<G: Rules>(
+    oracle: Option<&Oracle<G>>,
+    game: &Game<G>,
+    analysis: &mut Analysis<G>,
+) {
     if let Some(text) = oracle.and_then(|o| o.describe(game.position(), game.quiet_plies())) {
         analysis.summary = format!("{text}; {}", analysis.summary);
     }

@@ -5,8 +5,8 @@ use super::error::setting_error;
 use super::kinds;
 use super::settings;
 use super::{
-    Agent, AgentError, AgentSource, Analysis, Decision, Limits, MoveScore, ScoreKind,
-    note_exact, perfect_decision,
+    Agent, AgentError, AgentSource, Analysis, Decision, Limits, MoveScore, ScoreKind, note_exact,
+    perfect_decision,
 };
 use crate::endgame::{Exact, Oracle};
 use crate::games::{Checkers, Game, Rules};
@@ -377,9 +377,13 @@ impl<G: Rules> AzAgent<G> {
 
     /// [`Agent::select`], on whatever thread it is called.
     fn search_move(&mut self, game: &Game<G>, limits: &Limits) -> Decision<G> {
-        if let Some(d) =
-            perfect_decision(self.oracle.as_ref(), game, limits, ScoreKind::Value, Exact::unit)
-        {
+        if let Some(d) = perfect_decision(
+            self.oracle.as_ref(),
+            game,
+            limits,
+            ScoreKind::Value,
+            Exact::unit,
+        ) {
             return d;
         }
         let search = match &mut self.search {

@@ -108,7 +108,7 @@ impl AgentGame for Othello {
                 opts.declaration().kind
             )));
         }
-        Ok(None)
+        Ok(Some(std::sync::Arc::new(endgame::othello::Endgame)))
     }
 
     fn build_own(
@@ -131,7 +131,9 @@ impl AgentGame for Othello {
             limits: opts.limits()?,
             hash_mb: opts.value("hash", &settings::HASH_MB)?,
         };
-        Ok(Box::new(AlphaBeta::new(config, seed, OthelloEval)?))
+        let mut agent = AlphaBeta::new(config, seed, OthelloEval)?;
+        agent.set_oracle(Self::oracle(opts)?);
+        Ok(Box::new(agent))
     }
 }
 

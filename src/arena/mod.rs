@@ -1,5 +1,5 @@
 //! Games between agents: the driver, ballot openings, matches, gauntlets, tournaments,
-//! statistics, Elo.
+//! statistics, Elo; and the endgame quiz (moves judged by the databases).
 
 pub mod driver;
 pub mod elo;
@@ -7,6 +7,7 @@ pub mod gauntlet;
 pub mod journal;
 pub mod openings;
 mod progress;
+pub mod quiz;
 pub mod series;
 pub mod stats;
 pub mod tournament;

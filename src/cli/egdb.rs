@@ -2,7 +2,9 @@
 
 use super::thread_pool;
 use anyhow::{Result, bail};
+use checkers_zero::agents::{AgentGame, AgentSpec};
 use checkers_zero::endgame::egdb::{self, BuildOptions, Endgames, SliceReport};
+use checkers_zero::games::Checkers;
 use checkers_zero::games::checkers::{parse_fen, to_fen};
 use rand::SeedableRng;
 use std::io::IsTerminal;
@@ -46,6 +48,27 @@ pub enum EgdbCommand {
         /// Up to this many pieces.
         #[arg(long, default_value_t = 6)]
         pieces: u32,
+    },
+    /// An agent's accuracy: its moves in random database positions that test it (a choice,
+    /// and a move that changes the value), judged by the databases. Agents with an egdb
+    /// option play without databases unless the spec names a folder.
+    Quiz {
+        /// The agent spec, e.g. alphabeta:depth=8 or az:searches=200.
+        agent: String,
+        /// The database folder that judges.
+        #[arg(long)]
+        egdb: PathBuf,
+        /// Piece counts: one (5) or a range (4..6).
+        #[arg(long, default_value = "4..5")]
+        pieces: String,
+        /// Positions per piece count.
+        #[arg(long, default_value_t = 2000, value_parser = super::at_least_one::<usize>)]
+        positions: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
     },
     /// Probe speed: random positions of each piece count, probed one after another.
     Speed {
@@ -105,6 +128,14 @@ pub fn run(command: EgdbCommand) -> Result<()> {
             Ok(())
         }
         EgdbCommand::Speed { dir, probes, seed } => speed(dir, probes, seed),
+        EgdbCommand::Quiz {
+            agent,
+            egdb,
+            pieces,
+            positions,
+            seed,
+            threads,
+        } => quiz(&agent, &egdb, &pieces, positions, seed, threads),
     }
 }
 
@@ -193,4 +224,97 @@ fn speed(dir: PathBuf, probes: u64, seed: u64) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// `4..6` or `5`, within what the folder holds.
+fn piece_range(text: &str, most: u32) -> Result<std::ops::RangeInclusive<u32>> {
+    let number = |t: &str| {
+        t.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (2..=most).contains(n))
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "--pieces {:?}: expected a piece count 2 to {most} (what the databases hold) \
+                     or a range like 4..{most}",
+                    text
+                )
+            })
+    };
+    Ok(match text.split_once("..") {
+        Some((a, b)) => {
+            let (a, b) = (number(a)?, number(b)?);
+            if a > b {
+                bail!("--pieces {text}: the range runs backwards");
+            }
+            a..=b
+        }
+        None => {
+            let n = number(text)?;
+            n..=n
+        }
+    })
+}
+
+fn quiz(
+    agent: &str,
+    dir: &std::path::Path,
+    pieces: &str,
+    positions: usize,
+    seed: u64,
+    threads: Option<usize>,
+) -> Result<()> {
+    let mut spec: AgentSpec = agent.parse()?;
+    if Checkers::kind(&spec.kind).is_some_and(|k| k.option("egdb").is_some())
+        && spec.get("egdb").is_none()
+    {
+        spec.set("egdb", "none");
+    }
+    let db = Endgames::open(dir)?;
+    let range = piece_range(pieces, db.pieces())?;
+    let pool = thread_pool(threads)?;
+    let total = positions as u64 * (range.end() - range.start() + 1) as u64;
+    let bar =
+        checkers_zero::progress::progress(total, 0, "positions", std::io::stderr().is_terminal());
+    let start = Instant::now();
+    let rows = pool.install(|| {
+        checkers_zero::arena::quiz::quiz(&spec, &db, range, positions, seed, &|| bar.inc(1))
+    })?;
+    bar.finish_and_clear();
+    println!("{spec}: moves judged by the databases in {}", dir.display());
+    println!("pieces  positions  kept              threw a win       lost a draw");
+    for r in &rows {
+        let cell = |n: u64| {
+            let (p, half) = wilson(n, r.positions);
+            format!("{:5.1}% +-{:4.1}", 100.0 * p, 100.0 * half)
+        };
+        println!(
+            "{:<7} {:<10} {:<17} {:<17} {}",
+            r.pieces,
+            r.positions,
+            cell(r.kept),
+            cell(r.threw_win),
+            cell(r.lost_draw)
+        );
+    }
+    for r in &rows {
+        println!(
+            "{}",
+            serde_json::json!({"agent": spec.to_string(), "pieces": r.pieces, "positions": r.positions,
+                "kept": r.kept, "threw_win": r.threw_win, "lost_draw": r.lost_draw,
+                "seconds": start.elapsed().as_secs_f64()})
+        );
+    }
+    Ok(())
+}
+
+/// A share and the half-width of its 95% Wilson interval (about the interval's centre,
+/// which lies near the share).
+fn wilson(k: u64, n: u64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 0.0);
+    }
+    let (n, p, z) = (n as f64, k as f64 / n as f64, 1.96f64);
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / (1.0 + z * z / n);
+    (p, half)
 }

@@ -41,7 +41,10 @@ pub fn default_dir() -> Option<PathBuf> {
 pub fn shared(dir: &Path) -> Result<Arc<Endgames>, super::egdb::EgdbError> {
     static OPEN: OnceLock<Mutex<HashMap<PathBuf, Arc<Endgames>>>> = OnceLock::new();
     let key = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    let mut open = OPEN.get_or_init(Default::default).lock().expect("egdb lock");
+    let mut open = OPEN
+        .get_or_init(Default::default)
+        .lock()
+        .expect("egdb lock");
     if let Some(db) = open.get(&key) {
         return Ok(db.clone());
     }

@@ -4,6 +4,7 @@
 
 pub mod checkers;
 pub mod egdb;
+pub mod othello;
 
 pub use egdb::Value;
 

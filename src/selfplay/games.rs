@@ -148,7 +148,12 @@ impl<G: EndgameGame> Slot<G> {
         // Gumbel's noise already made its choice a sample; PUCT samples by visits.
         let child = match self.search.gumbel_choice() {
             Some(c) => tree.keep_proven(ROOT, c),
-            None => pick_child(tree, ROOT, config.temperature.at(self.game.ply()), &mut self.rng),
+            None => pick_child(
+                tree,
+                ROOT,
+                config.temperature.at(self.game.ply()),
+                &mut self.rng,
+            ),
         };
         let action = tree.node(child).action;
         self.play(action);
