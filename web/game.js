@@ -343,7 +343,8 @@ export class GameSession {
     if (this.view) return this.viewStatusText();
     if (state.result) return resultText(state.result);
     const note = this.hooks.statusNote?.(state);
-    return `${capitalise(state.turn)} to move${note ? ` · ${note}` : ""}`;
+    const database = state.database ? ` · ${state.database}` : "";
+    return `${capitalise(state.turn)} to move${note ? ` · ${note}` : ""}${database}`;
   }
 
   /** A past position: whose move it was there, and the game's result if it has one. */

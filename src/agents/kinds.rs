@@ -367,7 +367,7 @@ const EGDB: AgentOption = option(
     "a folder egdb build made, or none; exact values and perfect moves where few pieces are left",
     &settings::EGDB,
     None,
-    "the folder $CHECKERS_ZERO_EGDB, else ./egdb, when present",
+    "the folder $CHECKERS_ZERO_EGDB, else ~/.local/share/checkers-zero/egdb, when present",
 );
 
 const HASH: AgentOption = option(

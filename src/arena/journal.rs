@@ -17,13 +17,16 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Mutex;
 
-/// One finished game: its moves after the opening, and the result where a length cap
-/// imposed it (the rules give every other result again when the moves are replayed).
+/// One finished game: its moves after the opening, and the result where a length cap or
+/// the endgame databases imposed it (the rules give every other result again when the moves are replayed).
 #[derive(Serialize, Deserialize)]
 struct Entry {
     round: usize,
     moves: Vec<String>,
     adjudicated: Option<String>,
+    /// The result was the endgame databases' (`adjudicated` holds it), not a length cap's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    proven: bool,
 }
 
 /// What identifies the match a journal belongs to.
@@ -41,10 +44,14 @@ fn header<G: ArenaGame>(config: &MatchConfig<G>, first: &str, second: &str) -> V
 }
 
 fn entry<G: ArenaGame>(g: &MatchGame<G>, opening_plies: usize) -> Entry {
-    let adjudicated = match g.game.outcome() {
-        Some(Outcome::Win(c, WinReason::Adjudication)) => Some(c.name().to_lowercase()),
-        Some(Outcome::Draw(DrawReason::Adjudication)) => Some("draw".into()),
-        _ => None,
+    let (adjudicated, proven) = match g.game.outcome() {
+        Some(Outcome::Win(c, r @ (WinReason::Adjudication | WinReason::Proven))) => {
+            (Some(c.name().to_lowercase()), r == WinReason::Proven)
+        }
+        Some(Outcome::Draw(r @ (DrawReason::Adjudication | DrawReason::Proven))) => {
+            (Some("draw".into()), r == DrawReason::Proven)
+        }
+        _ => (None, false),
     };
     Entry {
         round: g.round,
@@ -53,6 +60,7 @@ fn entry<G: ArenaGame>(g: &MatchGame<G>, opening_plies: usize) -> Entry {
             .map(G::format_move)
             .collect(),
         adjudicated,
+        proven,
     }
 }
 
@@ -64,11 +72,14 @@ fn replay<G: ArenaGame>(start: Game<G>, e: &Entry) -> Result<Game<G>, String> {
     }
     match e.adjudicated.as_deref() {
         None => {}
-        Some(result) => game.impose(match result {
-            "black" => Outcome::Win(Color::Black, WinReason::Adjudication),
-            "white" => Outcome::Win(Color::White, WinReason::Adjudication),
-            "draw" => Outcome::Draw(DrawReason::Adjudication),
-            other => {
+        Some(result) => game.impose(match (result, e.proven) {
+            ("black", false) => Outcome::Win(Color::Black, WinReason::Adjudication),
+            ("white", false) => Outcome::Win(Color::White, WinReason::Adjudication),
+            ("draw", false) => Outcome::Draw(DrawReason::Adjudication),
+            ("black", true) => Outcome::Win(Color::Black, WinReason::Proven),
+            ("white", true) => Outcome::Win(Color::White, WinReason::Proven),
+            ("draw", true) => Outcome::Draw(DrawReason::Proven),
+            (other, _) => {
                 return Err(format!(
                     "adjudicated {other:?}: expected black, white or draw"
                 ));

@@ -83,7 +83,7 @@ pub struct SeriesArgs {
     pub(super) max_plies: Option<usize>,
     /// Checkers' endgame databases: games reaching a position they hold end with its exact
     /// result, and agents that name none use them (a folder, or none; default: the folder
-    /// $CHECKERS_ZERO_EGDB, else ./egdb, when present).
+    /// $CHECKERS_ZERO_EGDB, else ~/.local/share/checkers-zero/egdb, when present).
     #[arg(long)]
     pub(super) egdb: Option<String>,
 }

@@ -1,7 +1,7 @@
 //! `egdb`: build, probe, check and measure checkers' endgame databases.
 
 use super::thread_pool;
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use checkers_zero::agents::{AgentGame, AgentSpec};
 use checkers_zero::endgame::egdb::{self, BuildOptions, Endgames, SliceReport};
 use checkers_zero::games::Checkers;
@@ -22,9 +22,10 @@ pub enum EgdbCommand {
         /// The most pieces on the board (both sides together).
         #[arg(long)]
         pieces: u32,
-        /// The database folder (new, empty, or one an earlier build made).
+        /// The database folder (new, empty, or one an earlier build made); default: the
+        /// folder agents look in, ~/.local/share/checkers-zero/egdb.
         #[arg(long)]
-        out: PathBuf,
+        out: Option<PathBuf>,
         /// Worker threads (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
@@ -139,7 +140,12 @@ pub fn run(command: EgdbCommand) -> Result<()> {
     }
 }
 
-fn build(pieces: u32, out: PathBuf, threads: Option<usize>) -> Result<()> {
+fn build(pieces: u32, out: Option<PathBuf>, threads: Option<usize>) -> Result<()> {
+    let out = match out {
+        Some(o) => o,
+        None => checkers_zero::endgame::checkers::data_dir()
+            .context("no --out given and no home folder to put the databases in")?,
+    };
     let pool = thread_pool(threads)?;
     let start = Instant::now();
     let opts = BuildOptions {

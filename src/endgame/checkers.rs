@@ -24,16 +24,27 @@ pub fn name_default_dir(dir: Option<PathBuf>) {
 }
 
 /// The folder used when an agent names none: the one the command line named, else
-/// `$CHECKERS_ZERO_EGDB`, else `egdb` in the working
-/// folder, when it holds a finished build.
+/// `$CHECKERS_ZERO_EGDB`, else the user's data folder ([`data_dir`]), when it holds a
+/// finished build.
 pub fn default_dir() -> Option<PathBuf> {
     if let Some(named) = NAMED.get() {
         return named.clone();
     }
     let dir = std::env::var_os(EGDB_VAR)
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("egdb"));
+        .or_else(data_dir)?;
     dir.join("egdb.json").is_file().then_some(dir)
+}
+
+/// Where `egdb build` puts the databases when no `--out` is given, and where agents look
+/// for them: `$XDG_DATA_HOME/checkers-zero/egdb`, else `~/.local/share/checkers-zero/egdb`
+/// (on Windows `%APPDATA%\checkers-zero\egdb`).
+pub fn data_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .or_else(|| std::env::var_os("APPDATA").map(PathBuf::from))?;
+    Some(base.join("checkers-zero").join("egdb"))
 }
 
 /// The databases in `dir`, opened once per process and shared (every agent of a match, every

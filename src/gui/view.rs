@@ -1,6 +1,7 @@
 //! What the page is sent of a checkers game: the board as cells, moves with their squares,
 //! the result (docs/gui.md, "The state").
 
+use crate::endgame::EndgameGame;
 use crate::games::checkers::{self, Move, Piece, Position, board::row_col};
 use crate::games::{Checkers, Color, Game, Outcome, Rules};
 use serde::Serialize;
@@ -77,6 +78,9 @@ pub struct GameView {
     pub result: Option<ResultView>,
     pub searching: bool,
     pub pdn: String,
+    /// What the endgame databases (the default folder, when present) know of the position:
+    /// "database: win for White, 17 plies to conversion".
+    pub database: Option<String>,
 }
 
 /// One position of the game (stepping through the move list).
@@ -156,6 +160,12 @@ pub fn game_view(id: u64, game: &Game, searching: bool, tags: &[(&str, String)])
         result: game.outcome().as_ref().map(ResultView::of),
         searching,
         pdn: game.to_pdn(tags),
+        database: game
+            .outcome()
+            .is_none()
+            .then(Checkers::default_oracle)
+            .flatten()
+            .and_then(|o| o.describe(pos, game.quiet_plies())),
     }
 }
 

@@ -290,8 +290,8 @@ impl<G: Rules> Tree<G> {
 
     /// The child of `parent` a proof decides on, where one does: a proven win for the side
     /// choosing, else, when every child is proven, the best of them. Otherwise the children
-    /// proven worse than the best proven one are `excluded` (they would throw its value
-    /// away).
+    /// proven worse than the best proven one, and proven losses, are `excluded` (they would
+    /// throw a value away that another child keeps or may keep).
     pub fn proven_choice(&self, parent: NodeId, excluded: &mut Vec<NodeId>) -> Option<NodeId> {
         excluded.clear();
         let p = self.node(parent);
@@ -309,10 +309,11 @@ impl<G: Rules> Tree<G> {
         if best.1 >= 1.0 || proofs.iter().all(|(_, v)| v.is_some()) {
             return Some(best.0);
         }
+        // An unproven child may still hold anything but is never worse than a proven loss.
         excluded.extend(
             proofs
                 .iter()
-                .filter(|(_, v)| v.is_some_and(|v| v < best.1))
+                .filter(|(_, v)| v.is_some_and(|v| v < best.1 || v <= -1.0))
                 .map(|&(c, _)| c),
         );
         None
@@ -664,6 +665,7 @@ pub struct MoveStats<G: Rules = Checkers> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::checkers;
     use crate::games::checkers::hops::{Hop, hops_of};
     use crate::games::checkers::parse_fen;
     use crate::games::checkers::record::FORTY_MOVE_PLIES;
@@ -674,6 +676,96 @@ mod tests {
         let priors = vec![1.0 / hops.len() as f32; hops.len()];
         tree.expand(id, &hops, &priors, 0.0);
         hops
+    }
+
+    /// An oracle that knows the positions it is given.
+    #[derive(Debug)]
+    struct Known(std::collections::HashMap<checkers::Position, crate::endgame::Exact>);
+
+    impl crate::endgame::Perfect<Checkers> for Known {
+        fn exact(&self, pos: &checkers::Position, _: u32) -> Option<crate::endgame::Exact> {
+            self.0.get(pos).copied()
+        }
+        fn perfect_move(
+            &self,
+            _: &checkers::Position,
+            _: u32,
+            _: Option<&std::sync::atomic::AtomicBool>,
+        ) -> Option<(checkers::Move, crate::endgame::Exact)> {
+            None
+        }
+        fn describe(&self, _: &checkers::Position, _: u32) -> Option<String> {
+            None
+        }
+    }
+
+    fn known(value: crate::endgame::Value) -> crate::endgame::Exact {
+        crate::endgame::Exact { value, distance: 3 }
+    }
+
+    #[test]
+    fn proofs_overrule_visits_and_climb_the_tree() {
+        use crate::endgame::Value;
+        // Black (kings on 1 and 2) has four steps; the oracle knows two of the results:
+        // after 1-5 White (to move) is lost, after 2-6 White has won.
+        let game: Game = Game::from_position(parse_fen("B:WK32:BK1,K2").unwrap());
+        let pos = *game.position();
+        let after = |m: &str| pos.apply(&checkers::parse_move(&pos, m).unwrap());
+        let oracle = Known(
+            [
+                (after("1-5"), known(Value::Loss)),
+                (after("2-6"), known(Value::Win)),
+            ]
+            .into(),
+        );
+        let mut tree = Tree::new(&game);
+        tree.set_oracle(Some(std::sync::Arc::new(oracle)));
+        uniform_expand(&mut tree, ROOT);
+        let kids: Vec<NodeId> = tree.children(ROOT).collect();
+        let by_move = |t: &Tree, m: &str| {
+            let hop = hops_of(&checkers::parse_move(&pos, m).unwrap())[0];
+            *kids.iter().find(|&&c| t.node(c).action == hop).unwrap()
+        };
+        let (win, loss) = (by_move(&tree, "1-5"), by_move(&tree, "2-6"));
+        let mut hops = Vec::new();
+        for &c in &kids {
+            tree.status(c, &mut hops);
+        }
+        assert_eq!(tree.node(win).terminal, Some(-1.0));
+        assert_eq!(tree.node(loss).terminal, Some(1.0));
+        // Visits favour the lost move; the proven win is chosen all the same.
+        for _ in 0..50 {
+            tree.backup(loss, -0.5);
+        }
+        let mut excluded = Vec::new();
+        assert_eq!(tree.proven_choice(ROOT, &mut excluded), Some(win));
+        assert_eq!(crate::mcts::most_visited(&tree, ROOT), win);
+        // Without the win, the loss is excluded and an unproven move is chosen instead.
+        tree.nodes[win as usize].terminal = None;
+        assert_eq!(tree.proven_choice(ROOT, &mut excluded), None);
+        assert_eq!(excluded, vec![loss]);
+        assert_ne!(crate::mcts::most_visited(&tree, ROOT), loss);
+        // A proof climbs: a White reply tree whose every reply is won for Black makes the
+        // move before it lost for White, so proven won for Black.
+        let other = by_move(&tree, "1-6");
+        let replies = uniform_expand(&mut tree, other);
+        let next = tree.node(other).state;
+        let mut table = std::collections::HashMap::new();
+        for h in &replies {
+            let p = *Checkers::apply(&next, *h).position();
+            table.insert(p, known(Value::Win));
+        }
+        tree.set_oracle(Some(std::sync::Arc::new(Known(table))));
+        for c in tree.children(other).collect::<Vec<_>>() {
+            tree.status(c, &mut hops);
+        }
+        assert_eq!(
+            tree.node(other).terminal,
+            Some(-1.0),
+            "lost for White to move"
+        );
+        assert_eq!(tree.proven_choice(ROOT, &mut excluded), Some(other));
+        assert_eq!(tree.root().terminal, None, "the root is never proven");
     }
 
     #[test]

@@ -305,3 +305,89 @@ fn damaged_files_and_foreign_folders_are_refused() {
     let e = Endgames::open(&foreign).unwrap_err().to_string();
     assert!(e.contains("not an endgame database folder"), "{e}");
 }
+
+#[test]
+fn agents_with_the_databases_play_perfect_moves() {
+    use checkers_zero::agents::{AgentSpec, Limits};
+    use checkers_zero::games::Game;
+    let db = four();
+    let dir = db.dir().display().to_string();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+    let mut checked = 0;
+    for spec in [
+        format!("alphabeta:depth=1,egdb={dir}"),
+        format!("az:searches=8,device=cpu,egdb={dir}"),
+    ] {
+        let spec: AgentSpec = spec.parse().unwrap();
+        let mut agent = spec.build::<checkers_zero::games::Checkers>(1).unwrap();
+        let mut found = 0;
+        while found < 25 {
+            let pos = random_position(4, &mut rng);
+            let probe = db.probe(&pos).unwrap();
+            if probe.value != Value::Win || probe.distance < 3 {
+                continue;
+            }
+            let mv = agent
+                .select(&Game::from_position(pos), &Limits::default())
+                .mv;
+            let after = db.probe(&pos.apply(&mv)).unwrap();
+            assert_eq!(after.value, Value::Loss, "{spec} in {pos:?}");
+            assert_eq!(after.distance + 1, probe.distance, "{spec} in {pos:?}");
+            found += 1;
+        }
+        checked += found;
+    }
+    assert_eq!(checked, 50);
+}
+
+#[test]
+fn a_match_ends_games_at_database_positions_with_their_exact_result() {
+    let db = four();
+    let journal = scratch("journal").with_extension("jsonl");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
+        .args([
+            "match",
+            "alphabeta:depth=3",
+            "alphabeta:depth=1",
+            "--games",
+            "4",
+        ])
+        .args(["--seed", "3", "--threads", "1", "--egdb"])
+        .arg(db.dir())
+        .arg("--journal")
+        .arg(&journal)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let proven: Vec<serde_json::Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|e| e["proven"] == true)
+        .collect();
+    assert!(!proven.is_empty(), "no game reached four pieces:\n{text}");
+    // Replaying a proven game's moves reaches a database position whose value is the
+    // result the journal holds.
+    use checkers_zero::arena::{ArenaGame, OpeningSet};
+    let starts = checkers_zero::games::Checkers::starting_games(OpeningSet::Standard);
+    for e in &proven {
+        let round = e["round"].as_u64().unwrap() as usize;
+        let mut game = starts[(round / 2) % starts.len()].1.clone();
+        for mv in e["moves"].as_array().unwrap() {
+            game.play_text(mv.as_str().unwrap()).unwrap();
+        }
+        let pos = *game.position();
+        let probe = db.probe(&pos).expect("the game ended inside the databases");
+        let winner = match probe.value {
+            Value::Win => Some(pos.turn()),
+            Value::Loss => Some(pos.turn().opposite()),
+            Value::Draw => None,
+        };
+        let want = winner.map_or("draw".to_string(), |c| c.name().to_lowercase());
+        assert_eq!(e["adjudicated"], want.as_str());
+    }
+}

@@ -154,7 +154,7 @@ train_config! {
     max_plies: u32 = 160u32, 200u32;
     /// End self-play games at positions the endgame databases hold, with their exact
     /// result, and search such positions as solved (checkers, with the folder
-    /// $CHECKERS_ZERO_EGDB or ./egdb when present).
+    /// $CHECKERS_ZERO_EGDB or ~/.local/share/checkers-zero/egdb when present).
     exact_endings: bool = true, true;
     /// Replay window in iterations.
     replay_window: u32 = 3u32, 4u32;
