@@ -137,6 +137,14 @@ pub enum BenchCommand {
         /// Timed runs; the last line reports their median.
         #[arg(long, default_value_t = 3, value_parser = at_least_one::<usize>)]
         repeat: usize,
+        /// A trained model file to play (e.g. models/default.bin) instead of a fresh
+        /// network of --net.
+        #[arg(long)]
+        model: Option<PathBuf>,
+        /// End games at positions the endgame databases hold (the default folder) with
+        /// their exact result, and search such positions as solved.
+        #[arg(long)]
+        exact_endings: bool,
     },
 }
 
@@ -248,8 +256,11 @@ pub fn run(command: BenchCommand) -> Result<()> {
             games_per_worker,
             leaf_batch,
             repeat,
+            model,
+            exact_endings,
         } => {
             let config = checkers_zero::train::alphazero::TrainConfig {
+                exact_endings,
                 network: net,
                 searches,
                 full_search_probability: 1.0,
@@ -265,7 +276,7 @@ pub fn run(command: BenchCommand) -> Result<()> {
             pool.install(|| {
                 for_game!(
                     game,
-                    bench_runs::selfplay(&config, &device, threads, repeat)
+                    bench_runs::selfplay(&config, model.as_deref(), &device, threads, repeat)
                 )
             })
         }

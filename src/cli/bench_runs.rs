@@ -3,7 +3,7 @@
 
 use checkers_zero::agents::{Agent, AgentSpec, Limits};
 use checkers_zero::games::checkers::{Position, perft};
-use checkers_zero::games::{Game, GameName, Othello, othello};
+use checkers_zero::games::{DrawReason, Game, GameName, Othello, Outcome, WinReason, othello};
 use checkers_zero::mcts::NetEvaluator;
 use checkers_zero::nn::{
     Architecture, Ctx, Module, NetPreset, Optimizer, PolicyValueNet, alphazero_loss,
@@ -304,19 +304,32 @@ pub fn nn(b: &NnBench) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Self-play with a freshly initialised network of `config.network` (its games are those of an
-/// untrained network: longer and more drawn than a trained one's).
+/// Self-play with the network of `model_file`, else a freshly initialised network of
+/// `config.network` (its games are those of an untrained network: longer and more drawn
+/// than a trained one's).
 pub fn selfplay<G: AzGame>(
     config: &TrainConfig,
+    model_file: Option<&std::path::Path>,
     device: &Device,
     threads: usize,
     repeat: usize,
 ) -> anyhow::Result<()> {
-    let model = config.model::<G>()?;
-    let net = model.build(device, &mut StdRng::seed_from_u64(0));
+    let (net, encoding) = match model_file {
+        Some(path) => {
+            let (net, encoding, _) = checkers_zero::net::load_model::<G>(path, device)?;
+            (net, encoding)
+        }
+        None => {
+            let model = config.model::<G>()?;
+            (
+                model.build(device, &mut StdRng::seed_from_u64(0)),
+                model.encoding,
+            )
+        }
+    };
     let mut runs = Vec::new();
     for run in 0..repeat.max(1) {
-        let mut eval = NetEvaluator::<G>::new(net.clone(), model.encoding, device.clone())
+        let mut eval = NetEvaluator::<G>::new(net.clone(), encoding, device.clone())
             .expect("the architecture follows the encoding");
         let spec = SelfPlayRun {
             games: config.games_per_iteration as u64,
@@ -332,6 +345,12 @@ pub fn selfplay<G: AzGame>(
             "threads": threads, "workers": config.threads, "net": config.network,
             "searches": config.searches, "run": run, "games": r.games.len(),
             "plies": r.positions(), "seconds": secs,
+            "model": model_file.map(|p| p.display().to_string()),
+            "exact_endings": config.exact_endings,
+            "proven_games": r.games.iter().filter(|g| g.game.outcome().is_some_and(|o| matches!(o,
+                Outcome::Win(_, WinReason::Proven) | Outcome::Draw(DrawReason::Proven)))).count(),
+            "plies_per_game": r.games.iter().map(|g| g.game.ply()).sum::<usize>() as f64
+                / r.games.len().max(1) as f64,
             "games_per_hour": r.games.len() as f64 * 3600.0 / secs,
             "simulations_per_s": r.simulations() as f64 / secs,
             "evaluations_per_s": r.inference.positions as f64 / secs,

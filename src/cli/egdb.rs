@@ -39,6 +39,7 @@ pub enum EgdbCommand {
     },
     /// Re-check every position of a folder against the results of its moves.
     Verify {
+        /// The database folder.
         dir: PathBuf,
         /// Worker threads (default: all cores).
         #[arg(long)]
@@ -65,6 +66,7 @@ pub enum EgdbCommand {
         /// Positions per piece count.
         #[arg(long, default_value_t = 2000, value_parser = super::at_least_one::<usize>)]
         positions: usize,
+        /// Seed of the positions drawn (the same for every agent) and of the agents.
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Worker threads (default: all cores).
@@ -73,10 +75,12 @@ pub enum EgdbCommand {
     },
     /// Probe speed: random positions of each piece count, probed one after another.
     Speed {
+        /// The database folder.
         dir: PathBuf,
         /// Probes per piece count.
         #[arg(long, default_value_t = 1_000_000)]
         probes: u64,
+        /// Seed of the random positions.
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
