@@ -41,6 +41,9 @@ pub enum EgdbCommand {
     Verify {
         /// The database folder.
         dir: PathBuf,
+        /// Check only the slices of up to this many pieces (default: all).
+        #[arg(long)]
+        pieces: Option<u32>,
         /// Worker threads (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
@@ -94,11 +97,15 @@ pub fn run(command: EgdbCommand) -> Result<()> {
             threads,
         } => build(pieces, out, threads),
         EgdbCommand::Probe { dir, fen } => probe(dir, &fen),
-        EgdbCommand::Verify { dir, threads } => {
+        EgdbCommand::Verify {
+            dir,
+            pieces,
+            threads,
+        } => {
             let pool = thread_pool(threads)?;
             let start = Instant::now();
             let (checked, wrong) =
-                pool.install(|| egdb::verify(&dir, std::io::stderr().is_terminal()))?;
+                pool.install(|| egdb::verify(&dir, pieces, std::io::stderr().is_terminal()))?;
             for w in &wrong {
                 println!("{w}");
             }

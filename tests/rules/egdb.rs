@@ -266,7 +266,7 @@ fn a_build_resumed_after_a_kill_writes_the_same_files_and_the_check_passes() {
         compared += 1;
     }
     assert_eq!(compared, std::fs::read_dir(&resumed).unwrap().count());
-    let (checked, wrong) = egdb::verify(&resumed, false).unwrap();
+    let (checked, wrong) = egdb::verify(&resumed, None, false).unwrap();
     assert_eq!(checked, 120 + 6_972 + 261_224);
     assert!(wrong.is_empty(), "{wrong:?}");
 }

@@ -238,10 +238,16 @@ fn decode_table(f: &SliceFile) -> Result<Table, EgdbError> {
 /// lost position and its distance is the shortest such; a loss has only moves to won
 /// positions and its distance is the longest; a draw has a move to a drawn position and none
 /// to a lost one. Returns the number of positions checked and the first few that disagree.
-pub fn verify(dir: &Path, progress: bool) -> Result<(u64, Vec<String>), EgdbError> {
-    let pieces = read_manifest(dir)?.ok_or_else(|| {
+/// With `up_to`, only the slices of up to that many pieces are checked.
+pub fn verify(
+    dir: &Path,
+    up_to: Option<u32>,
+    progress: bool,
+) -> Result<(u64, Vec<String>), EgdbError> {
+    let built = read_manifest(dir)?.ok_or_else(|| {
         EgdbError::NotFolder(dir.display().to_string(), format!("it has no {MANIFEST}"))
     })?;
+    let pieces = up_to.map_or(built, |n| n.min(built));
     let order = pair_order(pieces);
     let mut known = Known::default();
     let files: Vec<Vec<SliceFile>> = order

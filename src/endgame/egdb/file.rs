@@ -118,6 +118,28 @@ pub fn encode(material: Material, values: &[u8], distances: &[u16]) -> Vec<u8> {
     out
 }
 
+/// A decompressed block as it is stored.
+pub struct RawBlock {
+    values: Vec<u8>,
+    distances: Vec<u8>,
+    wide: bool,
+}
+
+impl RawBlock {
+    /// The value code of the block's `i`-th position.
+    pub fn value(&self, i: usize) -> u8 {
+        (self.values[i / 4] >> (2 * (i % 4))) & 3
+    }
+
+    pub fn distance(&self, i: usize) -> u16 {
+        if self.wide {
+            u16::from_le_bytes([self.distances[2 * i], self.distances[2 * i + 1]])
+        } else {
+            self.distances[i].into()
+        }
+    }
+}
+
 /// An opened slice file: its bytes mapped, header checked.
 pub struct SliceFile {
     map: memmap2::Mmap,
@@ -266,26 +288,27 @@ impl SliceFile {
         self.blocks.len()
     }
 
-    /// Block `b`'s values, one code a position (checked when the file was opened).
-    pub fn values(&self, b: usize) -> Result<Vec<u8>, EgdbError> {
+    /// Block `b` as stored, decompressed: its values, four to a byte, and its distances (a
+    /// probe reads one entry of each; checked when the file was opened).
+    pub fn block(&self, b: usize) -> Result<RawBlock, EgdbError> {
         let n = self.block_len(b);
-        let packed = self.decompress(self.blocks[b].values, n.div_ceil(4))?;
-        Ok((0..n)
-            .map(|i| (packed[i / 4] >> (2 * (i % 4))) & 3)
-            .collect())
+        Ok(RawBlock {
+            values: self.decompress(self.blocks[b].values, n.div_ceil(4))?,
+            distances: self.decompress(self.blocks[b].distances, n * self.distance_bytes)?,
+            wide: self.distance_bytes == 2,
+        })
+    }
+
+    /// Block `b`'s values, one code a position.
+    pub fn values(&self, b: usize) -> Result<Vec<u8>, EgdbError> {
+        let raw = self.block(b)?;
+        Ok((0..self.block_len(b)).map(|i| raw.value(i)).collect())
     }
 
     /// Block `b`'s distances.
     pub fn distances(&self, b: usize) -> Result<Vec<u16>, EgdbError> {
-        let n = self.block_len(b);
-        let raw = self.decompress(self.blocks[b].distances, n * self.distance_bytes)?;
-        Ok(match self.distance_bytes {
-            1 => raw.into_iter().map(u16::from).collect(),
-            _ => raw
-                .chunks_exact(2)
-                .map(|c| u16::from_le_bytes([c[0], c[1]]))
-                .collect(),
-        })
+        let raw = self.block(b)?;
+        Ok((0..self.block_len(b)).map(|i| raw.distance(i)).collect())
     }
 
     fn block_len(&self, b: usize) -> usize {

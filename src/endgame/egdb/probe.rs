@@ -2,7 +2,7 @@
 //! small direct-mapped cache shared by all threads.
 
 use super::build::{read_manifest, slice_path};
-use super::file::{BLOCK, SliceFile};
+use super::file::{BLOCK, RawBlock, SliceFile};
 use super::index::{Material, locate};
 use super::{EgdbError, Value};
 use crate::games::checkers::{Color, Move, Position, dedup_routes_of, legal_moves};
@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// Decompressed blocks kept (each 48 KB: values and distances of 16,384 positions).
+/// Decompressed blocks kept (each 20 or 36 KB: values and distances of 16,384 positions).
 const CACHE_SLOTS: usize = 256;
 
 /// A database's answer for a position.
@@ -43,14 +43,16 @@ pub struct ScoredMove {
     pub distance: u16,
 }
 
-type Block = Arc<(Vec<u8>, Vec<u16>)>;
+type Block = Arc<RawBlock>;
+/// A cache slot: which block of which slice it holds, and the block.
+type Slot = Mutex<Option<((Material, usize), Block)>>;
 
 /// An opened database folder.
 pub struct Endgames {
     dir: PathBuf,
     pieces: u32,
     slices: HashMap<Material, SliceFile>,
-    cache: Vec<Mutex<Option<((Material, usize), Block)>>>,
+    cache: Vec<Slot>,
 }
 
 impl std::fmt::Debug for Endgames {
@@ -118,8 +120,8 @@ impl Endgames {
         let (b, i) = (index as usize / BLOCK, index as usize % BLOCK);
         let block = self.block(file, material, b)?;
         Some(Probe {
-            value: Value::from_code(block.0[i])?,
-            distance: block.1[i],
+            value: Value::from_code(block.value(i))?,
+            distance: block.distance(i),
         })
     }
 
@@ -136,13 +138,13 @@ impl Endgames {
                 .wrapping_add(m.other_kings as usize);
             (h.wrapping_mul(0x9E37_79B9).wrapping_add(b)) % CACHE_SLOTS
         };
-        if let Some((k, block)) = &*self.cache[slot].lock().expect("cache lock") {
-            if *k == key {
-                return Some(block.clone());
-            }
+        if let Some((k, block)) = &*self.cache[slot].lock().expect("cache lock")
+            && *k == key
+        {
+            return Some(block.clone());
         }
         // Blocks were checked when the file was opened; a failure here is not expected.
-        let block: Block = Arc::new((file.values(b).ok()?, file.distances(b).ok()?));
+        let block: Block = Arc::new(file.block(b).ok()?);
         *self.cache[slot].lock().expect("cache lock") = Some((key, block.clone()));
         Some(block)
     }
