@@ -155,7 +155,7 @@ impl<'a> Solver<'a> {
 
     /// The root: like [`Solver::search`], but keeps the best move, which the table may
     /// not hold (it is skipped at few empties and entries are overwritten).
-    fn root(&mut self, pos: &Position, mut alpha: i32, beta: i32) -> (i32, Option<Move>) {
+    fn root(&mut self, pos: &Position, alpha: i32, beta: i32) -> (i32, Option<Move>) {
         let (me, opp) = (pos.mover(), pos.opponent());
         let n = empties(pos);
         self.nodes += 1;
@@ -169,8 +169,22 @@ impl<'a> Solver<'a> {
         }
         let mut list = MoveList::new();
         list.fill(me, opp, moves, NO_MOVE);
-        let mut best = -SCORE_MAX - 1;
-        let mut best_sq = NO_MOVE;
+        let (best, best_sq) = self.best_move(&mut list, me, opp, alpha, beta, n);
+        (best, Some(Move::Play(best_sq)))
+    }
+
+    /// Searches the moves of `list` in order on (alpha, beta): the best score and its
+    /// square (the best so far when stopped).
+    fn best_move(
+        &mut self,
+        list: &mut MoveList,
+        me: u64,
+        opp: u64,
+        mut alpha: i32,
+        beta: i32,
+        n: u32,
+    ) -> (i32, u8) {
+        let (mut best, mut best_sq) = (-SCORE_MAX - 1, NO_MOVE);
         for i in 0..list.len {
             let (sq, flipped) = list.next_best(i);
             let (child_me, child_opp) = play(me, opp, sq, flipped);
@@ -189,7 +203,7 @@ impl<'a> Solver<'a> {
                 }
             }
         }
-        (best, Some(Move::Play(best_sq)))
+        (best, best_sq)
     }
 
     /// A child's score from the parent's view: the first move with the full window, the
@@ -244,26 +258,11 @@ impl<'a> Solver<'a> {
 
         let mut list = MoveList::new();
         list.fill(me, opp, moves, hint);
-        let (alpha_in, mut best, mut best_sq) = (alpha, -SCORE_MAX - 1, NO_MOVE);
-        for i in 0..list.len {
-            let (sq, flipped) = list.next_best(i);
-            let (child_me, child_opp) = play(me, opp, sq, flipped);
-            let score = self.pvs_child(child_me, child_opp, alpha, beta, n - 1, i == 0);
-            if self.stopped {
-                return 0;
-            }
-            if score > best {
-                best = score;
-                best_sq = sq;
-                if score > alpha {
-                    alpha = score;
-                    if score >= beta {
-                        break;
-                    }
-                }
-            }
+        let (best, best_sq) = self.best_move(&mut list, me, opp, alpha, beta, n);
+        if self.stopped {
+            return 0;
         }
-        self.store(slot, me, opp, best, alpha_in, beta, best_sq);
+        self.store(slot, me, opp, best, alpha, beta, best_sq);
         best
     }
 
