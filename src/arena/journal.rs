@@ -18,7 +18,8 @@ use std::path::Path;
 use std::sync::Mutex;
 
 /// One finished game: its moves after the opening, and the result where a length cap or
-/// the endgame databases imposed it (the rules give every other result again when the moves are replayed).
+/// the endgame databases imposed it (the rules give every other result again when the
+/// moves are replayed).
 #[derive(Serialize, Deserialize)]
 struct Entry {
     round: usize,

@@ -23,12 +23,6 @@ pub struct QuizRow {
     pub lost_draw: u64,
 }
 
-impl QuizRow {
-    pub fn share(&self, n: u64) -> f64 {
-        n as f64 / self.positions.max(1) as f64
-    }
-}
-
 /// Whether a position tests a player: a choice of moves and at least one that changes its
 /// value (where every move keeps it, any move is right).
 pub fn is_question(db: &Endgames, pos: &Position) -> bool {

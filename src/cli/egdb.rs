@@ -3,6 +3,7 @@
 use super::thread_pool;
 use anyhow::{Context, Result, bail};
 use checkers_zero::agents::{AgentGame, AgentSpec};
+use checkers_zero::arena::Tally;
 use checkers_zero::endgame::egdb::{self, BuildOptions, Endgames, SliceReport};
 use checkers_zero::games::Checkers;
 use checkers_zero::games::checkers::{parse_fen, to_fen};
@@ -325,13 +326,14 @@ fn quiz(
     Ok(())
 }
 
-/// A share and the half-width of its 95% Wilson interval (about the interval's centre,
-/// which lies near the share).
+/// A share and the half-width of its 95% interval (the matches' Wilson interval, with the
+/// share's hits as wins and the rest as losses).
 fn wilson(k: u64, n: u64) -> (f64, f64) {
-    if n == 0 {
-        return (0.0, 0.0);
-    }
-    let (n, p, z) = (n as f64, k as f64 / n as f64, 1.96f64);
-    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / (1.0 + z * z / n);
-    (p, half)
+    let tally = Tally {
+        wins: k as u32,
+        draws: 0,
+        losses: (n - k) as u32,
+    };
+    let (lo, hi) = tally.score_interval();
+    (k as f64 / n.max(1) as f64, (hi - lo) / 2.0)
 }

@@ -97,6 +97,15 @@ pub fn pair_order(pieces: u32) -> Vec<Material> {
     out
 }
 
+/// A slice and its mirror, solved and checked together (one slice when it is its own).
+fn pair_of(material: Material) -> Vec<Material> {
+    if material.mirrored() == material {
+        vec![material]
+    } else {
+        vec![material, material.mirrored()]
+    }
+}
+
 /// Positions a slice indexes (men never share a square).
 fn valid_positions(material: Material) -> u64 {
     let configs = (0..material.configs())
@@ -150,20 +159,13 @@ pub fn build(opts: &BuildOptions) -> Result<Vec<SliceReport>, EgdbError> {
     let order = pair_order(opts.pieces);
     let total: u64 = order
         .iter()
-        .map(|&m| {
-            let once = valid_positions(m);
-            if m.mirrored() == m { once } else { 2 * once }
-        })
+        .map(|&m| valid_positions(m) * pair_of(m).len() as u64)
         .sum();
     let bar = crate::progress::progress(total, 0, "positions", opts.progress);
     let mut known = Known::default();
     let mut reports = Vec::new();
     for &material in &order {
-        let pair: Vec<Material> = if material.mirrored() == material {
-            vec![material]
-        } else {
-            vec![material, material.mirrored()]
-        };
+        let pair = pair_of(material);
         bar.set_message(format!("slice {}", material.name()));
         if let Some(files) = finished(dir, &pair) {
             for f in files {
@@ -253,12 +255,8 @@ pub fn verify(
     let files: Vec<Vec<SliceFile>> = order
         .iter()
         .map(|&m| {
-            let pair = if m.mirrored() == m {
-                vec![m]
-            } else {
-                vec![m, m.mirrored()]
-            };
-            pair.iter()
+            pair_of(m)
+                .iter()
                 .map(|&p| {
                     let path = slice_path(dir, p);
                     if !path.exists() {
@@ -313,9 +311,9 @@ pub fn verify(
                     out
                 })
                 .collect();
-            checked += t.values.iter().filter(|&&v| v != 0).count() as u64;
             wrong.extend(bad.into_iter().take(10));
             let counted: u64 = t.values.iter().filter(|&&v| v != 0).count() as u64;
+            checked += counted;
             let summary = &pair
                 .iter()
                 .find(|f| f.summary.material == t.material)

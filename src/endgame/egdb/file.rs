@@ -68,14 +68,7 @@ pub fn encode(material: Material, values: &[u8], distances: &[u16]) -> Vec<u8> {
     let mut table = Vec::with_capacity(blocks * 24);
     for b in 0..blocks {
         let range = b * BLOCK..((b + 1) * BLOCK).min(values.len());
-        let packed: Vec<u8> = values[range.clone()]
-            .chunks(4)
-            .map(|c| {
-                c.iter()
-                    .enumerate()
-                    .fold(0u8, |acc, (i, &v)| acc | v << (2 * i))
-            })
-            .collect();
+        let packed = pack(&values[range.clone()]);
         let dist: Vec<u8> = if wide {
             distances[range]
                 .iter()
@@ -118,6 +111,21 @@ pub fn encode(material: Material, values: &[u8], distances: &[u16]) -> Vec<u8> {
     out
 }
 
+/// Value codes four to a byte, the first in the lowest bits: how files and the builder's
+/// finished slices hold them.
+pub fn pack(values: &[u8]) -> Vec<u8> {
+    let mut packed = vec![0u8; values.len().div_ceil(4)];
+    for (i, &v) in values.iter().enumerate() {
+        packed[i / 4] |= v << (2 * (i % 4));
+    }
+    packed
+}
+
+/// The `i`-th value code of [`pack`]ed codes.
+pub fn unpack(packed: &[u8], i: usize) -> u8 {
+    (packed[i / 4] >> (2 * (i % 4))) & 3
+}
+
 /// A decompressed block as it is stored.
 pub struct RawBlock {
     values: Vec<u8>,
@@ -128,7 +136,7 @@ pub struct RawBlock {
 impl RawBlock {
     /// The value code of the block's `i`-th position.
     pub fn value(&self, i: usize) -> u8 {
-        (self.values[i / 4] >> (2 * (i % 4))) & 3
+        unpack(&self.values, i)
     }
 
     pub fn distance(&self, i: usize) -> u16 {

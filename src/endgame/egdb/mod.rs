@@ -16,8 +16,8 @@ mod probe;
 mod solve;
 
 pub use build::{BuildOptions, SliceReport, build, indexed_positions, verify};
-pub use file::{BLOCK, RULES, Summary};
-pub use index::{Material, locate, random_position};
+pub use file::Summary;
+pub use index::{Material, random_position};
 pub use probe::{Endgames, Probe, ScoredMove};
 
 use std::path::Path;

@@ -11,6 +11,7 @@
 //! count plies to the next conversion: a capture or a man move.
 
 use super::Value;
+use super::file::{pack, unpack};
 use super::index::{Config, Material, kings_number, locate};
 use crate::games::checkers::moves::generate;
 use crate::games::checkers::{Move, Position};
@@ -28,17 +29,11 @@ pub struct Known {
 
 impl Known {
     pub fn insert(&mut self, material: Material, values: &[u8]) {
-        let mut packed = vec![0u8; values.len().div_ceil(4)];
-        for (i, &v) in values.iter().enumerate() {
-            packed[i / 4] |= v << (2 * (i % 4));
-        }
-        self.slices.insert(material, packed);
+        self.slices.insert(material, pack(values));
     }
 
     fn get(&self, material: Material, index: u64) -> u8 {
-        let packed = &self.slices[&material];
-        let i = index as usize;
-        (packed[i / 4] >> (2 * (i % 4))) & 3
+        unpack(&self.slices[&material], index as usize)
     }
 }
 
