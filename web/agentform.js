@@ -1,37 +1,64 @@
-// The "New game" form: the opponent (a person at the same screen or an agent kind from
-// /api/info), the agent's settings as fields, the person's colour and the start position.
-// The kinds and their options (labels, values, defaults) are the server's declarations,
-// served by /api/info. The form only builds the spec string `kind:key=value,...`; the server
-// judges the values and says what is wrong when the agent is built (at its first search).
+// The "New game" form: the game, the opponent (the computer at a named level, a person at
+// the same screen, or an agent set up field by field), the person's colour and the start
+// position. The levels, kinds and their options (labels, values, defaults) are the server's
+// declarations, served by /api/info, each game its own. The form only builds the spec string
+// `kind:key=value,...`; the server judges the values and says what is wrong.
 
 const $ = (id) => document.getElementById(id);
 
 export class AgentForm {
   constructor(onChange = () => {}) {
     this.onChange = onChange;
-    this.kinds = new Map(); // kind -> its declaration from /api/info
+    this.info = { agents: {}, models: [], levels: [] };
+    this.kinds = new Map(); // kind -> its declaration from /api/info, for the chosen game
     this.fields = []; // {option, row, input} of the chosen kind
     this.models = [];
   }
 
   /** Fills the selects from /api/info and builds the fields. */
   init(info) {
-    const opponent = $("opponent");
-    for (const agent of info.agents || []) {
-      this.kinds.set(agent.kind, agent);
-      opponent.append(new Option(agent.label || agent.kind, agent.kind));
-    }
-    this.models = info.models || [];
+    this.info = info;
+    const level = $("level");
+    (info.levels || []).forEach((l, i) => level.append(new Option(l.name, String(i))));
+    level.value = String(info.default_level ?? 0);
     fillBallots(info.ballots || []);
-    opponent.addEventListener("change", () => this.buildFields());
+    $("game-kind").addEventListener("change", () => this.setGame());
+    $("opponent-mode").addEventListener("change", () => this.update());
+    level.addEventListener("change", () => this.update());
+    $("opponent").addEventListener("change", () => this.buildFields());
     // The help lines are long: three lines show, a click shows the rest.
     $("agent-help").addEventListener("click", (e) => e.currentTarget.classList.toggle("open"));
     $("start").addEventListener("change", () => this.showStartRows());
     $("agent-extra").addEventListener("input", () => this.update());
-    this.buildFields();
+    this.setGame();
     this.showStartRows();
   }
 
+  game() {
+    return $("game-kind").value;
+  }
+
+  /** Offers the chosen game's agents, models and start positions. */
+  setGame(game = this.game()) {
+    $("game-kind").value = game;
+    const opponent = $("opponent");
+    const chosen = opponent.value;
+    opponent.replaceChildren();
+    this.kinds.clear();
+    for (const agent of this.info.agents?.[game] || []) {
+      this.kinds.set(agent.kind, agent);
+      opponent.append(new Option(agent.label || agent.kind, agent.kind));
+    }
+    if (this.kinds.has(chosen)) opponent.value = chosen;
+    this.models = (this.info.models || []).filter((m) => m.game === game).map((m) => m.name);
+    // Ballots are checkers' openings; positions are each game's own text.
+    $("start").querySelector('option[value="ballot"]').hidden = game !== "checkers";
+    if (game !== "checkers" && $("start").value === "ballot") $("start").value = "initial";
+    $("fen").placeholder = game === "checkers" ? "B:W18,22,K30:B14,K1" : "64 squares (X, O, -) then X or O";
+    $("move-input").placeholder = game === "checkers" ? "11-15" : "f5";
+    this.showStartRows();
+    this.buildFields();
+  }
   /** One field per option of the chosen kind. */
   buildFields() {
     const container = $("agent-fields");
@@ -56,6 +83,15 @@ export class AgentForm {
     return $("opponent").value;
   }
 
+  mode() {
+    return $("opponent-mode").value;
+  }
+
+  /** The chosen level's declaration. */
+  level() {
+    return (this.info.levels || [])[Number($("level").value)] || null;
+  }
+
   /** The value a field stands for: what is typed or chosen, else its default. */
   effective(key) {
     const field = this.fields.find((f) => f.option.key === key);
@@ -65,21 +101,38 @@ export class AgentForm {
   /** Shows the options that apply, the kind's help line and the spec it makes. */
   update() {
     const kind = this.kind();
+    const mode = this.mode();
     for (const { option, row } of this.fields) {
       const only = option.only_with;
       row.hidden = Boolean(only) && this.effective(only.key) !== only.value;
     }
-    $("agent-help").textContent =
-      kind === "human" ? "Both sides are played on this screen." : this.kinds.get(kind)?.help || "";
-    $("agent-options").hidden = kind === "human";
-    $("agent-spec").textContent = this.spec() || "—";
+    $("level-row").hidden = mode !== "level";
+    $("color-row").hidden = mode === "human";
+    $("custom-agent").hidden = mode !== "custom";
+    const level = this.level();
+    $("level-help").textContent =
+      mode === "human"
+        ? "Both sides are played on this screen."
+        : mode === "level" && level
+          ? `${level.name}: ${level.about} (${level.spec}).`
+          : "";
+    $("agent-help").textContent = this.kinds.get(kind)?.help || "";
+    $("agent-spec").textContent = this.customSpec() || "—";
     this.onChange();
   }
 
-  /** The agent spec (`alphabeta:depth=6`), or null for human vs human. */
+  /** The opponent's agent spec (`alphabeta:depth=6`), or null for human vs human. */
   spec() {
+    const mode = this.mode();
+    if (mode === "human") return null;
+    if (mode === "level") return this.level()?.spec || "az";
+    return this.customSpec();
+  }
+
+  /** The spec the custom agent's fields make. */
+  customSpec() {
     const kind = this.kind();
-    if (kind === "human") return null;
+    if (!kind) return null;
     const options = [];
     for (const { option, row, input } of this.fields) {
       const value = input.value.trim();
@@ -96,10 +149,11 @@ export class AgentForm {
 
   /** What POST /api/games needs for the chosen start. */
   startBody() {
+    const game = this.game();
     const start = $("start").value;
-    if (start === "ballot") return { start, ballot: Number($("ballot").value) };
-    if (start === "fen") return { start, fen: $("fen").value.trim() };
-    return { start: "initial" };
+    if (start === "ballot") return { game, start, ballot: Number($("ballot").value) };
+    if (start === "fen") return { game, start, fen: $("fen").value.trim() };
+    return { game, start: "initial" };
   }
 
   showStartRows() {

@@ -37,7 +37,7 @@ async function loadInfo() {
     return info;
   } catch (err) {
     screen.say(`Could not load the server's information: ${messageOf(err)}`, "error");
-    return { agents: [], models: [], ballots: [] };
+    return { agents: {}, models: [], levels: [], ballots: [] };
   }
 }
 
@@ -69,17 +69,19 @@ async function showTab(tab, updateHash = true) {
 }
 
 /** A sample game from the dashboard, replayed on the play page. */
-async function replayGame(pdn) {
+async function replayGame(pdn, game = "checkers") {
   await showTab("play");
-  await play.loadPdn(pdn);
+  await play.loadPdn(pdn, game);
 }
 
-/** Frees the page's games on the server when the page goes away for good. */
+/**
+ * Frees the tutorial's game when the page goes away for good. The play page's game stays:
+ * it has its own address, which a reload or another tab opens.
+ */
 function releaseGames(event) {
-  if (event.persisted) return; // kept in the back-forward cache: the games are still shown
-  for (const id of [play.session.id, tutorial.session.id]) {
-    if (id !== null) fetch(`/api/games/${id}`, { method: "DELETE", keepalive: true }).catch(() => {});
-  }
+  if (event.persisted) return; // kept in the back-forward cache: the game is still shown
+  const id = tutorial.session.id;
+  if (id !== null) fetch(`/api/games/${id}`, { method: "DELETE", keepalive: true }).catch(() => {});
 }
 
 window.addEventListener("pagehide", releaseGames);

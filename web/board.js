@@ -1,10 +1,11 @@
-// The checkers board as SVG, drawn afresh from a plain model on every change (64 cells are
-// cheap, and a full redraw cannot leave stale markers behind).
+// The board as SVG (checkers or Othello), drawn afresh from a plain model on every change
+// (64 cells are cheap, and a full redraw cannot leave stale markers behind).
 //
-// Hooks for automated tests: every dark square is a <g data-square="N"> holding its piece and
-// markers (so a click on the piece selects the square); destination markers have class
-// `dest` and `data-square`; the selected square's group has class `selected`; analysis
-// arrows have class `arrow`.
+// Every playable square is a <g data-square="N"> holding its piece and markers (so a click on
+// the piece selects the square), focusable: Tab reaches the board, the arrow keys move
+// between squares and Enter or Space clicks the square in focus. Destination markers have
+// class `dest` and `data-square`; the selected square's group has class `selected`; Othello's
+// legal squares have class `legal`; analysis arrows have class `arrow`.
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const CELL = 100;
@@ -31,11 +32,61 @@ export class BoardView {
    */
   constructor(svg, onSquareClick) {
     this.svg = svg;
+    this.focused = null; // the square in keyboard focus, kept across redraws
     svg.setAttribute("viewBox", `0 0 ${SIZE} ${SIZE}`);
     svg.addEventListener("click", (event) => {
       const target = event.target.closest("[data-square]");
       if (target && svg.contains(target)) onSquareClick(Number(target.dataset.square));
     });
+    svg.addEventListener("focusin", (event) => {
+      const target = event.target.closest("[data-square]");
+      if (target) this.focused = Number(target.dataset.square);
+    });
+    svg.addEventListener("keydown", (event) => this.key(event, onSquareClick));
+  }
+
+  /** Enter or Space clicks the square in focus; the arrow keys move the focus. */
+  key(event, onSquareClick) {
+    const target = event.target.closest?.("[data-square]");
+    if (!target) return;
+    const square = Number(target.dataset.square);
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      onSquareClick(square);
+      return;
+    }
+    const steps = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    const step = steps[event.key];
+    if (!step) return;
+    event.preventDefault();
+    event.stopPropagation();
+    const next = this.neighbour(square, step);
+    if (next !== null) this.focus(next);
+  }
+
+  /** The nearest playable square from `square` in direction (rows, cols) on the screen. */
+  neighbour(square, [dr, dc]) {
+    const flip = this.model?.flipped ? -1 : 1;
+    const cells = this.model?.board || [];
+    const index = cells.findIndex((c) => c && c.square === square);
+    let row = Math.floor(index / 8);
+    let col = index % 8;
+    for (let i = 0; i < 8; i += 1) {
+      row += dr * flip;
+      col += dc * flip;
+      if (row < 0 || row > 7 || col < 0 || col > 7) return null;
+      // Checkers' dark squares sit diagonally: a step straight up lands beside one.
+      for (const c of [col, col - 1, col + 1]) {
+        const cell = c >= 0 && c <= 7 ? cells[row * 8 + c] : null;
+        if (cell) return cell.square;
+      }
+    }
+    return null;
+  }
+
+  focus(square) {
+    this.focused = square;
+    this.svg.querySelector(`[data-square="${square}"]`)?.focus();
   }
 
   /**
@@ -49,6 +100,8 @@ export class BoardView {
     const key = JSON.stringify(model);
     if (key === this.drawn) return;
     this.drawn = key;
+    this.model = model;
+    const hadFocus = this.svg.contains(document.activeElement);
     const centres = squareCentres(model.board, model.flipped);
     const marks = squareMarks(model);
     const squares = svgEl("g", { class: "squares" });
@@ -61,6 +114,10 @@ export class BoardView {
       if (drawn) arrows.append(drawn);
     }
     this.svg.replaceChildren(defs(), squares, arrows);
+    // Only the square in focus (else the first) is a Tab stop: the arrows move inside.
+    const stop = this.svg.querySelector(`[data-square="${this.focused}"]`) || this.svg.querySelector("[data-square]");
+    stop?.setAttribute("tabindex", "0");
+    if (hadFocus) stop?.focus();
   }
 }
 
@@ -94,6 +151,8 @@ function squareMarks(model) {
     captured: new Set(last ? last.captured : []),
     partial: new Set(model.partial || []),
     dests: new Map((model.dests || []).map((d) => [d.square, d])),
+    legal: new Set(model.game === "othello" ? (model.legal || []).map((m) => m.from) : []),
+    mustCapture: new Set(model.mustCapture || []),
   };
 }
 
@@ -101,27 +160,60 @@ function drawCell(cell, index, model, marks, centres) {
   const { x, y } = cellOrigin(index, model.flipped);
   if (!cell) return svgEl("rect", { class: "light", x, y, width: CELL, height: CELL });
   const square = cell.square;
+  const othello = model.game === "othello";
   const classes = ["sq"];
   if (marks.last.has(square)) classes.push("last");
   if (marks.partial.has(square)) classes.push("partial");
   if (model.selected === square) classes.push("selected");
-  const group = svgEl("g", { class: classes.join(" "), "data-square": square });
-  group.append(svgEl("rect", { class: "dark", x, y, width: CELL, height: CELL }));
+  if (marks.legal.has(square)) classes.push("legal");
+  if (marks.mustCapture.has(square)) classes.push("must");
+  const group = svgEl("g", {
+    class: classes.join(" "),
+    "data-square": square,
+    tabindex: "-1",
+    role: "button",
+    "aria-label": squareLabel(cell, othello, marks),
+  });
+  group.append(svgEl("rect", { class: othello ? "green" : "dark", x, y, width: CELL, height: CELL }));
   if (classes.length > 1) {
     group.append(svgEl("rect", { class: "highlight", x, y, width: CELL, height: CELL }));
   }
-  if (model.numbers) group.append(squareNumber(square, x, y));
+  if (model.numbers) group.append(squareNumber(cell.name, x, y));
   const { x: cx, y: cy } = centres.get(square);
   if (marks.captured.has(square) && !cell.piece) group.append(capturedMark(cx, cy));
-  if (cell.piece) group.append(drawPiece(cell.piece, cx, cy));
+  if (cell.piece) group.append(othello ? drawDisc(cell.piece, cx, cy, marks.captured.has(square)) : drawPiece(cell.piece, cx, cy));
+  if (othello && marks.legal.has(square)) group.append(svgEl("circle", { class: "legal-dot", cx, cy, r: 12 }));
   const dest = marks.dests.get(square);
   if (dest) group.append(destMarker(dest, cx, cy));
   return group;
 }
 
-function squareNumber(square, x, y) {
+/** What a screen reader says of a square: its name, its piece, and the markers on it. */
+function squareLabel(cell, othello, marks) {
+  const names = { b: "black man", w: "white man", B: "black king", W: "white king" };
+  const piece = cell.piece ? (othello ? `${cell.piece === "b" ? "black" : "white"} disc` : names[cell.piece]) : "empty";
+  const notes = [];
+  if (marks.last.has(cell.square)) notes.push("last move");
+  if (marks.legal.has(cell.square)) notes.push("legal move");
+  if (marks.mustCapture.has(cell.square)) notes.push("must capture");
+  return [`${cell.name}`, piece, ...notes].join(", ");
+}
+
+/** An Othello disc; one the last move flipped carries a small dot. */
+function drawDisc(piece, cx, cy, flipped) {
+  const colour = piece === "b" ? "black" : "white";
+  const group = svgEl("g", { class: `piece disc piece-${colour}`, transform: `translate(${cx},${cy})` });
+  group.append(
+    svgEl("circle", { class: "shadow", cx: 0, cy: 3, r: 40 }),
+    svgEl("circle", { class: "body", r: 40, fill: `url(#grad-${colour})` }),
+  );
+  if (flipped) group.append(svgEl("circle", { class: "flipped", r: 6 }));
+  return group;
+}
+
+function squareNumber(name, x, y) {
   const text = svgEl("text", { class: "sq-number", x: x + 6, y: y + 20 });
-  text.textContent = String(square);
+  text.textContent = name;
   return text;
 }
 
@@ -180,7 +272,8 @@ function defs() {
  */
 function drawArrow(arrow, centres) {
   const points = [arrow.from, ...arrow.path].map((sq) => centres.get(sq));
-  if (points.some((p) => !p) || points.length < 2) return null;
+  if (points.some((p) => !p)) return null;
+  if (points.length === 1) return spotMark(arrow, points[0]);
   const weight = Math.max(0, Math.min(1, arrow.weight));
   const width = 7 + 15 * weight;
   const head = width * 1.7;
@@ -202,6 +295,19 @@ function drawArrow(arrow, centres) {
     svgEl("polygon", { class: "head", points: arrowHead(end, angle, head, width) }),
   );
   if (arrow.label) group.append(arrowLabel(arrow.label, tip));
+  return group;
+}
+
+/** A move that is one square (Othello's): a ring on it, as strong as an arrow would be. */
+function spotMark(arrow, at) {
+  const weight = Math.max(0, Math.min(1, arrow.weight));
+  const group = svgEl("g", {
+    class: `arrow arrow-${arrow.kind}`,
+    "data-move": arrow.move,
+    opacity: (0.45 + 0.5 * weight).toFixed(2),
+  });
+  group.append(svgEl("circle", { class: "spot", cx: at.x, cy: at.y, r: 30, "stroke-width": 5 + 7 * weight }));
+  if (arrow.label) group.append(arrowLabel(arrow.label, at));
   return group;
 }
 

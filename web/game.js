@@ -10,7 +10,6 @@ import { screen } from "./screen.js";
 
 export const capitalise = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
 const pieceSide = (piece) => (piece.toLowerCase() === "b" ? "black" : "white");
-const rowOf = (square) => Math.floor((square - 1) / 4);
 
 /** "1-0 · Black wins: white has no legal move" */
 export function resultText(result) {
@@ -46,14 +45,14 @@ export class GameSession {
 
   /** Creates a game on the server (body as POST /api/games wants) and shows it. */
   async create(body) {
-    const state = await post("/api/games", { game: "checkers", ...body });
-    const previous = this.id;
+    const state = await post("/api/games", body);
     this.attach(state);
-    // The old game is of no further use; freeing it also cancels a search it may run.
-    if (previous !== null && previous !== state.id) {
-      api(`/api/games/${previous}`, { method: "DELETE" }).catch(() => {});
-    }
     return state;
+  }
+
+  /** Shows a game the server holds (a reload, a second tab); throws if it has gone. */
+  async open(id) {
+    this.attach(await api(`/api/games/${id}`));
   }
 
   attach(state) {
@@ -63,6 +62,7 @@ export class GameSession {
     this.selection = null;
     this.analyses.clear();
     this.openEvents();
+    this.hooks.onAttach?.(state);
     this.setState(state, "create");
   }
 
@@ -204,8 +204,8 @@ export class GameSession {
     this.render();
     try {
       const answer = await post(`/api/games/${this.id}/explain`, { square });
-      if (answer.reason) screen.say(answer.reason, "error");
-      else screen.say(`The piece on ${square} can move.`, "info");
+      if (answer.reason) screen.say(capitalise(answer.reason), "error");
+      else screen.say(`${this.squareName(square)} can move.`, "info");
       this.hooks.onExplain?.(square, answer.reason);
     } catch (err) {
       screen.say(messageOf(err), "error");
@@ -214,7 +214,10 @@ export class GameSession {
 
   // ---- clicks ------------------------------------------------------------------------
 
-  /** A click on a dark square: select, extend a multi-jump path, move, or ask why not. */
+  /**
+   * A click on a square. Checkers: select, extend a multi-jump path, move, or ask why not.
+   * Othello: play there, or ask why not.
+   */
   click(square) {
     const state = this.state;
     if (!this.active || !state || this.busy) return;
@@ -223,13 +226,17 @@ export class GameSession {
       screen.say(refusal, "info");
       return;
     }
+    if (state.game === "othello") {
+      const move = state.legal.find((m) => m.from === square);
+      return move ? this.playMove(move.move) : this.explain(square);
+    }
     if (this.selection && this.advance(square)) return;
     const piece = state.board.find((c) => c && c.square === square)?.piece;
     if (piece && pieceSide(piece) === state.turn) return this.choosePiece(square);
     if (this.selection) return this.attempt(square);
     if (piece) return this.explain(square);
     this.selection = null;
-    screen.say("");
+    screen.say("Pick one of your pieces first: a move starts from its square.", "info");
     this.render();
   }
 
@@ -285,16 +292,31 @@ export class GameSession {
     // need the path clicked out, and the server says so for the from-to attempt.
     const captureSets = new Set(ending.map((m) => [...m.captured].sort((a, b) => a - b).join(",")));
     if (captureSets.size === 1) this.playMove(ending[0].move);
-    else this.attempt(square);
+    else screen.say(`Several routes end on ${square}, taking different pieces: click the route square by square.`, "info");
     return true;
   }
 
-  /** Sends what the person tried, so the server's reason is shown if it is not legal. */
+  /**
+   * A destination no legal move of the selected piece reaches: says why without asking the
+   * server (a capture elsewhere is compulsory, or the square is out of reach).
+   */
   attempt(square) {
-    const { from, hops } = this.selection;
-    const jump = hops.length > 0 || Math.abs(rowOf(square) - rowOf(from)) >= 2;
-    const text = [from, ...hops, square].join(jump ? "x" : "-");
-    return this.playMove(text);
+    const { from } = this.selection;
+    const captures = this.state.legal.filter((m) => m.captured.length);
+    const capturers = [...new Set(captures.map((m) => m.from))];
+    this.selection = null;
+    this.render();
+    if (capturers.length && !capturers.includes(from)) {
+      screen.say(`A capture is compulsory: take with the piece on ${capturers.join(" or ")}.`, "error");
+    } else {
+      const reach = [...new Set(this.state.legal.filter((m) => m.from === from).map((m) => m.path.at(-1)))];
+      screen.say(`The piece on ${from} cannot reach ${square}: it can go to ${reach.join(", ")}.`, "error");
+    }
+  }
+
+  /** A square's name as moves write it (checkers' number, Othello's d3). */
+  squareName(square) {
+    return this.state?.board.find((c) => c && c.square === square)?.name ?? String(square);
   }
 
   /** The destination markers: next hops as dots, farther final squares as rings. */
@@ -323,6 +345,9 @@ export class GameSession {
     }
     const shown = this.view || this.state;
     screen.board.render({
+      game: this.state.game,
+      legal: this.view || this.state.result ? [] : this.state.legal,
+      mustCapture: this.mustCapture(),
       board: shown.board,
       flipped: this.flipped,
       numbers: screen.prefs.numbers,
@@ -336,6 +361,13 @@ export class GameSession {
     screen.setStatus(this.statusText(), tone);
     screen.setViewing(this.view ? this.view.ply : null);
     screen.markReady();
+  }
+
+  /** The squares of the pieces that must capture (checkers' compulsory capture), if any. */
+  mustCapture() {
+    const state = this.state;
+    if (this.view || state.game !== "checkers" || !state.legal.some((m) => m.captured.length)) return [];
+    return [...new Set(state.legal.map((m) => m.from))];
   }
 
   statusText() {

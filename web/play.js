@@ -5,6 +5,7 @@ import { api, post, messageOf } from "./api.js";
 import { AgentForm } from "./agentform.js";
 import { GameSession, capitalise, resultText, signed } from "./game.js";
 import { screen } from "./screen.js";
+import { svgEl } from "./board.js";
 
 const $ = (id) => document.getElementById(id);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -24,6 +25,7 @@ export class PlayPage {
       onAnalysis: (analysis) => this.onAnalysis(analysis),
       onSearchError: (text) => this.onSearchError(text),
       onView: () => this.renderPanel(),
+      onAttach: (state) => this.onAttach(state),
       statusNote: (state) => this.statusNote(state),
     });
   }
@@ -38,11 +40,25 @@ export class PlayPage {
     const on = (id, handler) => $(id).addEventListener("click", handler);
     on("new-game", () => this.newGame());
     on("hint", () => this.hint());
+    on("analyse", () => this.analyse(true));
+    on("review", () => this.reviewGame());
+    $("eval-graph").addEventListener("click", (event) => {
+      const state = this.session.state;
+      if (!state) return;
+      const box = event.currentTarget.getBoundingClientRect();
+      this.session.viewPly(Math.round(((event.clientX - box.left) / box.width) * state.ply));
+    });
     on("stop", () => this.stop());
     on("undo", () => this.undo());
     on("resign", () => this.resign());
     on("draw", () => this.offerDraw());
     on("copy-fen", () => this.copyFen());
+    on("copy-moves", () => this.copyMoves());
+    on("pass", () => this.session.playMove("pass"));
+    $("move-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.typedMove();
+    });
     on("load-pdn", () => this.loadPdn($("pdn-text").value));
     on("nav-first", () => this.session.viewPly(0));
     on("nav-prev", () => this.session.step(-1));
@@ -76,9 +92,31 @@ export class PlayPage {
 
   // ---- starting games ----------------------------------------------------------------
 
-  /** The first game when the page opens: the form's choice (human vs human unless changed). */
+  /**
+   * The first game when the page opens: the game named in the address (a reload, a second
+   * tab) if the server still holds it, else a new game against the computer.
+   */
   async start() {
+    const id = new URLSearchParams(location.search).get("game");
+    if (id !== null) {
+      try {
+        await this.session.open(id);
+        return;
+      } catch (err) {
+        screen.say(`${messageOf(err)}: here is a new game.`, "info");
+      }
+    }
     await this.newGame();
+  }
+
+  /** The game's own address, and who plays it, follow the game shown. */
+  onAttach(state) {
+    const url = new URL(location.href);
+    url.searchParams.set("game", state.id);
+    history.replaceState(null, "", url);
+    this.match = matchOf(state.players);
+    this.form.setGame(state.game);
+    screen.setFlipped(this.session, this.match.agent !== null && this.match.user === "black" && state.game === "checkers");
   }
 
   async newGame() {
@@ -86,32 +124,37 @@ export class PlayPage {
     const user = this.form.userColor();
     const body = this.form.startBody();
     if (body.start === "fen" && !body.fen) {
-      screen.say("Paste a FEN first, e.g. B:W18,22,K30:B14,K1.", "error");
+      screen.say("Paste a position first.", "error");
       return;
     }
-    await this.beginGame(body, { agent, user });
-    screen.setFlipped(this.session, agent !== null && user === "black");
+    const players = agent
+      ? { black: user === "black" ? "human" : agent, white: user === "white" ? "human" : agent }
+      : {};
+    await this.beginGame({ ...body, ...players });
     this.startAgentIfDue();
   }
 
-  /** Loads a PDN game to replay it from its start; both sides are then played here. */
-  async loadPdn(pdn) {
+  /**
+   * Loads a game record (PDN, or Othello's move list) as a new game at its own address,
+   * shown from its start; both sides are then played here. The game in progress stays at
+   * its address.
+   */
+  async loadPdn(pdn, game = this.form.game()) {
     if (!pdn.trim()) {
-      screen.say("Paste a PDN game first.", "error");
+      screen.say("Paste a game first.", "error");
       return false;
     }
-    const ok = await this.beginGame({ start: "pdn", pdn }, { agent: null, user: "black" });
+    const previous = this.session.id;
+    const ok = await this.beginGame({ game, start: "pdn", pdn });
     if (!ok) return false;
-    screen.setFlipped(this.session, false);
     await this.session.viewPly(0);
-    screen.say("Game loaded: step through it with ⟨ ⟩ or the arrow keys.", "ok");
+    const kept = previous !== null ? ` Your previous game is kept at ?game=${previous}.` : "";
+    screen.say(`Game loaded: step through it with ⟨ ⟩ or the arrow keys.${kept}`, "ok");
     return true;
   }
 
   /** Creates the game on the server; the previous game stays if the server refuses. */
-  async beginGame(body, match) {
-    const previous = this.match;
-    this.match = match;
+  async beginGame(body) {
     this.search = null;
     this.analysis = null;
     this.updateThinking();
@@ -120,10 +163,25 @@ export class PlayPage {
       screen.say("");
       return true;
     } catch (err) {
-      this.match = previous;
       screen.say(messageOf(err), "error");
       this.renderPanel();
       return false;
+    }
+  }
+
+  /** A move typed in the box: played if legal, else the server's reason. */
+  async typedMove() {
+    const input = $("move-input");
+    const text = input.value.trim();
+    if (!text) return;
+    const refusal = this.session.state && this.session.refusal(this.session.state);
+    if (refusal) {
+      screen.say(refusal, "info");
+      return;
+    }
+    await this.session.playMove(text);
+    if (this.session.state?.moves.at(-1)?.move.toLowerCase() === text.toLowerCase() || !$("message").classList.contains("error")) {
+      input.value = "";
     }
   }
 
@@ -152,15 +210,23 @@ export class PlayPage {
     if (state.turn !== this.match.user) this.requestSearch(true, this.match.agent);
   }
 
-  async requestSearch(play, agent) {
+  /**
+   * Starts a search: the agent's move (`play`), a hint, or an analysis of the position at
+   * `ply` (an earlier one too) that runs until Stop when `infinite`.
+   */
+  async requestSearch(play, agent, { ply = null, infinite = false } = {}) {
     const game = this.session.id;
-    const token = { play, agent, game, ply: this.session.state.ply, id: null };
+    const at = ply ?? this.session.state.ply;
+    const token = { play, agent, game, ply: at, infinite, id: null };
     this.search = token;
     this.updateThinking();
     await this.session.connected; // so the analysis and state events are not missed
     if (this.search !== token) return;
     try {
-      const answer = await post(`/api/games/${game}/search`, { agent, play });
+      const body = { agent, play };
+      if (ply !== null) body.ply = ply;
+      if (infinite) body.infinite = true;
+      const answer = await post(`/api/games/${game}/search`, body);
       token.id = answer?.search ?? null;
     } catch (err) {
       if (this.search === token) this.endSearch();
@@ -201,6 +267,7 @@ export class PlayPage {
 
   onAnalysis(analysis) {
     this.analysis = analysis;
+    this.review?.waiting?.(analysis);
     const search = this.search;
     if (search && !search.play && analysis.final && (search.id === null || analysis.search === search.id)) {
       this.endSearch();
@@ -221,17 +288,31 @@ export class PlayPage {
 
   // ---- buttons -----------------------------------------------------------------------
 
+  /** A hint for the person's move, or the agent's view of the earlier position shown. */
   hint() {
+    this.analyse(false);
+  }
+
+  /**
+   * Asks the agent for its view of the position on the board (the game's, or an earlier
+   * one being viewed); `infinite` keeps it searching, updating live, until Stop.
+   */
+  analyse(infinite) {
     const state = this.session.state;
     if (!state || this.search) return;
-    if (this.session.view) return screen.say("Go back to the game to ask for a hint.", "info");
-    if (state.result) return screen.say("The game is over.", "info");
-    if (this.match.agent && state.turn !== this.match.user) {
+    const viewing = this.session.view ? this.session.view.ply : null;
+    if (viewing === null && state.result) return screen.say("The game is over: step back to a position to analyse it.", "info");
+    if (viewing === null && !infinite && this.match.agent && state.turn !== this.match.user) {
       return screen.say("Hints are for your own move.", "info");
     }
-    const agent = this.match.agent || this.form.spec() || HINT_AGENT;
+    const agent = infinite || viewing !== null ? this.analysisAgent() : this.match.agent || this.form.spec() || HINT_AGENT;
     screen.say("");
-    this.requestSearch(false, agent);
+    this.requestSearch(false, agent, { ply: viewing, infinite });
+  }
+
+  /** The agent that analyses: the opponent's kind without its move limits, else alpha-beta. */
+  analysisAgent() {
+    return this.match.agent || this.form.spec() || HINT_AGENT;
   }
 
   async stop() {
@@ -305,16 +386,12 @@ export class PlayPage {
     }
   }
 
-  async copyFen() {
-    const fen = (this.session.view || this.session.state)?.fen;
-    if (!fen) return;
-    try {
-      await navigator.clipboard.writeText(fen);
-      screen.say(`Copied ${fen}`, "ok");
-    } catch {
-      // Clipboard access can be refused (permissions, insecure origin): show it instead.
-      screen.say(`FEN: ${fen}`, "info");
-    }
+  copyFen() {
+    return copy((this.session.view || this.session.state)?.fen, "Position");
+  }
+
+  copyMoves() {
+    return copy(this.session.state?.moves_text, "Moves");
   }
 
   // ---- drawing the panel -------------------------------------------------------------
@@ -332,7 +409,9 @@ export class PlayPage {
     if (search) {
       $("thinking-text").textContent = search.play
         ? `${search.agent} is thinking…`
-        : `Hint: ${search.agent} is searching…`;
+        : search.infinite
+          ? `Analysing ply ${search.ply} with ${search.agent}: Stop ends it`
+          : `Hint: ${search.agent} is searching…`;
     }
     this.updateButtons();
     this.session.render();
@@ -345,7 +424,9 @@ export class PlayPage {
     const over = Boolean(state?.result);
     $("stop").disabled = !this.search;
     $("undo").disabled = busy || state.ply === 0;
-    for (const id of ["hint", "resign", "draw"]) $(id).disabled = busy || over;
+    for (const id of ["resign", "draw"]) $(id).disabled = busy || over;
+    $("hint").disabled = busy || (over && !this.session.view);
+    $("analyse").disabled = busy;
   }
 
   renderPanel() {
@@ -356,6 +437,11 @@ export class PlayPage {
     this.renderMoves(state);
     this.renderAnalysis();
     $("download-pdn").href = `/api/games/${this.session.id}/pdn`;
+    const moves = $("download-moves");
+    moves.href = `data:text/plain;charset=utf-8,${encodeURIComponent(state.moves_text + "\n")}`;
+    moves.download = `${state.game}-game-${state.id}.txt`;
+    const mustPass = state.game === "othello" && !state.result && state.legal.length === 1 && state.legal[0].move === "pass";
+    $("pass").hidden = !mustPass;
     const result = $("result");
     result.hidden = !state.result;
     if (state.result) result.textContent = resultText(state.result);
@@ -381,16 +467,18 @@ export class PlayPage {
   /** Numbered pairs; a game that starts with White to move begins "1. … 22-18". */
   renderMoves(state) {
     const list = $("moves");
-    const whiteFirst = (state.start_fen || "B").trim().toUpperCase().startsWith("W");
+    const whiteFirst = state.moves[0]?.side === "white";
     const offset = whiteFirst ? 1 : 0;
     const shown = this.session.shownPly();
     const rows = new Map();
     for (const m of state.moves) {
       const number = Math.floor((m.ply - 1 + offset) / 2) + 1;
       if (!rows.has(number)) rows.set(number, rowElement(number, whiteFirst && m.ply === 1));
+      const lost = this.review?.lost.get(m.ply);
       const cell = Object.assign(document.createElement("button"), {
-        className: `move${m.ply === shown ? " current" : ""}`,
-        textContent: m.move,
+        className: `move${m.ply === shown ? " current" : ""}${lost ? " lost" : ""}`,
+        textContent: lost ? `${m.move}${lost.mark}` : m.move,
+        title: lost ? `This move lost ${Math.round(100 * lost.loss)}% of the expected result for ${capitalise(m.side)}` : "",
         type: "button",
       });
       cell.dataset.ply = String(m.ply);
@@ -400,10 +488,42 @@ export class PlayPage {
     keepInView(list, list.querySelector(".current"));
   }
 
+  /**
+   * Reviews the game: the analysis agent looks at every position in turn (quickly), the
+   * eval graph fills in, and the moves that lost the most for their side are marked.
+   */
+  async reviewGame() {
+    const state = this.session.state;
+    if (!state || this.search || this.review?.running) return;
+    const agent = reviewAgent(state.game);
+    this.review = { running: true, lost: new Map(), shares: new Map() };
+    const review = this.review;
+    for (let ply = 0; ply <= state.ply && this.review === review; ply += 1) {
+      const position = ply === state.ply ? state : null;
+      if (position?.result) break;
+      screen.say(`Reviewing: position ${ply} of ${state.ply} with ${agent}…`, "info");
+      const done = new Promise((resolve) => {
+        review.waiting = (a) => a.final && a.ply === ply && resolve(a);
+        setTimeout(() => resolve(null), 30000);
+      });
+      await this.requestSearch(false, agent, { ply });
+      const a = await done;
+      if (a) review.shares.set(ply, blackShare(a));
+    }
+    review.waiting = null;
+    review.running = false;
+    if (this.review !== review) return;
+    markLosses(review, this.session.state);
+    const worst = [...review.lost.entries()].map(([ply, l]) => `${l.move} (ply ${ply})`);
+    screen.say(worst.length ? `Review done. The costliest moves: ${worst.join(", ")}.` : "Review done: no move lost much.", "ok");
+    this.renderPanel();
+  }
+
   renderAnalysis() {
     const panel = $("analysis");
     const a = this.analysis;
     if (!a) {
+      renderEvalBar(null);
       panel.replaceChildren(
         Object.assign(document.createElement("p"), {
           className: "placeholder",
@@ -413,6 +533,85 @@ export class PlayPage {
       return;
     }
     panel.replaceChildren(...analysisElements(a, this.session.state?.ply));
+    renderEvalBar(a);
+    this.renderGraph();
+  }
+
+  /** Black's expected share at each ply analysed (the review's, else the latest), clickable. */
+  renderGraph() {
+    const state = this.session.state;
+    const svg = $("eval-graph");
+    const shares = new Map(this.review?.shares || []);
+    for (const [ply, a] of this.session.analyses) if (!shares.has(ply)) shares.set(ply, blackShare(a));
+    svg.hidden = !state || shares.size < 2;
+    if (svg.hidden) return;
+    const width = 300;
+    const height = 90;
+    const x = (ply) => (state.ply ? (ply / state.ply) * width : 0);
+    const y = (share) => height - share * height;
+    const points = [...shares.entries()].sort((p, q) => p[0] - q[0]);
+    const path = points.map(([ply, share], i) => `${i ? "L" : "M"}${x(ply).toFixed(1)},${y(share).toFixed(1)}`).join(" ");
+    const shown = this.session.shownPly();
+    svg.replaceChildren(
+      svgEl("rect", { x: 0, y: 0, width, height, class: "graph-bg" }),
+      svgEl("line", { x1: 0, x2: width, y1: height / 2, y2: height / 2, class: "graph-mid" }),
+      svgEl("path", { d: `${path} L${x(points.at(-1)[0])},${height} L${x(points[0][0])},${height} Z`, class: "graph-area" }),
+      svgEl("path", { d: path, class: "graph-line" }),
+      svgEl("line", { x1: x(shown), x2: x(shown), y1: 0, y2: height, class: "graph-now" }),
+    );
+  }
+}
+
+/** A quick agent for reviewing every position of a game. */
+function reviewAgent(game) {
+  return game === "othello" ? "alphabeta:depth=4" : "alphabeta:depth=6";
+}
+
+/** Marks the (at most three) moves that lost the most of their side's expected result. */
+function markLosses(review, state) {
+  const losses = [];
+  for (const m of state.moves) {
+    const before = review.shares.get(m.ply - 1);
+    const after = review.shares.get(m.ply);
+    if (before === undefined || after === undefined) continue;
+    const loss = m.side === "black" ? before - after : after - before;
+    if (loss >= 0.1) losses.push({ ply: m.ply, move: m.move, loss });
+  }
+  losses.sort((a, b) => b.loss - a.loss);
+  review.lost = new Map(
+    losses.slice(0, 3).map((l) => [l.ply, { ...l, mark: l.loss >= 0.3 ? "??" : "?" }]),
+  );
+}
+
+/** The evaluation bar beside the board: Black's share from the bottom. */
+function renderEvalBar(a) {
+  const bar = $("eval-bar");
+  bar.hidden = !a;
+  if (!a) return;
+  const share = blackShare(a);
+  $("eval-fill").style.height = `${(100 * share).toFixed(1)}%`;
+  $("eval-fill").style.bottom = "0";
+  bar.title = valueText(a);
+  bar.setAttribute("aria-label", `Evaluation: ${valueText(a)}`);
+}
+
+/** Who plays: the person's side (the one side a human plays) and the agent of the other. */
+function matchOf(players) {
+  const black = players?.black ?? "human";
+  const white = players?.white ?? "human";
+  if (black === "human" && white !== "human") return { agent: white, user: "black" };
+  if (white === "human" && black !== "human") return { agent: black, user: "white" };
+  return { agent: null, user: "black" };
+}
+
+async function copy(text, what) {
+  if (!text) return;
+  try {
+    await navigator.clipboard.writeText(text);
+    screen.say(`Copied ${text}`, "ok");
+  } catch {
+    // Clipboard access can be refused (permissions, insecure origin): show it instead.
+    screen.say(`${what}: ${text}`, "info");
   }
 }
 
@@ -439,22 +638,44 @@ function rowElement(number, ellipsis) {
 
 // ---- the analysis panel ----------------------------------------------------------------------
 
+/** The analysis's value from Black's side (positive: good for Black), whoever moves. */
+export function valueForBlack(a) {
+  return a.value_for === "black" ? a.value : -a.value;
+}
+
+/** Black's expected share of the result (0..1) for the evaluation bar and graph. */
+export function blackShare(a) {
+  if (a.proven) {
+    const good = a.proven.result === "win" ? 1 : a.proven.result === "loss" ? 0 : 0.5;
+    return a.value_for === "black" ? good : 1 - good;
+  }
+  const v = valueForBlack(a);
+  // Networks value positions in -1..1; alpha-beta counts men.
+  return a.score_kind === "visits" || String(a.agent).startsWith("az") ? (v + 1) / 2 : 0.5 + 0.5 * Math.tanh(v / 3);
+}
+
+/** "+0.42 for Black", or the proven result in words ("White wins in 7 moves"). */
+export function valueText(a) {
+  if (a.proven?.text) return `${capitalise(a.value_for)}: ${a.proven.text}`;
+  const v = valueForBlack(a);
+  const kind = String(a.agent || "").split(":")[0];
+  const unit = kind === "alphabeta" ? " men" : "";
+  return `${signed(v)}${unit} for Black`;
+}
+
 function analysisElements(a, currentPly) {
   const el = (tag, className, text) =>
     Object.assign(document.createElement(tag), { className, textContent: text ?? "" });
   const head = el("div", "eval");
-  const value = el("strong", `value ${a.value > 0 ? "pos" : a.value < 0 ? "neg" : ""}`, signed(a.value));
-  const kind = String(a.agent || "").split(":")[0];
-  const prefix = a.score_kind === "visits" ? "value " : "";
-  const unit = kind === "alphabeta" ? " (alpha-beta, men)" : kind ? ` (${kind})` : "";
-  head.append(prefix, value, ` for ${capitalise(a.value_for)}${unit}`);
-  const where = a.ply === currentPly ? "this position" : `searched at ply ${a.ply}`;
+  const v = valueForBlack(a);
+  head.append(el("strong", `value ${v > 0 ? "pos" : v < 0 ? "neg" : ""}`, valueText(a)));
+  const where = a.ply === currentPly ? "this position" : `the position at ply ${a.ply}`;
   const meta = el("div", "meta", `${a.agent} · ${where} · ${a.final ? "final" : "searching…"}`);
   const parts = [head, meta];
   if (a.summary) parts.push(el("div", "summary", a.summary));
   if (a.pv?.length) {
     const pv = el("div", "pv");
-    pv.append(el("span", "label", "PV "), a.pv.join(" "));
+    pv.append(el("span", "label", "Best line "), a.pv.join(" "));
     parts.push(pv);
   }
   if (a.moves?.length) parts.push(scoreTable(a));
@@ -468,7 +689,7 @@ function scoreTable(a) {
   const table = document.createElement("table");
   table.className = "scores";
   const header = table.createTHead().insertRow();
-  for (const title of ["move", visits ? "visits" : "score", ...(withPriors ? ["prior"] : [])]) {
+  for (const title of ["move", visits ? "share of visits" : `score for ${capitalise(a.value_for)}`, ...(withPriors ? ["prior"] : [])]) {
     header.append(Object.assign(document.createElement("th"), { textContent: title }));
   }
   const body = table.createTBody();

@@ -8,7 +8,7 @@ const $ = (id) => document.getElementById(id);
 
 export const screen = {
   board: null,
-  prefs: { numbers: false, arrows: "scores" }, // the orientation is each session's own
+  prefs: { numbers: true, arrows: "scores" }, // the orientation is each session's own
   session: null, // the GameSession on the board now
 
   init() {

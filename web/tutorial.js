@@ -21,7 +21,7 @@ const LESSONS = [
   {
     title: "Moving men",
     text: [
-      "Checkers is played on the 32 dark squares, numbered 1 to 32 (turn on Numbers under the board). Black starts at the top (squares 1–12) and moves first in a game; here White is to move.",
+      "Checkers is played on the 32 dark squares, numbered 1 to 32 (Square names under the board turns the numbers off and on). Black starts at the top (squares 1–12) and moves first in a game; here White is to move.",
       "A man moves one square diagonally forward onto an empty square: White's men move up the board, Black's men down.",
     ],
     fen: "W:W22,23,30:B6,7,11",

@@ -264,14 +264,7 @@ impl<G: NetGame> AzAgent<G> {
         // A model file's errors name the file already.
         let (net, encoding, _) = match &config.model {
             Some(path) => load_model::<G>(path, &device),
-            None => G::default_model(&device).ok_or_else(|| {
-                AgentError(format!(
-                    "az: there is no built-in {} network; give model=FILE (train one with \
-                     `checkers-zero train --game {}`)",
-                    G::NAME.name(),
-                    G::NAME.name()
-                ))
-            })?,
+            None => G::default_model(&device),
         }
         .map_err(|e| AgentError(format!("az: {e}")))?;
         let evaluator = NetEvaluator::new(net, encoding, device)

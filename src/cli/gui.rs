@@ -22,6 +22,13 @@ pub struct GuiArgs {
     /// Folders of training runs offered on the dashboard (default: runs).
     #[arg(long = "runs")]
     runs: Vec<std::path::PathBuf>,
+    /// Games held at once (default 1000); a new game takes the place of the finished game
+    /// idle longest, else of the game idle longest.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    max_games: Option<u32>,
+    /// Seconds a game nobody looks at is kept (default: a day).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    game_expiry: Option<u64>,
 }
 
 #[derive(clap::Args)]
@@ -35,11 +42,17 @@ pub struct PlotArgs {
 
 #[cfg(feature = "gui")]
 pub fn serve(args: GuiArgs) -> Result<()> {
+    let defaults =
+        checkers_zero::gui::GuiOptions::at(std::net::SocketAddr::new(args.host, args.port));
     checkers_zero::gui::serve(checkers_zero::gui::GuiOptions {
-        addr: std::net::SocketAddr::new(args.host, args.port),
         open: args.open,
         models: args.models,
         runs: args.runs,
+        max_games: args.max_games.map_or(defaults.max_games, |n| n as usize),
+        game_expiry: args
+            .game_expiry
+            .map_or(defaults.game_expiry, std::time::Duration::from_secs),
+        ..defaults
     })?;
     Ok(())
 }

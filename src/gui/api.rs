@@ -1,14 +1,18 @@
 //! The JSON API of the play page (docs/gui.md): games, moves, agents' searches, and their
 //! events.
 
+use super::boards::Board;
 use super::error::ApiError;
-use super::sessions::{Event, Session};
-use super::view;
+use super::levels::{DEFAULT_LEVEL, LEVELS};
+use super::library::Library;
+use super::sessions::{Event, SearchAsk, Session, Table, on_table};
+use super::view::{self, GameView, Players};
 use super::{AppState, Shared};
 use crate::agents::{Agent, AgentGame, AgentSpec, Limits};
 use crate::arena::openings::ballots;
-use crate::games::checkers::{parse_fen, why_immobile};
-use crate::games::{Checkers, Color, DrawReason, Game, Outcome, WinReason};
+use crate::games::{
+    Checkers, Color, DrawReason, Game, GameName, Othello, Outcome, Rules, WinReason,
+};
 use axum::extract::{FromRequest, Path, Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::sse::{KeepAlive, Sse};
@@ -69,23 +73,34 @@ fn game_id(text: &str) -> Result<u64, ApiError> {
         .map_err(|_| ApiError::bad_request(format!("game id {text:?}: expected a number")))
 }
 
-fn session(state: &AppState, id: &str) -> Result<Arc<Session>, ApiError> {
+fn table(state: &AppState, id: &str) -> Result<Table, ApiError> {
     state.sessions.get(game_id(id)?)
 }
 
 async fn info(State(state): State<Shared>) -> Json<Value> {
-    let agents: Vec<Value> = Checkers::kinds().map(|k| k.describe()).collect();
     let ballots: Vec<Value> = standard_ballots()
         .iter()
         .enumerate()
         .map(|(i, b)| json!({"index": i, "label": b.label(), "moves": b.moves}))
         .collect();
+    let models: Vec<Value> = state
+        .library
+        .models()
+        .into_iter()
+        .map(|name| json!({"name": name, "game": Library::model_game(&name).name()}))
+        .collect();
     Json(json!({
         "version": env!("CARGO_PKG_VERSION"),
-        "games": ["checkers"],
-        "agents": agents,
-        "models": state.library.models(),
+        "games": ["checkers", "othello"],
+        "agents": {
+            "checkers": Checkers::kinds().map(|k| k.describe()).collect::<Vec<_>>(),
+            "othello": Othello::kinds().map(|k| k.describe()).collect::<Vec<_>>(),
+        },
+        "levels": LEVELS,
+        "default_level": DEFAULT_LEVEL,
+        "models": models,
         "ballots": ballots,
+        "game_expiry_s": state.sessions.expiry().as_secs(),
     }))
 }
 
@@ -102,57 +117,80 @@ struct NewGame {
     ballot: Option<usize>,
     fen: Option<String>,
     pdn: Option<String>,
+    /// Who plays each side: `human` (the default) or an agent spec.
+    black: Option<String>,
+    white: Option<String>,
 }
 
 /// The game a `POST /api/games` body asks for.
-fn new_game(req: NewGame) -> Result<Game, ApiError> {
-    match req.game.as_deref().unwrap_or("checkers") {
-        "checkers" => {}
-        "othello" => {
-            return Err(ApiError::bad_request(
-                "the browser plays checkers only: play othello with `checkers-zero play --game othello`",
-            ));
-        }
-        other => {
-            return Err(ApiError::bad_request(format!(
-                "unknown game {other:?}: expected checkers"
-            )));
-        }
-    }
+fn new_game<G: Board>(req: &NewGame) -> Result<Game<G>, ApiError> {
     let missing = |field: &str, start: &str| {
         ApiError::bad_request(format!("start {start:?} needs the field {field:?}"))
     };
     match req.start.as_deref().unwrap_or("initial") {
-        "initial" => Ok(Game::new()),
-        "ballot" => {
+        "initial" => Ok(Game::at_start()),
+        "ballot" if G::NAME == GameName::Checkers => {
             let index = req.ballot.ok_or_else(|| missing("ballot", "ballot"))?;
             let all = standard_ballots();
-            all.get(index).map(|b| b.game()).ok_or_else(|| {
-                ApiError::bad_request(format!(
-                    "ballot {index}: expected 0-{} (the standard ballots)",
-                    all.len() - 1
-                ))
-            })
+            let pdn = all
+                .get(index)
+                .map(|b| b.game().to_pdn(&[]))
+                .ok_or_else(|| {
+                    ApiError::bad_request(format!(
+                        "ballot {index}: expected 0-{} (the standard ballots)",
+                        all.len() - 1
+                    ))
+                })?;
+            G::load(&pdn)
         }
         "fen" => {
-            let fen = req.fen.ok_or_else(|| missing("fen", "fen"))?;
-            parse_fen(&fen)
+            let fen = req.fen.as_deref().ok_or_else(|| missing("fen", "fen"))?;
+            G::parse_position(fen)
                 .map(Game::from_position)
-                .map_err(|e| ApiError::bad_request(format!("bad FEN: {e}")))
+                .map_err(|e| ApiError::bad_request(format!("bad position: {e}")))
         }
-        "pdn" => {
-            let pdn = req.pdn.ok_or_else(|| missing("pdn", "pdn"))?;
-            Game::from_pdn(&pdn).map_err(|e| ApiError::bad_request(e.0))
-        }
+        "pdn" => G::load(req.pdn.as_deref().ok_or_else(|| missing("pdn", "pdn"))?),
         other => Err(ApiError::bad_request(format!(
-            "start {other:?}: expected initial, ballot, fen or pdn"
+            "start {other:?}: expected initial, {}fen or pdn",
+            if G::NAME == GameName::Checkers {
+                "ballot, "
+            } else {
+                ""
+            }
         ))),
     }
 }
 
+/// Holds a new game of `G` for the request.
+fn create<G: Board>(
+    state: &AppState,
+    req: &NewGame,
+    wrap: fn(Arc<Session<G>>) -> Table,
+) -> Result<GameView, ApiError> {
+    let game = new_game::<G>(req)?;
+    let player = |spec: &Option<String>| -> Result<String, ApiError> {
+        match spec.as_deref() {
+            None | Some("human") => Ok("human".into()),
+            Some(text) => Ok(agent_spec::<G>(state, text)?.to_string()),
+        }
+    };
+    let players = Players {
+        black: player(&req.black)?,
+        white: player(&req.white)?,
+    };
+    Ok(state.sessions.create(game, players, wrap).view())
+}
+
 async fn create_game(State(state): State<Shared>, Body(req): Body<NewGame>) -> Response {
-    match new_game(req).and_then(|g| state.sessions.create(g)) {
-        Ok(s) => (StatusCode::CREATED, Json(s.view())).into_response(),
+    let made = match req.game.as_deref().unwrap_or("checkers") {
+        "checkers" => create::<Checkers>(&state, &req, Table::Checkers),
+        "othello" => create::<Othello>(&state, &req, Table::Othello),
+        other => Err(ApiError::bad_request(format!(
+            "unknown game {other:?}: expected checkers or othello"
+        ))),
+    };
+    match made {
+        Ok(view) => (StatusCode::CREATED, Json(view)).into_response(),
         Err(e) => e.into_response(),
     }
 }
@@ -160,8 +198,8 @@ async fn create_game(State(state): State<Shared>, Body(req): Body<NewGame>) -> R
 async fn get_game(
     State(state): State<Shared>,
     Path(id): Path<String>,
-) -> Result<Response, ApiError> {
-    Ok(Json(session(&state, &id)?.view()).into_response())
+) -> Result<Json<GameView>, ApiError> {
+    Ok(Json(on_table!(table(&state, &id)?, s => s.view())))
 }
 
 async fn delete_game(
@@ -176,16 +214,17 @@ async fn get_ply(
     State(state): State<Shared>,
     Path((id, ply)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
-    let s = session(&state, &id)?;
+    let t = table(&state, &id)?;
     let ply: usize = ply
         .parse()
         .map_err(|_| ApiError::bad_request(format!("ply {ply:?}: expected a number")))?;
-    let view = s.with_game(|g| {
-        view::ply_view(g, ply).ok_or_else(|| {
-            ApiError::not_found(format!("ply {ply}: the game has plies 0-{}", g.ply()))
-        })
-    })?;
-    Ok(Json(view).into_response())
+    on_table!(t, s => s.with_game(|g| {
+        view::ply_view(g, ply)
+            .map(|v| Json(v).into_response())
+            .ok_or_else(|| {
+                ApiError::not_found(format!("ply {ply}: the game has plies 0-{}", g.ply()))
+            })
+    }))
 }
 
 #[derive(Deserialize)]
@@ -199,13 +238,15 @@ async fn play_move(
     State(state): State<Shared>,
     Path(id): Path<String>,
     Body(req): Body<MoveRequest>,
-) -> Result<Response, ApiError> {
-    let s = session(&state, &id)?;
-    let (_, view) = s.update(|g| {
-        g.play_text(&req.text)
-            .map_err(|e| ApiError::unprocessable(e.0))
-    })?;
-    Ok(Json(view).into_response())
+) -> Result<Json<GameView>, ApiError> {
+    on_table!(table(&state, &id)?, s => {
+        let (_, view) = s.update(|g| {
+            g.play_text(&req.text)
+                .map(|_| ())
+                .map_err(|e| ApiError::unprocessable(e.0))
+        })?;
+        Ok(Json(view))
+    })
 }
 
 #[derive(Deserialize)]
@@ -219,20 +260,19 @@ async fn explain(
     Path(id): Path<String>,
     Body(req): Body<ExplainRequest>,
 ) -> Result<Json<Value>, ApiError> {
-    let s = session(&state, &id)?;
     let square = req.square;
-    if !(1..=32).contains(&square) {
-        return Err(ApiError::bad_request(format!(
-            "square {square}: expected 1-32"
-        )));
-    }
-    let reason = s.with_game(|g| match g.outcome() {
-        Some(outcome) => Some(format!("the game is over: {outcome}")),
-        None => why_immobile(g.position(), square as u8 - 1),
-    });
+    let reason = on_table!(table(&state, &id)?, s => s.with_game(|g| why_not(g, square)))?;
     Ok(Json(
         json!({"square": square, "movable": reason.is_none(), "reason": reason}),
     ))
+}
+
+/// Why `square` cannot start a move in the game now, in `G`'s words.
+fn why_not<G: Board>(game: &Game<G>, square: u32) -> Result<Option<String>, ApiError> {
+    match game.outcome() {
+        Some(outcome) => Ok(Some(format!("the game is over: {outcome}"))),
+        None => G::why_not(game.position(), square),
+    }
 }
 
 #[derive(Deserialize)]
@@ -245,22 +285,23 @@ async fn undo(
     State(state): State<Shared>,
     Path(id): Path<String>,
     Body(req): Body<UndoRequest>,
-) -> Result<Response, ApiError> {
-    let s = session(&state, &id)?;
+) -> Result<Json<GameView>, ApiError> {
     let plies = req.plies.unwrap_or(1);
-    let (_, view) = s.update(|g| {
-        if plies == 0 || plies > g.ply() {
-            return Err(ApiError::unprocessable(format!(
-                "cannot take back {plies} plies: the game has {} to take back",
-                g.ply()
-            )));
-        }
-        for _ in 0..plies {
-            g.undo();
-        }
-        Ok(())
-    })?;
-    Ok(Json(view).into_response())
+    on_table!(table(&state, &id)?, s => {
+        let (_, view) = s.update(|g| {
+            if plies == 0 || plies > g.ply() {
+                return Err(ApiError::unprocessable(format!(
+                    "cannot take back {plies} plies: the game has {} to take back",
+                    g.ply()
+                )));
+            }
+            for _ in 0..plies {
+                g.undo();
+            }
+            Ok(())
+        })?;
+        Ok(Json(view))
+    })
 }
 
 #[derive(Deserialize)]
@@ -283,15 +324,13 @@ async fn resign(
     State(state): State<Shared>,
     Path(id): Path<String>,
     Body(req): Body<ResignRequest>,
-) -> Result<Response, ApiError> {
-    let s = session(&state, &id)?;
+) -> Result<Json<GameView>, ApiError> {
     let side = parse_side(&req.side)?;
-    let (_, view) =
-        s.update(|g| end_game(g, Outcome::Win(side.opposite(), WinReason::Resignation)))?;
-    Ok(Json(view).into_response())
+    let outcome = Outcome::Win(side.opposite(), WinReason::Resignation);
+    on_table!(table(&state, &id)?, s => Ok(Json(s.update(|g| end_game(g, outcome))?.1)))
 }
 
-fn end_game(game: &mut Game, outcome: Outcome) -> Result<(), ApiError> {
+fn end_game<G: Rules>(game: &mut Game<G>, outcome: Outcome) -> Result<(), ApiError> {
     if let Some(o) = game.outcome() {
         return Err(ApiError::conflict(format!("the game is over: {o}")));
     }
@@ -308,12 +347,23 @@ struct DrawRequest {
     side: Option<String>,
 }
 
+/// An agent accepts a draw when it values its own side below this (on its own scale: men
+/// for alpha-beta, -1..1 for the networks): it takes a draw only when it is worse.
+const DRAW_ACCEPT_BELOW: f32 = -0.1;
+
 async fn draw(
     State(state): State<Shared>,
     Path(id): Path<String>,
     Body(req): Body<DrawRequest>,
 ) -> Result<Json<Value>, ApiError> {
-    let s = session(&state, &id)?;
+    on_table!(table(&state, &id)?, s => offer_draw(&state, s, req).await)
+}
+
+async fn offer_draw<G: Board>(
+    state: &AppState,
+    s: Arc<Session<G>>,
+    req: DrawRequest,
+) -> Result<Json<Value>, ApiError> {
     s.with_game(|g| match g.outcome() {
         Some(o) => Err(ApiError::conflict(format!("the game is over: {o}"))),
         None => Ok(()),
@@ -327,8 +377,8 @@ async fn draw(
                     e.message
                 ))
             })?;
-            let spec = agent_spec(&state, &text)?;
-            let mut agent = build_agent(&state, &s, &spec).await?;
+            let spec = agent_spec::<G>(state, &text)?;
+            let mut agent = build_agent(state, &s, &spec).await?;
             let permit = state.sessions.permit()?;
             let game = s.with_game(Game::clone);
             let value = tokio::task::spawn_blocking(move || {
@@ -345,8 +395,12 @@ async fn draw(
             })
             .await
             .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "the agent failed"))?;
-            let accepted = value <= 0.0;
-            let verdict = if accepted { "accepted" } else { "declined" };
+            let accepted = value < DRAW_ACCEPT_BELOW;
+            let verdict = if accepted {
+                "accepted"
+            } else {
+                "declined: it takes a draw only when it is worse"
+            };
             (
                 accepted,
                 format!("{spec} values its side at {value:+.2}: {verdict}"),
@@ -364,31 +418,39 @@ async fn draw(
     ))
 }
 
-/// An agent spec from the page: it parses, and a `model` it names is one the server
-/// listed (no other path is opened).
-fn agent_spec(state: &AppState, text: &str) -> Result<AgentSpec, ApiError> {
+/// An agent spec from the page for game `G`: it parses, and a `model` it names is one the
+/// server listed, of this game (no other path is opened).
+fn agent_spec<G: Board>(state: &AppState, text: &str) -> Result<AgentSpec, ApiError> {
     let spec: AgentSpec = text
         .parse()
         .map_err(|e: crate::agents::AgentError| ApiError::bad_request(e.0))?;
     if let Some(model) = spec.get("model") {
         state.library.model_path(model)?;
+        let plays = Library::model_game(model);
+        if plays != G::NAME {
+            return Err(ApiError::bad_request(format!(
+                "model {model:?} plays {}, not {}",
+                plays.name(),
+                G::NAME.name()
+            )));
+        }
     }
     Ok(spec)
 }
 
 /// The game's kept agent if it was built from `spec`, else a new one (built off the async
 /// threads: loading a network takes a while).
-async fn build_agent(
+async fn build_agent<G: Board>(
     state: &AppState,
-    session: &Session,
+    session: &Session<G>,
     spec: &AgentSpec,
-) -> Result<Box<dyn Agent>, ApiError> {
+) -> Result<Box<dyn Agent<G>>, ApiError> {
     if let Some(agent) = session.take_agent(&spec.to_string()) {
         return Ok(agent);
     }
     let seed = state.sessions.search_id();
     let spec = spec.clone();
-    tokio::task::spawn_blocking(move || spec.build::<Checkers>(seed))
+    tokio::task::spawn_blocking(move || spec.build::<G>(seed))
         .await
         .map_err(|_| {
             ApiError::new(
@@ -404,6 +466,10 @@ async fn build_agent(
 struct SearchRequest {
     agent: String,
     play: Option<bool>,
+    /// Search the position after this many plies instead of the game's (analysis only).
+    ply: Option<usize>,
+    /// Search until `stop` (analysis only).
+    infinite: Option<bool>,
 }
 
 async fn search(
@@ -411,13 +477,34 @@ async fn search(
     Path(id): Path<String>,
     Body(req): Body<SearchRequest>,
 ) -> Result<Response, ApiError> {
-    let s = session(&state, &id)?;
-    let spec = agent_spec(&state, &req.agent)?;
-    s.check_can_search()?;
+    on_table!(table(&state, &id)?, s => start_search(&state, s, req).await)
+}
+
+async fn start_search<G: Board>(
+    state: &AppState,
+    s: Arc<Session<G>>,
+    req: SearchRequest,
+) -> Result<Response, ApiError> {
+    let spec = agent_spec::<G>(state, &req.agent)?;
+    let infinite = req.infinite.unwrap_or(false);
+    let play = req.play.unwrap_or(req.ply.is_none() && !infinite);
+    if play && infinite {
+        return Err(ApiError::bad_request(
+            "an infinite search cannot play its move: give play false",
+        ));
+    }
+    if req.ply.is_none() {
+        s.check_can_search()?;
+    }
     let permit = state.sessions.permit()?;
-    let agent = build_agent(&state, &s, &spec).await?;
+    let agent = build_agent(state, &s, &spec).await?;
     let search = state.sessions.search_id();
-    let search = s.start_search(search, spec, agent, req.play.unwrap_or(true), permit)?;
+    let ask = SearchAsk {
+        play,
+        at: req.ply,
+        infinite,
+    };
+    let search = s.start_search(search, spec, agent, ask, permit)?;
     Ok((StatusCode::ACCEPTED, Json(json!({"search": search}))).into_response())
 }
 
@@ -425,12 +512,15 @@ async fn stop(
     State(state): State<Shared>,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(Json(json!({"stopped": session(&state, &id)?.stop()})))
+    let stopped = on_table!(table(&state, &id)?, s => s.stop());
+    Ok(Json(json!({"stopped": stopped})))
 }
 
 async fn pdn(State(state): State<Shared>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    let s = session(&state, &id)?;
-    let text = s.view().pdn;
+    let (game, text) = on_table!(table(&state, &id)?, s => {
+        let view = s.view();
+        (view.game, view.pdn)
+    });
     Ok((
         [
             (
@@ -439,7 +529,7 @@ async fn pdn(State(state): State<Shared>, Path(id): Path<String>) -> Result<Resp
             ),
             (
                 header::CONTENT_DISPOSITION,
-                format!("attachment; filename=\"checkers-zero-game-{}.pdn\"", s.id),
+                format!("attachment; filename=\"{game}-game-{id}.pdn\""),
             ),
         ],
         text,
@@ -451,12 +541,11 @@ async fn events(
     State(state): State<Shared>,
     Path(id): Path<String>,
 ) -> Result<Sse<impl Stream<Item = Result<axum::response::sse::Event, Infallible>>>, ApiError> {
-    let s = session(&state, &id)?;
+    let (view, rx) = on_table!(table(&state, &id)?, s => (s.view(), s.subscribe()));
     let first = Event {
         name: "state",
-        data: serde_json::to_string(&s.view()).expect("views serialise"),
+        data: serde_json::to_string(&view).expect("views serialise"),
     };
-    let rx = s.subscribe();
     let stream = futures_util::stream::unfold((Some(first), rx), |(first, mut rx)| async move {
         if let Some(event) = first {
             return Some((sse(event), (None, rx)));

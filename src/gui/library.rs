@@ -3,6 +3,7 @@
 //! path outside them.
 
 use super::error::ApiError;
+use crate::games::GameName;
 use std::path::{Path, PathBuf};
 
 /// The folders the server was given.
@@ -58,6 +59,14 @@ impl Library {
             }
         }
         names
+    }
+
+    /// The game a listed model plays: its file declares an Othello kind, else checkers.
+    pub fn model_game(name: &str) -> GameName {
+        match crate::nn::read_kind(Path::new(name)) {
+            Some(kind) if kind.contains("Othello") => GameName::Othello,
+            _ => GameName::Checkers,
+        }
     }
 
     /// The file of a listed model.

@@ -5,7 +5,9 @@
 
 mod api;
 mod assets;
+mod boards;
 mod error;
+mod levels;
 mod library;
 mod runs;
 mod sessions;
@@ -30,6 +32,7 @@ use sessions::Sessions;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The largest request body (a pasted PDN game is a few KiB).
 const MAX_BODY: usize = 1 << 20;
@@ -43,6 +46,24 @@ pub struct GuiOptions {
     pub models: Vec<PathBuf>,
     /// Folders of training runs offered (default: runs).
     pub runs: Vec<PathBuf>,
+    /// Games held at once: a new game takes the place of the one idle longest.
+    pub max_games: usize,
+    /// How long a game nobody looks at is kept.
+    pub game_expiry: Duration,
+}
+
+impl GuiOptions {
+    /// The defaults (models/ and runs/ of the current folder) on `addr`.
+    pub fn at(addr: SocketAddr) -> Self {
+        GuiOptions {
+            addr,
+            open: false,
+            models: Vec::new(),
+            runs: Vec::new(),
+            max_games: sessions::MAX_GAMES,
+            game_expiry: sessions::GAME_EXPIRY,
+        }
+    }
 }
 
 /// What every request handler shares.
@@ -57,7 +78,7 @@ type Shared = Arc<AppState>;
 fn app(opts: &GuiOptions) -> Router {
     let state = Arc::new(AppState {
         library: Library::new(opts.models.clone(), opts.runs.clone()),
-        sessions: Sessions::default(),
+        sessions: Sessions::new(opts.max_games, opts.game_expiry),
     });
     Router::new()
         .merge(api::routes())

@@ -1,20 +1,28 @@
 //! The games the server holds, and the agents' searches on them: each search runs on a
 //! blocking thread with a stop flag, so the async threads never wait on one and a game
 //! abandoned or a `stop` pressed ends it.
+//!
+//! Games are kept while they are used: one idle for longer than the expiry is forgotten,
+//! and when the server holds its most games a new one takes the place of the finished game
+//! idle longest (else of the game idle longest), so a newcomer is never refused.
 
+use super::boards::{Board, MoveView};
 use super::error::ApiError;
-use super::view::{self, GameView, MoveView, side_name};
-use crate::agents::{Agent, AgentSpec, Analysis, Limits, ScoreKind, StopFlag};
-use crate::games::Game;
+use super::view::{self, GameView, Players, side_name};
+use crate::agents::{Agent, AgentSpec, Analysis, Decision, Limits, ScoreKind, StopFlag};
+use crate::games::{Checkers, Game, Othello};
 use axum::http::StatusCode;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast};
 
-/// Games held at once; a page that leaves without deleting its game leaves it here.
+/// Games held at once by default.
 pub const MAX_GAMES: usize = 1000;
+/// How long a game nobody looks at is kept by default.
+pub const GAME_EXPIRY: Duration = Duration::from_secs(24 * 60 * 60);
 /// Searches running at once over all games (each may use every core).
 pub const MAX_SEARCHES: usize = 4;
 
@@ -25,30 +33,74 @@ pub struct Event {
     pub data: String,
 }
 
+/// A game of either kind.
+#[derive(Clone)]
+pub enum Table {
+    Checkers(Arc<Session<Checkers>>),
+    Othello(Arc<Session<Othello>>),
+}
+
+/// Runs `$body` with `$s` bound to the table's session, whichever game it plays.
+macro_rules! on_table {
+    ($table:expr, $s:ident => $body:expr) => {
+        match $table {
+            $crate::gui::sessions::Table::Checkers($s) => $body,
+            $crate::gui::sessions::Table::Othello($s) => $body,
+        }
+    };
+}
+pub(crate) use on_table;
+
+impl Table {
+    fn idle(&self) -> Duration {
+        on_table!(self, s => s.used().elapsed())
+    }
+
+    fn finished(&self) -> bool {
+        on_table!(self, s => s.with_game(|g| g.outcome().is_some()))
+    }
+
+    fn close(&self) {
+        on_table!(self, s => s.close())
+    }
+}
+
 /// All games, and the permits that bound the searches.
 pub struct Sessions {
-    games: Mutex<HashMap<u64, Arc<Session>>>,
+    games: Mutex<HashMap<u64, Table>>,
     next_id: AtomicU64,
     next_search: AtomicU64,
     permits: Arc<Semaphore>,
+    max_games: usize,
+    expiry: Duration,
 }
 
 /// One game and what is happening on it.
-pub struct Session {
+pub struct Session<G: Board> {
     pub id: u64,
-    inner: Mutex<SessionState>,
+    inner: Mutex<SessionState<G>>,
     events: broadcast::Sender<Event>,
 }
 
-struct SessionState {
-    game: Game,
-    /// Who played each side (`human` or the agent's spec), for the PDN's tags.
-    players: [String; 2],
+struct SessionState<G: Board> {
+    game: Game<G>,
+    players: Players,
     search: Option<Running>,
     /// The agent of the last search, kept so its next search can reuse what it learnt
     /// (a search tree), with the spec it was built from.
-    agent: Option<(String, Box<dyn Agent>)>,
+    agent: Option<(String, Box<dyn Agent<G>>)>,
     closed: bool,
+    used: Instant,
+}
+
+/// What a search is for.
+pub struct SearchAsk {
+    /// Play its move when it ends.
+    pub play: bool,
+    /// Search the position after this many plies (analysis only), not the game's.
+    pub at: Option<usize>,
+    /// Search until stopped.
+    pub infinite: bool,
 }
 
 struct Running {
@@ -83,7 +135,14 @@ pub struct ScoredMove {
 }
 
 impl AnalysisView {
-    fn of(search: u64, game: &Game, agent: String, best: MoveView, a: &Analysis) -> Self {
+    fn of<G: Board>(
+        search: u64,
+        game: &Game<G>,
+        agent: String,
+        best: MoveView,
+        a: &Analysis<G>,
+    ) -> Self {
+        let pos = game.position();
         AnalysisView {
             search,
             ply: game.ply(),
@@ -99,29 +158,14 @@ impl AnalysisView {
                 .moves
                 .iter()
                 .map(|m| ScoredMove {
-                    mv: MoveView::of(&m.mv),
+                    mv: G::move_view(pos, &m.mv),
                     score: m.score,
                     prior: m.prior,
                 })
                 .collect(),
-            pv: a
-                .pv
-                .iter()
-                .map(crate::games::checkers::move_to_pdn)
-                .collect(),
+            pv: a.pv.iter().map(G::format_move).collect(),
             summary: a.summary.clone(),
             best,
-        }
-    }
-}
-
-impl Default for Sessions {
-    fn default() -> Self {
-        Sessions {
-            games: Mutex::new(HashMap::new()),
-            next_id: AtomicU64::new(1),
-            next_search: AtomicU64::new(1),
-            permits: Arc::new(Semaphore::new(MAX_SEARCHES)),
         }
     }
 }
@@ -132,47 +176,97 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Says how long "idle" is in words: "24 hours", "90 seconds".
+pub fn describe_expiry(expiry: Duration) -> String {
+    let s = expiry.as_secs();
+    match s {
+        _ if s >= 3600 && s % 3600 == 0 => format!("{} hours", s / 3600),
+        _ if s >= 60 && s % 60 == 0 => format!("{} minutes", s / 60),
+        _ => format!("{s} seconds"),
+    }
+}
+
 impl Sessions {
-    pub fn create(&self, game: Game) -> Result<Arc<Session>, ApiError> {
+    /// At most `max_games` (at least 1) games, each forgotten after `expiry` idle.
+    pub fn new(max_games: usize, expiry: Duration) -> Self {
+        Sessions {
+            games: Mutex::new(HashMap::new()),
+            next_id: AtomicU64::new(1),
+            next_search: AtomicU64::new(1),
+            permits: Arc::new(Semaphore::new(MAX_SEARCHES)),
+            max_games: max_games.max(1),
+            expiry,
+        }
+    }
+
+    /// Holds a new game: expired games go first, then, if the server is full, the finished
+    /// game idle longest, else the game idle longest.
+    pub fn create<G: Board>(
+        &self,
+        game: Game<G>,
+        players: Players,
+        wrap: fn(Arc<Session<G>>) -> Table,
+    ) -> Arc<Session<G>> {
         let mut games = lock(&self.games);
-        if games.len() >= MAX_GAMES {
-            return Err(ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                format!("the server holds {MAX_GAMES} games: delete some (DELETE /api/games/ID)"),
-            ));
+        let expired: Vec<u64> = games
+            .iter()
+            .filter(|(_, t)| t.idle() > self.expiry)
+            .map(|(&id, _)| id)
+            .collect();
+        for id in expired {
+            games.remove(&id).map(|t| t.close());
+        }
+        if games.len() >= self.max_games {
+            let oldest = games
+                .iter()
+                .max_by_key(|(_, t)| (t.finished(), t.idle()))
+                .map(|(&id, _)| id);
+            oldest.and_then(|id| games.remove(&id)).map(|t| t.close());
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let session = Arc::new(Session {
             id,
             inner: Mutex::new(SessionState {
                 game,
-                players: ["human".into(), "human".into()],
+                players,
                 search: None,
                 agent: None,
                 closed: false,
+                used: Instant::now(),
             }),
             events: broadcast::channel(64).0,
         });
-        games.insert(id, session.clone());
-        Ok(session)
+        games.insert(id, wrap(session.clone()));
+        session
     }
 
-    pub fn get(&self, id: u64) -> Result<Arc<Session>, ApiError> {
-        lock(&self.games)
-            .get(&id)
-            .cloned()
-            .ok_or_else(|| ApiError::not_found(format!("no game {id}")))
+    /// The game, marked as used now.
+    pub fn get(&self, id: u64) -> Result<Table, ApiError> {
+        let games = lock(&self.games);
+        let table = games.get(&id).cloned().ok_or_else(|| self.missing(id))?;
+        on_table!(&table, s => s.touch());
+        Ok(table)
+    }
+
+    fn missing(&self, id: u64) -> ApiError {
+        ApiError::not_found(format!(
+            "no game {id}: it was deleted, idle for more than {}, or the server restarted",
+            describe_expiry(self.expiry)
+        ))
     }
 
     /// Forgets a game; its search, if any, stops.
     pub fn remove(&self, id: u64) -> Result<(), ApiError> {
-        let session = lock(&self.games)
+        let table = lock(&self.games)
             .remove(&id)
-            .ok_or_else(|| ApiError::not_found(format!("no game {id}")))?;
-        let mut inner = lock(&session.inner);
-        inner.closed = true;
-        inner.cancel_search();
+            .ok_or_else(|| self.missing(id))?;
+        table.close();
         Ok(())
+    }
+
+    /// How long an idle game is kept.
+    pub fn expiry(&self) -> Duration {
+        self.expiry
     }
 
     /// A permit to run a search, or why not now.
@@ -190,13 +284,18 @@ impl Sessions {
     }
 }
 
-impl SessionState {
+impl<G: Board> SessionState<G> {
     fn check_can_search(&self, id: u64) -> Result<(), ApiError> {
-        if self.closed {
-            return Err(ApiError::not_found(format!("no game {id}")));
-        }
         if let Some(outcome) = self.game.outcome() {
             return Err(ApiError::conflict(format!("the game is over: {outcome}")));
+        }
+        self.check_idle(id)
+    }
+
+    /// Why no search can start on the game now, whatever position it searches.
+    fn check_idle(&self, id: u64) -> Result<(), ApiError> {
+        if self.closed {
+            return Err(ApiError::not_found(format!("no game {id}")));
         }
         if self.search.is_some() {
             return Err(ApiError::conflict(
@@ -209,10 +308,10 @@ impl SessionState {
     fn view(&self, id: u64) -> GameView {
         let tags = [
             ("Event", "checkers-zero gui".to_string()),
-            ("Black", self.players[0].clone()),
-            ("White", self.players[1].clone()),
+            ("Black", self.players.black.clone()),
+            ("White", self.players.white.clone()),
         ];
-        view::game_view(id, &self.game, self.search.is_some(), &tags)
+        view::game_view(id, &self.game, self.search.is_some(), &self.players, &tags)
     }
 
     /// Stops a running search and drops its result: the game it searched has changed.
@@ -223,7 +322,7 @@ impl SessionState {
     }
 }
 
-impl Session {
+impl<G: Board> Session<G> {
     pub fn subscribe(&self) -> broadcast::Receiver<Event> {
         self.events.subscribe()
     }
@@ -231,6 +330,20 @@ impl Session {
     pub fn view(&self) -> GameView {
         let inner = lock(&self.inner);
         inner.view(self.id)
+    }
+
+    fn touch(&self) {
+        lock(&self.inner).used = Instant::now();
+    }
+
+    fn used(&self) -> Instant {
+        lock(&self.inner).used
+    }
+
+    fn close(&self) {
+        let mut inner = lock(&self.inner);
+        inner.closed = true;
+        inner.cancel_search();
     }
 
     fn send(&self, name: &'static str, data: &impl Serialize) {
@@ -244,7 +357,7 @@ impl Session {
     /// it was.
     pub fn update<T>(
         &self,
-        change: impl FnOnce(&mut Game) -> Result<T, ApiError>,
+        change: impl FnOnce(&mut Game<G>) -> Result<T, ApiError>,
     ) -> Result<(T, GameView), ApiError> {
         let mut inner = lock(&self.inner);
         let mut game = inner.game.clone();
@@ -258,7 +371,7 @@ impl Session {
     }
 
     /// Reads the game.
-    pub fn with_game<T>(&self, read: impl FnOnce(&Game) -> T) -> T {
+    pub fn with_game<T>(&self, read: impl FnOnce(&Game<G>) -> T) -> T {
         read(&lock(&self.inner).game)
     }
 
@@ -268,7 +381,7 @@ impl Session {
     }
 
     /// The kept agent if it was built from `spec`.
-    pub fn take_agent(&self, spec: &str) -> Option<Box<dyn Agent>> {
+    pub fn take_agent(&self, spec: &str) -> Option<Box<dyn Agent<G>>> {
         let mut inner = lock(&self.inner);
         match inner.agent.take() {
             Some((s, agent)) if s == spec => Some(agent),
@@ -279,33 +392,60 @@ impl Session {
         }
     }
 
-    /// Starts `agent` searching the game on a blocking thread; `play` plays its move when
-    /// it is done. Returns the search's number.
+    /// Starts `agent` searching the game on a blocking thread, as `ask` says. Returns the
+    /// search's number.
     pub fn start_search(
         self: &Arc<Self>,
         search: u64,
         spec: AgentSpec,
-        mut agent: Box<dyn Agent>,
-        play: bool,
+        mut agent: Box<dyn Agent<G>>,
+        ask: SearchAsk,
         permit: OwnedSemaphorePermit,
     ) -> Result<u64, ApiError> {
+        let SearchAsk { play, at, infinite } = ask;
         let stop = StopFlag::default();
         let snapshot = {
             let mut inner = lock(&self.inner);
-            inner.check_can_search(self.id)?;
+            let mut snapshot = inner.game.clone();
+            match at {
+                Some(ply) if ply > snapshot.ply() => {
+                    return Err(ApiError::unprocessable(format!(
+                        "ply {ply}: the game has plies 0-{}",
+                        snapshot.ply()
+                    )));
+                }
+                Some(_) if play => {
+                    return Err(ApiError::bad_request(
+                        "a search of an earlier position cannot play its move: give play false",
+                    ));
+                }
+                Some(ply) => {
+                    while snapshot.ply() > ply {
+                        snapshot.undo();
+                    }
+                    if let Some(outcome) = snapshot.outcome() {
+                        return Err(ApiError::conflict(format!(
+                            "the game is over at ply {ply}: {outcome}"
+                        )));
+                    }
+                    inner.check_idle(self.id)?;
+                }
+                None => inner.check_can_search(self.id)?,
+            }
             inner.search = Some(Running {
                 id: search,
                 stop: stop.clone(),
             });
             let view = inner.view(self.id);
             self.send("state", &view);
-            inner.game.clone()
+            snapshot
         };
         let session = self.clone();
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
             let limits = Limits {
                 stop: Some(stop),
+                infinite,
                 ..Limits::default()
             };
             let decision = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -322,9 +462,9 @@ impl Session {
         &self,
         search: u64,
         spec: AgentSpec,
-        agent: Box<dyn Agent>,
-        searched: &Game,
-        decision: std::thread::Result<crate::agents::Decision>,
+        agent: Box<dyn Agent<G>>,
+        searched: &Game<G>,
+        decision: std::thread::Result<Decision<G>>,
         play: bool,
     ) {
         let mut inner = lock(&self.inner);
@@ -332,6 +472,7 @@ impl Session {
             return; // cancelled: the game changed or was abandoned
         }
         inner.search = None;
+        inner.used = Instant::now();
         let decision = match decision {
             Ok(d) => d,
             Err(_) => {
@@ -348,7 +489,7 @@ impl Session {
         let name = spec.to_string();
         inner.agent = Some((name.clone(), agent));
         if let Some(a) = &decision.analysis {
-            let best = MoveView::of(&decision.mv);
+            let best = G::move_view(searched.position(), &decision.mv);
             self.send(
                 "analysis",
                 &AnalysisView::of(search, searched, name.clone(), best, a),
@@ -357,7 +498,10 @@ impl Session {
         if play {
             let side = inner.game.turn();
             inner.game.play(decision.mv);
-            inner.players[side.index()] = name;
+            match side {
+                crate::games::Color::Black => inner.players.black = name,
+                crate::games::Color::White => inner.players.white = name,
+            }
         }
         let view = inner.view(self.id);
         drop(inner);

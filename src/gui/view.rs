@@ -1,41 +1,9 @@
-//! What the page is sent of a checkers game: the board as cells, moves with their squares,
-//! the result (docs/gui.md, "The state").
+//! What the page is sent of a game: the board as cells, moves with their squares, the
+//! result, who plays each side (docs/gui.md, "The state").
 
-use crate::endgame::EndgameGame;
-use crate::games::checkers::{self, Move, Piece, Position, board::row_col};
-use crate::games::{Checkers, Color, Game, Outcome, Rules};
+use super::boards::{Board, Cell, MoveView, mover};
+use crate::games::{Color, Game, Outcome};
 use serde::Serialize;
-
-/// One dark square: its PDN number and its piece (`b`, `w` men, `B`, `W` kings).
-#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
-pub struct Cell {
-    pub square: u8,
-    pub piece: Option<char>,
-}
-
-/// A move with the squares a board needs to draw it (numbered 1-32).
-#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
-pub struct MoveView {
-    #[serde(rename = "move")]
-    pub text: String,
-    pub from: u8,
-    pub path: Vec<u8>,
-    pub captured: Vec<u8>,
-}
-
-impl MoveView {
-    pub fn of(mv: &Move) -> Self {
-        MoveView {
-            text: checkers::move_to_pdn(mv),
-            from: mv.from() + 1,
-            path: mv.path().iter().map(|s| s + 1).collect(),
-            captured: (0..32u8)
-                .filter(|s| mv.captured() & (1 << s) != 0)
-                .map(|s| s + 1)
-                .collect(),
-        }
-    }
-}
 
 #[derive(Serialize, Debug, Clone)]
 pub struct PlayedMove {
@@ -62,11 +30,20 @@ impl ResultView {
     }
 }
 
+/// Who plays each side: `human` or an agent's spec.
+#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
+pub struct Players {
+    pub black: String,
+    pub white: String,
+}
+
 /// The whole game as the page draws it.
 #[derive(Serialize, Debug, Clone)]
 pub struct GameView {
     pub id: u64,
+    /// `checkers` or `othello`.
     pub game: &'static str,
+    /// The position in the game's own text (checkers' FEN, Othello's 64 squares and side).
     pub fen: String,
     pub start_fen: String,
     pub turn: &'static str,
@@ -77,9 +54,12 @@ pub struct GameView {
     pub last_move: Option<MoveView>,
     pub result: Option<ResultView>,
     pub searching: bool,
+    pub players: Players,
     pub pdn: String,
-    /// What the endgame databases (the default folder, when present) know of the position:
-    /// "database: win for White, 17 plies to conversion".
+    /// The moves as this game's players write them (PDN movetext; Othello's `f5d6c3`).
+    pub moves_text: String,
+    /// What perfect play knows of the position (checkers' endgame databases when present,
+    /// Othello's solver near the end): "database: win for White, 17 plies to conversion".
     pub database: Option<String>,
 }
 
@@ -100,51 +80,32 @@ pub fn side_name(c: Color) -> &'static str {
     }
 }
 
-/// The 64 cells row by row from the top as White sees the board (square 1 top row).
-pub fn board(pos: &Position) -> Vec<Option<Cell>> {
-    let mut cells = vec![None; 64];
-    for sq in 0..32u8 {
-        let (row, col) = row_col(sq);
-        let piece = pos.piece_at(sq).map(piece_char);
-        cells[row as usize * 8 + col as usize] = Some(Cell {
-            square: sq + 1,
-            piece,
-        });
-    }
-    cells
-}
-
-fn piece_char(piece: Piece) -> char {
-    let man = if piece.color == Color::Black {
-        'b'
-    } else {
-        'w'
-    };
-    if piece.king {
-        man.to_ascii_uppercase()
-    } else {
-        man
-    }
-}
-
 /// The view of `game`; `tags` head its PDN.
-pub fn game_view(id: u64, game: &Game, searching: bool, tags: &[(&str, String)]) -> GameView {
+pub fn game_view<G: Board>(
+    id: u64,
+    game: &Game<G>,
+    searching: bool,
+    players: &Players,
+    tags: &[(&str, String)],
+) -> GameView {
     let pos = game.position();
     let mut legal: Vec<MoveView> = if game.outcome().is_some() {
         Vec::new()
     } else {
-        game.legal_moves().iter().map(MoveView::of).collect()
+        game.legal_moves()
+            .iter()
+            .map(|m| G::move_view(pos, m))
+            .collect()
     };
     legal.sort_by(|a, b| (a.from, &a.path).cmp(&(b.from, &b.path)));
-    let first = Checkers::side_to_move(game.start_position());
     GameView {
         id,
-        game: "checkers",
-        fen: checkers::to_fen(pos),
-        start_fen: checkers::to_fen(game.start_position()),
+        game: G::NAME.name(),
+        fen: G::format_position(pos),
+        start_fen: G::format_position(game.start_position()),
         turn: side_name(game.turn()),
         ply: game.ply(),
-        board: board(pos),
+        board: G::cells(pos),
         legal,
         moves: game
             .moves()
@@ -152,31 +113,38 @@ pub fn game_view(id: u64, game: &Game, searching: bool, tags: &[(&str, String)])
             .enumerate()
             .map(|(i, mv)| PlayedMove {
                 ply: i + 1,
-                side: side_name(if i % 2 == 0 { first } else { first.opposite() }),
-                mv: MoveView::of(mv),
+                side: side_name(mover(game, i)),
+                mv: G::move_view(&game.positions()[i], mv),
             })
             .collect(),
-        last_move: game.moves().last().map(MoveView::of),
+        last_move: last_move(game, game.ply()),
         result: game.outcome().as_ref().map(ResultView::of),
         searching,
+        players: players.clone(),
         pdn: game.to_pdn(tags),
+        moves_text: G::moves_text(game),
         database: game
             .outcome()
             .is_none()
-            .then(Checkers::default_oracle)
+            .then(G::default_oracle)
             .flatten()
             .and_then(|o| o.describe(pos, game.quiet_plies())),
     }
 }
 
+fn last_move<G: Board>(game: &Game<G>, ply: usize) -> Option<MoveView> {
+    let i = ply.checked_sub(1)?;
+    Some(G::move_view(&game.positions()[i], &game.moves()[i]))
+}
+
 /// The position after `ply` plies of `game`, if the game has that many.
-pub fn ply_view(game: &Game, ply: usize) -> Option<PlyView> {
+pub fn ply_view<G: Board>(game: &Game<G>, ply: usize) -> Option<PlyView> {
     let pos = game.positions().get(ply)?;
     Some(PlyView {
         ply,
-        fen: checkers::to_fen(pos),
-        turn: side_name(Checkers::side_to_move(pos)),
-        board: board(pos),
-        last_move: ply.checked_sub(1).map(|i| MoveView::of(&game.moves()[i])),
+        fen: G::format_position(pos),
+        turn: side_name(G::side_to_move(pos)),
+        board: G::cells(pos),
+        last_move: last_move(game, ply),
     })
 }

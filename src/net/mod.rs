@@ -11,7 +11,7 @@ pub mod value_model;
 pub mod value_net;
 
 pub use model::{
-    AzModel, Lineage, LoadedModel, ModelFile, NetGame, default_model, load_model, model_from_bytes,
+    AzModel, Lineage, LoadedModel, ModelFile, NetGame, load_model, model_from_bytes,
     read_model_file, save_model,
 };
 pub use value_model::ValueModel;

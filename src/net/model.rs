@@ -18,8 +18,8 @@ pub trait NetGame: EndgameGame {
     /// The kind of its model files before they recorded a lineage ([`AzModel`] alone),
     /// still read.
     const MODEL_KIND_V1: &'static str;
-    /// The network built into the program, if the game has one.
-    fn default_model(device: &Device) -> Option<Result<LoadedModel<Self>, CheckpointError>>;
+    /// The network built into the program.
+    fn default_model(device: &Device) -> Result<LoadedModel<Self>, CheckpointError>;
 }
 
 impl NetGame for Checkers {
@@ -27,8 +27,9 @@ impl NetGame for Checkers {
     const MODEL_KIND: &'static str = "an AlphaZero model with its lineage";
     const MODEL_KIND_V1: &'static str = "an AlphaZero model";
 
-    fn default_model(device: &Device) -> Option<Result<LoadedModel, CheckpointError>> {
-        Some(default_model(device))
+    fn default_model(device: &Device) -> Result<LoadedModel, CheckpointError> {
+        static BYTES: &[u8] = include_bytes!("../../models/default.bin");
+        built_in::<Checkers>(BYTES, device)
     }
 }
 
@@ -39,8 +40,9 @@ impl NetGame for Othello {
     const MODEL_KIND: &'static str = "an Othello AlphaZero model with its lineage";
     const MODEL_KIND_V1: &'static str = "an Othello AlphaZero model";
 
-    fn default_model(_device: &Device) -> Option<Result<LoadedModel<Othello>, CheckpointError>> {
-        None
+    fn default_model(device: &Device) -> Result<LoadedModel<Othello>, CheckpointError> {
+        static BYTES: &[u8] = include_bytes!("../../models/othello.bin");
+        built_in::<Othello>(BYTES, device)
     }
 }
 
@@ -208,12 +210,11 @@ pub fn load_model<G: NetGame>(
     rebuild(read_model_file::<G>(path)?, device)
 }
 
-/// The network shipped inside the program (models/default.bin: the best network of the
-/// learning run in docs/RESULTS.md), so `az` plays checkers right after a build, from any
-/// folder. Othello has none yet.
-pub fn default_model(device: &Device) -> Result<LoadedModel, CheckpointError> {
-    static BYTES: &[u8] = include_bytes!("../../models/default.bin");
-    rebuild(model_from_bytes::<Checkers>(BYTES)?, device)
+/// A network shipped inside the program (models/default.bin for checkers, models/othello.bin
+/// for Othello: the best networks of the learning runs in docs/RESULTS.md), so `az` plays
+/// right after a build, from any folder.
+fn built_in<G: NetGame>(bytes: &[u8], device: &Device) -> Result<LoadedModel<G>, CheckpointError> {
+    rebuild(model_from_bytes::<G>(bytes)?, device)
 }
 
 fn rebuild<G: NetGame>(
@@ -255,12 +256,17 @@ mod tests {
     }
 
     #[test]
-    fn the_built_in_network_is_a_small_trained_cpu_preset_model() {
-        let bytes = std::fs::metadata("models/default.bin").unwrap().len();
-        assert!(bytes < 1 << 20, "models/default.bin is {bytes} bytes");
-        let (net, encoding, optimizer) = default_model(&Device::Cpu).unwrap();
+    fn the_built_in_networks_are_small_trained_cpu_preset_models() {
+        for file in ["models/default.bin", "models/othello.bin"] {
+            let bytes = std::fs::metadata(file).unwrap().len();
+            assert!(bytes < 1 << 20, "{file} is {bytes} bytes");
+        }
+        let (net, encoding, optimizer) = Checkers::default_model(&Device::Cpu).unwrap();
         assert_eq!(net.arch().name, "az-tiny");
         assert_eq!(encoding, Encoding::default());
+        assert!(optimizer.is_none(), "a model to play carries no optimizer");
+        let (net, _, optimizer) = Othello::default_model(&Device::Cpu).unwrap();
+        assert_eq!(net.arch().name, "az-tiny");
         assert!(optimizer.is_none(), "a model to play carries no optimizer");
     }
 

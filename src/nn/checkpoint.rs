@@ -21,6 +21,30 @@ pub const FORMAT_VERSION: u32 = 2;
 /// The first version, without the kind of contents.
 const UNTYPED_VERSION: u32 = 1;
 
+/// The kind a checkpoint file declares (what it holds, e.g. "an Othello AlphaZero model
+/// with its lineage"), read from its header alone; None for a file that is not a typed
+/// checkpoint.
+pub fn read_kind(path: &std::path::Path) -> Option<String> {
+    use std::io::Read;
+    let mut header = vec![0u8; MAGIC.len() + 4 + 1 + 255];
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut filled = 0;
+    while filled < header.len() {
+        match file.read(&mut header[filled..]).ok()? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    let header = &header[..filled];
+    let at = MAGIC.len();
+    if header.get(..at)? != MAGIC || read_u32(header.get(at..at + 4)?) != FORMAT_VERSION {
+        return None;
+    }
+    let len = *header.get(at + 4)? as usize;
+    let kind = header.get(at + 5..at + 5 + len)?;
+    Some(String::from_utf8_lossy(kind).into_owned())
+}
+
 /// What a checkpoint holds, written in its header so that a file of another kind (a model
 /// where a run state is wanted, an AlphaZero model given to a TD agent) is named for what it
 /// is instead of being called damaged. The text is stored: changing it makes older files of

@@ -33,6 +33,7 @@ mod schedule;
 
 pub use checkpoint::{
     Checkpoint, CheckpointError, CheckpointKind, FORMAT_VERSION, MAGIC, TensorData, checksum,
+    read_kind,
 };
 pub use layers::{
     BatchNorm2d, Conv2d, Flatten, Linear, Relu, Reshape, ResidualBlock, Sequential, Sigmoid, Tanh,

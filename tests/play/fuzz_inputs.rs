@@ -208,7 +208,11 @@ proptest! {
 
 /// A sound model file, in memory.
 fn sound_model() -> Vec<u8> {
-    let (net, encoding, _) = checkers_zero::net::default_model(&Device::Cpu).unwrap();
+    let (net, encoding, _) =
+        <checkers_zero::games::Checkers as checkers_zero::net::NetGame>::default_model(
+            &Device::Cpu,
+        )
+        .unwrap();
     let model: AzModel = AzModel {
         arch: net.arch().clone(),
         encoding,

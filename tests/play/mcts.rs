@@ -380,11 +380,11 @@ fn a_network_in_memory_plays_as_its_file_does() {
     use checkers_zero::agents::{AzConfig, AzNetwork};
     use checkers_zero::arena::{GameConfig, MatchConfig, OpeningSet, Series, run_match};
     use checkers_zero::mcts::{GumbelConfig, PuctConfig, Search};
-    use checkers_zero::net::default_model;
+    use checkers_zero::net::NetGame;
     use checkers_zero::tensor::Device;
     use std::sync::Arc;
 
-    let (net, encoding, _) = default_model(&Device::Cpu).unwrap();
+    let (net, encoding, _) = checkers_zero::games::Checkers::default_model(&Device::Cpu).unwrap();
     let path = std::env::temp_dir().join(format!("cz-mem-{}.ckpt", std::process::id()));
     checkers_zero::net::save_model::<checkers_zero::games::Checkers>(
         &path,

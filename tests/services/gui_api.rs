@@ -16,6 +16,7 @@ fn start(runs: &Path) -> Server {
         open: false,
         models: vec![PathBuf::from("models")],
         runs: vec![runs.to_path_buf()],
+        ..GuiOptions::at("127.0.0.1:0".parse().unwrap())
     })
     .unwrap()
 }
@@ -129,13 +130,10 @@ fn a_whole_game_with_an_agent_undo_and_pdn() {
     let a = server.addr;
     let info = ok(a, "GET", "/api/info", Value::Null);
     assert_eq!(info["ballots"].as_array().unwrap().len(), 157);
-    assert!(
-        info["models"]
-            .as_array()
-            .unwrap()
-            .contains(&json!("models/default.bin"))
-    );
-    let kinds: Vec<&str> = info["agents"]
+    let models = info["models"].as_array().unwrap();
+    assert!(models.contains(&json!({"name": "models/default.bin", "game": "checkers"})));
+    assert!(models.contains(&json!({"name": "models/othello.bin", "game": "othello"})));
+    let kinds: Vec<&str> = info["agents"]["checkers"]
         .as_array()
         .unwrap()
         .iter()
@@ -152,9 +150,9 @@ fn a_whole_game_with_an_agent_undo_and_pdn() {
     assert_eq!(s["legal"].as_array().unwrap().len(), 7);
     let cells = s["board"].as_array().unwrap();
     assert_eq!(cells.len(), 64);
-    assert_eq!(cells[1], json!({"square": 1, "piece": "b"}));
+    assert_eq!(cells[1], json!({"square": 1, "name": "1", "piece": "b"}));
     assert_eq!(cells[0], Value::Null);
-    assert_eq!(cells[56], json!({"square": 29, "piece": "w"}));
+    assert_eq!(cells[56], json!({"square": 29, "name": "29", "piece": "w"}));
     let g = format!("/api/games/{id}");
     let mut events = Events::open(a, &format!("{g}/events"));
     assert_eq!(events.next("state", Duration::from_secs(5))["ply"], 0);
@@ -241,7 +239,7 @@ fn a_whole_game_with_an_agent_undo_and_pdn() {
     assert_eq!(status, 200);
     assert!(pdn.contains("[Result \"1-0\"]"), "{pdn}");
     assert_eq!(request(a, "DELETE", &g, "").0, 204);
-    assert_eq!(error(a, "GET", &g, "", 404), format!("no game {id}"));
+    assert!(error(a, "GET", &g, "", 404).starts_with(&format!("no game {id}: it was deleted")));
 }
 
 #[test]
@@ -298,6 +296,181 @@ fn multi_jumps_ballots_fens_pdn_and_draw_offers() {
     );
     assert_eq!(d["accepted"], false, "{d}");
     assert_eq!(d["state"]["result"], Value::Null);
+    // An even position is no reason to take a draw.
+    let s = ok(a, "POST", "/api/games", json!({}));
+    let g = format!("/api/games/{}", s["id"]);
+    let d = ok(
+        a,
+        "POST",
+        &format!("{g}/draw"),
+        json!({"agent": "alphabeta:depth=3", "side": "black"}),
+    );
+    assert_eq!(d["accepted"], false, "{d}");
+}
+
+#[test]
+fn othello_games_with_passes_records_and_the_built_in_network() {
+    let server = start(&fixture_runs());
+    let a = server.addr;
+    let info = ok(a, "GET", "/api/info", Value::Null);
+    assert_eq!(info["games"], json!(["checkers", "othello"]));
+    let s = ok(
+        a,
+        "POST",
+        "/api/games",
+        json!({"game": "othello", "black": "human", "white": "az"}),
+    );
+    assert_eq!(s["game"], "othello");
+    assert_eq!(s["players"], json!({"black": "human", "white": "az"}));
+    let legal: Vec<&str> = s["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["move"].as_str().unwrap())
+        .collect();
+    assert_eq!(legal, ["d3", "c4", "f5", "e6"]);
+    let g = format!("/api/games/{}", s["id"]);
+    let s = ok(a, "POST", &format!("{g}/move"), json!({"move": "f5"}));
+    // f5 flips e5 (square 37: a1 is 1, rank by rank).
+    assert_eq!(s["last_move"]["captured"], json!([37]));
+    let e = error(a, "POST", &format!("{g}/move"), r#"{"move": "a1"}"#, 422);
+    assert!(e.contains("a disc on a1 flips no Black disc"), "{e}");
+    let why = ok(a, "POST", &format!("{g}/explain"), json!({"square": 1}));
+    assert_eq!(why["movable"], false);
+    // The built-in network answers.
+    let mut events = Events::open(a, &format!("{g}/events"));
+    ok(
+        a,
+        "POST",
+        &format!("{g}/search"),
+        json!({"agent": "az:searches=8"}),
+    );
+    let s = state_after(&mut events, 1);
+    assert_eq!(s["moves_text"].as_str().unwrap().len(), 4);
+    // The position before the first move, analysed while the game stays at ply 2.
+    ok(
+        a,
+        "POST",
+        &format!("{g}/search"),
+        json!({"agent": "alphabeta:depth=3", "ply": 0}),
+    );
+    let analysis = events.next("analysis", Duration::from_secs(60));
+    assert_eq!(
+        (analysis["ply"].as_u64(), analysis["value_for"].as_str()),
+        (Some(0), Some("black"))
+    );
+    // An analysis without limits runs until stopped, and stopping it plays nothing.
+    ok(
+        a,
+        "POST",
+        &format!("{g}/search"),
+        json!({"agent": "alphabeta", "infinite": true}),
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(ok(a, "GET", &g, Value::Null)["searching"], true);
+    assert_eq!(
+        ok(a, "POST", &format!("{g}/stop"), json!({}))["stopped"],
+        true
+    );
+    let analysis = events.next("analysis", Duration::from_secs(60));
+    assert_eq!(analysis["ply"], 2);
+    assert_eq!(state_after(&mut events, 1)["ply"], 2);
+    let e = error(
+        a,
+        "POST",
+        &format!("{g}/search"),
+        r#"{"agent": "random", "ply": 9}"#,
+        422,
+    );
+    assert_eq!(e, "ply 9: the game has plies 0-2");
+
+    // A whole game, each side playing its first legal move (this line has passes), then
+    // the same game loaded from its move list, where passes are left out.
+    let s = ok(a, "POST", "/api/games", json!({"game": "othello"}));
+    let g = format!("/api/games/{}", s["id"]);
+    let mut s = s;
+    let mut passes = 0;
+    while s["result"].is_null() {
+        let first = s["legal"][0]["move"].as_str().unwrap().to_string();
+        passes += usize::from(first == "pass");
+        s = ok(a, "POST", &format!("{g}/move"), json!({"move": first}));
+    }
+    assert!(passes >= 1, "no pass in this game: {}", s["moves_text"]);
+    let text = s["moves_text"].as_str().unwrap();
+    assert!(!text.contains("pass"));
+    let loaded = ok(
+        a,
+        "POST",
+        "/api/games",
+        json!({"game": "othello", "start": "pdn", "pdn": text}),
+    );
+    assert_eq!(loaded["moves"], s["moves"]);
+    assert_eq!(loaded["result"], s["result"]);
+    let e = error(
+        a,
+        "POST",
+        "/api/games",
+        r#"{"game": "othello", "start": "pdn", "pdn": "f5f5"}"#,
+        400,
+    );
+    assert!(e.starts_with("move 2: f5 is occupied"), "{e}");
+}
+
+#[test]
+fn games_have_their_own_address_and_expire_but_newcomers_are_never_refused() {
+    // A server that holds 20 games, each kept 2 seconds idle.
+    let runs = fixture_runs();
+    let server = Server::start(&GuiOptions {
+        runs: vec![runs],
+        models: vec![PathBuf::from("models")],
+        max_games: 20,
+        game_expiry: Duration::from_secs(2),
+        ..GuiOptions::at("127.0.0.1:0".parse().unwrap())
+    })
+    .unwrap();
+    let a = server.addr;
+    let new = |body: Value| ok(a, "POST", "/api/games", body)["id"].as_u64().unwrap();
+    // A finished game and a game in progress, then many abandoned ones.
+    let finished = new(json!({}));
+    ok(
+        a,
+        "POST",
+        &format!("/api/games/{finished}/resign"),
+        json!({"side": "white"}),
+    );
+    let kept = new(json!({}));
+    ok(
+        a,
+        "POST",
+        &format!("/api/games/{kept}/move"),
+        json!({"move": "11-15"}),
+    );
+    let mut ids = Vec::new();
+    for _ in 0..18 {
+        ids.push(new(json!({"game": "othello"})));
+    }
+    // Full: the next newcomer takes the finished game's place, not the one going on.
+    let newcomer = new(json!({}));
+    let e = error(a, "GET", &format!("/api/games/{finished}"), "", 404);
+    assert!(e.contains("idle for more than 2 seconds"), "{e}");
+    assert_eq!(
+        ok(a, "GET", &format!("/api/games/{kept}"), Value::Null)["ply"],
+        1
+    );
+    // Then the game idle longest (the first abandoned one; `kept` was just looked at).
+    new(json!({}));
+    error(a, "GET", &format!("/api/games/{}", ids[0]), "", 404);
+    ok(a, "GET", &format!("/api/games/{kept}"), Value::Null);
+    ok(a, "GET", &format!("/api/games/{newcomer}"), Value::Null);
+    // 200 more newcomers on a full server: each is served.
+    for _ in 0..200 {
+        new(json!({}));
+    }
+    // Idle games expire: after the expiry, the next newcomer's arrival sweeps them away.
+    let last = new(json!({}));
+    std::thread::sleep(Duration::from_millis(2500));
+    new(json!({}));
+    error(a, "GET", &format!("/api/games/{last}"), "", 404);
 }
 
 #[test]
@@ -372,9 +545,9 @@ fn searches_stop_cancel_and_are_limited() {
     assert!(err.contains("searches are running"), "{err}");
     let (status, _) = request(a, "DELETE", &games[0], "");
     assert_eq!(status, 204);
-    assert_eq!(
-        error(a, "GET", &games[0], "", 404),
-        format!("no game {}", &games[0][11..])
+    assert!(
+        error(a, "GET", &games[0], "", 404)
+            .starts_with(&format!("no game {}: it was deleted", &games[0][11..]))
     );
     // The deleted game's search ends on its stop flag and gives its slot back.
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -411,14 +584,21 @@ fn bad_requests_get_one_line_json_errors() {
             "/api/games",
             r#"{"game": "chess"}"#,
             400,
-            "unknown game \"chess\": expected checkers",
+            "unknown game \"chess\": expected checkers or othello",
         ),
         (
             "POST",
             "/api/games",
-            r#"{"game": "othello"}"#,
+            r#"{"game": "othello", "start": "ballot", "ballot": 1}"#,
             400,
-            "checkers only",
+            "expected initial, fen or pdn",
+        ),
+        (
+            "POST",
+            "/api/games",
+            r#"{"game": "othello", "white": "az:model=models/default.bin"}"#,
+            400,
+            "model \"models/default.bin\" plays checkers, not othello",
         ),
         (
             "POST",
@@ -439,7 +619,7 @@ fn bad_requests_get_one_line_json_errors() {
             "/api/games",
             r#"{"start": "fen", "fen": "Q:W1"}"#,
             400,
-            "bad FEN",
+            "bad position: FEN must start",
         ),
         (
             "POST",
@@ -645,7 +825,7 @@ fn the_dashboard_lists_runs_and_follows_a_growing_one() {
             .as_array()
             .unwrap()
             .iter()
-            .all(|m| m.as_str().unwrap().starts_with("models/"))
+            .all(|m| m["name"].as_str().unwrap().starts_with("models/"))
     );
 
     // Every chart, as the `plot` command draws it.

@@ -135,21 +135,43 @@ async fn fill(c: &Client, css: &str, text: &str) {
     e.send_keys(text).await.unwrap();
 }
 
+/// The state of the game on the play page, as the server last sent it.
+async fn game_state(c: &Client) -> Value {
+    let id = c
+        .execute(
+            "return new URLSearchParams(location.search).get('game');",
+            vec![],
+        )
+        .await
+        .unwrap();
+    c.execute(
+        "return fetch('/api/games/' + arguments[0]).then(r => r.json());",
+        vec![id],
+    )
+    .await
+    .unwrap()
+}
+
 async fn drive(c: &Client, url: &str, shot: &Path) {
     c.goto(url).await.unwrap();
     until(c, "the first board", "document.body.dataset.ready === '1'").await;
 
-    // Against alpha-beta, the person Black, from the start.
-    choose(c, "#opponent", "alphabeta").await;
-    fill(c, "#agent-depth", "4").await;
-    choose(c, "#user-color", "black").await;
-    click(c, "#new-game").await;
-    until(
+    // The first screen: the computer at the default level, one click away; the person is
+    // Black and moves first.
+    let level = until(
         c,
-        "a new game",
-        "document.querySelectorAll('#moves .move').length === 0",
+        "the level",
+        "document.querySelector('#level').selectedOptions[0]?.textContent",
     )
     .await;
+    assert_eq!(level, "Casual");
+    click(c, "#new-game").await;
+    until(c, "a new game", "document.querySelectorAll('#moves .move').length === 0 && new URLSearchParams(location.search).get('game')").await;
+    let s = game_state(c).await;
+    assert_eq!(
+        s["players"],
+        json!({"black": "human", "white": "az:searches=32,temperature=0.5"})
+    );
 
     // A piece's destinations.
     square(c, 9).await;
@@ -160,20 +182,15 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
     )
     .await;
     assert_eq!(destinations(c).await, json!([13, 14]));
-    // An illegal destination: the server's reason, shown on the page.
+    // An unreachable square: the reason, said by the page without a request.
     square(c, 18).await;
     let m = until(
         c,
-        "the illegal-move message",
+        "the unreachable-square message",
         "document.querySelector('#message').textContent",
     )
     .await;
-    assert!(
-        m.as_str()
-            .unwrap()
-            .contains("is not legal: the piece on 9 can play 9-13 9-14"),
-        "{m}"
-    );
+    assert_eq!(m, "The piece on 9 cannot reach 18: it can go to 13, 14.");
     // A piece that cannot move says why.
     square(c, 1).await;
     until(
@@ -185,20 +202,49 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
     assert!(
         message(c)
             .await
+            .to_lowercase()
             .contains("the piece on 1 has no legal move")
     );
 
-    // A move by clicking, and the agent's answer.
-    square(c, 11).await;
+    // A move by the keyboard: Tab to the board's square 11 (focused here), Enter picks it,
+    // the arrow keys walk to 15 and Enter plays there. The computer answers.
+    c.execute(
+        "document.querySelector('#board [data-square=\"11\"]').focus();",
+        vec![],
+    )
+    .await
+    .unwrap();
+    // Enter, then (Black at the bottom) ArrowUp to 15, then Enter.
+    c.active_element()
+        .await
+        .unwrap()
+        .send_keys("\u{E007}")
+        .await
+        .unwrap();
     until(
         c,
         "11's destinations",
         "document.querySelectorAll('#board .dest').length",
     )
     .await;
-    square(c, 15).await;
+    c.active_element()
+        .await
+        .unwrap()
+        .send_keys("\u{E013}")
+        .await
+        .unwrap();
+    let focused = c
+        .execute("return document.activeElement.dataset.square;", vec![])
+        .await
+        .unwrap();
+    assert_eq!(focused, "15", "the arrow went from 11 up to 15");
+    c.active_element()
+        .await
+        .unwrap()
+        .send_keys("\u{E007}")
+        .await
+        .unwrap();
     until(c, "the agent's reply", "document.querySelectorAll('#moves .move').length === 2 && document.body.dataset.thinking === '0'").await;
-    // Read in one script: the move list is redrawn as events arrive.
     let first = c
         .execute(
             "return document.querySelector('#moves .move[data-ply=\"1\"]').textContent;",
@@ -206,20 +252,96 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
         )
         .await
         .unwrap();
-    assert!(first.as_str().unwrap_or("").contains("11-15"), "{first}");
+    assert_eq!(first, "11-15");
+    // A move typed in the box: an illegal one is refused with the reason, a legal one plays.
+    fill(c, "#move-input", "9-18").await;
+    click(c, "#move-form button[type=submit]").await;
+    until(
+        c,
+        "the refusal",
+        "document.querySelector('#message').textContent.includes('not legal')",
+    )
+    .await;
+    let legal = game_state(c).await["legal"][0]["move"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    fill(c, "#move-input", &legal).await;
+    c.find(Locator::Css("#move-input"))
+        .await
+        .unwrap()
+        .send_keys("\u{E007}")
+        .await
+        .unwrap();
+    until(c, "the typed move and the reply", "document.querySelectorAll('#moves .move').length === 4 && document.body.dataset.thinking === '0'").await;
     until(
         c,
         "the agent's analysis",
-        "document.querySelector('#analysis').textContent.includes('for White')",
+        "document.querySelector('#analysis').textContent.includes('for Black')",
     )
     .await;
+    assert!(
+        !c.find(Locator::Css("#eval-bar"))
+            .await
+            .unwrap()
+            .attr("hidden")
+            .await
+            .unwrap()
+            .is_some()
+    );
     c.screenshot()
         .await
         .map(|png| std::fs::write(shot, png).unwrap())
         .unwrap();
 
+    // A reload keeps the game, its address and who plays it.
+    let address = c.current_url().await.unwrap();
+    c.refresh().await.unwrap();
+    until(c, "the board after a reload", "document.body.dataset.ready === '1' && document.querySelectorAll('#moves .move').length === 4").await;
+    assert_eq!(c.current_url().await.unwrap(), address);
+    let status = until(
+        c,
+        "the status",
+        "document.querySelector('#status').textContent",
+    )
+    .await;
+    assert!(status.as_str().unwrap().contains("your move"), "{status}");
+
+    // Live analysis of an earlier position: it updates while it searches, and Stop ends it.
+    click(c, "#nav-first").await;
+    until(
+        c,
+        "the start position",
+        "document.querySelector('#viewing').hidden === false",
+    )
+    .await;
+    click(c, "#analyse").await;
+    until(
+        c,
+        "a live update",
+        "document.querySelector('#analysis .meta')?.textContent.includes('searching')",
+    )
+    .await;
+    click(c, "#stop").await;
+    until(c, "the final analysis", "document.querySelector('#analysis .meta')?.textContent.includes('final') && document.body.dataset.thinking === '0'").await;
+    let meta = c
+        .find(Locator::Css("#analysis .meta"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(meta.contains("the position at ply 0"), "{meta}");
+    click(c, "#nav-last").await;
+
     // A multi-jump, hop by hop, between two people from a FEN.
-    choose(c, "#opponent", "human").await;
+    choose(c, "#opponent-mode", "human").await;
+    c.execute(
+        "document.querySelector('.start-options').open = true;",
+        vec![],
+    )
+    .await
+    .unwrap();
     choose(c, "#start", "fen").await;
     fill(c, "#fen", "B:W14,23,30:B9,1").await;
     click(c, "#new-game").await;
@@ -236,7 +358,6 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
         "document.querySelectorAll('#board .dest').length",
     )
     .await;
-    // The first hop, and the final square (unambiguous here) as a shortcut.
     assert_eq!(destinations(c).await, json!([18, 27]));
     square(c, 18).await;
     until(
@@ -248,6 +369,38 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
     square(c, 27).await;
     let played = until(c, "the multi-jump in the move list", "document.querySelector('#moves .move') && document.querySelector('#moves .move').textContent").await;
     assert!(played.as_str().unwrap().contains("9x18x27"), "{played}");
+
+    // Othello between two people, from a position where White must pass: the page says
+    // so and offers Pass; then Black's c1 takes White's last disc.
+    choose(c, "#game-kind", "othello").await;
+    choose(c, "#start", "fen").await;
+    let position = format!("XO{} O", "-".repeat(62));
+    fill(c, "#fen", &position).await;
+    click(c, "#new-game").await;
+    until(c, "the pass", "!document.querySelector('#pass').hidden").await;
+    assert_eq!(game_state(c).await["game"], "othello");
+    square(c, 3).await;
+    let m = until(
+        c,
+        "the refusal",
+        "document.querySelector('#message').textContent",
+    )
+    .await;
+    assert!(m.as_str().unwrap().contains("must pass"), "{m}");
+    click(c, "#pass").await;
+    until(
+        c,
+        "Black's move",
+        "document.querySelectorAll('#board .legal').length === 1",
+    )
+    .await;
+    square(c, 3).await;
+    let result = until(c, "the result", "!document.querySelector('#result').hidden && document.querySelector('#result').textContent").await;
+    assert!(result.as_str().unwrap().contains("Black wins"), "{result}");
+    let moves = game_state(c).await["moves_text"].clone();
+    assert_eq!(moves, "c1");
+    choose(c, "#game-kind", "checkers").await;
+    choose(c, "#start", "initial").await;
 
     // The dashboard draws the fixture run: its loss chart's lines have a point per
     // iteration of the fixture's metrics.jsonl.
@@ -295,6 +448,7 @@ where
         open: false,
         models: vec![PathBuf::from("models")],
         runs: vec![runs.to_path_buf()],
+        ..GuiOptions::at("127.0.0.1:0".parse().unwrap())
     })
     .unwrap();
     let driver = start_driver(&driver);

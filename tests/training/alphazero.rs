@@ -285,7 +285,11 @@ fn a_run_starts_from_a_models_weights_records_its_lineage_and_warms_up() {
         ..tiny(1)
     };
     let othello_model = scratch("init-othello").with_extension("bin");
-    let (net, _, _) = checkers_zero::net::default_model(&Device::Cpu).unwrap();
+    let (net, _, _) =
+        <checkers_zero::games::Checkers as checkers_zero::net::NetGame>::default_model(
+            &Device::Cpu,
+        )
+        .unwrap();
     checkers_zero::net::save_model::<checkers_zero::games::Othello>(
         &othello_model,
         &net,
