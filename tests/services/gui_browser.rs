@@ -494,6 +494,55 @@ fn the_play_page_works_in_a_real_browser() {
     }
 }
 
+#[test]
+fn a_phone_sized_window_shows_the_board_and_new_game_first() {
+    with_browser(
+        Path::new("tests/data/runs"),
+        "400,860",
+        |c, url| async move {
+            c.goto(&url).await.unwrap();
+            until(&c, "the first board", "document.body.dataset.ready === '1'").await;
+            let layout = c
+            .execute(
+                "const r = (s) => document.querySelector(s).getBoundingClientRect(); \
+                 return {width: innerWidth, height: innerHeight, scroll: document.documentElement.scrollWidth, \
+                         board: r('#board').toJSON(), button: r('#new-game').toJSON()};",
+                vec![],
+            )
+            .await
+            .unwrap();
+            let n = |v: &Value| v.as_f64().unwrap();
+            let (width, height) = (n(&layout["width"]), n(&layout["height"]));
+            assert!(
+                n(&layout["scroll"]) <= width,
+                "no sideways scrolling: {layout}"
+            );
+            let board = &layout["board"];
+            assert!(
+                n(&board["width"]) >= 0.8 * width,
+                "the board fills the width: {layout}"
+            );
+            assert!(
+                n(&board["left"]) >= 0.0 && n(&board["right"]) <= width,
+                "{layout}"
+            );
+            let button = &layout["button"];
+            assert!(
+                n(&button["bottom"]) <= height && n(&button["height"]) > 0.0,
+                "New game on the first screen: {layout}"
+            );
+            // One click there starts a game against the computer.
+            click(&c, "#new-game").await;
+            until(
+                &c,
+                "the game's address",
+                "new URLSearchParams(location.search).get('game')",
+            )
+            .await;
+        },
+    );
+}
+
 /// The screenshots in docs/ (not a test: run it by hand after changing the page, with a
 /// real run folder): `CHECKERS_ZERO_SCREENSHOT_RUNS=runs cargo test --release --test
 /// gui_browser -- --ignored docs_screenshots`. Writes docs/img/gui-play.png (a game with
