@@ -26,6 +26,18 @@ fn fixture_runs() -> PathBuf {
 
 /// One HTTP/1.1 request; the status and the body.
 fn request(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, String) {
+    let (status, _, body) = request_with_head(addr, method, path, body);
+    (status, body)
+}
+
+/// One HTTP/1.1 request; the status, the response's head (status line and headers) and the
+/// body.
+fn request_with_head(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &str,
+) -> (u16, String, String) {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
     write!(
@@ -40,7 +52,7 @@ fn request(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, Stri
     let text = String::from_utf8_lossy(&raw).into_owned();
     let (head, body) = text.split_once("\r\n\r\n").unwrap();
     let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    (status, body.to_string())
+    (status, head.to_string(), body.to_string())
 }
 
 fn json_request(addr: SocketAddr, method: &str, path: &str, body: Value) -> (u16, Value) {
@@ -586,6 +598,13 @@ fn bad_requests_get_one_line_json_errors() {
             404,
             "as NAME.svg",
         ),
+        (
+            "GET",
+            "/vendor/uplot/nothing.js",
+            "",
+            404,
+            "no such path /vendor/uplot/nothing.js",
+        ),
     ] {
         let err = error(a, method, path, body, status);
         assert!(err.contains(needle), "{method} {path} {:.60}: {err}", body);
@@ -685,4 +704,31 @@ fn the_dashboard_lists_runs_and_follows_a_growing_one() {
     assert_eq!(got["iteration"].as_u64(), Some(lines.len() as u64 + 1));
     drop(server);
     std::fs::remove_dir_all(&runs).unwrap();
+}
+
+/// The page's files, the chart library in web/vendor/ among them, with their content types.
+#[test]
+fn the_page_and_its_chart_library_are_served() {
+    let server = start(&fixture_runs());
+    for (path, kind, needle) in [
+        ("/", "text/html", "<!doctype html>"),
+        ("/index.html", "text/html", "<!doctype html>"),
+        ("/style.css", "text/css", ":root"),
+        (
+            "/vendor/uplot/uPlot.esm.js",
+            "text/javascript",
+            "export { uPlot as default }",
+        ),
+        ("/vendor/uplot/uPlot.min.css", "text/css", ".u-legend"),
+        ("/vendor/uplot/LICENSE", "text/plain", "MIT"),
+    ] {
+        let (status, head, body) = request_with_head(server.addr, "GET", path, "");
+        assert_eq!(status, 200, "{path}");
+        let head = head.to_ascii_lowercase();
+        assert!(
+            head.contains(&format!("content-type: {kind}")),
+            "{path}: {head}"
+        );
+        assert!(body.contains(needle), "{path} lacks {needle:?}");
+    }
 }
