@@ -15,10 +15,18 @@ use futures_util::Stream;
 use serde_json::{Value, json};
 use std::convert::Infallible;
 use std::path::{Path as FsPath, PathBuf};
-use std::time::{Duration, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// How often a watched run's metrics.jsonl is looked at.
 const POLL: Duration = Duration::from_secs(1);
+
+/// The lock file a training process keeps in its run folder (`train::run_dir::LOCK_FILE`):
+/// it holds the process's id while the process runs and is emptied when it ends cleanly.
+const LOCK_FILE: &str = "run.lock";
+
+/// Where processes cannot be looked up (no /proc), a run whose lock names an owner counts
+/// as live while its last write is at most this old.
+const QUIET_LIMIT: Duration = Duration::from_secs(30 * 60);
 
 pub fn routes() -> Router<Shared> {
     Router::new()
@@ -54,34 +62,62 @@ fn metric_lines(text: &str) -> Vec<Value> {
         .collect()
 }
 
-async fn list(State(state): State<Shared>) -> Json<Vec<Value>> {
-    let runs = state
-        .library
-        .runs()
-        .into_iter()
-        .map(|run| {
-            let config: Value = std::fs::read_to_string(run.path.join("config.json"))
-                .ok()
-                .and_then(|t| serde_json::from_str(&t).ok())
-                .unwrap_or(Value::Null);
-            let metrics = run.path.join("metrics.jsonl");
-            let iterations =
-                std::fs::read_to_string(&metrics).map_or(0, |t| metric_lines(&t).len());
-            let modified = std::fs::metadata(&metrics)
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                .map(|d| d.as_secs());
-            json!({
-                "name": run.name,
-                "game": config.get("game"),
-                "network": config.get("network"),
-                "iterations": iterations,
-                "modified": modified,
-            })
-        })
-        .collect();
-    Json(runs)
+async fn list(State(state): State<Shared>) -> Result<Json<Vec<Value>>, ApiError> {
+    let runs = state.library.runs();
+    // Every run's files are read: off the server's async threads.
+    let list = tokio::task::spawn_blocking(move || {
+        runs.iter()
+            .map(|run| run_summary(&run.name, &run.path))
+            .collect()
+    })
+    .await
+    .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "listing the runs failed"))?;
+    Ok(Json(list))
+}
+
+/// A run as `GET /api/runs` lists it.
+fn run_summary(name: &str, dir: &FsPath) -> Value {
+    let config: Option<Value> = std::fs::read_to_string(dir.join("config.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok());
+    let metrics = dir.join("metrics.jsonl");
+    let iterations = std::fs::read_to_string(&metrics).map_or(0, |t| metric_lines(&t).len());
+    let modified = |path: &FsPath| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let metrics_modified = modified(&metrics);
+    let last_write = metrics_modified.max(modified(&dir.join(LOCK_FILE)));
+    json!({
+        "name": name,
+        // A config.json without a game is an older run's: checkers, as `train` reads it.
+        "game": config.as_ref().map(|c| c.get("game").cloned().unwrap_or(json!("checkers"))),
+        "network": config.as_ref().and_then(|c| c.get("network")),
+        "iterations": iterations,
+        "modified": metrics_modified
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map(|d| d.as_secs()),
+        "live": is_live(dir, last_write),
+    })
+}
+
+/// Whether a process is still writing the run in `dir`: its lock file names a process that
+/// exists. A process killed while training leaves its id behind, and a clean exit none.
+fn is_live(dir: &FsPath, last_write: Option<SystemTime>) -> bool {
+    let recent = || {
+        last_write
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age <= QUIET_LIMIT)
+    };
+    match std::fs::read_to_string(dir.join(LOCK_FILE)) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+        // Windows keeps a locked file from being read: only the owner's writes tell.
+        Err(_) => recent(),
+        Ok(owner) => match owner.trim().parse::<u32>() {
+            Err(_) => false,
+            Ok(pid) if FsPath::new("/proc/self").exists() => {
+                FsPath::new("/proc").join(pid.to_string()).exists()
+            }
+            Ok(_) => recent(),
+        },
+    }
 }
 
 fn run_dir(state: &AppState, name: &str) -> Result<PathBuf, ApiError> {

@@ -2,6 +2,7 @@
 //! moves and their reasons, undo, agent replies, cancelling searches, the dashboard's runs,
 //! and bad requests of every kind (each a JSON error, none a panic).
 
+use crate::common;
 use checkers_zero::games::Game;
 use checkers_zero::gui::{GuiOptions, Server};
 use serde_json::{Value, json};
@@ -625,6 +626,117 @@ fn bad_requests_get_one_line_json_errors() {
         409,
     );
     assert!(err.contains("the game is over"), "{err}");
+}
+
+/// The fixture's metrics lines (a real az-tiny run's).
+fn fixture_lines() -> Vec<String> {
+    std::fs::read_to_string(fixture_runs().join("fixture/metrics.jsonl"))
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// The run `name` as `GET /api/runs` lists it.
+fn listed(a: SocketAddr, name: &str) -> Value {
+    let list = ok(a, "GET", "/api/runs", Value::Null);
+    list.as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("{name} is not listed: {list}"))
+        .clone()
+}
+
+/// `live` follows the trainer's own lock (the run folder's `RunDir`), the metrics follow
+/// the lines it logs, and runs started after the server appear in the list.
+#[test]
+fn the_dashboard_sees_live_runs_grow_and_new_runs_appear() {
+    use checkers_zero::train::run_dir::RunDir;
+    let runs = common::ScratchDir::new("gui-live-runs");
+    let run = runs.0.join("growing");
+    std::fs::create_dir_all(&run).unwrap();
+    let lines = fixture_lines();
+    std::fs::write(run.join("metrics.jsonl"), format!("{}\n", lines[0])).unwrap();
+    let server = start(&runs.0);
+    let a = server.addr;
+    let before = listed(a, "growing");
+    assert_eq!(before["iterations"], 1);
+    assert_eq!(before["live"], false, "{before}");
+    assert_eq!(
+        before["game"],
+        Value::Null,
+        "no config.json: the game is unknown"
+    );
+
+    // A trainer claims the folder and logs an iteration, then half of the next one.
+    let mut dir = RunDir::resume(&run).unwrap();
+    assert_eq!(listed(a, "growing")["live"], true);
+    let second: Value = serde_json::from_str(&lines[1]).unwrap();
+    dir.log(&second).unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(run.join("metrics.jsonl"))
+        .unwrap();
+    f.write_all(&lines[2].as_bytes()[..20]).unwrap();
+    let now = listed(a, "growing");
+    assert_eq!(now["iterations"], 2, "{now}");
+    assert_eq!(now["live"], true);
+    let metrics = ok(a, "GET", "/api/runs/growing/metrics", Value::Null);
+    assert_eq!(
+        metrics,
+        json!([serde_json::from_str::<Value>(&lines[0]).unwrap(), second])
+    );
+    // It ends cleanly: the lock is emptied and the run is no longer live.
+    drop(dir);
+    assert_eq!(listed(a, "growing")["live"], false);
+    // A trainer killed while training leaves its process id in the lock: not live either
+    // (the id of a process that has ended, where the system lists processes under /proc).
+    if Path::new("/proc/self").exists() {
+        let mut gone = std::process::Command::new("true").spawn().unwrap();
+        gone.wait().unwrap();
+        std::fs::write(run.join("run.lock"), format!("{}\n", gone.id())).unwrap();
+        assert_eq!(listed(a, "growing")["live"], false);
+        std::fs::write(run.join("run.lock"), format!("{}\n", std::process::id())).unwrap();
+        assert_eq!(listed(a, "growing")["live"], true, "a pid that is running");
+    }
+
+    // A run started after the server: listed with its game, and its metrics served.
+    let new = runs.0.join("othello-new");
+    std::fs::create_dir_all(&new).unwrap();
+    std::fs::write(
+        new.join("config.json"),
+        r#"{"game": "othello", "network": "az-tiny"}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        new.join("metrics.jsonl"),
+        format!("{}\n{}\n", lines[0], lines[1]),
+    )
+    .unwrap();
+    let listed_new = listed(a, "othello-new");
+    assert_eq!(listed_new["game"], "othello");
+    assert_eq!(listed_new["iterations"], 2);
+    let metrics = ok(a, "GET", "/api/runs/othello-new/metrics", Value::Null);
+    assert_eq!(metrics.as_array().unwrap().len(), 2);
+    // An older run's config.json names no game: checkers, as `train` reads it.
+    std::fs::write(new.join("config.json"), r#"{"network": "az-tiny"}"#).unwrap();
+    assert_eq!(listed(a, "othello-new")["game"], "checkers");
+    // A folder with neither metrics nor config is no run.
+    std::fs::create_dir_all(runs.0.join("empty")).unwrap();
+    let names: Vec<Value> = ok(a, "GET", "/api/runs", Value::Null)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].clone())
+        .collect();
+    assert_eq!(
+        names,
+        json!(["growing", "othello-new"])
+            .as_array()
+            .unwrap()
+            .clone()
+    );
 }
 
 #[test]
