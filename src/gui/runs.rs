@@ -1,24 +1,17 @@
-//! The dashboard's API: training runs, their metrics, charts, config and sample games, and
-//! the metrics as they grow while `train` runs.
+//! The dashboard's API: training runs (with whether a process is still writing them), their
+//! metrics, config and sample games. The page draws the charts from the metrics and asks
+//! for the list again every few seconds to follow runs as they grow.
 
 use super::error::ApiError;
-use super::sessions::Event;
 use super::{AppState, Shared};
-use crate::plot;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
-use axum::response::sse::{KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use futures_util::Stream;
 use serde_json::{Value, json};
-use std::convert::Infallible;
 use std::path::{Path as FsPath, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
-/// How often a watched run's metrics.jsonl is looked at.
-const POLL: Duration = Duration::from_secs(1);
 
 /// The lock file a training process keeps in its run folder (`train::run_dir::LOCK_FILE`):
 /// it holds the process's id while the process runs and is emptied when it ends cleanly.
@@ -33,11 +26,8 @@ pub fn routes() -> Router<Shared> {
         .route("/api/runs", get(list))
         .route("/api/runs/{name}/metrics", get(metrics))
         .route("/api/runs/{name}/config", get(config))
-        .route("/api/runs/{name}/plots", get(plots))
-        .route("/api/runs/{name}/plots/{file}", get(plot_svg))
         .route("/api/runs/{name}/games", get(games))
         .route("/api/runs/{name}/games/{file}", get(game))
-        .route("/api/runs/{name}/events", get(events))
 }
 
 fn read_text(path: &FsPath) -> Result<String, ApiError> {
@@ -146,43 +136,6 @@ async fn config(
     })
 }
 
-async fn plots(
-    State(state): State<Shared>,
-    Path(name): Path<String>,
-) -> Result<Json<Value>, ApiError> {
-    run_dir(&state, &name)?;
-    let list: Vec<Value> = plot::PLOTS
-        .iter()
-        .map(|p| json!({"name": p.name, "title": p.title}))
-        .collect();
-    Ok(Json(Value::Array(list)))
-}
-
-async fn plot_svg(
-    State(state): State<Shared>,
-    Path((name, file)): Path<(String, String)>,
-) -> Result<Response, ApiError> {
-    let dir = run_dir(&state, &name)?;
-    let kind = file
-        .strip_suffix(".svg")
-        .and_then(|stem| plot::PLOTS.iter().find(|p| p.name == stem))
-        .ok_or_else(|| {
-            let names: Vec<&str> = plot::PLOTS.iter().map(|p| p.name).collect();
-            ApiError::not_found(format!(
-                "no plot {file:?}: expected one of {}, as NAME.svg",
-                names.join(", ")
-            ))
-        })?;
-    let svg = tokio::task::spawn_blocking(move || {
-        let metrics =
-            plot::read_metrics(&dir).map_err(|e| ApiError::unprocessable(format!("{e:#}")))?;
-        plot::svg(&metrics, kind.name).ok_or_else(|| ApiError::not_found("no such plot"))
-    })
-    .await
-    .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "drawing the plot failed"))??;
-    Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
-}
-
 /// The sample games a run saved (games/iter-NNNN.pdn), by name.
 fn game_files(dir: &FsPath) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir.join("games"))
@@ -216,38 +169,4 @@ async fn game(
     }
     let text = read_text(&dir.join("games").join(&file))?;
     Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
-}
-
-/// `metrics` events: each line metrics.jsonl gains from now on.
-async fn events(
-    State(state): State<Shared>,
-    Path(name): Path<String>,
-) -> Result<Sse<impl Stream<Item = Result<axum::response::sse::Event, Infallible>>>, ApiError> {
-    let path = run_dir(&state, &name)?.join("metrics.jsonl");
-    let seen = std::fs::read_to_string(&path).map_or(0, |t| metric_lines(&t).len());
-    let stream = futures_util::stream::unfold(
-        (path, seen, Vec::<Value>::new()),
-        |(path, mut seen, mut pending)| async move {
-            loop {
-                if let Some(line) = pending.pop() {
-                    let event = Event {
-                        name: "metrics",
-                        data: line.to_string(),
-                    };
-                    return Some((super::api::sse(event), (path, seen, pending)));
-                }
-                tokio::time::sleep(POLL).await;
-                let lines = tokio::fs::read_to_string(&path)
-                    .await
-                    .map_or_else(|_| Vec::new(), |t: String| metric_lines(&t));
-                if lines.len() < seen {
-                    seen = 0; // the run was started again in the same folder
-                }
-                // Popped from the end: oldest last.
-                pending = lines[seen..].iter().rev().cloned().collect();
-                seen = lines.len();
-            }
-        },
-    );
-    Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
 }

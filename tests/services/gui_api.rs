@@ -594,13 +594,6 @@ fn bad_requests_get_one_line_json_errors() {
         ),
         (
             "GET",
-            "/api/runs/fixture/plots/loss.png",
-            "",
-            404,
-            "as NAME.svg",
-        ),
-        (
-            "GET",
             "/vendor/uplot/nothing.js",
             "",
             404,
@@ -628,8 +621,8 @@ fn bad_requests_get_one_line_json_errors() {
     assert!(err.contains("the game is over"), "{err}");
 }
 
-/// The fixture's metrics lines (a real az-tiny run's).
-fn fixture_lines() -> Vec<String> {
+/// The fixture's metrics lines (a real az-tiny run's, as `train` wrote them).
+pub(crate) fn fixture_lines() -> Vec<String> {
     std::fs::read_to_string(fixture_runs().join("fixture/metrics.jsonl"))
         .unwrap()
         .lines()
@@ -646,6 +639,38 @@ fn listed(a: SocketAddr, name: &str) -> Value {
         .find(|r| r["name"] == name)
         .unwrap_or_else(|| panic!("{name} is not listed: {list}"))
         .clone()
+}
+
+#[test]
+fn the_dashboard_lists_runs_their_metrics_config_and_games() {
+    let server = start(&fixture_runs());
+    let a = server.addr;
+    let lines = fixture_lines();
+    let run = listed(a, "fixture");
+    assert_eq!(run["iterations"].as_u64(), Some(lines.len() as u64));
+    assert_eq!(run["game"], "checkers");
+    assert_eq!(run["network"], "az-tiny");
+    assert_eq!(run["live"], false, "no process writes the fixture");
+    let metrics = ok(a, "GET", "/api/runs/fixture/metrics", Value::Null);
+    assert_eq!(metrics.as_array().unwrap().len(), lines.len());
+    assert_eq!(metrics[2]["iteration"], 3);
+    let config = ok(a, "GET", "/api/runs/fixture/config", Value::Null);
+    assert_eq!(config["network"], "az-tiny");
+    assert_eq!(
+        ok(a, "GET", "/api/runs/fixture/games", Value::Null),
+        json!(["iter-0001.pdn"])
+    );
+    let (status, pdn) = request(a, "GET", "/api/runs/fixture/games/iter-0001.pdn", "");
+    assert_eq!(status, 200);
+    let replay = ok(a, "POST", "/api/games", json!({"start": "pdn", "pdn": pdn}));
+    assert!(replay["ply"].as_u64().unwrap() > 20);
+    assert!(
+        ok(a, "GET", "/api/info", Value::Null)["models"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m.as_str().unwrap().starts_with("models/"))
+    );
 }
 
 /// `live` follows the trainer's own lock (the run folder's `RunDir`), the metrics follow
@@ -739,93 +764,18 @@ fn the_dashboard_sees_live_runs_grow_and_new_runs_appear() {
     );
 }
 
-#[test]
-fn the_dashboard_lists_runs_and_follows_a_growing_one() {
-    // A copy of the fixture run, so the test can grow its metrics.jsonl.
-    let runs = std::env::temp_dir().join(format!("cz-gui-runs-{}", std::process::id()));
-    let run = runs.join("fixture");
-    std::fs::create_dir_all(run.join("games")).unwrap();
-    let src = fixture_runs().join("fixture");
-    for f in ["config.json", "metrics.jsonl", "games/iter-0001.pdn"] {
-        std::fs::copy(src.join(f), run.join(f)).unwrap();
-    }
-    let lines: Vec<String> = std::fs::read_to_string(src.join("metrics.jsonl"))
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect();
-    let server = start(&runs);
-    let a = server.addr;
-    let list = ok(a, "GET", "/api/runs", Value::Null);
-    assert_eq!(list[0]["name"], "fixture");
-    assert_eq!(list[0]["iterations"].as_u64(), Some(lines.len() as u64));
-    let metrics = ok(a, "GET", "/api/runs/fixture/metrics", Value::Null);
-    assert_eq!(metrics[2]["iteration"], 3);
-    let config = ok(a, "GET", "/api/runs/fixture/config", Value::Null);
-    assert_eq!(config["network"], "az-tiny");
-    assert_eq!(
-        ok(a, "GET", "/api/runs/fixture/games", Value::Null),
-        json!(["iter-0001.pdn"])
-    );
-    let (status, pdn) = request(a, "GET", "/api/runs/fixture/games/iter-0001.pdn", "");
-    assert_eq!(status, 200);
-    let replay = ok(a, "POST", "/api/games", json!({"start": "pdn", "pdn": pdn}));
-    assert!(replay["ply"].as_u64().unwrap() > 20);
-    assert!(
-        ok(a, "GET", "/api/info", Value::Null)["models"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|m| m.as_str().unwrap().starts_with("models/"))
-    );
-
-    // Every chart, as the `plot` command draws it.
-    let plots = ok(a, "GET", "/api/runs/fixture/plots", Value::Null);
-    let names: Vec<&str> = plots
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["name"].as_str().unwrap())
-        .collect();
-    assert!(
-        names.contains(&"loss") && names.contains(&"gauntlet"),
-        "{names:?}"
-    );
-    for name in names {
-        let (status, svg) = request(a, "GET", &format!("/api/runs/fixture/plots/{name}.svg"), "");
-        assert_eq!(status, 200, "{name}");
-        assert!(svg.starts_with("<svg") && svg.contains("</svg>"), "{name}");
-    }
-
-    // A line appended by a running `train` arrives as an event; half a line does not yet.
-    let mut events = Events::open(a, "/api/runs/fixture/events");
-    std::thread::sleep(Duration::from_millis(300));
-    let mut next: Value = serde_json::from_str(&lines[0]).unwrap();
-    next["iteration"] = json!(lines.len() + 1);
-    let text = next.to_string();
-    let mut f = std::fs::OpenOptions::new()
-        .append(true)
-        .open(run.join("metrics.jsonl"))
-        .unwrap();
-    f.write_all(&text.as_bytes()[..10]).unwrap();
-    f.flush().unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
-    f.write_all(format!("{}\n", &text[10..]).as_bytes())
-        .unwrap();
-    let got = events.next("metrics", Duration::from_secs(10));
-    assert_eq!(got["iteration"].as_u64(), Some(lines.len() as u64 + 1));
-    drop(server);
-    std::fs::remove_dir_all(&runs).unwrap();
-}
-
 /// The page's files, the chart library in web/vendor/ among them, with their content types.
 #[test]
 fn the_page_and_its_chart_library_are_served() {
     let server = start(&fixture_runs());
     for (path, kind, needle) in [
-        ("/", "text/html", "<!doctype html>"),
-        ("/index.html", "text/html", "<!doctype html>"),
-        ("/style.css", "text/css", ":root"),
+        ("/", "text/html", "vendor/uplot/uPlot.min.css"),
+        ("/dashboard.js", "text/javascript", "./charts.js"),
+        (
+            "/charts.js",
+            "text/javascript",
+            "./vendor/uplot/uPlot.esm.js",
+        ),
         (
             "/vendor/uplot/uPlot.esm.js",
             "text/javascript",
