@@ -1,19 +1,34 @@
-//! Embeds the browser interface's files (web/) in the binary: writes the list of them, each
-//! with `include_bytes!`, for src/gui/assets.rs. A file added to web/ is served without
-//! any change to the code.
+//! Embeds the browser interface's files (web/, with its subfolders) in the binary: writes
+//! the list of them, each by its path under web/ (`vendor/uplot/uPlot.esm.js`) with
+//! `include_bytes!`, for src/gui/assets.rs. A file added to web/ is served without any
+//! change to the code.
 
 use std::fmt::Write;
 use std::path::Path;
 
+/// The files under `dir`, as paths under `web` joined by `/`, leaving out hidden entries.
+fn files(web: &Path, dir: &Path, out: &mut Vec<String>) {
+    for entry in std::fs::read_dir(dir).expect("a readable web/ folder") {
+        let path = entry.expect("a readable web/ entry").path();
+        let name = path.file_name().and_then(|n| n.to_str());
+        if name.expect("web/ file names are UTF-8").starts_with('.') {
+            continue;
+        }
+        if path.is_dir() {
+            files(web, &path, out);
+        } else {
+            let relative = path.strip_prefix(web).expect("under web/");
+            let parts: Vec<&str> = relative.iter().map(|p| p.to_str().unwrap()).collect();
+            out.push(parts.join("/"));
+        }
+    }
+}
+
 fn main() {
     println!("cargo::rerun-if-changed=web");
     let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
-    let mut names: Vec<String> = std::fs::read_dir(&web)
-        .expect("the web/ folder of the repository")
-        .map(|e| e.expect("a readable web/ entry").file_name())
-        .map(|n| n.into_string().expect("web/ file names are UTF-8"))
-        .filter(|n| !n.starts_with('.'))
-        .collect();
+    let mut names = Vec::new();
+    files(&web, &web, &mut names);
     names.sort();
     let mut out = String::from("&[\n");
     for name in names {

@@ -1,5 +1,6 @@
-//! A training run's curves as charts: `checkers-zero plot` writes them as PNG and SVG, and
-//! the browser dashboard serves the same SVG. One drawing function serves both backends.
+//! A training run's curves as chart files: `checkers-zero plot` writes them as PNG and SVG,
+//! one drawing function for both backends. (The browser dashboard draws its own interactive
+//! charts from the metrics.)
 
 use crate::files::{FileError, file_error};
 use plotters::coord::Shift;
@@ -7,15 +8,15 @@ use plotters::prelude::*;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
-/// One chart the dashboard and `plot` offer.
-pub struct PlotKind {
+/// One chart `plot` writes.
+struct PlotKind {
     /// File stem and URL name, e.g. "loss".
-    pub name: &'static str,
-    pub title: &'static str,
+    name: &'static str,
+    title: &'static str,
 }
 
-/// The charts, in the order the dashboard shows them.
-pub const PLOTS: &[PlotKind] = &[
+/// The charts.
+const PLOTS: &[PlotKind] = &[
     PlotKind {
         name: "gauntlet",
         title: "Gauntlet: the best network against fixed opponents",
@@ -113,15 +114,9 @@ struct GauntletPoint {
 }
 
 /// A run's metrics.jsonl, one record per finished iteration, and its gating threshold.
-pub struct RunMetrics {
+struct RunMetrics {
     records: Vec<Record>,
     threshold: Option<f64>,
-}
-
-impl RunMetrics {
-    pub fn iterations(&self) -> usize {
-        self.records.len()
-    }
 }
 
 /// Why a run's charts could not be drawn.
@@ -138,7 +133,7 @@ type Result<T, E = PlotError> = std::result::Result<T, E>;
 
 /// Reads `run/metrics.jsonl` (and the threshold from `run/config.json`, if there). A last
 /// line without its newline is one `train` is still writing, and is left out.
-pub fn read_metrics(run: &Path) -> Result<RunMetrics> {
+fn read_metrics(run: &Path) -> Result<RunMetrics> {
     let path = run.join("metrics.jsonl");
     let text = std::fs::read_to_string(&path).map_err(file_error("read", &path))?;
     let complete = text.rfind('\n').map_or("", |end| &text[..end]);
@@ -433,7 +428,7 @@ fn draw<DB: DrawingBackend>(
 }
 
 /// The chart `name` (one of [`PLOTS`]) as an SVG document; `None` for an unknown name.
-pub fn svg(metrics: &RunMetrics, name: &str) -> Option<String> {
+fn svg(metrics: &RunMetrics, name: &str) -> Option<String> {
     let kind = PLOTS.iter().find(|p| p.name == name)?;
     let c = chart(metrics, kind)?;
     let mut out = String::new();
@@ -530,7 +525,7 @@ mod tests {
     fn metrics_read_with_a_partial_last_line_left_out_and_errors_placed() {
         let m = read_metrics(&fixture()).unwrap();
         let lines = std::fs::read_to_string(fixture().join("metrics.jsonl")).unwrap();
-        assert_eq!(m.iterations(), lines.lines().count());
+        assert_eq!(m.records.len(), lines.lines().count());
         assert_eq!(m.threshold, Some(0.550000011920929));
         let dir = scratch("read");
         let first = lines.lines().next().unwrap();
@@ -539,7 +534,7 @@ mod tests {
             format!("{first}\n{}", &first[..20]),
         )
         .unwrap();
-        assert_eq!(read_metrics(&dir).unwrap().iterations(), 1);
+        assert_eq!(read_metrics(&dir).unwrap().records.len(), 1);
         std::fs::write(
             dir.join("metrics.jsonl"),
             format!("{first}\n{{\"loss\": 1}}\n{first}\n"),
@@ -565,7 +560,7 @@ mod tests {
         let m = read_metrics(&fixture()).unwrap();
         let svg = svg(&m, "loss").unwrap();
         assert!(svg.starts_with("<svg") && svg.contains("Training loss"));
-        let n = m.iterations();
+        let n = m.records.len();
         let lines: Vec<Vec<(f64, f64)>> = polylines(&svg)
             .into_iter()
             .filter(|l| l.len() == n)

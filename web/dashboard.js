@@ -1,162 +1,340 @@
-// The training dashboard: a run's plots (inline SVG from the server, the same drawings as
-// `checkers-zero plot`), its latest iteration's numbers, its config and its sample games,
-// refreshed live as `train` appends metrics.
+// The training dashboard: the runs the server knows (new ones appear, live ones are marked,
+// iteration counts follow the runs as `train` writes them), the ticked runs' metrics as
+// interactive charts overlaid to compare them, and one run's details: its latest iteration,
+// config and sample games.
 
 import { api, messageOf } from "./api.js";
+import { DASHES, LineChart, PALETTE, formatNumber } from "./charts.js";
 import { screen } from "./screen.js";
 
 const $ = (id) => document.getElementById(id);
 const runPath = (name) => `/api/runs/${encodeURIComponent(name)}`;
 
-// Re-fetching everything once per burst of metrics lines is enough.
-const REFRESH_DELAY_MS = 1000;
+/** How often the run list (and the shown runs' metrics, when they changed) is asked for. */
+const POLL_MS = 3000;
+
+/** The x axes a chart can be drawn over. */
+const X_AXES = {
+  iteration: { label: "iteration", whole: true, of: (line) => line.iteration },
+  hours: { label: "hours of training", whole: false, of: (line) => line.elapsed_s / 3600 },
+};
+
+/** One line a run: `value` of each metrics line. */
+const field = (value) => (lines, x) => [{ name: null, points: lines.map((l) => [x(l), value(l)]) }];
+
+/** One line per gauntlet opponent; `pick(result)` is [value, low, high] of the 95% interval. */
+const opponents = (pick) => (lines, x) => {
+  const byName = new Map();
+  for (const line of lines) {
+    for (const result of Array.isArray(line.gauntlet) ? line.gauntlet : []) {
+      const [value, low, high] = pick(result);
+      const name = `vs ${result.opponent}`;
+      if (!byName.has(name)) byName.set(name, []);
+      const note = Number.isFinite(low) && Number.isFinite(high) ? `95% ${formatNumber(low)} to ${formatNumber(high)}` : "";
+      byName.get(name).push([x(line), value, note]);
+    }
+  }
+  return [...byName].map(([name, points]) => ({ name, points }));
+};
+
+/** The charts, from the fields of `train`'s metrics lines (docs/gui.md). */
+const CHARTS = [
+  {
+    id: "policy-loss",
+    title: "Policy loss (cross-entropy)",
+    yLabel: "loss per sample",
+    lines: field((l) => l.policy_loss),
+  },
+  {
+    id: "value-loss",
+    title: "Value loss (squared error)",
+    yLabel: "loss per sample",
+    lines: field((l) => l.value_loss),
+  },
+  {
+    id: "gauntlet",
+    title: "Gauntlet: the best network against fixed opponents",
+    yLabel: "score (win 1, draw ½)",
+    yRange: [0, 1],
+    reference: 0.5,
+    empty: "no gauntlet in these runs (train --gauntlet-every N)",
+    lines: opponents((g) => [g.score, g.score_low, g.score_high]),
+  },
+  {
+    id: "elo",
+    title: "Elo difference to each gauntlet opponent",
+    yLabel: "Elo difference",
+    reference: 0,
+    empty: "no finite Elo in these runs (train --gauntlet-every N)",
+    lines: opponents((g) => [g.elo, g.elo_low, g.elo_high]),
+  },
+  {
+    id: "gating",
+    title: "Gating: each new network against the best",
+    yLabel: "score against the best",
+    yRange: [0, 1],
+    reference: 0.5,
+    empty: "no gating in these runs (every network was promoted)",
+    lines: field((l) => l.gating_score),
+  },
+  {
+    id: "lr",
+    title: "Learning rate",
+    yLabel: "learning rate",
+    lines: field((l) => l.lr),
+  },
+  {
+    id: "games",
+    title: "Self-play games per hour",
+    yLabel: "games per hour",
+    lines: field((l) => (l.games / l.selfplay_s) * 3600),
+  },
+  {
+    id: "simulations",
+    title: "Self-play simulations per second",
+    yLabel: "simulations per second",
+    lines: field((l) => l.simulations_per_s),
+  },
+  {
+    id: "length",
+    title: "Mean self-play game length",
+    yLabel: "plies per game",
+    lines: field((l) => l.mean_plies),
+  },
+];
 
 export class Dashboard {
-  /** onReplay(pdn, title): loads a sample game on the board. */
+  /** onReplay(pdn, game): loads a sample game on the board. */
   constructor(onReplay) {
     this.onReplay = onReplay;
-    this.run = null;
-    this.events = null;
-    this.loaded = false;
-    this.refreshTimer = null;
+    this.runs = null; // the list as last served
+    this.compared = new Set(); // the ticked runs
+    this.ticked = false; // whether people ticked or unticked a run
+    this.details = null; // the run whose details show
+    this.detailsShown = ""; // which run and state the details were drawn for
+    this.metrics = new Map(); // run name -> {stamp, lines}
+    this.colors = new Map(); // run name -> colour, kept while the page lives
+    this.rows = new Map(); // run name -> its row in the table
+    this.charts = [];
+    this.timer = null;
+    this.polling = false;
   }
 
   init() {
-    $("run").addEventListener("change", (e) => this.selectRun(e.target.value));
+    this.charts = CHARTS.map((spec) => ({ spec, chart: new LineChart($("charts"), spec) }));
+    $("runs").addEventListener("change", (e) => {
+      const name = e.target.dataset.run;
+      if (name === undefined) return;
+      if (e.target.name === "details-run") this.showDetails(name);
+      else this.compare(name, e.target.checked);
+    });
+    $("smoothing").addEventListener("input", (e) => {
+      const weight = Number(e.target.value);
+      $("smoothing-value").textContent = weight.toFixed(2);
+      for (const { chart } of this.charts) chart.setSmoothing(weight);
+    });
+    $("x-axis").addEventListener("change", () => this.drawCharts());
     $("run-games").addEventListener("click", (e) => {
-      const button = e.target.closest("[data-file]");
+      const button = e.target.closest("button[data-file]");
       if (button) this.replay(button.dataset.file);
     });
   }
 
-  /** Loads the run list the first time the tab opens. */
+  /** The tab was opened: follow the runs while it shows. */
   async show() {
-    if (this.loaded) return;
-    this.loaded = true;
-    await this.loadRuns();
+    this.timer ??= setInterval(() => this.poll(), POLL_MS);
+    await this.poll();
   }
 
-  async loadRuns() {
+  /** One look at the runs; skipped while the tab is hidden or the last look is under way. */
+  async poll() {
+    if (this.polling || document.hidden || $("dashboard-view").hidden) return;
+    this.polling = true;
+    try {
+      await this.update();
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  async update() {
     let runs;
     try {
       runs = await api("/api/runs");
     } catch (err) {
-      this.say(messageOf(err), "error");
+      $("dash-status").textContent = `cannot list the runs: ${messageOf(err)}`;
       return;
     }
-    const select = $("run");
-    select.replaceChildren(...runs.map((r) => new Option(runLabel(r), r.name)));
-    if (!runs.length) {
-      this.say("No training runs found (the server's --runs folders hold none).", "info");
-      return;
-    }
-    // The run trained most recently is the one people usually want to watch.
-    const latest = [...runs].sort((a, b) => (b.modified ?? 0) - (a.modified ?? 0))[0];
-    select.value = latest.name;
+    const first = this.runs === null;
     this.runs = runs;
-    await this.selectRun(latest.name);
+    const names = new Set(runs.map((r) => r.name));
+    const gone = [...this.compared].filter((name) => !names.has(name));
+    for (const name of gone) this.compared.delete(name);
+    if (!names.has(this.details)) this.details = null;
+    // Until people tick runs themselves, the run trained most recently, the one they
+    // usually want to watch.
+    const latest = [...runs].sort((a, b) => (b.modified ?? 0) - (a.modified ?? 0))[0];
+    const autoTick = Boolean(latest) && !this.ticked && !this.compared.size;
+    if (autoTick) this.compared.add(latest.name);
+    if (this.details === null && latest) this.details = latest.name;
+    for (const run of runs) if (!this.colors.has(run.name)) this.colors.set(run.name, PALETTE[this.colors.size % PALETTE.length]);
+    this.drawTable();
+    $("dashboard-empty").hidden = runs.length > 0;
+    $("dash-status").textContent = `updated ${new Date().toLocaleTimeString()}`;
+    const changed = await this.loadMetrics([...this.compared, this.details].filter(Boolean));
+    if (first || autoTick || gone.length || [...this.compared].some((n) => changed.has(n))) this.drawCharts();
+    await this.drawDetails();
   }
 
-  async selectRun(name) {
-    this.run = name;
-    this.say("");
-    this.listen(name);
-    const info = this.runs?.find((r) => r.name === name);
-    $("run-info").textContent = info
-      ? [info.game, info.network, `${info.iterations} iterations`, formatTime(info.modified)]
-          .filter(Boolean)
-          .join(" · ")
-      : "";
-    await Promise.all([this.loadPlots(name), this.loadMetrics(name), this.loadConfig(name), this.loadGames(name)]);
+  /**
+   * Fetches the metrics of `names` whose files changed since they were last read (their
+   * line count or time of change); returns the names fetched.
+   */
+  async loadMetrics(names) {
+    const changed = new Set();
+    await Promise.all(
+      [...new Set(names)].map(async (name) => {
+        const run = this.run(name);
+        const stamp = `${run?.iterations}/${run?.modified}`;
+        if (this.metrics.get(name)?.stamp === stamp) return;
+        try {
+          const lines = await api(`${runPath(name)}/metrics`);
+          this.metrics.set(name, { stamp, lines: Array.isArray(lines) ? lines : [] });
+        } catch (err) {
+          this.metrics.set(name, { stamp, lines: [], error: messageOf(err) });
+        }
+        changed.add(name);
+      }),
+    );
+    return changed;
   }
 
-  /** Follows the run's metrics as training appends them. */
-  listen(name) {
-    this.events?.close();
-    const source = new EventSource(`${runPath(name)}/events`);
-    this.events = source;
-    source.addEventListener("metrics", (event) => {
-      if (this.events !== source) return;
-      let line = null;
-      try {
-        line = JSON.parse(event.data);
-      } catch {
-        // an unreadable line still means the run moved on
+  run(name) {
+    return this.runs?.find((r) => r.name === name);
+  }
+
+  async compare(name, on) {
+    this.ticked = true;
+    if (on) this.compared.add(name);
+    else this.compared.delete(name);
+    await this.loadMetrics([name]);
+    this.drawCharts();
+  }
+
+  async showDetails(name) {
+    this.details = name;
+    await this.loadMetrics([name]);
+    await this.drawDetails();
+  }
+
+  // ---- the run table -----------------------------------------------------------------
+
+  /** Updates the table in place (rows keep their focus), adding new runs and dropping gone ones. */
+  drawTable() {
+    const body = $("runs").tBodies[0];
+    const names = new Set(this.runs.map((r) => r.name));
+    for (const [name, row] of this.rows) {
+      if (!names.has(name)) {
+        row.remove();
+        this.rows.delete(name);
       }
-      $("live").textContent = line?.iteration ? `iteration ${line.iteration} just finished` : "updated";
-      clearTimeout(this.refreshTimer);
-      this.refreshTimer = setTimeout(() => this.refresh(name), REFRESH_DELAY_MS);
+    }
+    this.runs.forEach((run, i) => {
+      let row = this.rows.get(run.name);
+      if (!row) {
+        row = runRow(run.name, this.colors.get(run.name));
+        this.rows.set(run.name, row);
+      }
+      // In the list's order; a row already in place is not moved (it would lose focus).
+      if (body.rows[i] !== row) body.insertBefore(row, body.rows[i] ?? null);
+      row.querySelector("input[type=checkbox]").checked = this.compared.has(run.name);
+      row.querySelector("input[type=radio]").checked = this.details === run.name;
+      const cell = (key) => row.querySelector(`td[data-key="${key}"]`);
+      cell("game").textContent = run.game ?? "unknown";
+      cell("network").textContent = run.network ?? "—";
+      cell("iterations").textContent = String(run.iterations);
+      const status = cell("status");
+      status.textContent = run.live ? "live" : formatTime(run.modified) || "no metrics yet";
+      status.classList.toggle("live", Boolean(run.live));
+      status.title = run.live ? "a training process is writing this run" : "no process is writing this run";
     });
-    source.addEventListener("open", () => {
-      if (this.events === source) $("live").textContent = "live";
+  }
+
+  // ---- charts ------------------------------------------------------------------------
+
+  drawCharts() {
+    const x = X_AXES[$("x-axis").value] ?? X_AXES.iteration;
+    const runs = this.runs?.filter((r) => this.compared.has(r.name)) ?? [];
+    for (const { spec, chart } of this.charts) {
+      const dashes = new Map(); // line name -> its dash, the same in every run
+      const dash = (name) => {
+        if (!dashes.has(name)) dashes.set(name, DASHES[dashes.size % DASHES.length]);
+        return dashes.get(name);
+      };
+      const series = runs.flatMap((run) =>
+        spec.lines(this.metrics.get(run.name)?.lines ?? [], x.of).map((line) => ({
+          label: line.name ? `${run.name}: ${line.name}` : run.name,
+          color: this.colors.get(run.name),
+          dash: dash(line.name),
+          points: line.points,
+        })),
+      );
+      chart.draw(series, x);
+    }
+    $("charts-note").textContent = this.chartsNote(runs);
+  }
+
+  /** Says which ticked runs have nothing to chart, and why. */
+  chartsNote(runs) {
+    if (!runs.length) return "Tick one or more runs to chart them.";
+    const notes = runs.flatMap((run) => {
+      const m = this.metrics.get(run.name);
+      if (m?.error) return [`${run.name}: ${m.error}`];
+      const lines = m?.lines ?? [];
+      if (!lines.length) return [`${run.name}: no iteration finished yet`];
+      if (!lines.some((l) => Number.isFinite(l.iteration))) {
+        return [`${run.name}: its metrics are not AlphaZero iterations (trainer ${lines[0].trainer ?? "unknown"}); see its details`];
+      }
+      return [];
     });
+    return notes.join(" · ");
   }
 
-  async refresh(name) {
-    if (this.run !== name) return;
-    await Promise.all([this.loadPlots(name), this.loadMetrics(name), this.loadGames(name)]);
-  }
+  // ---- details of one run ------------------------------------------------------------
 
-  // ---- plots -------------------------------------------------------------------------
-
-  async loadPlots(name) {
-    let plots;
-    try {
-      plots = await api(`${runPath(name)}/plots`);
-    } catch (err) {
-      this.say(messageOf(err), "error");
-      return;
-    }
-    if (this.run !== name) return;
-    const container = $("plots");
-    const figures = plots.map((plot) => plotFigure(container, plot));
-    container.replaceChildren(...figures.map((f) => f.figure));
-    if (!plots.length) container.append(note("No plots yet: they appear after the first iteration."));
-    await Promise.all(figures.map((f) => this.fillPlot(name, f)));
-  }
-
-  async fillPlot(name, { plot, holder }) {
-    try {
-      const text = await api(`${runPath(name)}/plots/${encodeURIComponent(plot.name)}.svg`);
-      if (this.run !== name) return;
-      const svg = inlineSvg(text, `plot-${plot.name}`);
-      holder.replaceChildren(svg || note("This plot could not be read."));
-    } catch (err) {
-      holder.replaceChildren(note(messageOf(err)));
-    }
-  }
-
-  // ---- tables ------------------------------------------------------------------------
-
-  async loadMetrics(name) {
-    try {
-      const lines = await api(`${runPath(name)}/metrics`);
-      if (this.run !== name) return;
-      const latest = lines[lines.length - 1];
-      fillTable($("latest"), latest ? metricRows(latest) : [["", "no iteration finished yet"]]);
-    } catch (err) {
-      this.say(messageOf(err), "error");
-    }
+  /** Redraws the details when their run or its metrics changed. */
+  async drawDetails() {
+    const name = this.details;
+    const run = this.run(name);
+    const shown = name === null ? "" : `${name}/${this.metrics.get(name)?.stamp}`;
+    if (shown === this.detailsShown) return;
+    this.detailsShown = shown;
+    $("details").hidden = !run;
+    if (!run) return;
+    $("details-title").textContent = `${name}: ${[run.game, run.network, `${run.iterations} iterations`].filter(Boolean).join(", ")}`;
+    const m = this.metrics.get(name);
+    const latest = m?.lines.at(-1);
+    fillTable($("latest"), m?.error ? [["", m.error]] : latest ? metricRows(latest) : [["", "no iteration finished yet"]]);
+    await Promise.all([this.loadConfig(name), this.loadGames(run)]);
   }
 
   async loadConfig(name) {
     try {
       const config = await api(`${runPath(name)}/config`);
-      if (this.run !== name) return;
+      if (this.details !== name) return;
       fillTable($("config"), Object.entries(config || {}).map(([k, v]) => [k, formatValue(v)]));
     } catch (err) {
       fillTable($("config"), [["", messageOf(err)]]);
     }
   }
 
-  // ---- sample games ------------------------------------------------------------------
-
-  async loadGames(name) {
+  async loadGames(run) {
     const list = $("run-games");
+    $("run-games-note").textContent = sampleGamesNote(run.game);
     try {
-      const files = await api(`${runPath(name)}/games`);
-      if (this.run !== name) return;
-      list.replaceChildren(...files.map(gameItem));
+      const files = await api(`${runPath(run.name)}/games`);
+      if (this.details !== run.name) return;
+      list.replaceChildren(...files.map((file) => sampleGameItem(run, file)));
       if (!files.length) list.append(note("No sample games saved yet."));
     } catch (err) {
       list.replaceChildren(note(messageOf(err)));
@@ -164,56 +342,74 @@ export class Dashboard {
   }
 
   async replay(file) {
+    const name = this.details;
     try {
-      const pdn = await api(`${runPath(this.run)}/games/${encodeURIComponent(file)}`);
-      await this.onReplay(String(pdn), `${this.run}/${file}`);
+      const pdn = await api(`${runPath(name)}/games/${encodeURIComponent(file)}`);
+      await this.onReplay(String(pdn), this.run(name)?.game ?? "checkers");
     } catch (err) {
-      this.say(messageOf(err), "error");
+      screen.say(messageOf(err), "error");
     }
   }
-
-  say(text, kind = "info") {
-    screen.say(text, kind);
-  }
 }
 
-function runLabel(run) {
-  const details = [run.network, `${run.iterations} it.`].filter(Boolean).join(", ");
-  return `${run.name} (${details})`;
-}
+// ---- sample games ----------------------------------------------------------------------
 
-function plotFigure(container, plot) {
-  const figure = document.createElement("figure");
-  figure.className = "plot";
-  figure.dataset.plot = plot.name;
-  const caption = Object.assign(document.createElement("figcaption"), { textContent: plot.title || plot.name });
-  // Keep the old drawing while the new one loads, so a live refresh does not flicker.
-  const old = container.querySelector(`figure[data-plot="${CSS.escape(plot.name)}"] .svg-holder`);
-  const holder = old || Object.assign(document.createElement("div"), { className: "svg-holder" });
-  figure.append(caption, holder);
-  return { plot, figure, holder };
-}
+/** The games the play page's board can replay. */
+const BOARD_GAMES = new Set(["checkers", "othello"]);
 
 /**
- * Parses an SVG document into an element for the page. Its ids get a prefix, since several
- * plots in one page would otherwise share clip-path and gradient ids.
+ * One sample game of `run` in the list: a game the board can show replays there (a button
+ * whose data-file the dashboard loads); any other opens as its record, as text, saying
+ * which game it is, never as a checkers game. A game the play page learns goes in
+ * BOARD_GAMES (and its replay in app.js).
  */
-function inlineSvg(text, prefix) {
-  const renamed = String(text)
-    .replace(/\bid="([^"]+)"/g, `id="${prefix}-$1"`)
-    .replace(/url\(#([^)]+)\)/g, `url(#${prefix}-$1)`)
-    .replace(/href="#([^"]+)"/g, `href="#${prefix}-$1"`);
-  const doc = new DOMParser().parseFromString(renamed, "image/svg+xml");
-  const svg = doc.documentElement;
-  if (svg.nodeName !== "svg" || doc.querySelector("parsererror")) return null;
-  for (const script of svg.querySelectorAll("script, foreignObject")) script.remove();
-  const width = parseFloat(svg.getAttribute("width"));
-  const height = parseFloat(svg.getAttribute("height"));
-  if (!svg.hasAttribute("viewBox") && width && height) svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
-  svg.removeAttribute("width");
-  svg.removeAttribute("height");
-  svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
-  return document.importNode(svg, true);
+function sampleGameItem(run, file) {
+  const item = document.createElement("li");
+  if (BOARD_GAMES.has(run.game)) {
+    const button = Object.assign(document.createElement("button"), { type: "button", className: "link", textContent: file });
+    button.dataset.file = file;
+    button.title = `Replay this ${run.game} game on the board`;
+    item.append(button);
+  } else {
+    const link = Object.assign(document.createElement("a"), {
+      href: `${runPath(run.name)}/games/${encodeURIComponent(file)}`,
+      target: "_blank",
+      rel: "noopener",
+      textContent: file,
+    });
+    item.append(link, ` (${run.game ?? "unknown game"}, as text)`);
+  }
+  return item;
+}
+
+function sampleGamesNote(game) {
+  if (BOARD_GAMES.has(game)) return "Click a game to replay it on the board.";
+  const which = game ? `${game[0].toUpperCase()}${game.slice(1)} games` : "This run's game is unknown (no config.json): its games";
+  return `${which} cannot be shown on the board yet; each record opens as text.`;
+}
+
+// ---- formatting ------------------------------------------------------------------------
+
+/** A run's row: its tick box and colour, name, game, network, iterations, status, details. */
+function runRow(name, color) {
+  const row = document.createElement("tr");
+  row.dataset.run = name;
+  const swatch = Object.assign(document.createElement("span"), { className: "swatch" });
+  swatch.style.background = color;
+  const label = Object.assign(document.createElement("label"), { className: "run-name" });
+  label.append(choice("checkbox", name, `chart ${name}`), swatch, name);
+  row.insertCell().append(label);
+  for (const key of ["game", "network", "iterations", "status"]) row.insertCell().dataset.key = key;
+  row.insertCell().append(choice("radio", name, `details of ${name}`));
+  return row;
+}
+
+function choice(type, run, label) {
+  const input = Object.assign(document.createElement("input"), { type });
+  if (type === "radio") input.name = "details-run";
+  input.dataset.run = run;
+  input.setAttribute("aria-label", label);
+  return input;
 }
 
 /** The latest metrics line as rows; gauntlet results get one readable row per opponent. */
@@ -243,17 +439,9 @@ function formatValue(value) {
   return String(value);
 }
 
-function formatNumber(x) {
-  if (Number.isInteger(x)) return String(x);
-  const abs = Math.abs(x);
-  if (abs !== 0 && (abs < 0.001 || abs >= 1e6)) return x.toExponential(3);
-  return String(Number(x.toPrecision(4)));
-}
-
-function formatTime(value) {
-  if (value === undefined || value === null || value === "") return "";
-  const date = typeof value === "number" ? new Date(value * (value < 1e12 ? 1000 : 1)) : new Date(value);
-  return Number.isNaN(date.getTime()) ? String(value) : `modified ${date.toLocaleString()}`;
+function formatTime(seconds) {
+  if (typeof seconds !== "number") return "";
+  return `last written ${new Date(seconds * 1000).toLocaleString()}`;
 }
 
 function fillTable(table, rows) {
@@ -264,18 +452,6 @@ function fillTable(table, rows) {
     row.insertCell().textContent = value;
   }
   table.replaceChildren(body);
-}
-
-function gameItem(file) {
-  const item = document.createElement("li");
-  const button = Object.assign(document.createElement("button"), {
-    type: "button",
-    className: "link",
-    textContent: file,
-  });
-  button.dataset.file = file;
-  item.append(button);
-  return item;
 }
 
 function note(text) {

@@ -2,6 +2,7 @@
 //! moves and their reasons, undo, agent replies, cancelling searches, the dashboard's runs,
 //! and bad requests of every kind (each a JSON error, none a panic).
 
+use crate::common;
 use checkers_zero::games::Game;
 use checkers_zero::gui::{GuiOptions, Server};
 use serde_json::{Value, json};
@@ -27,6 +28,18 @@ fn fixture_runs() -> PathBuf {
 
 /// One HTTP/1.1 request; the status and the body.
 fn request(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, String) {
+    let (status, _, body) = request_with_head(addr, method, path, body);
+    (status, body)
+}
+
+/// One HTTP/1.1 request; the status, the response's head (status line and headers) and the
+/// body.
+fn request_with_head(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &str,
+) -> (u16, String, String) {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
     write!(
@@ -41,7 +54,7 @@ fn request(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, Stri
     let text = String::from_utf8_lossy(&raw).into_owned();
     let (head, body) = text.split_once("\r\n\r\n").unwrap();
     let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    (status, body.to_string())
+    (status, head.to_string(), body.to_string())
 }
 
 fn json_request(addr: SocketAddr, method: &str, path: &str, body: Value) -> (u16, Value) {
@@ -761,10 +774,10 @@ fn bad_requests_get_one_line_json_errors() {
         ),
         (
             "GET",
-            "/api/runs/fixture/plots/loss.png",
+            "/vendor/uplot/nothing.js",
             "",
             404,
-            "as NAME.svg",
+            "no such path /vendor/uplot/nothing.js",
         ),
     ] {
         let err = error(a, method, path, body, status);
@@ -788,27 +801,38 @@ fn bad_requests_get_one_line_json_errors() {
     assert!(err.contains("the game is over"), "{err}");
 }
 
-#[test]
-fn the_dashboard_lists_runs_and_follows_a_growing_one() {
-    // A copy of the fixture run, so the test can grow its metrics.jsonl.
-    let runs = std::env::temp_dir().join(format!("cz-gui-runs-{}", std::process::id()));
-    let run = runs.join("fixture");
-    std::fs::create_dir_all(run.join("games")).unwrap();
-    let src = fixture_runs().join("fixture");
-    for f in ["config.json", "metrics.jsonl", "games/iter-0001.pdn"] {
-        std::fs::copy(src.join(f), run.join(f)).unwrap();
-    }
-    let lines: Vec<String> = std::fs::read_to_string(src.join("metrics.jsonl"))
+/// The fixture's metrics lines (a real az-tiny run's, as `train` wrote them).
+pub(crate) fn fixture_lines() -> Vec<String> {
+    std::fs::read_to_string(fixture_runs().join("fixture/metrics.jsonl"))
         .unwrap()
         .lines()
         .map(str::to_string)
-        .collect();
-    let server = start(&runs);
-    let a = server.addr;
+        .collect()
+}
+
+/// The run `name` as `GET /api/runs` lists it.
+fn listed(a: SocketAddr, name: &str) -> Value {
     let list = ok(a, "GET", "/api/runs", Value::Null);
-    assert_eq!(list[0]["name"], "fixture");
-    assert_eq!(list[0]["iterations"].as_u64(), Some(lines.len() as u64));
+    list.as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("{name} is not listed: {list}"))
+        .clone()
+}
+
+#[test]
+fn the_dashboard_lists_runs_their_metrics_config_and_games() {
+    let server = start(&fixture_runs());
+    let a = server.addr;
+    let lines = fixture_lines();
+    let run = listed(a, "fixture");
+    assert_eq!(run["iterations"].as_u64(), Some(lines.len() as u64));
+    assert_eq!(run["game"], "checkers");
+    assert_eq!(run["network"], "az-tiny");
+    assert_eq!(run["live"], false, "no process writes the fixture");
     let metrics = ok(a, "GET", "/api/runs/fixture/metrics", Value::Null);
+    assert_eq!(metrics.as_array().unwrap().len(), lines.len());
     assert_eq!(metrics[2]["iteration"], 3);
     let config = ok(a, "GET", "/api/runs/fixture/config", Value::Null);
     assert_eq!(config["network"], "az-tiny");
@@ -827,42 +851,126 @@ fn the_dashboard_lists_runs_and_follows_a_growing_one() {
             .iter()
             .all(|m| m["name"].as_str().unwrap().starts_with("models/"))
     );
+}
 
-    // Every chart, as the `plot` command draws it.
-    let plots = ok(a, "GET", "/api/runs/fixture/plots", Value::Null);
-    let names: Vec<&str> = plots
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["name"].as_str().unwrap())
-        .collect();
-    assert!(
-        names.contains(&"loss") && names.contains(&"gauntlet"),
-        "{names:?}"
+/// `live` follows the trainer's own lock (the run folder's `RunDir`), the metrics follow
+/// the lines it logs, and runs started after the server appear in the list.
+#[test]
+fn the_dashboard_sees_live_runs_grow_and_new_runs_appear() {
+    use checkers_zero::train::run_dir::RunDir;
+    let runs = common::ScratchDir::new("gui-live-runs");
+    let run = runs.0.join("growing");
+    std::fs::create_dir_all(&run).unwrap();
+    let lines = fixture_lines();
+    std::fs::write(run.join("metrics.jsonl"), format!("{}\n", lines[0])).unwrap();
+    let server = start(&runs.0);
+    let a = server.addr;
+    let before = listed(a, "growing");
+    assert_eq!(before["iterations"], 1);
+    assert_eq!(before["live"], false, "{before}");
+    assert_eq!(
+        before["game"],
+        Value::Null,
+        "no config.json: the game is unknown"
     );
-    for name in names {
-        let (status, svg) = request(a, "GET", &format!("/api/runs/fixture/plots/{name}.svg"), "");
-        assert_eq!(status, 200, "{name}");
-        assert!(svg.starts_with("<svg") && svg.contains("</svg>"), "{name}");
-    }
 
-    // A line appended by a running `train` arrives as an event; half a line does not yet.
-    let mut events = Events::open(a, "/api/runs/fixture/events");
-    std::thread::sleep(Duration::from_millis(300));
-    let mut next: Value = serde_json::from_str(&lines[0]).unwrap();
-    next["iteration"] = json!(lines.len() + 1);
-    let text = next.to_string();
+    // A trainer claims the folder and logs an iteration, then half of the next one.
+    let mut dir = RunDir::resume(&run).unwrap();
+    assert_eq!(listed(a, "growing")["live"], true);
+    let second: Value = serde_json::from_str(&lines[1]).unwrap();
+    dir.log(&second).unwrap();
     let mut f = std::fs::OpenOptions::new()
         .append(true)
         .open(run.join("metrics.jsonl"))
         .unwrap();
-    f.write_all(&text.as_bytes()[..10]).unwrap();
-    f.flush().unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
-    f.write_all(format!("{}\n", &text[10..]).as_bytes())
-        .unwrap();
-    let got = events.next("metrics", Duration::from_secs(10));
-    assert_eq!(got["iteration"].as_u64(), Some(lines.len() as u64 + 1));
-    drop(server);
-    std::fs::remove_dir_all(&runs).unwrap();
+    f.write_all(&lines[2].as_bytes()[..20]).unwrap();
+    let now = listed(a, "growing");
+    assert_eq!(now["iterations"], 2, "{now}");
+    assert_eq!(now["live"], true);
+    let metrics = ok(a, "GET", "/api/runs/growing/metrics", Value::Null);
+    assert_eq!(
+        metrics,
+        json!([serde_json::from_str::<Value>(&lines[0]).unwrap(), second])
+    );
+    // It ends cleanly: the lock is emptied and the run is no longer live.
+    drop(dir);
+    assert_eq!(listed(a, "growing")["live"], false);
+    // A trainer killed while training leaves its process id in the lock: not live either
+    // (the id of a process that has ended, where the system lists processes under /proc).
+    if Path::new("/proc/self").exists() {
+        let mut gone = std::process::Command::new("true").spawn().unwrap();
+        gone.wait().unwrap();
+        std::fs::write(run.join("run.lock"), format!("{}\n", gone.id())).unwrap();
+        assert_eq!(listed(a, "growing")["live"], false);
+        std::fs::write(run.join("run.lock"), format!("{}\n", std::process::id())).unwrap();
+        assert_eq!(listed(a, "growing")["live"], true, "a pid that is running");
+    }
+
+    // A run started after the server: listed with its game, and its metrics served.
+    let new = runs.0.join("othello-new");
+    std::fs::create_dir_all(&new).unwrap();
+    std::fs::write(
+        new.join("config.json"),
+        r#"{"game": "othello", "network": "az-tiny"}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        new.join("metrics.jsonl"),
+        format!("{}\n{}\n", lines[0], lines[1]),
+    )
+    .unwrap();
+    let listed_new = listed(a, "othello-new");
+    assert_eq!(listed_new["game"], "othello");
+    assert_eq!(listed_new["iterations"], 2);
+    let metrics = ok(a, "GET", "/api/runs/othello-new/metrics", Value::Null);
+    assert_eq!(metrics.as_array().unwrap().len(), 2);
+    // An older run's config.json names no game: checkers, as `train` reads it.
+    std::fs::write(new.join("config.json"), r#"{"network": "az-tiny"}"#).unwrap();
+    assert_eq!(listed(a, "othello-new")["game"], "checkers");
+    // A folder with neither metrics nor config is no run.
+    std::fs::create_dir_all(runs.0.join("empty")).unwrap();
+    let names: Vec<Value> = ok(a, "GET", "/api/runs", Value::Null)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].clone())
+        .collect();
+    assert_eq!(
+        names,
+        json!(["growing", "othello-new"])
+            .as_array()
+            .unwrap()
+            .clone()
+    );
+}
+
+/// The page's files, the chart library in web/vendor/ among them, with their content types.
+#[test]
+fn the_page_and_its_chart_library_are_served() {
+    let server = start(&fixture_runs());
+    for (path, kind, needle) in [
+        ("/", "text/html", "vendor/uplot/uPlot.min.css"),
+        ("/dashboard.js", "text/javascript", "./charts.js"),
+        (
+            "/charts.js",
+            "text/javascript",
+            "./vendor/uplot/uPlot.esm.js",
+        ),
+        (
+            "/vendor/uplot/uPlot.esm.js",
+            "text/javascript",
+            "export { uPlot as default }",
+        ),
+        ("/vendor/uplot/uPlot.min.css", "text/css", ".u-legend"),
+        ("/vendor/uplot/LICENSE", "text/plain", "MIT"),
+    ] {
+        let (status, head, body) = request_with_head(server.addr, "GET", path, "");
+        assert_eq!(status, 200, "{path}");
+        let head = head.to_ascii_lowercase();
+        assert!(
+            head.contains(&format!("content-type: {kind}")),
+            "{path}: {head}"
+        );
+        assert!(body.contains(needle), "{path} lacks {needle:?}");
+    }
 }

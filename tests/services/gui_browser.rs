@@ -1,8 +1,13 @@
-//! The play page in a real browser: headless Chromium driven over WebDriver (chromedriver).
-//! It selects a piece and sees its destinations, is told why another piece cannot move,
-//! gets the server's reason for an illegal move, plays a move by clicking, sees the agent
-//! answer, plays a multi-jump hop by hop, and saves a screenshot. Without a browser it skips
-//! with a note, except where every test must run (`CHECKERS_ZERO_REQUIRE_ALL=1`), where it fails.
+//! The page in a real browser: headless Chromium driven over WebDriver (chromedriver).
+//! On the play page it starts a game against the computer from the first screen, sees a
+//! piece's destinations and why another piece or square cannot be played, moves by keyboard
+//! and by typing, sees the computer answer with its analysis, reloads and keeps the game,
+//! analyses an earlier position live until Stop, plays a multi-jump hop by hop and an Othello
+//! game with a pass, and fits a 400 px wide window. On the dashboard
+//! it charts two runs overlaid, reads values by hovering, smooths them, sees a new run appear
+//! and a run go live and grow, and opens sample games on their own game's board. Without a
+//! browser it skips with a note, except where every test must run
+//! (`CHECKERS_ZERO_REQUIRE_ALL=1`), where it fails.
 
 use crate::common;
 use checkers_zero::gui::{GuiOptions, Server};
@@ -401,33 +406,6 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
     assert_eq!(moves, "c1");
     choose(c, "#game-kind", "checkers").await;
     choose(c, "#start", "initial").await;
-
-    // The dashboard draws the fixture run: its loss chart's lines have a point per
-    // iteration of the fixture's metrics.jsonl.
-    let iterations = std::fs::read_to_string("tests/data/runs/fixture/metrics.jsonl")
-        .unwrap()
-        .lines()
-        .count();
-    click(c, "#tab-dashboard").await;
-    let points = until(
-        c,
-        "the loss chart",
-        "(a => a.length ? a : null)([...document.querySelectorAll(\
-             '#plots figure[data-plot=\"loss\"] svg polyline')]\
-             .map(p => p.getAttribute('points').trim().split(/\\s+/).length))",
-    )
-    .await;
-    let counts: Vec<u64> = points
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n.as_u64().unwrap())
-        .collect();
-    assert_eq!(
-        counts.iter().filter(|&&n| n == iterations as u64).count(),
-        2,
-        "policy and value lines of {iterations} points: {counts:?}"
-    );
 }
 
 /// Runs `script` against a server on `runs` in headless Chromium; false (with a note) when
@@ -448,7 +426,6 @@ where
         open: false,
         models: vec![PathBuf::from("models")],
         runs: vec![runs.to_path_buf()],
-        ..GuiOptions::at("127.0.0.1:0".parse().unwrap())
     })
     .unwrap();
     let driver = start_driver(&driver);
@@ -486,6 +463,305 @@ fn the_play_page_works_in_a_real_browser() {
     let ran = with_browser(Path::new("tests/data/runs"), "1400,1000", {
         let shot = shot.clone();
         |c, url| async move { drive(&c, &url, &shot).await }
+    });
+    if ran {
+        let png = std::fs::read(&shot).unwrap();
+        assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
+        eprintln!("screenshot: {}", shot.display());
+    }
+}
+
+/// Ticks (or unticks) run `name`'s box in the dashboard's table, if it is not so already.
+async fn tick(c: &Client, name: &str, on: bool) {
+    let css = format!("#runs tr[data-run=\"{name}\"] input[type=checkbox]");
+    until(
+        c,
+        &format!("{name}'s row"),
+        &format!("document.querySelector('{css}')"),
+    )
+    .await;
+    let checked = c
+        .execute(
+            &format!("return document.querySelector('{css}').checked;"),
+            vec![],
+        )
+        .await
+        .unwrap();
+    if checked != json!(on) {
+        click(c, &css).await;
+    }
+}
+
+/// The legend of chart `chart` as JavaScript: [[label, value], ...], the x axis first.
+fn legend_js(chart: &str) -> String {
+    format!(
+        "[...document.querySelectorAll('figure[data-chart=\"{chart}\"] .u-legend .u-series')]\
+         .map(tr => [tr.querySelector('.u-label')?.textContent ?? '', \
+                     tr.querySelector('.u-value')?.textContent ?? ''])"
+    )
+}
+
+/// A check that chart `chart`'s legend holds a line of each of `runs`.
+fn legend_has(chart: &str, runs: &[&str]) -> String {
+    format!(
+        "(labels => {} .every(r => labels.some(l => l === r || l.startsWith(r + ': '))))({}.map(e => e[0]))",
+        json!(runs),
+        legend_js(chart)
+    )
+}
+
+async fn legend(c: &Client, chart: &str) -> Vec<(String, String)> {
+    let v = c
+        .execute(&format!("return {};", legend_js(chart)), vec![])
+        .await
+        .unwrap();
+    serde_json::from_value(v).unwrap()
+}
+
+/// Moves the pointer over chart `chart`'s plotting area, at `across` (0 left, 1 right) of
+/// its width, half-way up.
+async fn hover(c: &Client, chart: &str, across: f64) {
+    use fantoccini::actions::{InputSource, MouseActions, PointerAction};
+    let css = format!("figure[data-chart=\"{chart}\"] .u-over");
+    let width = c
+        .execute(
+            &format!(
+                "const e = document.querySelector('{css}'); e.scrollIntoView({{block: 'center'}}); \
+                 return e.getBoundingClientRect().width;"
+            ),
+            vec![],
+        )
+        .await
+        .unwrap()
+        .as_f64()
+        .unwrap();
+    let element = c.find(Locator::Css(&css)).await.unwrap();
+    let moves = MouseActions::new("mouse".to_string()).then(PointerAction::MoveToElement {
+        element,
+        duration: Some(Duration::from_millis(100)),
+        x: (across - 0.5) * width,
+        y: 0.0,
+    });
+    c.perform_actions(moves).await.unwrap();
+}
+
+/// Writes a run folder: config.json (when given) and metrics.jsonl of `lines`, and
+/// games/iter-0001.pdn (when given).
+fn write_run(dir: &Path, config: Option<Value>, lines: &[Value], game: Option<&str>) {
+    std::fs::create_dir_all(dir.join("games")).unwrap();
+    if let Some(config) = config {
+        std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
+    }
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(dir.join("metrics.jsonl"), text).unwrap();
+    if let Some(game) = game {
+        std::fs::write(dir.join("games/iter-0001.pdn"), game).unwrap();
+    }
+}
+
+/// Two runs overlaid on the dashboard: each run a line of its own in every chart and an
+/// entry in its legend; hovering shows the values of the iteration under the pointer (the
+/// runs' own numbers), smoothed on request; a run started later appears without a reload,
+/// a run being written is marked live and its iteration count follows it; an Othello run's
+/// sample game is offered as text, a checkers run's on the board.
+#[test]
+fn the_dashboard_compares_runs_in_a_real_browser() {
+    use checkers_zero::train::run_dir::RunDir;
+    let scratch = common::ScratchDir::new("gui-browser-runs");
+    let runs = scratch.0.clone();
+    let lines: Vec<Value> = crate::gui_api::fixture_lines()
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let config: Value = serde_json::from_str(
+        &std::fs::read_to_string("tests/data/runs/fixture/config.json").unwrap(),
+    )
+    .unwrap();
+    let pdn = std::fs::read_to_string("tests/data/runs/fixture/games/iter-0001.pdn").unwrap();
+    // Run b: the same iterations with the learning rate halved and other losses.
+    let b_lines: Vec<Value> = lines
+        .iter()
+        .map(|l| {
+            let mut l = l.clone();
+            l["lr"] = json!(l["lr"].as_f64().unwrap() / 2.0);
+            l["policy_loss"] = json!(l["policy_loss"].as_f64().unwrap() * 0.9);
+            l
+        })
+        .collect();
+    write_run(&runs.join("az-a"), Some(config.clone()), &lines, Some(&pdn));
+    write_run(
+        &runs.join("az-b"),
+        Some(config.clone()),
+        &b_lines,
+        Some(&pdn),
+    );
+    let mut othello = config.clone();
+    othello["game"] = json!("othello");
+    write_run(
+        &runs.join("othello-c"),
+        Some(othello),
+        &lines[..2],
+        Some("[Event \"self-play iteration 1\"]\n1. f5 d6 2. c3 d3 *\n"),
+    );
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("charts-compare.png");
+    let ran = with_browser(&runs, "1400,1300", {
+        let (runs, shot) = (runs.clone(), shot.clone());
+        move |c, url| async move {
+            c.goto(&format!("{url}#dashboard")).await.unwrap();
+            until(&c, "the page", "document.body.dataset.ready === '1'").await;
+            tick(&c, "az-a", true).await;
+            tick(&c, "az-b", true).await;
+            tick(&c, "othello-c", false).await;
+            until(
+                &c,
+                "both runs in the lr chart",
+                &legend_has("lr", &["az-a", "az-b"]),
+            )
+            .await;
+            // One line a run, named after it; the gauntlet chart has one a run and
+            // opponent.
+            let labels: Vec<String> = legend(&c, "lr").await.into_iter().map(|e| e.0).collect();
+            assert_eq!(labels, ["iteration", "az-a", "az-b"]);
+            let labels: Vec<String> = legend(&c, "gauntlet")
+                .await
+                .into_iter()
+                .map(|e| e.0)
+                .collect();
+            assert_eq!(
+                labels,
+                [
+                    "iteration",
+                    "az-a: vs alphabeta:depth=6",
+                    "az-a: vs alphabeta:depth=8",
+                    "az-b: vs alphabeta:depth=6",
+                    "az-b: vs alphabeta:depth=8"
+                ]
+            );
+            let colors = c
+                .execute(
+                    "return [...document.querySelectorAll('figure[data-chart=\"lr\"] .u-legend .u-series .u-marker')].slice(1).map(m => getComputedStyle(m).borderColor);",
+                    vec![],
+                )
+                .await
+                .unwrap();
+            assert_ne!(colors[0], colors[1], "each run its own colour: {colors}");
+
+            // Hovering: the iteration under the pointer and each run's learning rate there.
+            hover(&c, "lr", 0.5).await;
+            until(
+                &c,
+                "values on hover",
+                &format!("{}.every(e => /^-?[0-9]/.test(e[1]))", legend_js("lr")),
+            )
+            .await;
+            let shown = legend(&c, "lr").await;
+            let iteration: u64 = shown[0].1.parse().unwrap();
+            assert!((1..=lines.len() as u64).contains(&iteration), "{shown:?}");
+            let at = |ls: &[Value]| {
+                ls.iter().find(|l| l["iteration"] == iteration).unwrap()["lr"]
+                    .as_f64()
+                    .unwrap()
+            };
+            for ((label, value), want) in shown[1..].iter().zip([at(&lines), at(&b_lines)]) {
+                let got: f64 = value.parse().unwrap_or_else(|_| panic!("{label}: {value}"));
+                assert!(
+                    (got - want).abs() <= want * 1e-3,
+                    "{label} at iteration {iteration}: shown {got}, the run's {want}"
+                );
+            }
+            // Smoothing: the values shown are smoothed, the raw ones beside them.
+            c.execute(
+                "const s = document.querySelector('#smoothing'); s.value = '0.9'; \
+                 s.dispatchEvent(new Event('input', {bubbles: true}));",
+                vec![],
+            )
+            .await
+            .unwrap();
+            hover(&c, "lr", 0.6).await;
+            until(
+                &c,
+                "smoothed values",
+                &format!(
+                    "{}.slice(1).every(e => e[1].includes('(raw '))",
+                    legend_js("lr")
+                ),
+            )
+            .await;
+            c.screenshot()
+                .await
+                .map(|png| std::fs::write(&shot, png).unwrap())
+                .unwrap();
+
+            // A run started now appears without a reload; a trainer on az-b makes it live,
+            // and the line it logs shows in the iteration count.
+            write_run(&runs.join("az-new"), None, &lines[..1], None);
+            until(
+                &c,
+                "the new run",
+                "document.querySelector('#runs tr[data-run=\"az-new\"]')",
+            )
+            .await;
+            let status =
+                "document.querySelector('#runs tr[data-run=\"az-b\"] td[data-key=\"status\"]')";
+            let count = "document.querySelector('#runs tr[data-run=\"az-b\"] td[data-key=\"iterations\"]').textContent";
+            let before = c
+                .execute(&format!("return {status}.textContent;"), vec![])
+                .await
+                .unwrap();
+            assert!(
+                before.as_str().unwrap().starts_with("last written"),
+                "no process writes az-b yet: {before}"
+            );
+            let mut dir = RunDir::resume(&runs.join("az-b")).unwrap();
+            until(&c, "az-b live", &format!("{status}.textContent === 'live'")).await;
+            let mut next = b_lines.last().unwrap().clone();
+            next["iteration"] = json!(lines.len() + 1);
+            dir.log(&next).unwrap();
+            until(
+                &c,
+                "az-b's new iteration",
+                &format!("{count} === '{}'", lines.len() + 1),
+            )
+            .await;
+            drop(dir);
+            until(
+                &c,
+                "az-b finished",
+                &format!("!{status}.textContent.includes('live')"),
+            )
+            .await;
+
+            // Sample games replay on the board of their own game.
+            click(&c, "#runs tr[data-run=\"othello-c\"] input[type=radio]").await;
+            until(
+                &c,
+                "othello-c's sample",
+                "document.querySelector('#run-games button[data-file=\"iter-0001.pdn\"]')",
+            )
+            .await;
+            click(&c, "#run-games button[data-file=\"iter-0001.pdn\"]").await;
+            until(
+                &c,
+                "the Othello sample on its board",
+                "document.body.dataset.tab === 'play' && document.querySelectorAll('#moves .move').length === 4 && document.querySelectorAll('#board .disc').length === 8",
+            )
+            .await;
+            click(&c, "#tab-dashboard").await;
+            click(&c, "#runs tr[data-run=\"az-a\"] input[type=radio]").await;
+            until(
+                &c,
+                "az-a's sample",
+                "document.querySelector('#run-games button[data-file=\"iter-0001.pdn\"]')",
+            )
+            .await;
+            click(&c, "#run-games button[data-file=\"iter-0001.pdn\"]").await;
+            until(
+                &c,
+                "the sample on the board",
+                "document.body.dataset.tab === 'play' && document.querySelectorAll('#moves .move').length > 20",
+            )
+            .await;
+        }
     });
     if ran {
         let png = std::fs::read(&shot).unwrap();
@@ -543,18 +819,14 @@ fn a_phone_sized_window_shows_the_board_and_new_game_first() {
     );
 }
 
-/// The screenshots in docs/ (not a test: run it by hand after changing the page, with a
-/// real run folder): `CHECKERS_ZERO_SCREENSHOT_RUNS=runs cargo test --release --test
-/// gui_browser -- --ignored docs_screenshots`. Writes docs/img/gui-play.png (a game with
-/// the built-in network's analysis) and docs/img/gui-dashboard.png (the first run listed).
+/// The play page's screenshot in docs/ (not a test: run it by hand after changing the page):
+/// `cargo test --release --test services -- --ignored docs_screenshots`. Writes
+/// docs/img/gui-play.png (a game with the built-in network's analysis).
 #[test]
 #[ignore]
 fn docs_screenshots() {
-    let runs =
-        PathBuf::from(std::env::var("CHECKERS_ZERO_SCREENSHOT_RUNS").unwrap_or("runs".into()));
-    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/img");
-    std::fs::create_dir_all(&out).unwrap();
-    with_browser(&runs, "1400,960", move |c, url| async move {
+    let out = docs_img();
+    with_browser(Path::new("runs"), "1400,960", move |c, url| async move {
         c.goto(&url).await.unwrap();
         until(&c, "the first board", "document.body.dataset.ready === '1'").await;
         choose(&c, "#opponent", "az").await;
@@ -581,14 +853,52 @@ fn docs_screenshots() {
         click(&c, "#hint").await;
         until(&c, "az's analysis", "document.querySelectorAll('#board .arrow').length > 0 && document.body.dataset.thinking === '0'").await;
         std::fs::write(out.join("gui-play.png"), c.screenshot().await.unwrap()).unwrap();
-        click(&c, "#tab-dashboard").await;
-        until(
+    });
+}
+
+/// The dashboard's screenshot in docs/ (not a test: run it by hand, with real runs):
+/// `CHECKERS_ZERO_SCREENSHOT_RUNS=runs cargo test --release --test services -- --ignored
+/// dashboard_screenshot`. Ticks the two runs listed first and writes
+/// docs/img/charts-compare.png, with the pointer over the policy loss chart.
+#[test]
+#[ignore]
+fn dashboard_screenshot() {
+    let runs =
+        PathBuf::from(std::env::var("CHECKERS_ZERO_SCREENSHOT_RUNS").unwrap_or("runs".into()));
+    let out = docs_img();
+    with_browser(&runs, "1400,1300", move |c, url| async move {
+        c.goto(&format!("{url}#dashboard")).await.unwrap();
+        let names = until(
             &c,
-            "the plots",
-            "document.querySelectorAll('#plots svg').length >= 3",
+            "two runs",
+            "(r => r.length >= 2 ? r : null)([...document.querySelectorAll('#runs tbody tr')].map(r => r.dataset.run))",
         )
         .await;
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        std::fs::write(out.join("gui-dashboard.png"), c.screenshot().await.unwrap()).unwrap();
+        let names: Vec<&str> = names.as_array().unwrap()[..2]
+            .iter()
+            .map(|n| n.as_str().unwrap())
+            .collect();
+        for name in &names {
+            tick(&c, name, true).await;
+        }
+        until(
+            &c,
+            "both runs in the policy loss chart",
+            &legend_has("policy-loss", &names),
+        )
+        .await;
+        hover(&c, "policy-loss", 0.25).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        std::fs::write(
+            out.join("charts-compare.png"),
+            c.screenshot().await.unwrap(),
+        )
+        .unwrap();
     });
+}
+
+fn docs_img() -> PathBuf {
+    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/img");
+    std::fs::create_dir_all(&out).unwrap();
+    out
 }
