@@ -113,20 +113,9 @@ fn compare<G: NetGame>(
     seed: u64,
 ) {
     let onnx = dir.join(format!("{name}.onnx"));
-    let out = Command::new(BIN)
-        .args([
-            "export".as_ref(),
-            path.as_os_str(),
-            "--onnx".as_ref(),
-            onnx.as_os_str(),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{name}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let mut export = Command::new(BIN);
+    export.arg("export").arg(path).arg("--onnx").arg(&onnx);
+    succeed(&mut export, name);
 
     let planes = G::planes(&encoding);
     let x = random_play::<G>(&encoding, seed);
@@ -134,19 +123,11 @@ fn compare<G: NetGame>(
     std::fs::write(&input, f32_bytes(&x)).unwrap();
     let outputs = dir.join(name);
     std::fs::create_dir_all(&outputs).unwrap();
-    let run = Command::new("python3")
-        .arg(RUNNER)
-        .args([&onnx, &input])
-        .arg(POSITIONS.to_string())
-        .arg(&outputs)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{name}: {}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let graph: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let mut run = Command::new("python3");
+    run.arg(RUNNER).args([&onnx, &input]);
+    run.arg(POSITIONS.to_string()).arg(&outputs);
+    let stdout = succeed(&mut run, name);
+    let graph: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
     let policy_size = net.head().outputs();
     assert_eq!(
         graph["inputs"],
@@ -206,6 +187,14 @@ fn compare<G: NetGame>(
         value.iter().any(|v| v.abs() < 0.99),
         "{name}: every value saturated"
     );
+}
+
+/// What `command` printed on stdout, after checking it succeeded.
+fn succeed(command: &mut Command, what: &str) -> Vec<u8> {
+    let out = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{what}: {command:?}: {stderr}");
+    out.stdout
 }
 
 /// The largest |a - b|, after checking every pair is within [`ATOL`].
