@@ -13,7 +13,7 @@ pub mod value_net;
 
 pub use model::{
     AzModel, Lineage, LoadedModel, ModelFile, NetGame, default_model, load_model, model_from_bytes,
-    model_game, read_model_file, save_model,
+    read_model_file, save_model,
 };
-pub use onnx::{OnnxModel, model_file_to_onnx};
+pub use onnx::model_file_to_onnx;
 pub use value_model::ValueModel;

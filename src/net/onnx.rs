@@ -1,5 +1,5 @@
 //! A model file's network as ONNX (`checkers-zero export MODEL --onnx FILE`): the network's
-//! inference graph ([`PolicyValueNet::to_onnx`]) with the game, the input encoding and the
+//! inference graph ([`crate::nn::PolicyValueNet::to_onnx`]) with the game, the input encoding and the
 //! lineage in the model's metadata, so that the file says how it is to be fed.
 
 use super::model::{NetGame, model_from_bytes, model_game, parse_file};
@@ -8,10 +8,9 @@ use crate::nn::CheckpointError;
 use crate::tensor::Device;
 use std::path::Path;
 
-/// An exported network: the ONNX file's bytes, its game and the model it was made from.
+/// An exported network: the ONNX file's bytes and the model it was made from.
 pub struct OnnxModel {
     pub bytes: Vec<u8>,
-    pub game: GameName,
     /// The model file's record in words: network, game, encoding and lineage.
     pub model: String,
     /// The input's planes and the policy's logits.
@@ -44,7 +43,6 @@ fn to_onnx<G: NetGame>(bytes: &[u8]) -> Result<OnnxModel, CheckpointError> {
     ];
     Ok(OnnxModel {
         bytes: net.to_onnx(&metadata),
-        game: G::NAME,
         model: file.to_string(),
         planes,
         policy_size: G::POLICY_SIZE,

@@ -11,11 +11,11 @@ use protobuf::Message;
 /// The operator set the nodes are written against. The ops used (Conv, Relu, Add, Gemm,
 /// Flatten, Gather, Reshape, Tanh, Identity) mean the same on float tensors in every set
 /// since 13; later sets only added types and attributes with defaults.
-pub const OPSET: i64 = 17;
+const OPSET: i64 = 17;
 /// The ONNX IR version that goes with opset 17.
 const IR_VERSION: i64 = 8;
 /// The symbolic name of the batch dimension.
-pub const BATCH: &str = "batch";
+const BATCH: &str = "batch";
 
 /// TensorProto.DataType values.
 const FLOAT: i64 = 1;

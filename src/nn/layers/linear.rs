@@ -24,9 +24,7 @@ impl Linear {
         let bias = bias.then(|| uniform_fan_in(&[outputs], inputs, device, rng));
         Linear { weight, bias }
     }
-}
 
-impl Linear {
     /// Adds this layer to an ONNX graph as a Gemm node reading `x` (n, in), its weights
     /// named `name.*`; returns the node's output.
     pub(crate) fn onnx(&self, g: &mut Graph, name: &str, x: &str) -> String {

@@ -7,17 +7,18 @@ use crate::nn::onnx::{Attr, Dim, Graph};
 
 /// The graph's input: the encoded positions, (batch, input planes, 8, 8).
 pub const ONNX_INPUT: &str = "planes";
-/// The graph's outputs: the policy logits (batch, head outputs) and the values (batch).
+/// The graph's output of policy logits, (batch, head outputs).
 pub const ONNX_POLICY: &str = "policy";
+/// The graph's output of values, (batch).
 pub const ONNX_VALUE: &str = "value";
 
 impl PolicyValueNet {
-    /// The network as an ONNX model (opset [`crate::nn::onnx::OPSET`]) with `metadata` as its
-    /// key-value metadata: input [`ONNX_INPUT`]; outputs [`ONNX_POLICY`], the logits that
-    /// `forward` returns (before any softmax or mask over legal actions), and [`ONNX_VALUE`],
-    /// the value in (-1, 1) for the side to move. Always the evaluation-mode graph, whatever
-    /// this network's mode: each batch norm's running statistics are folded into the
-    /// convolution before it, exactly as inference folds them.
+    /// The network as an ONNX model (opset 17) with `metadata` as its key-value metadata:
+    /// input [`ONNX_INPUT`]; outputs [`ONNX_POLICY`], the logits that `forward` returns
+    /// (before any softmax or mask over legal actions), and [`ONNX_VALUE`], the value in
+    /// (-1, 1) for the side to move. Always the evaluation-mode graph, whatever this
+    /// network's mode: each batch norm's running statistics are folded into the convolution
+    /// before it, exactly as inference folds them.
     pub fn to_onnx(&self, metadata: &[(&str, String)]) -> Vec<u8> {
         let mut net = self.clone();
         net.set_train(false);
