@@ -9,6 +9,7 @@ mod bench_ingest;
 mod bench_runs;
 mod cluster;
 mod egdb;
+mod export;
 mod gui;
 mod perft;
 mod play;
@@ -104,6 +105,8 @@ pub enum Command {
     Gui(gui::GuiArgs),
     /// Draw a training run's curves (losses, gating, gauntlet, throughput) as PNG and SVG.
     Plot(gui::PlotArgs),
+    /// Write a model file's network as ONNX, to run in ONNX Runtime and other programs.
+    Export(export::ExportArgs),
 }
 
 /// Carries out the subcommand.
@@ -126,6 +129,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Plot(_args) => needs!("plot", "plot", gui::plot(_args)),
         Command::Engine { game } => play::engine(game),
         Command::Egdb(command) => egdb::run(command),
+        Command::Export(args) => export::run(args),
     }
 }
 

@@ -3,7 +3,7 @@
 //! ([`Checkpoint`]) with [`AzModel`] as its architecture record.
 
 use crate::endgame::EndgameGame;
-use crate::games::{Checkers, Othello, Rules};
+use crate::games::{Checkers, GameName, Othello, Rules};
 use crate::nn::{Architecture, Checkpoint, CheckpointError, Optimizer, PolicyHead, PolicyValueNet};
 use crate::tensor::Device;
 use serde::{Deserialize, Serialize};
@@ -131,14 +131,36 @@ pub fn model_from_bytes<G: NetGame>(
 pub fn read_model_file<G: NetGame>(
     path: &Path,
 ) -> Result<Checkpoint<ModelFile<G>>, CheckpointError> {
+    parse_file(path, model_from_bytes)
+}
+
+/// `parse` of the bytes of the file at `path`; errors name the file.
+pub(super) fn parse_file<T>(
+    path: &Path,
+    parse: impl FnOnce(&[u8]) -> Result<T, CheckpointError>,
+) -> Result<T, CheckpointError> {
     let bytes = std::fs::read(path).map_err(|source| CheckpointError::Io {
         path: path.to_owned(),
         source,
     })?;
-    model_from_bytes(&bytes).map_err(|e| CheckpointError::InFile {
+    parse(&bytes).map_err(|e| CheckpointError::InFile {
         path: path.to_owned(),
         error: Box::new(e),
     })
+}
+
+/// The game a model file's bytes are for, by the kind they declare: Othello for either of
+/// Othello's kinds, else checkers (whose reader then names any other kind of file for what
+/// it is).
+pub fn model_game(bytes: &[u8]) -> GameName {
+    match Checkpoint::<ModelFile<Checkers>>::from_bytes(bytes) {
+        Err(CheckpointError::Kind { found, .. })
+            if [Othello::MODEL_KIND, Othello::MODEL_KIND_V1].contains(&found.as_str()) =>
+        {
+            GameName::Othello
+        }
+        _ => GameName::Checkers,
+    }
 }
 
 impl<G: NetGame> std::fmt::Display for AzModel<G> {

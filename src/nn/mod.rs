@@ -27,6 +27,7 @@ mod checkpoint;
 mod layers;
 mod loss;
 mod module;
+mod onnx;
 mod optim;
 mod policy_value;
 mod schedule;
@@ -44,6 +45,7 @@ pub(crate) use module::visit_parts;
 pub use module::{Ctx, Module, Param, ParamId, flat_params, set_flat_params};
 pub use optim::{OptimConfig, Optimizer, OptimizerState};
 pub use policy_value::{
-    Architecture, NetPreset, POLICY_SIZE, PolicyHead, PolicyValueNet, dark_square_index,
+    Architecture, NetPreset, ONNX_INPUT, ONNX_POLICY, ONNX_VALUE, POLICY_SIZE, PolicyHead,
+    PolicyValueNet, dark_square_index,
 };
 pub use schedule::LrSchedule;

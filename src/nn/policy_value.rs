@@ -3,6 +3,10 @@
 //! checkers' 128 logits, 32 dark squares x 4 diagonal directions, or a dense head for any
 //! other action space) and a value head giving a value in (-1, 1).
 
+mod export;
+
+pub use export::{ONNX_INPUT, ONNX_POLICY, ONNX_VALUE};
+
 use super::{
     BatchNorm2d, Checkpoint, CheckpointError, Conv2d, Ctx, Linear, Module, Optimizer, ResidualBlock,
 };

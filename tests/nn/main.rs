@@ -1,7 +1,7 @@
 //! Tests of the tensors, the autograd and the NN library (src/tensor, src/nn): gradients by
 //! hand and against finite differences, the GPU kernels against the CPU, small learning
-//! problems, optimizer updates, checkpoints, the policy-value network and the Othello tower
-//! value network.
+//! problems, optimizer updates, checkpoints, the policy-value network, its ONNX export run
+//! in ONNX Runtime, and the Othello tower value network.
 
 mod autograd_fd;
 mod autograd_hand;
@@ -17,6 +17,7 @@ mod gpu_budget;
 mod gpu_parity;
 mod gradcheck;
 mod layers;
+mod onnx;
 mod optim;
 mod othello_value;
 mod policy_value;

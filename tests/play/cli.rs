@@ -79,6 +79,38 @@ fn os_errors_are_printed_once_with_their_file() {
     assert!(err.contains("/nonexistent/best.ckpt"), "{err}");
 }
 
+/// `export` refuses a model file it cannot read and an output it cannot write with one line
+/// that names the file, and leaves nothing behind.
+#[test]
+fn export_names_what_it_cannot_read_or_write() {
+    let dir = std::env::temp_dir().join(format!("cz-cli-export-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = concat!(env!("CARGO_MANIFEST_DIR"), "/models/default.bin");
+    let readme = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+    let cut = dir.join("cut.bin");
+    std::fs::write(&cut, &std::fs::read(model).unwrap()[..100]).unwrap();
+    let cut = cut.to_str().unwrap();
+    let out = dir.join("net.onnx");
+    let out = out.to_str().unwrap();
+    let dir_text = dir.to_str().unwrap();
+    for (model, onnx, needle) in [
+        ("/nonexistent/best.ckpt", out, "/nonexistent/best.ckpt"),
+        (readme, out, "not a checkers-zero checkpoint"),
+        (cut, out, "truncated"),
+        (model, "/nonexistent-folder/net.onnx", "does not exist"),
+        (model, dir_text, "is a folder"),
+    ] {
+        let result = run(&["export", model, "--onnx", onnx], &[]);
+        let err = stderr(&result);
+        assert!(!result.status.success(), "{model} {onnx}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with("error: ") && err.contains(needle), "{err}");
+        assert!(result.stdout.is_empty(), "{err}");
+    }
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "only cut.bin");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// perft of either game from the command line, Othello's against its published count.
 #[test]
 fn perft_counts_both_games() {

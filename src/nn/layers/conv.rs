@@ -2,6 +2,7 @@
 
 use super::batch_norm::EvalState;
 use super::{BatchNorm2d, uniform_fan_in};
+use crate::nn::onnx::{Attr, Graph};
 use crate::nn::{Ctx, Module, Param};
 use crate::tensor::{Device, Tensor, Var};
 use rand::Rng;
@@ -155,6 +156,46 @@ impl Conv2d {
 }
 
 impl Conv2d {
+    /// The weight and bias inference computes with when `bn` follows this conv: `bn` folded
+    /// in; `None` while `bn` is in training mode.
+    fn folded(&self, bn: &BatchNorm2d) -> Option<(Tensor, Tensor)> {
+        bn.with_eval_state(|s| self.fold(&s))
+    }
+
+    /// Adds this conv to an ONNX graph as a Conv node reading `x`, with `bn` (which must be
+    /// in evaluation mode) folded in as inference folds it, its weights named `name.*`.
+    /// Returns the node's output.
+    pub(crate) fn onnx(
+        &self,
+        g: &mut Graph,
+        name: &str,
+        bn: Option<&BatchNorm2d>,
+        x: &str,
+    ) -> String {
+        let (weight, bias) = match bn {
+            Some(bn) => {
+                let (w, b) = self
+                    .folded(bn)
+                    .expect("a batch norm is exported in evaluation mode");
+                (w, Some(b))
+            }
+            None => (
+                self.weight.value().clone(),
+                self.bias.as_ref().map(|b| b.value().clone()),
+            ),
+        };
+        let kernel: Vec<i64> = weight.shape()[2..].iter().map(|&k| k as i64).collect();
+        let (ph, pw) = (self.padding.0 as i64, self.padding.1 as i64);
+        let strides = vec![self.stride.0 as i64, self.stride.1 as i64];
+        let attrs = [
+            Attr::Ints("kernel_shape", kernel),
+            // Begin and end of each axis: rows, columns, then rows, columns.
+            Attr::Ints("pads", vec![ph, pw, ph, pw]),
+            Attr::Ints("strides", strides),
+        ];
+        g.layer("Conv", name, x, &weight, bias.as_ref(), &attrs)
+    }
+
     /// relu?(bn(conv(x)) + residual?), `residual` shaped like the output. Inference with `bn`
     /// in evaluation mode (nothing recorded, no tracked input) runs as one fused conv with the
     /// batch norm folded into the weights and bias (computed once, then cached until one of
@@ -170,9 +211,7 @@ impl Conv2d {
     ) -> Var {
         let untracked =
             !ctx.is_recording() && !x.is_tracked() && residual.is_none_or(|r| !r.is_tracked());
-        let folded = untracked
-            .then(|| bn.with_eval_state(|s| self.fold(&s)))
-            .flatten();
+        let folded = untracked.then(|| self.folded(bn)).flatten();
         if let Some((w, b)) = folded {
             let y = x.value().conv2d_add_relu(
                 &w,

@@ -1,6 +1,7 @@
 //! Fully connected layer: y = x W^T + b for x (n, in), W (out, in) as PyTorch stores it.
 
 use super::uniform_fan_in;
+use crate::nn::onnx::{Attr, Graph};
 use crate::nn::{Ctx, Module, Param};
 use crate::tensor::{Device, Var};
 use rand::Rng;
@@ -22,6 +23,15 @@ impl Linear {
         let weight = uniform_fan_in(&[outputs, inputs], inputs, device, rng);
         let bias = bias.then(|| uniform_fan_in(&[outputs], inputs, device, rng));
         Linear { weight, bias }
+    }
+
+    /// Adds this layer to an ONNX graph as a Gemm node reading `x` (n, in), its weights
+    /// named `name.*`; returns the node's output.
+    pub(crate) fn onnx(&self, g: &mut Graph, name: &str, x: &str) -> String {
+        let bias = self.bias.as_ref().map(Param::value);
+        // W is stored (out, in), as y = x W^T + b reads it.
+        let attrs = [Attr::Int("transB", 1)];
+        g.layer("Gemm", name, x, self.weight.value(), bias, &attrs)
     }
 }
 

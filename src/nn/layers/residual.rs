@@ -1,6 +1,7 @@
 //! The body block of the policy-value networks (`BodyBlock` in bench/pytorch_reference.py).
 
 use super::{BatchNorm2d, Conv2d};
+use crate::nn::onnx::Graph;
 use crate::nn::{Ctx, Module};
 use crate::tensor::{Device, Var};
 use rand::Rng;
@@ -30,6 +31,21 @@ impl ResidualBlock {
             )
         });
         ResidualBlock { c1, b1, second }
+    }
+
+    /// Adds this block to an ONNX graph reading `x`, as its forward computes in inference
+    /// (batch norms folded into the convolutions); returns the block's output.
+    pub(crate) fn onnx(&self, g: &mut Graph, name: &str, x: &str) -> String {
+        let y = self.c1.onnx(g, &format!("{name}.conv1"), Some(&self.b1), x);
+        let y = g.node("Relu", &[&y], &[]);
+        match &self.second {
+            None => y,
+            Some((c2, b2)) => {
+                let z = c2.onnx(g, &format!("{name}.conv2"), Some(b2), &y);
+                let sum = g.node("Add", &[&z, x], &[]);
+                g.node("Relu", &[&sum], &[])
+            }
+        }
     }
 
     fn parts(&self) -> impl Iterator<Item = &dyn Module<Output = Var>> {
