@@ -61,12 +61,9 @@ impl Library {
         names
     }
 
-    /// The game a listed model plays: its file declares an Othello kind, else checkers.
+    /// The game a listed model plays, from its file's header.
     pub fn model_game(name: &str) -> GameName {
-        match crate::nn::read_kind(Path::new(name)) {
-            Some(kind) if kind.contains("Othello") => GameName::Othello,
-            _ => GameName::Checkers,
-        }
+        crate::net::model_game(&crate::nn::read_header(Path::new(name)))
     }
 
     /// The file of a listed model.

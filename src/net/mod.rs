@@ -12,7 +12,7 @@ pub mod value_model;
 pub mod value_net;
 
 pub use model::{
-    AzModel, Lineage, LoadedModel, ModelFile, NetGame, load_model, model_from_bytes,
+    AzModel, Lineage, LoadedModel, ModelFile, NetGame, load_model, model_from_bytes, model_game,
     read_model_file, save_model,
 };
 pub use onnx::model_file_to_onnx;

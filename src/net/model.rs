@@ -149,14 +149,12 @@ pub(super) fn parse_file<T>(
     })
 }
 
-/// The game a model file's bytes are for, by the kind they declare: Othello for either of
-/// Othello's kinds, else checkers (whose reader then names any other kind of file for what
-/// it is).
+/// The game a model file is for, by the kind its first bytes declare (its header is
+/// enough: [`crate::nn::read_header`]): Othello for either of Othello's kinds, else checkers
+/// (whose reader then names any other kind of file for what it is).
 pub fn model_game(bytes: &[u8]) -> GameName {
-    match Checkpoint::<ModelFile<Checkers>>::from_bytes(bytes) {
-        Err(CheckpointError::Kind { found, .. })
-            if [Othello::MODEL_KIND, Othello::MODEL_KIND_V1].contains(&found.as_str()) =>
-        {
+    match crate::nn::declared_kind(bytes) {
+        Some(kind) if [Othello::MODEL_KIND, Othello::MODEL_KIND_V1].contains(&kind) => {
             GameName::Othello
         }
         _ => GameName::Checkers,

@@ -21,28 +21,30 @@ pub const FORMAT_VERSION: u32 = 2;
 /// The first version, without the kind of contents.
 const UNTYPED_VERSION: u32 = 1;
 
-/// The kind a checkpoint file declares (what it holds, e.g. "an Othello AlphaZero model
-/// with its lineage"), read from its header alone; None for a file that is not a typed
-/// checkpoint.
-pub fn read_kind(path: &std::path::Path) -> Option<String> {
-    use std::io::Read;
-    let mut header = vec![0u8; MAGIC.len() + 4 + 1 + 255];
-    let mut file = std::fs::File::open(path).ok()?;
-    let mut filled = 0;
-    while filled < header.len() {
-        match file.read(&mut header[filled..]).ok()? {
-            0 => break,
-            n => filled += n,
-        }
-    }
-    let header = &header[..filled];
+/// The kind a checkpoint declares (what it holds, e.g. "an Othello AlphaZero model with its
+/// lineage"), read from its header alone ([`read_header`] reads enough);
+/// None for bytes that do not start a typed checkpoint.
+pub fn declared_kind(bytes: &[u8]) -> Option<&str> {
     let at = MAGIC.len();
-    if header.get(..at)? != MAGIC || read_u32(header.get(at..at + 4)?) != FORMAT_VERSION {
+    if bytes.get(..at)? != MAGIC || read_u32(bytes.get(at..at + 4)?) != FORMAT_VERSION {
         return None;
     }
-    let len = *header.get(at + 4)? as usize;
-    let kind = header.get(at + 5..at + 5 + len)?;
-    Some(String::from_utf8_lossy(kind).into_owned())
+    let len = *bytes.get(at + 4)? as usize;
+    std::str::from_utf8(bytes.get(at + 5..at + 5 + len)?).ok()
+}
+
+/// Bytes enough to hold any checkpoint's header.
+const HEADER_LEN: usize = MAGIC.len() + 4 + 1 + 255;
+
+/// The first bytes of a file (fewer if it is shorter; none if it cannot be
+/// read): enough for [`declared_kind`] without reading a whole model.
+pub fn read_header(path: &std::path::Path) -> Vec<u8> {
+    use std::io::Read;
+    let mut header = Vec::with_capacity(HEADER_LEN);
+    if let Ok(file) = std::fs::File::open(path) {
+        let _ = file.take(HEADER_LEN as u64).read_to_end(&mut header);
+    }
+    header
 }
 
 /// What a checkpoint holds, written in its header so that a file of another kind (a model

@@ -34,7 +34,7 @@ mod schedule;
 
 pub use checkpoint::{
     Checkpoint, CheckpointError, CheckpointKind, FORMAT_VERSION, MAGIC, TensorData, checksum,
-    read_kind,
+    declared_kind, read_header,
 };
 pub use layers::{
     BatchNorm2d, Conv2d, Flatten, Linear, Relu, Reshape, ResidualBlock, Sequential, Sigmoid, Tanh,

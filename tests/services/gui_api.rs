@@ -13,8 +13,6 @@ use std::time::{Duration, Instant};
 
 fn start(runs: &Path) -> Server {
     Server::start(&GuiOptions {
-        addr: "127.0.0.1:0".parse().unwrap(),
-        open: false,
         models: vec![PathBuf::from("models")],
         runs: vec![runs.to_path_buf()],
         ..GuiOptions::at("127.0.0.1:0".parse().unwrap())

@@ -422,10 +422,9 @@ where
         return false;
     };
     let server = Server::start(&GuiOptions {
-        addr: "127.0.0.1:0".parse().unwrap(),
-        open: false,
         models: vec![PathBuf::from("models")],
         runs: vec![runs.to_path_buf()],
+        ..GuiOptions::at("127.0.0.1:0".parse().unwrap())
     })
     .unwrap();
     let driver = start_driver(&driver);
