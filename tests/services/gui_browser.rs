@@ -434,14 +434,20 @@ where
         .unwrap();
     runtime.block_on(async {
         let mut caps = serde_json::Map::new();
-        caps.insert(
-            "goog:chromeOptions".into(),
-            json!({
-                "binary": browser,
-                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                         "--disable-dev-shm-usage", format!("--window-size={window}")],
-            }),
-        );
+        let mut options = json!({
+            "binary": browser,
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                     "--disable-dev-shm-usage", format!("--window-size={window}")],
+        });
+        // Headless windows are at least 500 px wide: narrower ones are a phone's screen,
+        // emulated.
+        let (width, height) = window.split_once(',').unwrap();
+        let (width, height): (u32, u32) = (width.parse().unwrap(), height.parse().unwrap());
+        if width < 500 {
+            options["mobileEmulation"] =
+                json!({"deviceMetrics": {"width": width, "height": height, "pixelRatio": 1}});
+        }
+        caps.insert("goog:chromeOptions".into(), options);
         let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
             .capabilities(caps)
             .connect(&driver.url)
@@ -742,7 +748,7 @@ fn the_dashboard_compares_runs_in_a_real_browser() {
             until(
                 &c,
                 "the Othello sample on its board",
-                "document.body.dataset.tab === 'play' && document.querySelectorAll('#moves .move').length === 4 && document.querySelectorAll('#board .disc').length === 8",
+                "document.body.dataset.tab === 'play' && document.querySelectorAll('#moves .move').length === 4 && document.querySelectorAll('#board .disc').length === 4",
             )
             .await;
             click(&c, "#tab-dashboard").await;
@@ -826,8 +832,14 @@ fn a_phone_sized_window_shows_the_board_and_new_game_first() {
 fn docs_screenshots() {
     let out = docs_img();
     with_browser(Path::new("runs"), "1400,960", move |c, url| async move {
+        let shot = |name: &'static str| {
+            let (c, out) = (c.clone(), out.clone());
+            async move { std::fs::write(out.join(name), c.screenshot().await.unwrap()).unwrap() }
+        };
         c.goto(&url).await.unwrap();
         until(&c, "the first board", "document.body.dataset.ready === '1'").await;
+        // Checkers against the built-in network, its analysis of a middle game.
+        choose(&c, "#opponent-mode", "custom").await;
         choose(&c, "#opponent", "az").await;
         fill(&c, "#agent-searches", "800").await;
         choose(&c, "#user-color", "white").await;
@@ -847,11 +859,44 @@ fn docs_screenshots() {
             "document.querySelectorAll('#moves .move').length === 11",
         )
         .await;
-        // A loaded game opens at its start for replay: back to its last position.
         click(&c, "#nav-last").await;
+        click(&c, "#review").await;
+        until(
+            &c,
+            "the review",
+            "document.querySelector('#message').textContent.startsWith('Review done')",
+        )
+        .await;
         click(&c, "#hint").await;
         until(&c, "az's analysis", "document.querySelectorAll('#board .arrow').length > 0 && document.body.dataset.thinking === '0'").await;
-        std::fs::write(out.join("gui-play.png"), c.screenshot().await.unwrap()).unwrap();
+        shot("gui-play.png").await;
+        // Live analysis of an earlier position, caught while it searches.
+        click(&c, "#nav-first").await;
+        click(&c, "#nav-next").await;
+        click(&c, "#nav-next").await;
+        click(&c, "#analyse").await;
+        until(&c, "a live update", "document.querySelector('#analysis .meta')?.textContent.includes('searching') && document.querySelectorAll('#board .arrow').length > 0").await;
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        shot("gui-analysis.png").await;
+        click(&c, "#stop").await;
+        until(
+            &c,
+            "the end of the analysis",
+            "document.body.dataset.thinking === '0'",
+        )
+        .await;
+        // Othello against the built-in network, a few moves in.
+        choose(&c, "#game-kind", "othello").await;
+        choose(&c, "#opponent-mode", "level").await;
+        choose(&c, "#user-color", "black").await;
+        click(&c, "#new-game").await;
+        for _ in 0..4 {
+            until(&c, "Black's turn", "document.body.dataset.thinking === '0' && document.querySelectorAll('#board .legal').length").await;
+            click(&c, "#board .legal").await;
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+        until(&c, "the reply", "document.body.dataset.thinking === '0' && document.querySelectorAll('#board .legal').length").await;
+        shot("gui-othello.png").await;
     });
 }
 
