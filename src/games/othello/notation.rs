@@ -241,7 +241,7 @@ mod tests {
         assert!(e.starts_with("move 19: "), "{e}");
         assert_eq!(
             parse_transcript("f5 f5").unwrap_err().0,
-            "move 2: f5 is occupied by a Black disc; White can play d6 f6 f4"
+            "move 2: f5 is occupied by a Black disc; White can play f4 d6 f6"
         );
         assert!(parse_transcript("  ").is_err());
         assert!(
