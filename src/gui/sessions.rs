@@ -180,8 +180,8 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 pub fn describe_expiry(expiry: Duration) -> String {
     let s = expiry.as_secs();
     match s {
-        _ if s >= 3600 && s % 3600 == 0 => format!("{} hours", s / 3600),
-        _ if s >= 60 && s % 60 == 0 => format!("{} minutes", s / 60),
+        _ if s >= 3600 && s.is_multiple_of(3600) => format!("{} hours", s / 3600),
+        _ if s >= 60 && s.is_multiple_of(60) => format!("{} minutes", s / 60),
         _ => format!("{s} seconds"),
     }
 }
@@ -214,14 +214,18 @@ impl Sessions {
             .map(|(&id, _)| id)
             .collect();
         for id in expired {
-            games.remove(&id).map(|t| t.close());
+            if let Some(t) = games.remove(&id) {
+                t.close();
+            }
         }
         if games.len() >= self.max_games {
             let oldest = games
                 .iter()
                 .max_by_key(|(_, t)| (t.finished(), t.idle()))
                 .map(|(&id, _)| id);
-            oldest.and_then(|id| games.remove(&id)).map(|t| t.close());
+            if let Some(t) = oldest.and_then(|id| games.remove(&id)) {
+                t.close();
+            }
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let session = Arc::new(Session {

@@ -286,13 +286,13 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
     )
     .await;
     assert!(
-        !c.find(Locator::Css("#eval-bar"))
+        c.find(Locator::Css("#eval-bar"))
             .await
             .unwrap()
             .attr("hidden")
             .await
             .unwrap()
-            .is_some()
+            .is_none()
     );
     c.screenshot()
         .await
