@@ -64,7 +64,7 @@ async function showTab(tab, updateHash = true) {
   if (updateHash && location.hash !== `#${tab}`) history.replaceState(null, "", `#${tab}`);
   screen.say("");
   if (tab === "play") await screen.show(play.session);
-  else if (tab === "tutorial") await tutorial.show();
+  else if (tab === "tutorial") await tutorial.show(play.form.game());
   else await dashboard.show();
 }
 

@@ -357,6 +357,9 @@ export class GameSession {
       dests: this.destinations(),
       arrows: arrowsFor(this.shownAnalysis(), screen.prefs.arrows),
     });
+    const legal = this.state.legal;
+    const mustPass = !this.view && legal.length === 1 && legal[0].move === "pass";
+    document.getElementById("pass").hidden = !mustPass;
     const tone = this.view ? this.viewTurn() : this.state.result ? "over" : this.state.turn;
     screen.setStatus(this.statusText(), tone);
     screen.setViewing(this.view ? this.view.ply : null);

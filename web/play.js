@@ -54,7 +54,7 @@ export class PlayPage {
     on("draw", () => this.offerDraw());
     on("copy-fen", () => this.copyFen());
     on("copy-moves", () => this.copyMoves());
-    on("pass", () => this.session.playMove("pass"));
+    on("pass", () => screen.session?.playMove("pass"));
     $("move-form").addEventListener("submit", (event) => {
       event.preventDefault();
       this.typedMove();
@@ -169,20 +169,20 @@ export class PlayPage {
     }
   }
 
-  /** A move typed in the box: played if legal, else the server's reason. */
+  /** A move typed in the box, for the game on the board: played if legal, else the reason. */
   async typedMove() {
+    const session = screen.session;
     const input = $("move-input");
     const text = input.value.trim();
-    if (!text) return;
-    const refusal = this.session.state && this.session.refusal(this.session.state);
+    if (!text || !session?.state) return;
+    const refusal = session.refusal(session.state);
     if (refusal) {
       screen.say(refusal, "info");
       return;
     }
-    await this.session.playMove(text);
-    if (this.session.state?.moves.at(-1)?.move.toLowerCase() === text.toLowerCase() || !$("message").classList.contains("error")) {
-      input.value = "";
-    }
+    const before = session.state.ply;
+    await session.playMove(text);
+    if (session.state.ply !== before) input.value = "";
   }
 
   // ---- the game's flow ---------------------------------------------------------------
@@ -440,8 +440,7 @@ export class PlayPage {
     const moves = $("download-moves");
     moves.href = `data:text/plain;charset=utf-8,${encodeURIComponent(state.moves_text + "\n")}`;
     moves.download = `${state.game}-game-${state.id}.txt`;
-    const mustPass = state.game === "othello" && !state.result && state.legal.length === 1 && state.legal[0].move === "pass";
-    $("pass").hidden = !mustPass;
+
     const result = $("result");
     result.hidden = !state.result;
     if (state.result) result.textContent = resultText(state.result);

@@ -1,6 +1,7 @@
-// The rules tutorial: five short lessons, each a position played on the shared board through
-// the API (human vs human), with a task per step that the game's state confirms. The rule
-// reasons shown are the server's (the same words as the terminal game).
+// The rules tutorials: five short lessons of checkers and three of Othello (the game chosen on
+// the Play page), each a position played on the shared board through the API (human vs
+// human), with a task per step that the game's state confirms. The rule reasons shown are
+// the server's (the same words as the terminal game).
 
 import { messageOf } from "./api.js";
 import { GameSession } from "./game.js";
@@ -102,8 +103,82 @@ const LESSONS = [
   },
 ];
 
+const START = `${"-".repeat(27)}OX${"-".repeat(6)}XO${"-".repeat(27)} X`;
+
+/** An Othello position: Black's and White's squares (numbered 1-64 from a1), side to move. */
+function othelloPosition(black, white, turn) {
+  const cells = Array.from({ length: 64 }, (_, i) =>
+    black.includes(i + 1) ? "X" : white.includes(i + 1) ? "O" : "-",
+  );
+  return `${cells.join("")} ${turn === "black" ? "X" : "O"}`;
+}
+
+const OTHELLO_LESSONS = [
+  {
+    title: "Placing a disc",
+    text: [
+      "Othello is played on all 64 squares. Black moves first. A move puts a disc of your colour on an empty square so that it outflanks: one or more of the opponent's discs lie in a straight line (across, up and down, or diagonally) between the new disc and another disc of yours.",
+      "The outflanked discs are flipped to your colour. The dots show where the side to move may play.",
+    ],
+    fen: START,
+    steps: [
+      {
+        task: "Play one of the dotted squares for Black.",
+        done: (s, e) => e.kind === "move" && lastMover(s) === "black" && last(s).captured.length > 0,
+      },
+      {
+        task: "Now White (you play both sides here): play a dotted square.",
+        done: (s, e) => e.kind === "move" && lastMover(s) === "white",
+      },
+    ],
+  },
+  {
+    title: "Flipping in several lines",
+    text: [
+      "A disc flips every line it outflanks at once, in all eight directions.",
+      "Try a square that is not dotted to see why it is not a move.",
+    ],
+    fen: othelloPosition([26, 30, 44], [27, 29, 36], "black"),
+    steps: [
+      {
+        task: "Click a1: it outflanks nothing.",
+        done: (s, e) => e.kind === "explain" && e.square === 1,
+      },
+      {
+        task: "Play d4: it flips three White discs, in three lines.",
+        done: (s, e) => e.kind === "move" && last(s)?.from === 28 && last(s).captured.length === 3,
+      },
+    ],
+  },
+  {
+    title: "Passing and the end",
+    text: [
+      "A player who can outflank nothing must pass, and the other plays on. When neither side can move (most often on a full board), the game ends: the player with more discs wins.",
+      "Here White's only disc, b1, sits beside Black's a1 with nothing to outflank.",
+    ],
+    fen: othelloPosition([1], [2], "white"),
+    steps: [
+      {
+        task: "White has no move: press Pass under the board.",
+        done: (s, e) => e.kind === "move" && last(s)?.move === "pass",
+      },
+      {
+        task: "Black plays c1 and flips White's last disc: the game is over.",
+        done: (s) => Boolean(s.result),
+      },
+    ],
+  },
+];
+
+/** Each game's lessons, and the title of its tutorial. */
+const TUTORIALS = {
+  checkers: { title: "Rules of English checkers", lessons: LESSONS, finish: "play a game on the Play page" },
+  othello: { title: "Rules of Othello", lessons: OTHELLO_LESSONS, finish: "play a game on the Play page" },
+};
+
 export class Tutorial {
   constructor() {
+    this.game = "checkers";
     this.index = 0;
     this.step = 0;
     this.session = new GameSession({
@@ -115,8 +190,21 @@ export class Tutorial {
   }
 
   init() {
+    this.listLessons();
+    $("lesson-reset").addEventListener("click", () => this.open(this.index));
+    $("lesson-prev").addEventListener("click", () => this.open(this.index - 1));
+    $("lesson-next").addEventListener("click", () => this.open(this.index + 1));
+  }
+
+  lessons() {
+    return TUTORIALS[this.game].lessons;
+  }
+
+  listLessons() {
     const list = $("lessons");
-    LESSONS.forEach((lesson, i) => {
+    $("tutorial-title").textContent = TUTORIALS[this.game].title;
+    list.replaceChildren();
+    this.lessons().forEach((lesson, i) => {
       const button = Object.assign(document.createElement("button"), {
         type: "button",
         className: "lesson-link",
@@ -128,24 +216,28 @@ export class Tutorial {
       item.append(button);
       list.append(item);
     });
-    $("lesson-reset").addEventListener("click", () => this.open(this.index));
-    $("lesson-prev").addEventListener("click", () => this.open(this.index - 1));
-    $("lesson-next").addEventListener("click", () => this.open(this.index + 1));
   }
 
-  /** Shows the tutorial on the board: the lesson in progress, or the first one. */
-  async show() {
+  /** Shows the tutorial of `game` on the board: the lesson in progress, or the first one. */
+  async show(game = this.game) {
+    if (game !== this.game) {
+      this.game = game;
+      this.index = 0;
+      this.listLessons();
+      return this.open(0);
+    }
     if (this.session.id === null) await this.open(this.index);
     else await screen.show(this.session);
   }
 
   async open(index) {
-    if (index < 0 || index >= LESSONS.length) return;
+    const lessons = this.lessons();
+    if (index < 0 || index >= lessons.length) return;
     this.index = index;
     this.step = 0;
     this.renderLesson();
     try {
-      await this.session.create({ start: "fen", fen: LESSONS[index].fen });
+      await this.session.create({ game: this.game, start: "fen", fen: lessons[index].fen });
       screen.setFlipped(this.session, false); // White, who moves in every lesson, at the bottom
       await screen.show(this.session);
       screen.say("");
@@ -156,7 +248,7 @@ export class Tutorial {
 
   /** Advances past every step the event completes (a person may skip ahead). */
   check(state, event) {
-    const steps = LESSONS[this.index].steps;
+    const steps = this.lessons()[this.index].steps;
     for (let i = steps.length - 1; i >= this.step; i -= 1) {
       if (steps[i].done(state, event)) {
         this.step = i + 1;
@@ -168,7 +260,8 @@ export class Tutorial {
   }
 
   renderLesson() {
-    const lesson = LESSONS[this.index];
+    const lessons = this.lessons();
+    const lesson = lessons[this.index];
     $("lesson-title").textContent = `${this.index + 1}. ${lesson.title}`;
     $("lesson-text").replaceChildren(
       ...lesson.text.map((t) => Object.assign(document.createElement("p"), { textContent: t })),
@@ -178,11 +271,11 @@ export class Tutorial {
     $("lesson-task").hidden = complete;
     $("lesson-done").hidden = !complete;
     $("lesson-done").textContent =
-      this.index + 1 < LESSONS.length
+      this.index + 1 < lessons.length
         ? "✓ Well done! On to the next lesson."
-        : "✓ Well done! You know the rules: play a game on the Play page.";
+        : `✓ Well done! You know the rules: ${TUTORIALS[this.game].finish}.`;
     $("lesson-prev").disabled = this.index === 0;
-    $("lesson-next").disabled = this.index + 1 >= LESSONS.length;
+    $("lesson-next").disabled = this.index + 1 >= lessons.length;
     for (const link of document.querySelectorAll(".lesson-link")) {
       link.classList.toggle("current", Number(link.dataset.lesson) === this.index);
     }
