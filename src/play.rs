@@ -361,10 +361,13 @@ fn move_squares(mv: &checkers::Move) -> u32 {
 
 /// `: value +0.25 for White (depth 6 ...)`: the agent's value, from the view of `side` (the
 /// side to move where it searched, which is not the side to move on the board shown next),
-/// and its own summary.
+/// what it proves (`value +999.00 for White, win in 1 move`), and the agent's own summary.
 fn describe<G: Rules>(analysis: &Analysis<G>, side: Color) -> String {
     let summary = analysis.summary.trim();
-    let value = format!(": value {:+.2} for {side}", analysis.value);
+    let mut value = format!(": value {:+.2} for {side}", analysis.value);
+    if let Some(proven) = analysis.proven {
+        value += &format!(", {}", proven.describe());
+    }
     if summary.is_empty() {
         value
     } else {
@@ -508,7 +511,7 @@ mod tests {
             .expect("the agent's move");
         let line = line.lines().next().unwrap();
         assert!(
-            line.contains(": value ") && line.contains(" for White (depth 2 score"),
+            line.contains(": value ") && line.contains(" for White (depth 2 nodes"),
             "{line}"
         );
         assert!(
@@ -697,6 +700,7 @@ mod tests {
             ],
             score_kind: ScoreKind::VisitShare,
             value: 0.1,
+            proven: None,
             summary: String::new(),
             pv: Vec::new(),
         };

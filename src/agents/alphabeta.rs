@@ -16,8 +16,8 @@ use super::error::setting_error;
 use super::kinds::AgentKind;
 use super::settings::{self, MAX_DEPTH};
 use super::{
-    Agent, AgentError, Analysis, Decision, Limits, MoveScore, ScoreKind, StopFlag, note_exact,
-    perfect_decision, pv_text,
+    Agent, AgentError, Analysis, Decision, Distance, Limits, Listener, MoveScore, Proven, Reporter,
+    ScoreKind, StopFlag, perfect_decision, pv_text,
 };
 use crate::endgame::{Exact, Oracle, Value};
 use crate::games::{Game, Outcome, Rules};
@@ -456,10 +456,17 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
     }
 
     /// Iterative deepening at the root; returns the distinct root moves with their scores
-    /// from the last completed iteration, best first, and the depth reached.
+    /// from the last completed iteration, best first, and the depth reached. Each completed
+    /// iteration's analysis goes to `reporter` where someone listens.
     /// With `exact`, every root move gets a full-window search (all scores exact); without,
     /// a move that cannot beat the best so far is only bounded from above.
-    fn search(&mut self, game: &Game<G>, limits: &Limits, exact: bool) -> (Vec<RootMove<G>>, u32) {
+    fn search(
+        &mut self,
+        game: &Game<G>,
+        limits: &Limits,
+        exact: bool,
+        reporter: &mut Reporter<G>,
+    ) -> (Vec<RootMove<G>>, u32) {
         let limits = limits.or(&self.config.limits);
         let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         self.nodes = 0;
@@ -534,6 +541,10 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
             scored = this_iter;
             self.root_leaf = best_leaf.1;
             reached = depth;
+            if reporter.listening() {
+                let analysis = self.analysis(game, &scored, depth);
+                reporter.send(analysis);
+            }
             // A forced move needs no more thought when a clock is running; at a fixed depth
             // the search goes on so the reported value is as deep as asked.
             let forced = scored.len() == 1 && self.deadline.is_some();
@@ -581,7 +592,7 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
             mv: best, score, ..
         } = scored[0];
         let pv = self.principal_variation(game, best, depth.max(1) as usize);
-        let mut analysis = Analysis {
+        Analysis {
             moves: scored
                 .iter()
                 .map(|m| MoveScore {
@@ -593,16 +604,14 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
                 .collect(),
             score_kind: ScoreKind::Value,
             value: score_in_men(score),
+            proven: proven(score),
             summary: format!(
-                "depth {depth} score {} nodes {} pv {}",
-                describe(score),
+                "depth {depth} nodes {} pv {}",
                 self.nodes,
                 pv_text::<G>(&pv)
             ),
             pv,
-        };
-        note_exact(self.oracle.as_ref(), game, &mut analysis);
-        analysis
+        }
     }
 }
 
@@ -649,35 +658,37 @@ fn score_in_men(score: i32) -> f32 {
     }
 }
 
-fn describe(score: i32) -> String {
-    if score.abs() >= WIN_BOUND && score.abs() <= PROVEN_WIN {
-        let plies = PROVEN_WIN - score.abs();
-        let side = if score > 0 { "win" } else { "loss" };
-        format!("database-{side}-converting-in-{plies}")
-    } else if score >= WIN_BOUND {
-        format!("win-in-{}", WIN - score)
-    } else if score <= -WIN_BOUND {
-        format!("loss-in-{}", WIN + score)
-    } else {
-        format!("{:+.2}", score as f32 / MAN as f32)
-    }
+/// What a score proves: a win or loss the search saw to the end, with its plies, or one it
+/// reached through the oracle, without (those plies add the line's to the distance to
+/// conversion below it, which measures nothing).
+fn proven(score: i32) -> Option<Proven> {
+    (score.abs() >= WIN_BOUND).then(|| Proven {
+        result: if score > 0 { Value::Win } else { Value::Loss },
+        distance: (score.abs() > PROVEN_WIN).then(|| Distance::End((WIN - score.abs()) as u32)),
+    })
 }
 
 impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
-    /// [`Agent::select`] for any evaluator.
-    pub fn decide(&mut self, game: &Game<G>, limits: &Limits) -> Decision<G> {
-        let proven = |e: Exact| score_in_men(e.unit() as i32 * (PROVEN_WIN - e.distance as i32));
+    /// [`Agent::select_reporting`] for any evaluator.
+    pub fn decide(
+        &mut self,
+        game: &Game<G>,
+        limits: &Limits,
+        listener: Option<Listener<'_, G>>,
+    ) -> Decision<G> {
+        let mut reporter = Reporter::new(listener, self.oracle.as_ref(), game);
+        let value = |e: Exact| score_in_men(e.unit() as i32 * (PROVEN_WIN - e.distance as i32));
         if let Some(d) =
-            perfect_decision(self.oracle.as_ref(), game, limits, ScoreKind::Value, proven)
+            perfect_decision(self.oracle.as_ref(), game, limits, ScoreKind::Value, value)
         {
-            return d;
+            return reporter.finish(d);
         }
-        let (scored, depth) = self.search(game, limits, false);
+        let (scored, depth) = self.search(game, limits, false, &mut reporter);
         let analysis = self.analysis(game, &scored, depth);
-        Decision {
+        reporter.finish(Decision {
             mv: scored[0].mv,
             analysis: Some(analysis),
-        }
+        })
     }
 
     /// The chosen move with its score and the leaf of its principal variation: the quiet
@@ -688,14 +699,17 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
         game: &Game<G>,
         limits: &Limits,
     ) -> (G::Move, i32, Option<G::Position>) {
-        let (scored, _) = self.search(game, limits, false);
+        let (scored, _) = self.search(game, limits, false, &mut Reporter::new(None, None, game));
         (scored[0].mv, scored[0].score, self.root_leaf)
     }
 
     /// [`Agent::analyse`] for any evaluator.
     pub fn analyse_all(&mut self, game: &Game<G>, limits: &Limits) -> Analysis<G> {
-        let (scored, depth) = self.search(game, limits, true);
-        self.analysis(game, &scored, depth)
+        let mut reporter = Reporter::new(None, self.oracle.as_ref(), game);
+        let (scored, depth) = self.search(game, limits, true, &mut reporter);
+        let mut analysis = self.analysis(game, &scored, depth);
+        reporter.annotate(&mut analysis);
+        analysis
     }
 
     /// Perfect endgames to consult (none: search every position).
@@ -724,8 +738,13 @@ impl<G: SearchGame, E: AgentEval<G>> Agent<G> for AlphaBeta<G, E> {
         E::KIND.name(&values)
     }
 
-    fn select(&mut self, game: &Game<G>, limits: &Limits) -> Decision<G> {
-        self.decide(game, limits)
+    fn select_reporting(
+        &mut self,
+        game: &Game<G>,
+        limits: &Limits,
+        listener: Option<Listener<'_, G>>,
+    ) -> Decision<G> {
+        self.decide(game, limits, listener)
     }
 
     fn analyse(&mut self, game: &Game<G>, limits: &Limits) -> Option<Analysis<G>> {

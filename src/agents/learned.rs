@@ -5,7 +5,7 @@ use super::alphabeta::{AlphaBeta, AlphaBetaConfig, SearchGame, StaticEval};
 use super::error::setting_error;
 use super::kinds::AgentKind;
 use super::settings;
-use super::{Agent, AgentError, Analysis, Decision, Limits};
+use super::{Agent, AgentError, Analysis, Decision, Limits, Listener};
 use crate::games::Game;
 use crate::net::ValueModel;
 use crate::net::value_net::{Learner, ValueNet};
@@ -122,8 +122,13 @@ impl<G: SearchGame, N: ValueModel<Input = G::Position> + Send> Agent<G> for NetA
         self.name.clone()
     }
 
-    fn select(&mut self, game: &Game<G>, limits: &Limits) -> Decision<G> {
-        self.search.decide(game, limits)
+    fn select_reporting(
+        &mut self,
+        game: &Game<G>,
+        limits: &Limits,
+        listener: Option<Listener<'_, G>>,
+    ) -> Decision<G> {
+        self.search.decide(game, limits, listener)
     }
 
     fn analyse(&mut self, game: &Game<G>, limits: &Limits) -> Option<Analysis<G>> {

@@ -1,6 +1,6 @@
 //! The uniformly random agent: a floor every learner must clear.
 
-use super::{Agent, Decision, Limits};
+use super::{Agent, Decision, Limits, Listener};
 use crate::games::{Game, Rules};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -24,7 +24,12 @@ impl<G: Rules> Agent<G> for RandomAgent {
 
     /// Uniform over distinct moves: moves to the same position (checkers' capture routes)
     /// count once.
-    fn select(&mut self, game: &Game<G>, _limits: &Limits) -> Decision<G> {
+    fn select_reporting(
+        &mut self,
+        game: &Game<G>,
+        _limits: &Limits,
+        _listener: Option<Listener<'_, G>>,
+    ) -> Decision<G> {
         let moves = G::distinct_moves(game.position());
         let mv = moves[self.rng.random_range(0..moves.len())];
         Decision { mv, analysis: None }

@@ -5,13 +5,13 @@ use super::error::setting_error;
 use super::kinds;
 use super::settings;
 use super::{
-    Agent, AgentError, AgentSource, Analysis, Decision, Limits, MoveScore, ScoreKind, note_exact,
-    perfect_decision,
+    Agent, AgentError, AgentSource, Analysis, Decision, Limits, Listener, MoveScore, Proven,
+    Reporter, ScoreKind, perfect_decision, pv_text,
 };
-use crate::endgame::{Exact, Oracle};
+use crate::endgame::{Exact, Oracle, Value};
 use crate::games::{Checkers, Game, Rules};
 use crate::mcts::{
-    NetEvaluator, NodeId, Puct, PuctConfig, ROOT, Tree, Uct, most_visited, pick_child,
+    MoveStats, NetEvaluator, NodeId, Puct, PuctConfig, ROOT, Tree, Uct, most_visited, pick_child,
 };
 use crate::net::{NetGame, load_model};
 use crate::nn::PolicyValueNet;
@@ -64,48 +64,101 @@ impl Budget {
     }
 }
 
-/// The greedy move of a searched tree (its first action `root_choice` where the search chose
-/// one, as Gumbel's does) and what the search thinks of each move: its visit share and, with
-/// `priors` (a network gave them, not a uniform stand-in), its prior.
-fn decide<G: Rules>(
-    tree: &Tree<G>,
-    root_choice: Option<NodeId>,
-    simulations: u64,
-    elapsed: Duration,
+/// One search of a tree for a move: when it began, how many visits the root's moves held
+/// then (kept from the searches of earlier moves), and whether a network gave the priors
+/// (not a uniform stand-in).
+struct TreeSearch {
+    start: Instant,
+    kept: u64,
     priors: bool,
-) -> Decision<G> {
-    let mv = tree.pick_move(|t, at| match root_choice {
-        Some(c) if at == ROOT => t.keep_proven(ROOT, c),
-        _ => most_visited(t, at),
-    });
-    let root = tree.root();
-    let total = root.visits.max(1) as f32;
-    let stats = tree.move_stats();
-    let analysis = Analysis {
-        moves: stats
-            .iter()
-            .map(|s| MoveScore {
-                mv: s.mv,
-                score: s.visits as f32 / total,
-                prior: priors.then_some(s.prior),
-                upper_bound: false,
-            })
-            .collect(),
-        score_kind: ScoreKind::VisitShare,
-        value: root.q(),
-        summary: format!(
-            "simulations {simulations} visits {} nodes {} sims/s {:.0} best {}",
-            root.visits,
-            tree.len(),
-            simulations as f64 / elapsed.as_secs_f64().max(1e-9),
-            G::format_move(&mv)
-        ),
-        pv: tree.principal_variation(mv, most_visited, PV_MOVES),
-    };
-    Decision {
-        mv,
-        analysis: Some(analysis),
+}
+
+impl TreeSearch {
+    fn begin<G: Rules>(tree: &Tree<G>, priors: bool) -> TreeSearch {
+        TreeSearch {
+            start: Instant::now(),
+            kept: move_visits(&tree.move_stats()),
+            priors,
+        }
     }
+
+    /// The greedy move of the searched tree (its first action `root_choice` where the search
+    /// chose one, as Gumbel's does) with the tree's analysis.
+    fn decision<G: Rules>(
+        &self,
+        tree: &Tree<G>,
+        root_choice: Option<NodeId>,
+        simulations: u64,
+    ) -> Decision<G> {
+        let mv = tree.pick_move(|t, at| match root_choice {
+            Some(c) if at == ROOT => t.keep_proven(ROOT, c),
+            _ => most_visited(t, at),
+        });
+        Decision {
+            mv,
+            analysis: Some(self.analysis(tree, mv, simulations)),
+        }
+    }
+
+    /// What the tree says after `simulations` of this search, `best` being the move chosen:
+    /// each move's share of the visits of all the root's moves (the summary's `visits`, of
+    /// which `kept` were there when this search began) and, with priors, its prior; the
+    /// root's value, exact where the tree proves it; the most visited line.
+    fn analysis<G: Rules>(&self, tree: &Tree<G>, best: G::Move, simulations: u64) -> Analysis<G> {
+        let stats = tree.move_stats();
+        let visits = move_visits(&stats);
+        let proof = tree.root_proof();
+        let pv = tree.principal_variation(best, most_visited, PV_MOVES);
+        let share = |v: u32| {
+            if visits == 0 {
+                0.0
+            } else {
+                (v as f64 / visits as f64) as f32
+            }
+        };
+        Analysis {
+            moves: stats
+                .iter()
+                .map(|s| MoveScore {
+                    mv: s.mv,
+                    score: share(s.visits),
+                    prior: self.priors.then_some(s.prior),
+                    upper_bound: false,
+                })
+                .collect(),
+            score_kind: ScoreKind::VisitShare,
+            value: proof.unwrap_or(tree.root().q()),
+            // The tree's exact values are 1, 0 (or -0) and -1.
+            proven: proof.map(|v| Proven {
+                result: if v > 0.0 {
+                    Value::Win
+                } else if v < 0.0 {
+                    Value::Loss
+                } else {
+                    Value::Draw
+                },
+                distance: None,
+            }),
+            summary: format!(
+                "simulations {simulations} visits {visits} kept {} nodes {} sims/s {:.0} pv {}",
+                self.kept,
+                tree.len(),
+                simulations as f64 / self.start.elapsed().as_secs_f64().max(1e-9),
+                pv_text::<G>(&pv)
+            ),
+            pv,
+        }
+    }
+
+    /// A snapshot while the search runs: the analysis of its most visited move.
+    fn snapshot<G: Rules>(&self, tree: &Tree<G>, simulations: u64) -> Analysis<G> {
+        self.analysis(tree, tree.pick_move(most_visited), simulations)
+    }
+}
+
+/// The visits of all the root's moves.
+fn move_visits<G: Rules>(stats: &[MoveStats<G>]) -> u64 {
+    stats.iter().map(|s| u64::from(s.visits)).sum()
 }
 
 /// How many moves of the most-visited line an analysis shows.
@@ -146,7 +199,12 @@ impl<G: Rules> Agent<G> for MctsAgent<G> {
         ])
     }
 
-    fn select(&mut self, game: &Game<G>, limits: &Limits) -> Decision<G> {
+    fn select_reporting(
+        &mut self,
+        game: &Game<G>,
+        limits: &Limits,
+        listener: Option<Listener<'_, G>>,
+    ) -> Decision<G> {
         let uct = match &mut self.uct {
             Some(u) => {
                 u.follow(game);
@@ -155,14 +213,18 @@ impl<G: Rules> Agent<G> for MctsAgent<G> {
             None => self.uct.insert(Uct::new(self.c, game)),
         };
         let budget = Budget::new(limits, self.searches);
-        let start = Instant::now();
+        let mut reporter = Reporter::new(listener, None, game);
+        let search = TreeSearch::begin(uct.tree(), false);
         let mut actions = Vec::new();
         let mut done = 0;
         while budget.more(done, uct.tree().bytes()) {
             uct.simulate(&mut self.rng, &mut actions);
             done += 1;
+            if reporter.due() {
+                reporter.send(search.snapshot(uct.tree(), done));
+            }
         }
-        decide(uct.tree(), None, done, start.elapsed(), false)
+        reporter.finish(search.decision(uct.tree(), None, done))
     }
 
     fn analyse(&mut self, game: &Game<G>, limits: &Limits) -> Option<Analysis<G>> {
@@ -335,7 +397,12 @@ impl<G: Rules> Agent<G> for AzAgent<G> {
         self.name.clone()
     }
 
-    fn select(&mut self, game: &Game<G>, limits: &Limits) -> Decision<G> {
+    fn select_reporting(
+        &mut self,
+        game: &Game<G>,
+        limits: &Limits,
+        listener: Option<Listener<'_, G>>,
+    ) -> Decision<G> {
         // The network's kernels run on a rayon pool; searching from a thread outside any
         // (the engine's, the GUI's, the terminal's) would hand every kernel call over to
         // the pool and wait. Such a search gets a pool of its own, as many threads as the
@@ -346,9 +413,9 @@ impl<G: Rules> Agent<G> for AzAgent<G> {
                 .num_threads(rayon::current_num_threads())
                 .build()
         {
-            return pool.install(|| self.search_move(game, limits));
+            return pool.install(|| self.search_move(game, limits, listener));
         }
-        self.search_move(game, limits)
+        self.search_move(game, limits, listener)
     }
 
     fn analyse(&mut self, game: &Game<G>, limits: &Limits) -> Option<Analysis<G>> {
@@ -368,8 +435,14 @@ impl<G: Rules> AzAgent<G> {
         self.search = None;
     }
 
-    /// [`Agent::select`], on whatever thread it is called.
-    fn search_move(&mut self, game: &Game<G>, limits: &Limits) -> Decision<G> {
+    /// [`Agent::select_reporting`], on whatever thread it is called.
+    fn search_move(
+        &mut self,
+        game: &Game<G>,
+        limits: &Limits,
+        listener: Option<Listener<'_, G>>,
+    ) -> Decision<G> {
+        let mut reporter = Reporter::new(listener, self.oracle.as_ref(), game);
         if let Some(d) = perfect_decision(
             self.oracle.as_ref(),
             game,
@@ -377,7 +450,7 @@ impl<G: Rules> AzAgent<G> {
             ScoreKind::Value,
             Exact::unit,
         ) {
-            return d;
+            return reporter.finish(d);
         }
         let search = match &mut self.search {
             Some(s) => {
@@ -411,13 +484,16 @@ impl<G: Rules> AzAgent<G> {
             None => self.searches as u64,
         });
         search.start_decision(planned.min(u32::MAX as u64) as u32);
-        let start = Instant::now();
+        let tree_search = TreeSearch::begin(search.tree(), true);
         let mut done = 0;
         let chunk = self.puct.batch as u64;
         while budget.more(done, search.tree().bytes()) {
             let n = chunk.min(budget.simulations - done);
             search.run(&mut self.evaluator, n as u32, &mut self.rng);
             done += n;
+            if reporter.due() {
+                reporter.send(tree_search.snapshot(search.tree(), done));
+            }
         }
         let root_choice = match search.gumbel_choice() {
             Some(c) => Some(c),
@@ -426,11 +502,7 @@ impl<G: Rules> AzAgent<G> {
             ),
             None => None,
         };
-        let mut decision = decide(search.tree(), root_choice, done, start.elapsed(), true);
-        if let Some(analysis) = &mut decision.analysis {
-            note_exact(self.oracle.as_ref(), game, analysis);
-        }
-        decision
+        reporter.finish(tree_search.decision(search.tree(), root_choice, done))
     }
 }
 

@@ -281,11 +281,16 @@ mod tests {
             "watched".into()
         }
 
-        fn select(&mut self, game: &Game, limits: &Limits) -> Decision {
+        fn select_reporting(
+            &mut self,
+            game: &Game,
+            limits: &Limits,
+            listener: Option<crate::agents::Listener>,
+        ) -> Decision {
             let sizes = &self.0.pool_sizes;
             sizes.lock().unwrap().push(rayon::current_num_threads());
             std::thread::sleep(std::time::Duration::from_millis(1));
-            self.1.select(game, limits)
+            self.1.select_reporting(game, limits, listener)
         }
     }
 

@@ -319,6 +319,13 @@ impl<G: Rules> Tree<G> {
         None
     }
 
+    /// The root's exact value for its side to move, where its children's proofs decide it
+    /// (a child won for it, or every child proven: see [`Tree::proven_choice`]).
+    pub fn root_proof(&self) -> Option<f32> {
+        let choice = self.proven_choice(ROOT, &mut Vec::new())?;
+        self.proven_for_parent(self.root(), self.node(choice))
+    }
+
     /// `chosen` (a child of `parent`), unless a proof overrules it: the proof's choice, or,
     /// where `chosen` is proven worse than another child, the most visited of the others.
     pub fn keep_proven(&self, parent: NodeId, chosen: NodeId) -> NodeId {

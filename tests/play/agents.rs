@@ -2,9 +2,13 @@
 //! yardstick result that alpha-beta depth 6 never loses to random over the ballots; the same
 //! search playing Othello.
 
-use checkers_zero::agents::{Agent, AgentSpec, Limits, Player};
+use crate::count_in;
+use checkers_zero::agents::{Agent, AgentSpec, Analysis, Distance, Limits, Player};
 use checkers_zero::arena::{GameConfig, MatchConfig, OpeningSet, Series, play_game, run_match};
-use checkers_zero::games::checkers::{Color, Game, Position, dedup_routes_of, legal_moves};
+use checkers_zero::endgame::Value;
+use checkers_zero::games::checkers::{
+    Color, Game, Position, dedup_routes_of, legal_moves, parse_fen,
+};
 use checkers_zero::games::{Checkers, Othello, Outcome, othello};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -162,6 +166,83 @@ fn principal_variations_are_legal_lines_from_the_chosen_move() {
     }
 }
 
+/// Alpha-beta reports once per completed depth, deeper each time, and its last report is
+/// its decision's analysis.
+#[test]
+fn alphabeta_reports_each_depth_deepest_last() {
+    let mut game = Game::new();
+    game.play_text("11-15").unwrap();
+    let mut agent = AgentSpec::build::<Checkers>(&"alphabeta:depth=7".parse().unwrap(), 0).unwrap();
+    let mut reports: Vec<Analysis> = Vec::new();
+    let listener = &mut |a: &Analysis| reports.push(a.clone());
+    let d = agent.select_reporting(&game, &Limits::default(), Some(listener));
+    let depths: Vec<u64> = reports
+        .iter()
+        .map(|a| count_in(&a.summary, "depth"))
+        .collect();
+    assert_eq!(depths, (1..=7).collect::<Vec<_>>());
+    assert_eq!(reports.last(), d.analysis.as_ref());
+}
+
+/// A listener changes nothing of the search: with the same seed, every searching agent
+/// chooses the same move and sees the same moves with and without one, even when its
+/// snapshots come in the middle of the search (the tree searches' every 200 ms).
+#[test]
+fn reporting_does_not_change_the_choice() {
+    let mut game = Game::new();
+    for mv in ["11-15", "23-19", "8-11"] {
+        game.play_text(mv).unwrap();
+    }
+    // Sized to take about a second here, so that snapshots come during the search.
+    for spec in [
+        "alphabeta:depth=9",
+        "mcts:searches=60000",
+        "az:searches=6000,device=cpu",
+    ] {
+        let build = || AgentSpec::build::<Checkers>(&spec.parse().unwrap(), 5).unwrap();
+        let quiet = build().select(&game, &Limits::default());
+        let mut reports = 0;
+        let heard =
+            build().select_reporting(&game, &Limits::default(), Some(&mut |_| reports += 1));
+        assert!(reports >= 2, "{spec}: {reports} reports");
+        assert_eq!(quiet.mv, heard.mv, "{spec}");
+        let (quiet, heard) = (quiet.analysis.unwrap(), heard.analysis.unwrap());
+        assert_eq!(quiet.moves, heard.moves, "{spec}");
+        assert_eq!(quiet.pv, heard.pv, "{spec}");
+    }
+}
+
+/// A forced win alpha-beta sees to the end is a proven result, as many plies off as a plain
+/// minimax finds; the losing side sees the same line as a proven loss. Nothing is proven
+/// where the search sees no end.
+#[test]
+fn alphabeta_proves_wins_and_losses_with_their_plies() {
+    // Black's man on 7 takes the king on 10, then the lone man on 8 is run down.
+    for (fen, result, plies, words) in [
+        ("B:WK10,8:BK15,7", Value::Win, 5, "win in 3 moves"),
+        ("W:W8:BK15,14", Value::Loss, 4, "loss in 2 moves"),
+    ] {
+        let pos = parse_fen(fen).unwrap();
+        assert_eq!(minimax(&pos, 9, 0).abs(), WIN - plies, "{fen}");
+        let mut agent =
+            AgentSpec::build::<Checkers>(&"alphabeta:depth=12".parse().unwrap(), 0).unwrap();
+        let a = agent
+            .select(&Game::from_position(pos), &Limits::default())
+            .analysis
+            .unwrap();
+        let proven = a.proven.unwrap_or_else(|| panic!("{fen}: {}", a.summary));
+        assert_eq!(proven.result, result, "{fen}");
+        assert_eq!(proven.distance, Some(Distance::End(plies as u32)), "{fen}");
+        assert_eq!(proven.describe(), words, "{fen}");
+    }
+    let mut agent = AgentSpec::build::<Checkers>(&"alphabeta:depth=6".parse().unwrap(), 0).unwrap();
+    let a = agent
+        .select(&Game::new(), &Limits::default())
+        .analysis
+        .unwrap();
+    assert_eq!(a.proven, None, "{}", a.summary);
+}
+
 /// `az`'s temperature samples its move by visits (0: always the most visited); its
 /// exploration constant and temperature are in its name, which rebuilds it.
 #[test]
@@ -210,10 +291,8 @@ fn forced_moves_take_no_time_under_a_clock() {
     }
 }
 
-/// The node count of alpha-beta's summary line (`depth D score S nodes N pv ...`).
 fn searched_nodes(summary: &str) -> u64 {
-    let after = summary.split("nodes ").nth(1).unwrap();
-    after.split(' ').next().unwrap().parse().unwrap()
+    count_in(summary, "nodes")
 }
 
 #[test]

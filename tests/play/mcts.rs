@@ -2,7 +2,9 @@
 //! with alpha-beta first), and batches gathered under virtual loss give the same search as
 //! one leaf at a time where that must hold exactly.
 
-use checkers_zero::agents::{AgentSpec, Limits, ScoreKind};
+use crate::count_in;
+use checkers_zero::agents::{AgentSpec, Analysis, Limits, Proven, ScoreKind};
+use checkers_zero::endgame::Value;
 use checkers_zero::games::Checkers;
 use checkers_zero::games::checkers::{Game, Move, parse_fen, parse_move};
 use checkers_zero::mcts::{
@@ -12,6 +14,7 @@ use checkers_zero::mcts::{
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// (position, the shot, the line): one move wins material by force, every other move does
 /// not. Found by alpha-beta in random positions of equal material.
@@ -197,6 +200,87 @@ fn the_search_agents_play_whole_games_with_legal_moves() {
         }
         mcts.new_game();
     }
+}
+
+/// The tree searches report more than once during a search of 0.6 s, and each report is
+/// consistent: the moves' shares are of the root moves' visits (the summary's `visits`),
+/// so they sum to 1 and are whole counts of it. On a fresh tree every simulation but the
+/// first (the root's own evaluation) reaches a move; a second search of the same position
+/// starts from the first's visits (`kept`) and adds one a simulation.
+#[test]
+fn tree_search_reports_are_consistent_snapshots() {
+    let game = Game::new();
+    for spec in ["mcts", "az:device=cpu"] {
+        let mut agent = agent(spec);
+        let limits = Limits {
+            movetime: Some(Duration::from_millis(600)),
+            ..Limits::default()
+        };
+        let mut reports: Vec<Analysis> = Vec::new();
+        let listener = &mut |a: &Analysis| reports.push(a.clone());
+        let d = agent.select_reporting(&game, &limits, Some(listener));
+        assert!(reports.len() >= 3, "{spec}: {} reports", reports.len());
+        assert_eq!(reports.last(), d.analysis.as_ref(), "{spec}");
+        let counts = |a: &Analysis| {
+            let count = |key| count_in(&a.summary, key);
+            (count("simulations"), count("visits"), count("kept"))
+        };
+        for a in &reports {
+            let (simulations, visits, kept) = counts(a);
+            assert_eq!(
+                (visits, kept),
+                (simulations - 1, 0),
+                "{spec}: {}",
+                a.summary
+            );
+            let total: f64 = a.moves.iter().map(|m| f64::from(m.score)).sum();
+            assert!((total - 1.0).abs() <= 1e-6, "{spec}: shares sum to {total}");
+            let whole: Vec<f64> = a
+                .moves
+                .iter()
+                .map(|m| f64::from(m.score) * visits as f64)
+                .collect();
+            // An f32 share is within a relative 2^-24 of the exact one.
+            assert!(
+                whole
+                    .iter()
+                    .all(|n| (n - n.round()).abs() <= 1e-6 * visits as f64),
+                "{spec}: {whole:?}"
+            );
+            assert_eq!(whole.iter().map(|n| n.round() as u64).sum::<u64>(), visits);
+        }
+        let before = counts(reports.last().unwrap()).1;
+        let again = agent.select(
+            &game,
+            &Limits {
+                nodes: Some(100),
+                ..Limits::default()
+            },
+        );
+        let (simulations, visits, kept) = counts(&again.analysis.unwrap());
+        assert_eq!(
+            (simulations, kept, visits),
+            (100, before, before + 100),
+            "{spec}"
+        );
+    }
+}
+
+/// The tree says when it proves the root's value: here either White move takes Black's last
+/// piece, so the tree search's value is the win itself.
+#[test]
+fn a_tree_proof_is_reported_as_proven() {
+    let game = Game::from_position(parse_fen("W:W22,23:B18").unwrap());
+    let a = agent("mcts:searches=50")
+        .select(&game, &Limits::default())
+        .analysis
+        .unwrap();
+    let win = Proven {
+        result: Value::Win,
+        distance: None,
+    };
+    assert_eq!((a.proven, a.value), (Some(win), 1.0), "{}", a.summary);
+    assert_eq!(win.describe(), "proven win");
 }
 
 /// The checkers agent of a spec that must build.

@@ -306,9 +306,11 @@ fn damaged_files_and_foreign_folders_are_refused() {
     assert!(e.contains("not an endgame database folder"), "{e}");
 }
 
+/// At a won database position the agents play the databases' move, and their analysis says
+/// the win is the databases', with the databases' distance to conversion.
 #[test]
 fn agents_with_the_databases_play_perfect_moves() {
-    use checkers_zero::agents::{AgentSpec, Limits};
+    use checkers_zero::agents::{AgentSpec, Distance, Limits, Proven};
     use checkers_zero::games::Game;
     let db = four();
     let dir = db.dir().display().to_string();
@@ -326,9 +328,20 @@ fn agents_with_the_databases_play_perfect_moves() {
             if probe.value != Value::Win || probe.distance < 3 {
                 continue;
             }
-            let mv = agent
-                .select(&Game::from_position(pos), &Limits::default())
-                .mv;
+            let d = agent.select(&Game::from_position(pos), &Limits::default());
+            let proven = d.analysis.unwrap().proven;
+            let conversion = Distance::Conversion(probe.distance.into());
+            assert_eq!(
+                proven,
+                Some(Proven {
+                    result: Value::Win,
+                    distance: Some(conversion)
+                }),
+                "{spec} in {pos:?}"
+            );
+            let words = format!("database win, conversion in {} plies", probe.distance);
+            assert_eq!(proven.unwrap().describe(), words);
+            let mv = d.mv;
             let after = db.probe(&pos.apply(&mv)).unwrap();
             assert_eq!(after.value, Value::Loss, "{spec} in {pos:?}");
             assert_eq!(after.distance + 1, probe.distance, "{spec} in {pos:?}");
