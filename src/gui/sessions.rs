@@ -10,6 +10,7 @@ use super::boards::{Board, MoveView};
 use super::error::ApiError;
 use super::view::{self, GameView, Players, side_name};
 use crate::agents::{Agent, AgentSpec, Analysis, Decision, Limits, ScoreKind, StopFlag};
+use crate::endgame::Value;
 use crate::games::{Checkers, Game, Othello};
 use axum::http::StatusCode;
 use serde::Serialize;
@@ -122,8 +123,18 @@ pub struct AnalysisView {
     pub moves: Vec<ScoredMove>,
     pub pv: Vec<String>,
     pub summary: String,
-    /// The move the agent chose.
+    /// The move the agent chose (while it searches: its best so far).
     pub best: MoveView,
+    /// Where `value` is a proven result: which, for `value_for`, and in words.
+    pub proven: Option<ProvenView>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct ProvenView {
+    /// `win`, `loss` or `draw`.
+    pub result: &'static str,
+    /// "win in 4 moves", "database win, conversion in 17 plies", "draw".
+    pub text: String,
 }
 
 #[derive(Serialize, Debug)]
@@ -148,6 +159,14 @@ impl AnalysisView {
             ply: game.ply(),
             agent,
             done: true,
+            proven: a.proven.as_ref().map(|p| ProvenView {
+                result: match p.result {
+                    Value::Win => "win",
+                    Value::Loss => "loss",
+                    Value::Draw => "draw",
+                },
+                text: p.describe(),
+            }),
             value: a.value,
             value_for: side_name(game.turn()),
             score_kind: match a.score_kind {
@@ -452,12 +471,34 @@ impl<G: Board> Session<G> {
                 infinite,
                 ..Limits::default()
             };
+            let name = spec.to_string();
+            // Snapshots while it searches go out as they come: the page shows them live.
+            let mut listener = |a: &Analysis<G>| {
+                session.report(search, &snapshot, &name, a);
+            };
             let decision = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                agent.select(&snapshot, &limits)
+                agent.select_reporting(&snapshot, &limits, Some(&mut listener))
             }));
             session.finish_search(search, spec, agent, &snapshot, decision, play);
         });
         Ok(search)
+    }
+
+    /// Sends a snapshot of a running search (`final: false`), unless it was cancelled.
+    fn report(&self, search: u64, searched: &Game<G>, agent: &str, a: &Analysis<G>) {
+        let Some(best) = a.pv.first().or(a.moves.first().map(|m| &m.mv)) else {
+            return;
+        };
+        let running = lock(&self.inner)
+            .search
+            .as_ref()
+            .is_some_and(|r| r.id == search);
+        if running {
+            let best = G::move_view(searched.position(), best);
+            let mut view = AnalysisView::of(search, searched, agent.to_string(), best, a);
+            view.done = false;
+            self.send("analysis", &view);
+        }
     }
 
     /// Reports a finished search and, if asked and the game is still the one searched,
