@@ -2,9 +2,9 @@
 //! "Engine protocol" section describes it for users).
 //!
 //! One command per line. Every non-blank line gets exactly one reply line, except `go`
-//! (its `bestmove` may follow `info` lines), `help` (several lines), `stop` and `quit`
-//! (none), so a script can read one reply per command. A bad line gets one `error ...` line
-//! and leaves the session as it was.
+//! (`info` lines as the search reports, then `bestmove`), `help` (several lines), `stop`
+//! and `quit` (none), so a script can read one reply per command, skipping `info` lines. A
+//! bad line gets one `error ...` line and leaves the session as it was.
 //!
 //! A reader thread keeps reading while a search runs on its own thread, so `stop`, `quit`
 //! and `isready` act at once; other commands wait for the search to end and are then
@@ -71,6 +71,8 @@ enum Event<G: Rules> {
     Line(String),
     /// End of input, or why it could not be read.
     InputEnd(io::Result<()>),
+    /// An `info` line: what the running search reports.
+    Info(String),
     /// A search is over: the agent comes back with its decision, or the search's panic.
     Searched(Box<dyn Agent<G>>, std::thread::Result<Decision<G>>),
 }
@@ -141,6 +143,7 @@ pub fn run<G: AgentGame>(
                 }
             }
             Event::InputEnd(end) => input_end = Some(end),
+            Event::Info(line) => write_lines(&mut output, &[line])?,
             Event::Searched(agent, result) => engine.searched(agent, result, &mut output)?,
         }
     }
@@ -297,9 +300,15 @@ impl<G: AgentGame> Engine<G> {
         let events = self.events.clone();
         let infinite = limits.infinite;
         std::thread::spawn(move || {
+            let info = events.clone();
+            let mut report = move |a: &Analysis<G>| {
+                let _ = info.send(Event::Info(info_line(a)));
+            };
             // A panicking search is re-raised on the main thread instead of leaving it
             // waiting for a reply that never comes.
-            let result = catch_unwind(AssertUnwindSafe(|| agent.select(&game, &limits)));
+            let result = catch_unwind(AssertUnwindSafe(|| {
+                agent.select_reporting(&game, &limits, Some(&mut report))
+            }));
             let _ = events.send(Event::Searched(agent, result));
         });
         self.search = Some(Search {
@@ -325,7 +334,7 @@ impl<G: AgentGame> Engine<G> {
             return Ok(());
         }
         self.search = None;
-        write_lines(output, &go_reply(&decision))
+        write_lines(output, &[bestmove(&decision)])
     }
 
     /// Makes the running search (if any) return at once; an infinite search that already
@@ -337,17 +346,18 @@ impl<G: AgentGame> Engine<G> {
         search.stop.stop();
         if let Some(decision) = search.result.take() {
             self.search = None;
-            write_lines(output, &go_reply(&decision))?;
+            write_lines(output, &[bestmove(&decision)])?;
         }
         Ok(())
     }
 
-    /// Waits for the running search (if any) to end and reply, ignoring other input.
+    /// Waits for the running search (if any) to report and end, ignoring other input.
     fn wait(&mut self, inbox: &Receiver<Event<G>>, output: &mut impl Write) -> io::Result<()> {
         while self.search.is_some() {
-            if let Event::Searched(agent, result) = inbox.recv().expect("the engine holds a sender")
-            {
-                self.searched(agent, result, output)?;
+            match inbox.recv().expect("the engine holds a sender") {
+                Event::Info(line) => write_lines(output, &[line])?,
+                Event::Searched(agent, result) => self.searched(agent, result, output)?,
+                _ => {}
             }
         }
         Ok(())
@@ -495,20 +505,22 @@ fn limit<T: SettingValue>(
         .map_err(|e| ProtocolError(format!("go {key}: {e}")))
 }
 
-/// `info` lines for the analysis (if any), then `bestmove`.
-fn go_reply<G: Rules>(decision: &Decision<G>) -> Vec<String> {
-    let mut reply: Vec<String> = decision.analysis.iter().map(info_line).collect();
-    reply.push(format!("bestmove {}", G::format_move(&decision.mv)));
-    reply
+/// The last line of a `go`'s reply (its `info` lines came as the search reported).
+fn bestmove<G: Rules>(decision: &Decision<G>) -> String {
+    format!("bestmove {}", G::format_move(&decision.mv))
 }
 
+/// `info value V [PROOF] SUMMARY`: the proof in brackets where the value is proven.
 fn info_line<G: Rules>(analysis: &Analysis<G>) -> String {
-    let summary = analysis.summary.trim();
-    if summary.is_empty() {
-        format!("info value {:+.2}", analysis.value)
-    } else {
-        format!("info value {:+.2} {summary}", analysis.value)
+    let mut line = format!("info value {:+.2}", analysis.value);
+    if let Some(proven) = analysis.proven {
+        line += &format!(" [{}]", proven.describe());
     }
+    let summary = analysis.summary.trim();
+    if !summary.is_empty() {
+        line += &format!(" {summary}");
+    }
+    line
 }
 
 #[cfg(test)]
@@ -555,23 +567,54 @@ mod tests {
         );
     }
 
+    /// The lines that are not `info` lines.
+    fn replies(out: &[String]) -> Vec<&str> {
+        out.iter()
+            .map(String::as_str)
+            .filter(|l| !l.starts_with("info "))
+            .collect()
+    }
+
+    /// Alpha-beta reports each depth it completes, deepest last, before its move; a search
+    /// stopped inside a depth reports its last completed depth again with its final count of
+    /// nodes.
     #[test]
     fn go_answers_a_legal_move_and_keeps_the_position() {
         let out =
             session(b"position startpos moves 11-15\ngo depth 4\nfen\ngo nodes 50 movetime 1000\n");
-        assert!(
-            out[1].starts_with("info value ") && out[1].contains("depth 4"),
-            "{out:?}"
-        );
-        let mv = out[2].strip_prefix("bestmove ").expect("a bestmove line");
+        for depth in 1..=4 {
+            let line = &out[depth];
+            assert!(line.starts_with("info value "), "{out:?}");
+            assert!(line.contains(&format!(" depth {depth} nodes ")), "{out:?}");
+        }
+        let mv = out[5].strip_prefix("bestmove ").expect("a bestmove line");
         let after_11_15 =
             Position::start().apply(&parse_move(&Position::start(), "11-15").unwrap());
         assert!(parse_move(&after_11_15, mv).is_ok(), "{mv}");
         assert!(
-            out[3].starts_with("fen W:"),
+            out[6].starts_with("fen W:"),
             "go must not play its move: {out:?}"
         );
-        assert!(out[5].starts_with("bestmove "), "{out:?}");
+        let [.., last_depth, stopped, best] = &out[..] else {
+            panic!("{out:?}")
+        };
+        assert!(best.starts_with("bestmove "), "{out:?}");
+        let depth_of = |l: &str| l.split(" nodes ").next().map(str::to_string);
+        assert_eq!(depth_of(last_depth), depth_of(stopped), "{out:?}");
+        assert!(stopped.contains(" nodes 50 "), "{out:?}");
+    }
+
+    /// A proven value says so, in brackets, in the words of `Proven::describe`.
+    #[test]
+    fn proven_values_say_so() {
+        let out = session(b"position fen W:W22:B18,10\ngo\n");
+        assert_eq!(
+            out[1..],
+            [
+                "info value +999.00 [win in 1 move] depth 1 nodes 1 pv 22x15x6",
+                "bestmove 22x15x6"
+            ]
+        );
     }
 
     /// Commands sent during a search are answered after its bestmove, in order; at the end
@@ -579,12 +622,14 @@ mod tests {
     #[test]
     fn piped_scripts_get_replies_in_order() {
         let out = session(b"go depth 3\nfen\ngo infinite\nisready\nlegal 1\n");
-        assert!(out[0].starts_with("info ") && out[1].starts_with("bestmove "));
-        assert!(out[2].starts_with("fen B:"), "{out:?}");
-        assert!(out[3].starts_with("info ") && out[4].starts_with("bestmove "));
-        assert_eq!(out[5], "readyok");
-        assert!(out[6].starts_with("error legal takes no arguments"));
-        assert_eq!(out.len(), 7, "{out:?}");
+        assert!(out[..3].iter().all(|l| l.starts_with("info ")), "{out:?}");
+        let replies = replies(&out);
+        assert!(replies[0].starts_with("bestmove "), "{out:?}");
+        assert!(replies[1].starts_with("fen B:"), "{out:?}");
+        assert!(replies[2].starts_with("bestmove "), "{out:?}");
+        assert_eq!(replies[3], "readyok");
+        assert!(replies[4].starts_with("error legal takes no arguments"));
+        assert_eq!(replies.len(), 5, "{out:?}");
         let out = session(b"go infinite depth 3\ngo movetime 0\n");
         assert_eq!(
             out[0],
@@ -771,11 +816,7 @@ mod tests {
         let out = session(
             b"go infinite\nfen\nposition startpos moves 11-15\ngo depth 2\nlegal\nquit\nfen\n",
         );
-        let replies: Vec<&str> = out
-            .iter()
-            .filter(|l| !l.starts_with("info"))
-            .map(String::as_str)
-            .collect();
+        let replies = replies(&out);
         assert_eq!(replies.len(), 5, "{out:?}");
         assert!(replies[0].starts_with("bestmove "), "{out:?}");
         assert!(replies[1].starts_with("fen B:W"), "{out:?}");

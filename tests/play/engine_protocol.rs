@@ -75,29 +75,47 @@ impl Engine {
         self.reply_within(after, REPLY_TIMEOUT)
     }
 
-    fn reply_within(&self, after: &str, timeout: Duration) -> String {
+    /// The next line written, `info` lines included.
+    fn line_within(&self, after: &str, timeout: Duration) -> String {
         self.lines
             .recv_timeout(timeout)
             .unwrap_or_else(|e| panic!("no reply to {after:?} within {timeout:?}: {e}"))
     }
 
-    /// Asserts that nothing is written for `quiet` (a search still running).
-    fn silent_for(&self, quiet: Duration, after: &str) {
-        if let Ok(line) = self.lines.recv_timeout(quiet) {
-            panic!("{after:?}: expected no reply yet, got {line:?}");
+    /// The next line that is not an `info` line: a running search reports at any time.
+    fn reply_within(&self, after: &str, timeout: Duration) -> String {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self.line_within(after, left);
+            if !line.starts_with("info ") {
+                return line;
+            }
+        }
+    }
+
+    /// Asserts that nothing but `info` lines is written for `quiet` (a search still
+    /// running).
+    fn searching_for(&self, quiet: Duration, after: &str) {
+        let deadline = Instant::now() + quiet;
+        while let Ok(line) = self
+            .lines
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
+            assert!(
+                line.starts_with("info "),
+                "{after:?}: expected no reply yet, got {line:?}"
+            );
         }
     }
 
     /// Sends `stop` and returns the running search's move, which must come promptly.
     fn stop(&mut self) -> String {
         self.send("stop");
-        loop {
-            let line = self.reply_within("stop", PROMPT);
-            if let Some(mv) = line.strip_prefix("bestmove ") {
-                return mv.to_string();
-            }
-            assert!(line.starts_with("info "), "after stop: {line:?}");
-        }
+        let line = self.reply_within("stop", PROMPT);
+        let mv = line.strip_prefix("bestmove ");
+        mv.unwrap_or_else(|| panic!("after stop: {line:?}"))
+            .to_string()
     }
 
     /// Waits (boundedly) for the process to end.
@@ -126,7 +144,7 @@ impl Engine {
         self.send(command);
         let mut info = Vec::new();
         loop {
-            let line = self.reply(command);
+            let line = self.line_within(command, REPLY_TIMEOUT);
             match line.strip_prefix("bestmove ") {
                 Some(mv) => return (info, mv.to_string()),
                 None if line.starts_with("info ") => info.push(line),
@@ -236,7 +254,7 @@ fn the_az_agent_plays_the_built_in_network_or_a_named_model() {
         "{best} is not in {legal}"
     );
     e.send("go infinite");
-    e.silent_for(Duration::from_millis(300), "go infinite");
+    e.searching_for(Duration::from_millis(300), "go infinite");
     let best = e.stop();
     assert!(
         words(&legal).contains(&best.as_str()),
@@ -304,11 +322,11 @@ fn go_infinite_until_stop() {
         let reply = e.ask(&format!("setoption name agent value {agent}"));
         assert!(reply.starts_with("ok agent "), "{reply}");
         e.send("go infinite");
-        e.silent_for(Duration::from_millis(300), "go infinite");
+        e.searching_for(Duration::from_millis(300), "go infinite");
         e.send("isready");
         assert_eq!(e.reply_within("isready", PROMPT), "readyok", "{agent}");
         e.send("fen");
-        e.silent_for(Duration::from_millis(300), "fen during a search");
+        e.searching_for(Duration::from_millis(300), "fen during a search");
         let best = e.stop();
         assert!(
             words(&legal).contains(&best.as_str()),
@@ -319,6 +337,26 @@ fn go_infinite_until_stop() {
     // Nothing to stop: no reply, and the session goes on.
     e.send("stop");
     assert_eq!(e.ask("isready"), "readyok");
+    e.send("quit");
+    assert!(e.exits_within(PROMPT).success());
+}
+
+/// A search reports as it goes: `go infinite` writes `info` lines before any `stop`, for
+/// alpha-beta (a line each depth) and for the tree searches (a line every 200 ms).
+#[test]
+fn go_infinite_reports_while_it_searches() {
+    let mut e = Engine::start();
+    assert_eq!(e.ask("position startpos moves 11-15 23-19"), "ok");
+    for agent in ["alphabeta", "mcts", "az"] {
+        let reply = e.ask(&format!("setoption name agent value {agent}"));
+        assert!(reply.starts_with("ok agent "), "{reply}");
+        e.send("go infinite");
+        for _ in 0..2 {
+            let line = e.line_within("go infinite", REPLY_TIMEOUT);
+            assert!(line.starts_with("info value "), "{agent}: {line:?}");
+        }
+        e.stop();
+    }
     e.send("quit");
     assert!(e.exits_within(PROMPT).success());
 }
@@ -334,7 +372,7 @@ fn quit_during_a_long_search() {
     let best = e.stop();
     assert!(!best.is_empty());
     e.send("go movetime 18446744073709551615");
-    e.silent_for(Duration::from_millis(300), "go movetime");
+    e.searching_for(Duration::from_millis(300), "go movetime");
     e.send("quit");
     assert!(e.exits_within(PROMPT).success());
 }
