@@ -351,7 +351,7 @@ impl<G: AgentGame> Engine<G> {
         Ok(())
     }
 
-    /// Waits for the running search (if any) to end and reply, ignoring other input.
+    /// Waits for the running search (if any) to report and end, ignoring other input.
     fn wait(&mut self, inbox: &Receiver<Event<G>>, output: &mut impl Write) -> io::Result<()> {
         while self.search.is_some() {
             match inbox.recv().expect("the engine holds a sender") {
