@@ -125,6 +125,16 @@ impl Events {
     }
 }
 
+/// A search's final analysis (the snapshots sent while it searched are skipped).
+fn final_analysis(events: &mut Events) -> Value {
+    loop {
+        let a = events.next("analysis", Duration::from_secs(60));
+        if a["final"] == true {
+            return a;
+        }
+    }
+}
+
 /// The state after a search's move: waits for a `state` event past `ply`.
 fn state_after(events: &mut Events, ply: u64) -> Value {
     loop {
@@ -181,7 +191,7 @@ fn a_whole_game_with_an_agent_undo_and_pdn() {
         json!({"agent": "alphabeta:depth=4", "play": true}),
     );
     assert!(r["search"].as_u64().is_some());
-    let analysis = events.next("analysis", Duration::from_secs(60));
+    let analysis = final_analysis(&mut events);
     assert_eq!(analysis["value_for"], "white");
     assert_eq!(analysis["score_kind"], "value");
     assert_eq!(analysis["pv"][0], analysis["best"]["move"]);
@@ -224,7 +234,7 @@ fn a_whole_game_with_an_agent_undo_and_pdn() {
         &format!("{g}/search"),
         json!({"agent": "az:searches=50", "play": false}),
     );
-    let hint = events.next("analysis", Duration::from_secs(60));
+    let hint = final_analysis(&mut events);
     assert_eq!(hint["score_kind"], "visits");
     assert!(hint["moves"][0]["prior"].as_f64().is_some());
     let shares: f64 = hint["moves"]
@@ -365,7 +375,7 @@ fn othello_games_with_passes_records_and_the_built_in_network() {
         &format!("{g}/search"),
         json!({"agent": "alphabeta:depth=3", "ply": 0}),
     );
-    let analysis = events.next("analysis", Duration::from_secs(60));
+    let analysis = final_analysis(&mut events);
     assert_eq!(
         (analysis["ply"].as_u64(), analysis["value_for"].as_str()),
         (Some(0), Some("black"))
@@ -383,7 +393,7 @@ fn othello_games_with_passes_records_and_the_built_in_network() {
         ok(a, "POST", &format!("{g}/stop"), json!({}))["stopped"],
         true
     );
-    let analysis = events.next("analysis", Duration::from_secs(60));
+    let analysis = final_analysis(&mut events);
     assert_eq!(analysis["ply"], 2);
     assert_eq!(state_after(&mut events, 1)["ply"], 2);
     let e = error(
