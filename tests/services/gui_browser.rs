@@ -404,6 +404,17 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
     assert!(result.as_str().unwrap().contains("Black wins"), "{result}");
     let moves = game_state(c).await["moves_text"].clone();
     assert_eq!(moves, "c1");
+    // The rules tutorial follows the game chosen: Othello's first lesson, played.
+    click(c, "#tab-tutorial").await;
+    until(c, "Othello's tutorial", "document.querySelector('#tutorial-title').textContent === 'Rules of Othello' && document.querySelectorAll('#board .legal').length === 4").await;
+    click(c, "#board .legal").await;
+    until(
+        c,
+        "the lesson's next step",
+        "document.querySelector('#lesson-task').textContent.includes('Now White')",
+    )
+    .await;
+    click(c, "#tab-play").await;
     choose(c, "#game-kind", "checkers").await;
     choose(c, "#start", "initial").await;
 }
