@@ -786,6 +786,86 @@ fn the_dashboard_compares_runs_in_a_real_browser() {
     }
 }
 
+/// Every visible text on the play page and the dashboard, against the background it sits
+/// on: at least 4.5:1 (3:1 for large text, 24 px or 18.66 px bold); disabled controls are
+/// exempt, as WCAG has them.
+const LOW_CONTRAST_JS: &str = r#"
+const rgb = (c) => (c.match(/[\d.]+/g) || []).map(Number);
+const lum = ([r, g, b]) => {
+  const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+  return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+};
+const background = (el) => {
+  for (let e = el; e; e = e.parentElement) {
+    const c = rgb(getComputedStyle(e).backgroundColor);
+    if (c.length === 3 || (c.length === 4 && c[3] > 0.5)) return c.slice(0, 3);
+  }
+  return [255, 255, 255];
+};
+const low = [];
+for (const el of document.querySelectorAll('body *')) {
+  if (el.closest('svg, [hidden], option') || el.disabled || el.closest(':disabled')) continue;
+  const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+  if (!own || !el.getClientRects().length) continue;
+  const style = getComputedStyle(el);
+  if (style.visibility === 'hidden' || Number(style.opacity) < 0.5) continue;
+  const a = lum(rgb(style.color)), b = lum(background(el));
+  const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+  const size = parseFloat(style.fontSize), bold = Number(style.fontWeight) >= 700;
+  const need = size >= 24 || (bold && size >= 18.66) ? 3 : 4.5;
+  if (ratio < need) low.push(`${el.tagName.toLowerCase()}.${el.className} "${el.textContent.trim().slice(0, 30)}" ${ratio.toFixed(2)}`);
+}
+return low;
+"#;
+
+#[test]
+fn text_has_enough_contrast() {
+    with_browser(
+        Path::new("tests/data/runs"),
+        "1400,1000",
+        |c, url| async move {
+            c.goto(&url).await.unwrap();
+            until(&c, "the first board", "document.body.dataset.ready === '1'").await;
+            square(&c, 9).await;
+            click(&c, "#hint").await;
+            until(&c, "the hint", "document.querySelector('#analysis .meta')?.textContent.includes('final') && document.body.dataset.thinking === '0'").await;
+            let low = c.execute(LOW_CONTRAST_JS, vec![]).await.unwrap();
+            assert_eq!(
+                low,
+                json!([]),
+                "the play page's text with too little contrast"
+            );
+            choose(&c, "#game-kind", "othello").await;
+            click(&c, "#new-game").await;
+            until(
+                &c,
+                "the Othello board",
+                "document.querySelectorAll('#board .legal').length === 4",
+            )
+            .await;
+            let low = c.execute(LOW_CONTRAST_JS, vec![]).await.unwrap();
+            assert_eq!(
+                low,
+                json!([]),
+                "the Othello page's text with too little contrast"
+            );
+            click(&c, "#tab-dashboard").await;
+            until(
+                &c,
+                "the runs",
+                "document.querySelectorAll('#runs tr[data-run]').length",
+            )
+            .await;
+            let low = c.execute(LOW_CONTRAST_JS, vec![]).await.unwrap();
+            assert_eq!(
+                low,
+                json!([]),
+                "the dashboard's text with too little contrast"
+            );
+        },
+    );
+}
+
 #[test]
 fn a_phone_sized_window_shows_the_board_and_new_game_first() {
     with_browser(
