@@ -58,8 +58,9 @@ pub struct GameView {
     pub pdn: String,
     /// The moves as this game's players write them (PDN movetext; Othello's `f5d6c3`).
     pub moves_text: String,
-    /// What perfect play knows of the position (checkers' endgame databases when present,
-    /// Othello's solver near the end): "database: win for White, 17 plies to conversion".
+    /// What checkers' endgame databases (when present) know of the position: "database: win
+    /// for White, 17 plies to conversion". Othello has no default oracle: its agents solve
+    /// the end themselves.
     pub database: Option<String>,
 }
 
