@@ -305,14 +305,10 @@ export class PlayPage {
     if (viewing === null && !infinite && this.match.agent && state.turn !== this.match.user) {
       return screen.say("Hints are for your own move.", "info");
     }
-    const agent = infinite || viewing !== null ? this.analysisAgent() : this.match.agent || this.form.spec() || HINT_AGENT;
+    // The opponent, else the form's agent, else alpha-beta.
+    const agent = this.match.agent || this.form.spec() || HINT_AGENT;
     screen.say("");
     this.requestSearch(false, agent, { ply: viewing, infinite });
-  }
-
-  /** The agent that analyses: the opponent's kind without its move limits, else alpha-beta. */
-  analysisAgent() {
-    return this.match.agent || this.form.spec() || HINT_AGENT;
   }
 
   async stop() {
@@ -589,7 +585,6 @@ function renderEvalBar(a) {
   if (!a) return;
   const share = blackShare(a);
   $("eval-fill").style.height = `${(100 * share).toFixed(1)}%`;
-  $("eval-fill").style.bottom = "0";
   bar.title = valueText(a);
   bar.setAttribute("aria-label", `Evaluation: ${valueText(a)}`);
 }

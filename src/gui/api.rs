@@ -1,7 +1,7 @@
 //! The JSON API of the play page (docs/gui.md): games, moves, agents' searches, and their
 //! events.
 
-use super::boards::Board;
+use super::boards::{Board, standard_ballots};
 use super::error::ApiError;
 use super::levels::{DEFAULT_LEVEL, LEVELS};
 use super::library::Library;
@@ -9,10 +9,7 @@ use super::sessions::{Event, SearchAsk, Session, Table, on_table};
 use super::view::{self, GameView, Players};
 use super::{AppState, Shared};
 use crate::agents::{Agent, AgentGame, AgentSpec, Limits};
-use crate::arena::openings::ballots;
-use crate::games::{
-    Checkers, Color, DrawReason, Game, GameName, Othello, Outcome, Rules, WinReason,
-};
+use crate::games::{Checkers, Color, DrawReason, Game, Othello, Outcome, Rules, WinReason};
 use axum::extract::{FromRequest, Path, Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::sse::{KeepAlive, Sse};
@@ -104,11 +101,6 @@ async fn info(State(state): State<Shared>) -> Json<Value> {
     }))
 }
 
-/// The 157 standard ballots, as matches play them.
-fn standard_ballots() -> Vec<crate::arena::openings::Opening> {
-    ballots().into_iter().filter(|b| b.standard).collect()
-}
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct NewGame {
@@ -127,21 +119,20 @@ fn new_game<G: Board>(req: &NewGame) -> Result<Game<G>, ApiError> {
     let missing = |field: &str, start: &str| {
         ApiError::bad_request(format!("start {start:?} needs the field {field:?}"))
     };
+    let mut ballots = G::ballots();
+    let has_ballots = !ballots.is_empty();
     match req.start.as_deref().unwrap_or("initial") {
         "initial" => Ok(Game::at_start()),
-        "ballot" if G::NAME == GameName::Checkers => {
+        "ballot" if has_ballots => {
             let index = req.ballot.ok_or_else(|| missing("ballot", "ballot"))?;
-            let all = standard_ballots();
-            let pdn = all
-                .get(index)
-                .map(|b| b.game().to_pdn(&[]))
+            let last = ballots.len() - 1;
+            (index <= last)
+                .then(|| ballots.swap_remove(index))
                 .ok_or_else(|| {
                     ApiError::bad_request(format!(
-                        "ballot {index}: expected 0-{} (the standard ballots)",
-                        all.len() - 1
+                        "ballot {index}: expected 0-{last} (the standard ballots)"
                     ))
-                })?;
-            G::load(&pdn)
+                })
         }
         "fen" => {
             let fen = req.fen.as_deref().ok_or_else(|| missing("fen", "fen"))?;
@@ -152,11 +143,7 @@ fn new_game<G: Board>(req: &NewGame) -> Result<Game<G>, ApiError> {
         "pdn" => G::load(req.pdn.as_deref().ok_or_else(|| missing("pdn", "pdn"))?),
         other => Err(ApiError::bad_request(format!(
             "start {other:?}: expected initial, {}fen or pdn",
-            if G::NAME == GameName::Checkers {
-                "ballot, "
-            } else {
-                ""
-            }
+            if has_ballots { "ballot, " } else { "" }
         ))),
     }
 }

@@ -45,6 +45,10 @@ pub trait Board: AgentGame {
 
     /// Why the square (numbered as [`Cell::square`]) cannot start a move now, or None.
     fn why_not(pos: &Self::Position, square: u32) -> Result<Option<String>, ApiError>;
+
+    /// The games a `ballot` start may begin from (checkers' 157 standard ballots; none for
+    /// Othello).
+    fn ballots() -> Vec<Game<Self>>;
 }
 
 fn bits(set: u64) -> Vec<u8> {
@@ -110,6 +114,18 @@ impl Board for Checkers {
         }
         Ok(why_immobile(pos, square as u8 - 1))
     }
+
+    fn ballots() -> Vec<Game> {
+        standard_ballots().iter().map(|b| b.game()).collect()
+    }
+}
+
+/// The 157 standard ballots, as matches play them.
+pub fn standard_ballots() -> Vec<crate::arena::openings::Opening> {
+    crate::arena::openings::ballots()
+        .into_iter()
+        .filter(|b| b.standard)
+        .collect()
 }
 
 impl Board for Othello {
@@ -160,6 +176,10 @@ impl Board for Othello {
         }
         let name = othello::square_name(square as u8 - 1);
         Ok(othello::parse_move(pos, &name).err().map(|e| e.0))
+    }
+
+    fn ballots() -> Vec<Game<Othello>> {
+        Vec::new()
     }
 }
 
