@@ -23,7 +23,7 @@ What it measures, like src/bench.rs:
 Each measurement calls the function twice to warm up, then repeatedly, checking the clock
 every 4 calls, until --seconds have passed. One JSON object per measurement on stdout:
   {"impl": "pytorch", "torch": ..., "device": "cpu", "threads": 2, "net": "az-tiny",
-   "params": 80999, "mode": "inference", "batch": 16, "positions_per_s": ...}
+   "math": "fp32", "params": 80999, "mode": "inference", "batch": 16, "positions_per_s": ...}
 
 Usage (flags as `checkers-zero bench nn`; pinned versions in bench/requirements.txt):
   python3 bench/pytorch_reference.py --net az-tiny,az-small --device cpu --threads 2
@@ -32,6 +32,7 @@ Usage (flags as `checkers-zero bench nn`; pinned versions in bench/requirements.
 
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -172,7 +173,11 @@ def main():
     ap.add_argument("--device", default="cpu", help="cpu, gpu (CUDA) or auto")
     ap.add_argument("--threads", type=int, default=2, help="CPU threads")
     ap.add_argument("--batches", default="1,16,64,256", help="inference batch sizes")
-    ap.add_argument("--train-batch", type=int, default=256)
+    ap.add_argument("--train-batch", default="256",
+                    help="training batch sizes, comma-separated (0: inference only)")
+    ap.add_argument("--math", choices=["default", "fp32"], default="default",
+                    help="CUDA float32 arithmetic: PyTorch's defaults (TF32 in convolutions), "
+                         "or strict FP32 (TF32 off; run with NVIDIA_TF32_OVERRIDE=0 as well)")
     ap.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement")
     ap.add_argument("--params-only", action="store_true",
                     help="print each network's parameter count and stop")
@@ -180,10 +185,18 @@ def main():
     if a.threads < 1:
         sys.exit("--threads must be at least 1")
     batches = positive_list(a.batches, "--batches")
-    (train_batch,) = positive_list(str(a.train_batch), "--train-batch")
+    train_batches = [] if a.train_batch == "0" else positive_list(a.train_batch, "--train-batch")
+    if a.math == "fp32":
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cuda.matmul.allow_tf32 = False
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
     device, device_name = pick_device(a.device)
+    # What float32 arithmetic the GPU did: TF32 where PyTorch allows it, unless the driver's
+    # override forbids it everywhere.
+    tf32 = device.type == "cuda" and os.environ.get("NVIDIA_TF32_OVERRIDE") != "0" and (
+        torch.backends.cudnn.allow_tf32 or torch.backends.cuda.matmul.allow_tf32)
+    math = "tf32" if tf32 else "fp32"
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
 
     for name in [n.strip() for n in a.net.split(",")]:
@@ -193,7 +206,7 @@ def main():
         def emit(mode, batch, per_s):
             print(json.dumps({"impl": "pytorch", "torch": torch.__version__,
                               "device": device_name, "threads": a.threads, "net": name,
-                              "params": params, "mode": mode, "batch": batch,
+                              "math": math, "params": params, "mode": mode, "batch": batch,
                               "positions_per_s": round(per_s, 1)}), flush=True)
 
         if a.params_only:
@@ -217,20 +230,21 @@ def main():
 
         net.train()
         opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9, weight_decay=1e-4)
-        x = torch.randn(train_batch, planes, 8, 8, device=device)
-        pi = torch.softmax(torch.randn(train_batch, POLICY_SIZE, device=device), 1)
-        z = torch.rand(train_batch, device=device) * 2 - 1
+        for train_batch in train_batches:
+            x = torch.randn(train_batch, planes, 8, 8, device=device)
+            pi = torch.softmax(torch.randn(train_batch, POLICY_SIZE, device=device), 1)
+            z = torch.rand(train_batch, device=device) * 2 - 1
 
-        def train_step():
-            logits, value = net(x)
-            loss = -(pi * F.log_softmax(logits, 1)).sum(1).mean() + F.mse_loss(value, z)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            loss.item()
+            def train_step():
+                logits, value = net(x)
+                loss = -(pi * F.log_softmax(logits, 1)).sum(1).mean() + F.mse_loss(value, z)
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                opt.step()
+                loss.item()
 
-        calls, elapsed = timed(train_step, a.seconds, sync)
-        emit("train", train_batch, calls * train_batch / elapsed)
+            calls, elapsed = timed(train_step, a.seconds, sync)
+            emit("train", train_batch, calls * train_batch / elapsed)
 
 
 if __name__ == "__main__":

@@ -43,9 +43,9 @@ pub enum BenchCommand {
         /// Inference batch sizes, comma-separated.
         #[arg(long, default_value = "1,16,64,256")]
         batches: String,
-        /// Batch size of the timed training step (0: inference only).
-        #[arg(long, default_value_t = 256)]
-        train_batch: usize,
+        /// Batch sizes of the timed training step, comma-separated (0: inference only).
+        #[arg(long, default_value = "256")]
+        train_batch: String,
         /// Seconds per measurement.
         #[arg(long, default_value_t = 3.0)]
         seconds: f64,
@@ -53,6 +53,13 @@ pub enum BenchCommand {
         /// and print its share of device time, GFLOP/s and GB/s.
         #[arg(long)]
         profile: bool,
+    },
+    /// The GPU adapters wgpu sees, best first, one JSON line each; fails unless the first
+    /// (the one `--device gpu` opens) is a hardware GPU: the gate of bench/gpu-hardware.sh.
+    Adapter {
+        /// Accept a software adapter (Mesa's lavapipe, llvmpipe) as the first.
+        #[arg(long)]
+        allow_software: bool,
     },
     /// The CPU's peak: the FLOP/s of each of our SIMD kernels' vector FMAs on all the threads
     /// at once (the ceiling for `bench nn`'s effective GFLOP/s), one JSON line per kernel.
@@ -155,6 +162,27 @@ fn bench_device(choice: DeviceChoice) -> Result<Device> {
     Ok(device)
 }
 
+/// Lists the adapters; an error unless the first is hardware or software is allowed.
+#[cfg(feature = "gpu")]
+fn adapter_gate(allow_software: bool) -> Result<()> {
+    let adapters = checkers_zero::backend::gpu::Gpu::adapters();
+    for a in &adapters {
+        println!("{}", serde_json::to_string(a)?);
+    }
+    let Some(first) = adapters.first() else {
+        bail!("wgpu sees no adapter that runs compute shaders (is a Vulkan driver installed?)");
+    };
+    if first.software && !allow_software {
+        bail!(
+            "the best adapter, {} ({}), is a software renderer on the CPU, not a GPU; \
+             pass --allow-software to accept it",
+            first.name,
+            first.driver_info
+        );
+    }
+    Ok(())
+}
+
 pub fn run(command: BenchCommand) -> Result<()> {
     match command {
         BenchCommand::Perft {
@@ -187,17 +215,30 @@ pub fn run(command: BenchCommand) -> Result<()> {
                 positive,
             )
             .context("--batches")?;
+            let train_batches = match train_batch.as_str() {
+                "0" => vec![],
+                text => list(
+                    text,
+                    ',',
+                    "positive whole numbers separated by commas, e.g. 256,1024 (or 0: none)",
+                    positive,
+                )
+                .context("--train-batch")?,
+            };
             let config = bench_runs::NnBench {
                 nets: net,
                 device: bench_device(device)?,
                 threads,
                 batches,
-                train_batch,
+                train_batches,
                 seconds,
                 profile,
             };
             thread_pool(Some(threads))?.install(|| bench_runs::nn(&config))
         }
+        BenchCommand::Adapter {
+            allow_software: _allow_software,
+        } => needs!("gpu", "bench adapter", adapter_gate(_allow_software)),
         BenchCommand::Peak { threads, seconds } => {
             if !(seconds.is_finite() && seconds > 0.0) {
                 bail!("--seconds {seconds}: expected a positive number of seconds");

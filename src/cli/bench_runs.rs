@@ -139,7 +139,8 @@ pub struct NnBench {
     pub device: Device,
     pub threads: usize,
     pub batches: Vec<usize>,
-    pub train_batch: usize,
+    /// Batches of the timed training step (none: inference only).
+    pub train_batches: Vec<usize>,
     pub seconds: f64,
     /// Time each GPU kernel with timestamp queries after each measurement.
     pub profile: bool,
@@ -281,24 +282,22 @@ pub fn nn(b: &NnBench) -> anyhow::Result<()> {
             };
             measure(b, name, params, "inference", batch, &mut call)?;
         }
-        if b.train_batch == 0 {
-            continue;
-        }
         net.set_train(true);
-        let batch = b.train_batch;
         let mut opt = Optimizer::sgd(0.01, 0.9, 1e-4, &net);
-        let x = Tensor::randn(&[batch, arch.input_planes, 8, 8], 1.0, &mut rng, &b.device);
-        let pi = Tensor::randn(&[batch, 128], 1.0, &mut rng, &b.device).softmax(-1);
-        let z = Tensor::uniform(&[batch], 1.0, &mut rng, &b.device);
-        let mut call = || {
-            let ctx = Ctx::training();
-            let (logits, value) = net.forward(&ctx, &Var::constant(x.clone()));
-            let loss = alphazero_loss(&logits, &value, &pi, &z);
-            let grads = ctx.param_grads(&net, &loss.total.backward());
-            opt.step(&mut net, &grads);
-            std::hint::black_box(loss.total.value().item());
-        };
-        measure(b, name, params, "train", batch, &mut call)?;
+        for &batch in &b.train_batches {
+            let x = Tensor::randn(&[batch, arch.input_planes, 8, 8], 1.0, &mut rng, &b.device);
+            let pi = Tensor::randn(&[batch, 128], 1.0, &mut rng, &b.device).softmax(-1);
+            let z = Tensor::uniform(&[batch], 1.0, &mut rng, &b.device);
+            let mut call = || {
+                let ctx = Ctx::training();
+                let (logits, value) = net.forward(&ctx, &Var::constant(x.clone()));
+                let loss = alphazero_loss(&logits, &value, &pi, &z);
+                let grads = ctx.param_grads(&net, &loss.total.backward());
+                opt.step(&mut net, &grads);
+                std::hint::black_box(loss.total.value().item());
+            };
+            measure(b, name, params, "train", batch, &mut call)?;
+        }
         b.device.check()?;
     }
     Ok(())

@@ -133,6 +133,43 @@ pub(super) fn adapters() -> Vec<wgpu::Adapter> {
     found
 }
 
+/// What one adapter is, as `bench adapter` prints it: the hardware check's gate reads
+/// `software` to refuse a CPU adapter (wgpu happily picks lavapipe or llvmpipe).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct AdapterSummary {
+    pub name: String,
+    pub backend: String,
+    pub device_type: String,
+    /// A software rasteriser on the CPU (device type Cpu), not a GPU.
+    pub software: bool,
+    pub driver: String,
+    pub driver_info: String,
+    pub vendor: u32,
+    pub device: u32,
+    pub timestamps: bool,
+    pub max_workgroup_bytes: u32,
+    pub max_invocations: u32,
+}
+
+impl AdapterSummary {
+    pub(super) fn of(adapter: &wgpu::Adapter) -> AdapterSummary {
+        let (info, limits) = (adapter.get_info(), adapter.limits());
+        AdapterSummary {
+            name: info.name.clone(),
+            backend: format!("{:?}", info.backend),
+            device_type: format!("{:?}", info.device_type),
+            software: info.device_type == wgpu::DeviceType::Cpu,
+            driver: info.driver.clone(),
+            driver_info: info.driver_info.clone(),
+            vendor: info.vendor,
+            device: info.device,
+            timestamps: adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY),
+            max_workgroup_bytes: limits.max_compute_workgroup_storage_size,
+            max_invocations: limits.max_compute_invocations_per_workgroup,
+        }
+    }
+}
+
 /// Checks the adapter can run every kernel (the GEMM tile and Adam's seven storage buffers
 /// are the largest demands).
 fn check_limits(limits: &wgpu::Limits) -> Result<(), String> {
@@ -226,7 +263,9 @@ impl GpuContext {
             queue,
             info,
             limits,
-            pipelines: PipelineCache::default(),
+            pipelines: PipelineCache::new(
+                std::env::var(super::pipelines::CHECKS_VARIABLE).is_ok_and(|v| v == "1"),
+            ),
             state: Mutex::new(state),
             counters: Counters::default(),
             fault,

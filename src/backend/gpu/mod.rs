@@ -22,7 +22,7 @@ mod pool;
 mod profiler;
 mod reduce;
 
-pub use context::{GpuError, SUBMIT_EVERY};
+pub use context::{AdapterSummary, GpuError, SUBMIT_EVERY};
 pub use counters::GpuCounters;
 pub use profiler::KernelTime;
 
@@ -77,6 +77,12 @@ impl Gpu {
             context: GpuContext::new(adapter)?,
             tables: Mutex::default(),
         })))
+    }
+
+    /// Every adapter wgpu lists that runs compute shaders, the one [`Gpu::shared`] opens
+    /// first.
+    pub fn adapters() -> Vec<AdapterSummary> {
+        context::adapters().iter().map(AdapterSummary::of).collect()
     }
 
     /// Whether a hardware GPU adapter exists (without opening it).

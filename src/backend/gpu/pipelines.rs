@@ -239,13 +239,39 @@ pub(super) struct Pipeline {
     pub layout: wgpu::BindGroupLayout,
 }
 
-#[derive(Default)]
 pub(super) struct PipelineCache {
     modules: Mutex<HashMap<Shader, wgpu::ShaderModule>>,
     pipelines: Mutex<HashMap<Kernel, Arc<Pipeline>>>,
+    /// Every module compiled with wgpu's runtime checks, the products too (see `trusted`).
+    checked: bool,
+}
+
+/// Set to 1, every shader module keeps wgpu's runtime checks: a build to compare against
+/// when a product kernel is suspected of reading out of range.
+pub(super) const CHECKS_VARIABLE: &str = "CHECKERS_ZERO_GPU_CHECKS";
+
+impl Shader {
+    /// Whether this module may be compiled without wgpu's runtime checks. The GEMM family
+    /// (matmul and conv) qualifies: every global read and write sits behind an explicit test
+    /// against the matrix's extent (`fetch_a`, `fetch_b` and the store loop of gemm.wgsl,
+    /// the padding tests of conv.wgsl), and every workgroup and register array is indexed by
+    /// loop counters whose bounds are the constants the arrays are sized by. naga's checks
+    /// would clamp each of those indices and bound each loop with a counter, which keeps a
+    /// driver from unrolling the register block into registers.
+    fn trusted(self) -> bool {
+        matches!(self, Shader::Matmul(_) | Shader::Conv { .. })
+    }
 }
 
 impl PipelineCache {
+    pub(super) fn new(checked: bool) -> PipelineCache {
+        PipelineCache {
+            modules: Mutex::default(),
+            pipelines: Mutex::default(),
+            checked,
+        }
+    }
+
     /// Whether `kernel` is compiled already.
     pub(super) fn has(&self, kernel: Kernel) -> bool {
         let pipelines = self.pipelines.lock().expect("pipeline cache poisoned");
@@ -271,10 +297,22 @@ impl PipelineCache {
         .map(|filter| device.push_error_scope(filter));
         let mut modules = self.modules.lock().expect("shader cache poisoned");
         let module = modules.entry(kernel.shader).or_insert_with(|| {
-            device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            let descriptor = wgpu::ShaderModuleDescriptor {
                 label: None,
                 source: wgpu::ShaderSource::Wgsl(kernel.shader.source().into()),
-            })
+            };
+            if self.checked || !kernel.shader.trusted() {
+                return device.create_shader_module(descriptor);
+            }
+            // SAFETY: `Shader::trusted` holds only for modules whose every index is tested
+            // against its range in the WGSL itself, and whose loops all have constant or
+            // uniform bounds (the parity tests run them on every tile path).
+            unsafe {
+                device.create_shader_module_trusted(
+                    descriptor,
+                    wgpu::ShaderRuntimeChecks::unchecked(),
+                )
+            }
         });
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(kernel.entry),

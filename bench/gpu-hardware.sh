@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# The GPU hardware check: everything that tells whether the wgpu backend is fast and right on
+# a real card, in one call of a few minutes, on a machine that has only the GPU's driver and
+# Python with PyTorch.
+#
+#   bench/gpu-hardware.sh pack [DIR]     here, with the source: build the release binary and the
+#                                        GPU tests, strip them, and put them with the Vulkan
+#                                        loader and this script into DIR (default target/gpu-check)
+#   DIR/gpu-hardware.sh run [--allow-software] [--quick] [--out FOLDER]
+#                                        there: the check; FOLDER (default $OUT, else
+#                                        ./gpu-check-out) receives at most 8 files
+#
+# The run stops at once unless the adapter wgpu picks is a hardware GPU (--allow-software lets
+# Mesa's lavapipe through, to try the check on a machine without one; --quick shrinks every
+# step so that it ends in a few minutes there). Then, each step under its own time limit and
+# the next one run whatever the last gave:
+#   1. bench nn --device gpu: az-tiny, az-small, az-large at batches 1-4096, training at 256
+#      and 1024; then az-small with wgpu's runtime checks on and off, alternating
+#   2. the PyTorch reference on CUDA, strict FP32 (NVIDIA_TF32_OVERRIDE=0) and PyTorch's
+#      default (TF32 in convolutions), where python3 has torch with CUDA
+#   3. the timestamp profiler's per-kernel table (az-small inference 1024, training 256)
+#   4. bench selfplay --device gpu with the gpu preset's settings, the GPU's utilisation
+#      sampled by nvidia-smi meanwhile
+#   5. train on the gpu preset for a few minutes (shortened iterations)
+#   6. the GPU parity and budget tests, against the real driver
+# and writes summary.md (the tables), check.log, nn.jsonl, profile.txt, selfplay.jsonl,
+# gpu-util.csv, train.log and tests.log.
+set -uo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+
+pack() {
+    local dir="${1:-target/gpu-check}"
+    cd "$here/.." || exit 1
+    echo "building the release binary and the GPU tests" >&2
+    cargo build --release --bin checkers-zero || exit 1
+    local tests
+    tests="$(cargo test --release --test nn --no-run --message-format=json 2>/dev/null |
+        python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "nn":
+        print(m["executable"])')" || exit 1
+    [ -x "$tests" ] || { echo "pack: the nn test binary was not built" >&2; exit 1; }
+    rm -rf "$dir" && mkdir -p "$dir/lib" || exit 1
+    cp target/release/checkers-zero "$dir/checkers-zero"
+    cp "$tests" "$dir/nn-tests"
+    strip "$dir/checkers-zero" "$dir/nn-tests"
+    cp bench/gpu-hardware.sh bench/hardware_summary.py bench/pytorch_reference.py "$dir/"
+    # The Vulkan loader (and glvnd's dispatch library, which NVIDIA's Vulkan driver links),
+    # for machines whose image has the driver but not the loader.
+    local lib path
+    for lib in libvulkan.so.1 libGLdispatch.so.0; do
+        path="$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')"
+        if [ -n "$path" ]; then
+            cp -L "$path" "$dir/lib/$lib"
+        else
+            echo "pack: $lib not found here (apt-get install libvulkan1 libglvnd0); the target must have it" >&2
+        fi
+    done
+    git rev-parse HEAD >"$dir/COMMIT" 2>/dev/null || echo unknown >"$dir/COMMIT"
+    git status --porcelain | grep -q . && echo "(with uncommitted changes)" >>"$dir/COMMIT"
+    du -sh "$dir" >&2
+    echo "packed into $dir: run $dir/gpu-hardware.sh run on the GPU machine" >&2
+}
+
+# Runs a step under a time limit, its output to a file; says how it ended.
+step() {
+    local name="$1" limit="$2" file="$3"
+    shift 3
+    local t0=$SECONDS
+    log "== $name (limit ${limit}s)"
+    timeout --kill-after=10 "$limit" "$@" >>"$file" 2>>"$out/check.log"
+    local rc=$?
+    case $rc in
+        0) log "   done in $((SECONDS - t0)) s" ;;
+        124 | 137) log "   STOPPED at its ${limit} s limit" ;;
+        *) log "   FAILED (exit $rc) after $((SECONDS - t0)) s" ;;
+    esac
+    echo "$name: exit $rc, $((SECONDS - t0)) s" >>"$out/steps.txt.tmp"
+    return $rc
+}
+
+log() { echo "$*" | tee -a "$out/check.log" >&2; }
+
+# Where the Vulkan loader or NVIDIA's driver manifest are missing from the system, use the
+# packed loader and the manifest wherever the driver put it.
+find_vulkan() {
+    local lib links
+    links="$(mktemp -d)"
+    for lib in "$here"/lib/*; do
+        [ -e "$lib" ] || continue
+        ldconfig -p | grep -q "$(basename "$lib")" || ln -s "$lib" "$links/"
+    done
+    # NVIDIA's Vulkan driver is libGLX_nvidia, which the loader opens by name.
+    if ! ldconfig -p | grep -q libGLX_nvidia; then
+        lib="$(find /usr/local/nvidia /usr/lib /usr/lib64 -maxdepth 4 -name 'libGLX_nvidia.so.0' 2>/dev/null | head -1)"
+        [ -n "$lib" ] && links="$links:$(dirname "$lib")"
+    fi
+    export LD_LIBRARY_PATH="$links${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    if [ -z "${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-}" ]; then
+        local icd
+        for icd in /usr/share/vulkan/icd.d /etc/vulkan/icd.d; do
+            ls "$icd"/nvidia*.json >/dev/null 2>&1 && return
+        done
+        icd="$(find /usr/local/nvidia /usr/lib/x86_64-linux-gnu/nvidia /opt -maxdepth 6 \
+            -name 'nvidia_icd*.json' 2>/dev/null | head -1)"
+        if [ -n "$icd" ]; then
+            export VK_DRIVER_FILES="$icd"
+            log "Vulkan driver manifest: $icd"
+        fi
+    fi
+}
+
+run() {
+    local allow="" quick="" dest="${OUT:-}"
+    while [ $# -gt 0 ]; do
+        case "$1" in
+            --allow-software) allow="--allow-software" ;;
+            --quick) quick=1 ;;
+            --out) dest="${2:?--out needs a folder}"; shift ;;
+            *) echo "run: unknown option $1 (expected --allow-software, --quick, --out FOLDER)" >&2; exit 2 ;;
+        esac
+        shift
+    done
+    out="${dest:-$PWD/gpu-check-out}"
+    mkdir -p "$out" || exit 1
+    out="$(cd "$out" && pwd)"
+    : >"$out/check.log"
+    : >"$out/steps.txt.tmp"
+    local bin="$here/checkers-zero" work
+    work="$(mktemp -d)"
+    export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$work/xdg}"
+    mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+    find_vulkan
+
+    log "checkers-zero GPU hardware check, $(date -u '+%Y-%m-%d %H:%M UTC')"
+    log "commit: $(tr '\n' ' ' <"$here/COMMIT" 2>/dev/null)"
+    log "host: $(uname -sr), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+    if command -v nvidia-smi >/dev/null; then
+        log "nvidia-smi: $(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader)"
+    fi
+    log "== adapter gate"
+    if ! "$bin" bench adapter $allow >"$out/adapter.jsonl" 2>>"$out/check.log"; then
+        cat "$out/adapter.jsonl" >>"$out/check.log"
+        {
+            echo "-- what the Vulkan loader saw:"
+            ls -l /usr/share/vulkan/icd.d /etc/vulkan/icd.d 2>&1
+            echo "VK_DRIVER_FILES=${VK_DRIVER_FILES:-} LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+            VK_LOADER_DEBUG=error,warn,driver timeout 60 "$bin" bench adapter --allow-software 2>&1 | tail -40
+        } >>"$out/check.log"
+        log "no hardware GPU adapter: stopping (see check.log; --allow-software runs on a software one)"
+        rm -f "$out/adapter.jsonl" "$out/steps.txt.tmp"
+        exit 2
+    fi
+    cat "$out/adapter.jsonl" | tee -a "$out/check.log" >&2
+
+    # Step sizes: the whole check within about 8 minutes on a GPU machine, a few on lavapipe.
+    local nets="az-tiny,az-small,az-large" batches="1,4,16,64,256,1024,4096" trains="256,1024"
+    local secs=1 sp_games=256 sp_searches=64 train_limit=120 ab_rounds=2
+    if [ -n "$quick" ]; then
+        nets="az-tiny" batches="1,64" trains="64" secs=0 sp_games=8 sp_searches=16 train_limit=60 ab_rounds=1
+    fi
+    local nn="$out/nn.jsonl"
+    : >"$nn"
+    step "bench nn: ours" 240 "$nn" "$bin" bench nn --device gpu --net "$nets" \
+        --batches "$batches" --train-batch "$trains" --seconds "$secs"
+    local ab_batch=1024 ab_train=256
+    [ -n "$quick" ] && ab_batch=64 ab_train=64
+    for _ in $(seq "$ab_rounds"); do
+        for checks in 1 0; do
+            CHECKERS_ZERO_GPU_CHECKS=$checks step "bench nn: az-small, runtime checks $checks" 60 "$work/ab" \
+                "$bin" bench nn --device gpu --net az-small --batches "$ab_batch" \
+                --train-batch "$ab_train" --seconds "$secs"
+            sed "s/^{/{\"runtime_checks\": $checks, /" "$work/ab" >>"$nn"
+            : >"$work/ab"
+        done
+    done
+
+    if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+        NVIDIA_TF32_OVERRIDE=0 step "PyTorch CUDA, strict FP32" 150 "$nn" python3 "$here/pytorch_reference.py" \
+            --device gpu --math fp32 --net "$nets" --batches "$batches" --train-batch "$trains" --seconds "$secs"
+        step "PyTorch CUDA, default (TF32)" 150 "$nn" python3 "$here/pytorch_reference.py" \
+            --device gpu --math default --net "$nets" --batches "$batches" --train-batch "$trains" --seconds "$secs"
+    else
+        log "== PyTorch: python3 has no torch with CUDA here; no reference"
+    fi
+
+    # The profiler prints its table on stderr: both streams into profile.txt.
+    step "profile" 90 "$out/profile.txt" bash -c '"$0" "$@" 2>&1' "$bin" bench nn --device gpu \
+        --net az-small --batches "$ab_batch" --train-batch "$ab_train" --seconds 0 --profile
+
+    local util="$out/gpu-util.csv" sampler=""
+    : >"$util"
+    sample() {
+        echo "# $1" >>"$util"
+        if command -v nvidia-smi >/dev/null; then
+            nvidia-smi --query-gpu=timestamp,utilization.gpu,utilization.memory,memory.used,clocks.sm,power.draw \
+                --format=csv,noheader,nounits -lms 200 >>"$util" 2>/dev/null &
+            sampler=$!
+        fi
+    }
+    unsample() { [ -n "$sampler" ] && kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null; sampler=""; }
+
+    sample selfplay
+    step "bench selfplay, gpu preset settings" 100 "$out/selfplay.jsonl" "$bin" bench selfplay \
+        --device gpu --net az-small --threads 4 --workers 4 --games-per-worker 64 --leaf-batch 8 \
+        --searches "$sp_searches" --games "$sp_games" --repeat 1
+    unsample
+
+    sample train
+    local run_dir="$work/run"
+    step "train, gpu preset" "$train_limit" "$out/train.log" bash -c '"$0" "$@" 2>&1' "$bin" train --device gpu --preset gpu \
+        --out "$run_dir" --iterations 2 --games-per-iteration "$sp_games" --searches "$sp_searches" \
+        --fast-searches 16 --gating-games 8 --gating-searches 32 --gauntlet-every 0
+    unsample
+    [ -f "$run_dir/metrics.jsonl" ] && { echo "# metrics.jsonl"; cat "$run_dir/metrics.jsonl"; } >>"$out/train.log"
+
+    CHECKERS_ZERO_REQUIRE_ALL=1 step "GPU parity and budget tests" 150 "$out/tests.log" \
+        "$here/nn-tests" gpu_ --test-threads 4
+
+    mv "$out/steps.txt.tmp" "$work/steps.txt"
+    python3 "$here/hardware_summary.py" "$out" "$work/steps.txt" >"$out/summary.md" 2>>"$out/check.log" ||
+        log "the summary could not be written (see check.log)"
+    rm -f "$out/adapter.jsonl"
+    log "== done: $(ls "$out" | tr '\n' ' ')"
+}
+
+case "${1:-}" in
+    pack) shift; pack "$@" ;;
+    run) shift; run "$@" ;;
+    *) echo "usage: $0 pack [DIR] | run [--allow-software] [--quick] [--out FOLDER]" >&2; exit 2 ;;
+esac
