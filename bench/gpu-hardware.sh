@@ -47,15 +47,16 @@ for line in sys.stdin:
     cp "$tests" "$dir/nn-tests"
     strip "$dir/checkers-zero" "$dir/nn-tests"
     cp bench/gpu-hardware.sh bench/hardware_summary.py bench/pytorch_reference.py "$dir/"
-    # The Vulkan loader (and glvnd's dispatch library, which NVIDIA's Vulkan driver links),
-    # for machines whose image has the driver but not the loader.
+    # The Vulkan loader and glvnd's libraries (NVIDIA's Vulkan driver lives in its GLX
+    # library and starts through them), for images that have the driver but not these.
     local lib path
-    for lib in libvulkan.so.1 libGLdispatch.so.0; do
+    for lib in libvulkan.so.1 libGLdispatch.so.0 libGLX.so.0 libEGL.so.1 libGL.so.1 \
+        libOpenGL.so.0 libGLESv2.so.2; do
         path="$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')"
         if [ -n "$path" ]; then
             cp -L "$path" "$dir/lib/$lib"
         else
-            echo "pack: $lib not found here (apt-get install libvulkan1 libglvnd0); the target must have it" >&2
+            echo "pack: $lib not found here (apt-get install libvulkan1 libglvnd0 libglx0 libegl1 libgl1 libopengl0 libgles2); the target must have it" >&2
         fi
     done
     git rev-parse HEAD >"$dir/COMMIT" 2>/dev/null || echo unknown >"$dir/COMMIT"
@@ -98,18 +99,18 @@ find_vulkan() {
         [ -n "$lib" ] && links="$links:$(dirname "$lib")"
     fi
     export LD_LIBRARY_PATH="$links${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    local manifest
     if [ -z "${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-}" ]; then
-        local icd
-        for icd in /usr/share/vulkan/icd.d /etc/vulkan/icd.d; do
-            ls "$icd"/nvidia*.json >/dev/null 2>&1 && return
-        done
-        icd="$(find /usr/local/nvidia /usr/lib/x86_64-linux-gnu/nvidia /opt -maxdepth 6 \
+        manifest="$(find /usr/local/nvidia /usr/share/vulkan /etc/vulkan -maxdepth 6 \
             -name 'nvidia_icd*.json' 2>/dev/null | head -1)"
-        if [ -n "$icd" ]; then
-            export VK_DRIVER_FILES="$icd"
-            log "Vulkan driver manifest: $icd"
-        fi
+        [ -n "$manifest" ] && export VK_DRIVER_FILES="$manifest"
     fi
+    if [ -z "${__EGL_VENDOR_LIBRARY_FILENAMES:-}" ]; then
+        manifest="$(find /usr/local/nvidia /usr/share/glvnd -maxdepth 6 \
+            -name '*_nvidia.json' -path '*egl_vendor*' 2>/dev/null | head -1)"
+        [ -n "$manifest" ] && export __EGL_VENDOR_LIBRARY_FILENAMES="$manifest"
+    fi
+    log "Vulkan driver manifest: ${VK_DRIVER_FILES:-${VK_ICD_FILENAMES:-as the loader finds it}}; EGL vendor: ${__EGL_VENDOR_LIBRARY_FILENAMES:-as glvnd finds it}"
 }
 
 run() {
@@ -146,7 +147,10 @@ run() {
         {
             echo "-- what the Vulkan loader saw:"
             ls -l /usr/share/vulkan/icd.d /etc/vulkan/icd.d 2>&1
-            echo "VK_DRIVER_FILES=${VK_DRIVER_FILES:-} LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+            echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+            ls -l "${LD_LIBRARY_PATH%%:*}"
+            ldconfig -p | grep -E 'libvulkan|libGLX|libEGL|libGLdispatch|nvidia'
+            ls /usr/local/nvidia/lib64 2>&1 | head -60
             VK_LOADER_DEBUG=error,warn,driver timeout 60 "$bin" bench adapter --allow-software 2>&1 | tail -40
         } >>"$out/check.log"
         log "no hardware GPU adapter: stopping (see check.log; --allow-software runs on a software one)"
