@@ -11,7 +11,7 @@
 
 use crate::common;
 use checkers_zero::backend::OptimStep;
-use checkers_zero::backend::gpu::SUBMIT_EVERY;
+use checkers_zero::backend::gpu::{SUBMIT_EVERY, TileShape};
 use checkers_zero::net::ValueModel;
 use checkers_zero::net::towers::{TowerArch, TowerNet};
 use checkers_zero::nn::{Ctx, Module};
@@ -462,6 +462,52 @@ fn conv2d_forward_and_gradients() {
             );
         }
     });
+}
+
+/// Every product back on its planned tile when a test that forced one ends, even by a panic.
+struct PlannedTiles<'a>(&'a checkers_zero::backend::gpu::Gpu);
+
+impl Drop for PlannedTiles<'_> {
+    fn drop(&mut self) {
+        self.0.force_tile(None);
+    }
+}
+
+/// The shapes training runs at, on every tile path: az-small's 64-channel 3x3 layer over a
+/// batch of 256 boards (the forward and input gradient as 64 x 16384 products with k 576,
+/// the weight gradient's k of 16384 split among workgroups), and a product with B
+/// transposed large enough for the wide tile (a linear layer's forward).
+#[test]
+fn production_shapes_on_every_tile() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    // Forcing a tile changes every product's plan: no other GPU test runs meanwhile.
+    let _alone = common::GPU_USE.write().unwrap_or_else(|e| e.into_inner());
+    let Device::Gpu(g) = &gpu else {
+        unreachable!("Device::gpu() is a GPU")
+    };
+    let _restore = PlannedTiles(g);
+    let (x, w) = (normal(&[256, 64, 8, 8], 200), normal(&[64, 64, 3, 3], 201));
+    let (a, b) = (normal(&[1024, 72], 202), normal(&[520, 72], 203));
+    for tile in [TileShape::Wide, TileShape::Square, TileShape::Small] {
+        g.force_tile(Some(tile));
+        let name = format!("{} tile", tile.name());
+        parity(
+            &gpu,
+            &format!("az-small conv, batch 256, {name}"),
+            &[&x, &w],
+            SUMMED,
+            SUMMED,
+            |v, _| v[0].conv2d(&v[1], None, (1, 1), (1, 1)),
+        );
+        parity(
+            &gpu,
+            &format!("matmul with B transposed, {name}"),
+            &[&a, &b],
+            SUMMED,
+            SUMMED,
+            |v, _| v[0].matmul_t(&v[1], false, true),
+        );
+    }
 }
 
 #[test]

@@ -16,6 +16,7 @@
 //! so a trainer can stop cleanly instead of the process panicking.
 
 use super::counters::{Count, Counters, GpuCounters};
+use super::gemm::Occupancy;
 use super::params::ParamArena;
 use super::pipelines::{Kernel, PipelineCache};
 use super::pool::{Pool, size_class};
@@ -580,6 +581,14 @@ impl GpuContext {
         let mut st = self.lock();
         self.submit(&mut st);
         st.profiler.take().map(Profiler::report).unwrap_or_default()
+    }
+
+    /// How many workgroups the products should have here (gemm.rs).
+    pub(super) fn occupancy(&self) -> Occupancy {
+        match self.info.device_type {
+            wgpu::DeviceType::Cpu => Occupancy::SOFTWARE,
+            _ => Occupancy::HARDWARE,
+        }
     }
 
     pub(super) fn adapter_name(&self) -> String {

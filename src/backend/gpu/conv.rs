@@ -48,7 +48,12 @@ fn run(
     (lhs, rhs): (&GpuBuf, &GpuBuf),
     epilogue: Epilogue,
 ) -> GpuBuf {
-    let (tile, header) = GemmHeader::plan(m, n, k, 1, mode != ConvMode::Forward);
+    let (tile, header) = GemmHeader::plan(
+        (m, n, k),
+        1,
+        mode != ConvMode::Forward,
+        gpu.0.context.occupancy(),
+    );
     let p = Params {
         gemm: header,
         has_bias: epilogue.bias.is_some().into(),

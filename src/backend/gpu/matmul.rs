@@ -18,7 +18,7 @@ pub(super) struct Params {
 }
 
 pub(super) fn matmul(gpu: &Gpu, a: &GpuBuf, b: &GpuBuf, d: MatmulDims) -> GpuBuf {
-    let (tile, h) = GemmHeader::plan(d.m, d.n, d.k, d.batch(), true);
+    let (tile, h) = GemmHeader::plan((d.m, d.n, d.k), d.batch(), true, gpu.0.context.occupancy());
     let p = Params {
         gemm: h,
         batch_a: to_u32(d.batch_a),

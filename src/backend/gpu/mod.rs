@@ -24,6 +24,7 @@ mod reduce;
 
 pub use context::{AdapterSummary, GpuError, SUBMIT_EVERY};
 pub use counters::GpuCounters;
+pub use gemm::TileShape;
 pub use profiler::KernelTime;
 
 use super::{Backend, BinaryOp, ConvDims, MatmulDims, NormDims, OptimStep, Running, UnaryOp};
@@ -67,9 +68,26 @@ impl Gpu {
                     .into_iter()
                     .next()
                     .ok_or(GpuError::NoAdapter)?;
+                if let Ok(name) = std::env::var(gemm::TILE_VARIABLE) {
+                    let tile =
+                        TileShape::from_name(&name).ok_or_else(|| GpuError::Unsupported {
+                            adapter: context::describe(&best.get_info()),
+                            why: format!(
+                                "{}={name}: expected wide, square or small",
+                                gemm::TILE_VARIABLE
+                            ),
+                        })?;
+                    TileShape::force(Some(tile));
+                }
                 Gpu::open(&best)
             })
             .clone()
+    }
+
+    /// Makes every matrix product and convolution take `tile` instead of the one planned
+    /// for its shape (None: the planned ones again), for tests and timings of each path.
+    pub fn force_tile(&self, tile: Option<TileShape>) {
+        TileShape::force(tile);
     }
 
     fn open(adapter: &wgpu::Adapter) -> Result<Gpu, GpuError> {

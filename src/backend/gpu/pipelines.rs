@@ -116,22 +116,27 @@ pub(super) enum Shader {
 impl Shader {
     /// The complete WGSL of this module.
     pub(super) fn source(self) -> String {
-        let gemm = |family: &str| format!("{GEMM}\n{family}");
+        let gemm = |family: &str, tile: TileShape| {
+            let tile = tile.tile();
+            let mut consts = tile.register_block().to_vec();
+            consts.extend(numbers(&tile.shader_consts()));
+            (format!("{GEMM}\n{family}"), consts)
+        };
         let (body, mut consts) = match self {
             Shader::Elementwise => (ELEMENTWISE.to_string(), vec![]),
             Shader::Reduce => (REDUCE.to_string(), vec![]),
             Shader::Layout => (LAYOUT.to_string(), vec![]),
             Shader::Optim => (OPTIM.to_string(), vec![]),
             Shader::Norm(pass) => (format!("{NORM}\n{}", pass.source()), vec![]),
-            Shader::Matmul(tile) => (gemm(MATMUL), tile.tile().shader_consts().to_vec()),
+            Shader::Matmul(tile) => gemm(MATMUL, tile),
             Shader::Conv { mode, tile, shape } => {
-                let mut c = tile.tile().shader_consts().to_vec();
-                c.push(("MODE", mode as u32));
-                c.extend(shape.shader_consts());
-                (gemm(CONV), c)
+                let (body, mut c) = gemm(CONV, tile);
+                c.extend(numbers(&[("MODE", mode as u32)]));
+                c.extend(numbers(&shape.shader_consts()));
+                (body, c)
             }
         };
-        consts.push(("WG", WG));
+        consts.extend(numbers(&[("WG", WG)]));
         fill_placeholders(&format!("{COMMON}\n{body}"), &consts)
     }
 
@@ -183,14 +188,20 @@ impl Shader {
     }
 }
 
-/// Replaces each `{{NAME}}` with its value; panics on a placeholder left unfilled or a value
-/// with no placeholder (a shader and its launcher out of step is a bug, caught at first use).
-fn fill_placeholders(src: &str, consts: &[(&str, u32)]) -> String {
+/// Numeric constants as placeholder values.
+fn numbers(consts: &[(&'static str, u32)]) -> Vec<(&'static str, String)> {
+    consts.iter().map(|&(k, v)| (k, v.to_string())).collect()
+}
+
+/// Replaces each `{{NAME}}` with its value (a number, or generated code); panics on a
+/// placeholder left unfilled or a value with no placeholder (a shader and its launcher out
+/// of step is a bug, caught at first use).
+fn fill_placeholders(src: &str, consts: &[(&str, String)]) -> String {
     let mut out = src.to_string();
     for (name, value) in consts {
         let key = format!("{{{{{name}}}}}");
         assert!(out.contains(&key), "shader has no placeholder {key}");
-        out = out.replace(&key, &value.to_string());
+        out = out.replace(&key, value);
     }
     if let Some(at) = out.find("{{") {
         panic!(
@@ -435,10 +446,12 @@ mod tests {
 
     #[test]
     fn placeholders_must_all_be_filled() {
-        assert_eq!(fill_placeholders("a {{X}} b", &[("X", 3)]), "a 3 b");
-        assert!(
-            std::panic::catch_unwind(|| fill_placeholders("{{X}} {{Y}}", &[("X", 1)])).is_err()
+        let one = |k: &'static str| vec![(k, "1".to_string())];
+        assert_eq!(
+            fill_placeholders("a {{X}} b", &numbers(&[("X", 3)])),
+            "a 3 b"
         );
-        assert!(std::panic::catch_unwind(|| fill_placeholders("{{X}}", &[("Z", 1)])).is_err());
+        assert!(std::panic::catch_unwind(|| fill_placeholders("{{X}} {{Y}}", &one("X"))).is_err());
+        assert!(std::panic::catch_unwind(|| fill_placeholders("{{X}}", &one("Z"))).is_err());
     }
 }
