@@ -219,7 +219,8 @@ impl<G: Rules> Evaluator<G> for NetEvaluator<G> {
         }
         let x = Tensor::from_vec(x, &[inputs.len(), planes, rows, cols], &self.device);
         let (probs, values) = self.net.predict(&x);
-        self.device.flush();
+        // On a GPU the batch runs from here while the caller goes on (and may begin another).
+        let reading = Tensor::read_later(&[&probs, &values]);
         // Where each input's legal actions sit in the policy.
         let picks: Vec<Vec<usize>> = inputs
             .iter()
@@ -229,9 +230,8 @@ impl<G: Rules> Evaluator<G> for NetEvaluator<G> {
             })
             .collect();
         Begun::later(move || {
-            let [probs, values]: [Vec<f32>; 2] = Tensor::to_vecs(&[&probs, &values])
-                .try_into()
-                .expect("two tensors read");
+            let [probs, values]: [Vec<f32>; 2] =
+                reading.wait().try_into().expect("two tensors read");
             priors_and_values::<G>(&picks, &probs, values)
         })
     }

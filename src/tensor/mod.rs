@@ -17,7 +17,7 @@ pub use tape::{Gradients, Tape, Var};
 use crate::backend::Backend;
 use crate::backend::cpu::{Cpu, CpuBuf};
 #[cfg(feature = "gpu")]
-use crate::backend::gpu::{Gpu, GpuBuf, GpuError};
+use crate::backend::gpu::{Gpu, GpuBuf, GpuError, GpuReading};
 use rand::Rng;
 use rand_distr::StandardNormal;
 
@@ -331,6 +331,13 @@ impl Tensor {
     /// Several tensors' data at once: one wait for all of those on a GPU (each GPU tensor's
     /// device is the process's one context).
     pub fn to_vecs(tensors: &[&Tensor]) -> Vec<Vec<f32>> {
+        Tensor::read_later(tensors).wait()
+    }
+
+    /// Starts bringing several tensors' data to the host: on a GPU the work so far and the
+    /// copies are submitted and nothing is waited for until [`Reading::wait`], which waits
+    /// for this reading alone (work submitted later, say the next batch, runs on meanwhile).
+    pub fn read_later(tensors: &[&Tensor]) -> Reading {
         #[cfg(feature = "gpu")]
         {
             let on_gpu: Vec<&GpuBuf> = tensors
@@ -341,17 +348,24 @@ impl Tensor {
                 })
                 .collect();
             if let Some(first) = on_gpu.first() {
-                let mut read = first.gpu().download_all(&on_gpu).into_iter();
-                return tensors
+                let ready = tensors
                     .iter()
                     .map(|t| match &t.storage {
-                        Storage::Gpu(_) => read.next().unwrap_or_default(),
-                        Storage::Cpu(b) => Cpu.download(b),
+                        Storage::Gpu(_) => None,
+                        Storage::Cpu(b) => Some(Cpu.download(b)),
                     })
                     .collect();
+                return Reading {
+                    ready,
+                    gpu: Some(first.gpu().begin_read(&on_gpu)),
+                };
             }
         }
-        tensors.iter().map(|t| t.to_vec()).collect()
+        Reading {
+            ready: tensors.iter().map(|t| Some(t.to_vec())).collect(),
+            #[cfg(feature = "gpu")]
+            gpu: None,
+        }
     }
 
     /// The single value of a one-element tensor.
@@ -382,5 +396,33 @@ impl Tensor {
                 Tensor::from_storage(Storage::Cpu(CpuBuf::new(self.to_vec())), self.shape.clone())
             }
         }
+    }
+}
+
+/// Tensors' data on its way to the host ([`Tensor::read_later`]).
+pub struct Reading {
+    /// Each tensor's values where they are already on the host (CPU tensors).
+    ready: Vec<Option<Vec<f32>>>,
+    /// The GPU tensors' readback, in the order they appear.
+    #[cfg(feature = "gpu")]
+    gpu: Option<GpuReading>,
+}
+
+impl Reading {
+    /// Each tensor's values, in the order given.
+    pub fn wait(self) -> Vec<Vec<f32>> {
+        #[cfg(feature = "gpu")]
+        if let Some(gpu) = self.gpu {
+            let mut read = gpu.finish().into_iter();
+            return self
+                .ready
+                .into_iter()
+                .map(|r| r.unwrap_or_else(|| read.next().unwrap_or_default()))
+                .collect();
+        }
+        self.ready
+            .into_iter()
+            .map(Option::unwrap_or_default)
+            .collect()
     }
 }

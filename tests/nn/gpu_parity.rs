@@ -510,6 +510,38 @@ fn production_shapes_on_every_tile() {
     }
 }
 
+/// Two batches in flight, as the inference service keeps them: the first is answered by a
+/// wait for its own submission, while the second (submitted after it) is still the device's.
+#[test]
+fn a_reading_waits_for_its_own_submission_only() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    // The counters are the context's: no other GPU test submits meanwhile.
+    let _alone = common::GPU_USE.write().unwrap_or_else(|e| e.into_inner());
+    let Device::Gpu(g) = &gpu else {
+        unreachable!("Device::gpu() is a GPU")
+    };
+    let x = normal(&[96, 96], 300);
+    let on_gpu = x.to_device(&gpu);
+    let first = Tensor::read_later(&[&on_gpu.add_scalar(1.0)]);
+    let first_submitted = g.counters().submits;
+    let second = Tensor::read_later(&[&on_gpu.matmul(&on_gpu)]);
+    let second_submitted = g.counters().submits;
+    assert!(
+        second_submitted > first_submitted,
+        "each reading is its own submission"
+    );
+    let got = first.wait();
+    assert_eq!(
+        g.counters().waited_for,
+        first_submitted,
+        "the first batch's wait was for its own submission, not the second's"
+    );
+    assert_close("first", &x.add_scalar(1.0).to_vec(), &got[0], EXACTISH);
+    let got = second.wait();
+    assert_eq!(g.counters().waited_for, second_submitted);
+    assert_close("second", &x.matmul(&x).to_vec(), &got[0], SUMMED);
+}
+
 #[test]
 fn fused_conv_add_relu() {
     // The GPU adds bias and residual and applies ReLU as the conv stores its outputs; the CPU

@@ -2,8 +2,10 @@
 //!
 //! Lazy recording: every kernel records one compute pass into the pending encoder, and the
 //! encoder is submitted every `SUBMIT_EVERY` dispatches, so the device starts on a step while
-//! the host records the rest of it; a readback (`download`) or an explicit `flush` submits what
-//! is left. A readback of several buffers copies them into one staging buffer and waits once.
+//! the host records the rest of it; a readback (`begin_download`) or an explicit `flush`
+//! submits what is left. A readback of several buffers copies them into one staging buffer
+//! and waits once, for its own submission only (`finish_download`): work submitted after it,
+//! such as the next inference batch, runs on meanwhile.
 //!
 //! The write rule: `queue.write_buffer` executes at the next submit *before* the pending
 //! encoder's commands. So nothing is written that way into a buffer that pending commands
@@ -80,7 +82,19 @@ struct State {
     staging: Pool,
     /// True from the first command or buffer write recorded after a submit until the next.
     pending: bool,
+    /// Command buffers submitted so far: a submission's number is the count after it.
+    submitted: u64,
     profiler: Option<Profiler>,
+}
+
+/// A readback under way (`begin_download`): its copies submitted, its staging buffer's
+/// mapping asked for. Dropped unread, its staging buffer is simply freed.
+pub(super) struct PendingRead {
+    lens: Vec<usize>,
+    total: u64,
+    staging: Option<wgpu::Buffer>,
+    submission: Option<(u64, wgpu::SubmissionIndex)>,
+    mapped: Option<mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>>,
 }
 
 fn binding(
@@ -257,6 +271,7 @@ impl GpuContext {
             pool: Pool::default(),
             staging: Pool::default(),
             pending: false,
+            submitted: 0,
             profiler: None,
         };
         Ok(GpuContext {
@@ -430,9 +445,10 @@ impl GpuContext {
         Some((x, y))
     }
 
-    fn submit(&self, st: &mut State) {
+    /// Submits the pending encoder; its wgpu index, or None where nothing was pending.
+    fn submit(&self, st: &mut State) -> Option<wgpu::SubmissionIndex> {
         if !st.pending {
-            return;
+            return None;
         }
         let written = st.params.write(&self.queue);
         self.counters.add(Count::BytesUp(written));
@@ -440,8 +456,9 @@ impl GpuContext {
         if let (Some(p), Some(e)) = (&st.profiler, encoder.as_mut()) {
             p.resolve(e);
         }
-        self.queue.submit(encoder.map(wgpu::CommandEncoder::finish));
+        let index = self.queue.submit(encoder.map(wgpu::CommandEncoder::finish));
         self.counters.add(Count::Submit);
+        st.submitted += 1;
         st.params.recycle();
         st.pool.settle();
         st.pending = false;
@@ -450,6 +467,7 @@ impl GpuContext {
             // A failed device has reported its fault through the callbacks already.
             p.collect(&self.device);
         }
+        Some(index)
     }
 
     /// Submits everything recorded so far (without waiting for it).
@@ -474,13 +492,23 @@ impl GpuContext {
         u64::from(self.limits.min_storage_buffer_offset_alignment).max(16)
     }
 
-    /// Submits pending work, copies `len` floats of each (buffer, byte offset, len) back into
-    /// one staging buffer, and waits once. After a fault every part reads as zeros.
-    pub(super) fn download(&self, parts: &[(&wgpu::Buffer, u64, usize)]) -> Vec<Vec<f32>> {
-        let zeros = || parts.iter().map(|&(_, _, len)| vec![0.0; len]).collect();
-        let total: u64 = parts.iter().map(|&(_, _, len)| len as u64 * 4).sum();
+    /// Records the copies of `len` floats of each (buffer, byte offset, len) into one staging
+    /// buffer after the pending work, submits them, and asks for the staging buffer's
+    /// mapping, without waiting: the device computes while the host goes
+    /// on, and [`GpuContext::finish_download`] then waits for this submission alone (not for
+    /// work submitted after it).
+    pub(super) fn begin_download(&self, parts: &[(&wgpu::Buffer, u64, usize)]) -> PendingRead {
+        let lens: Vec<usize> = parts.iter().map(|&(_, _, len)| len).collect();
+        let total: u64 = lens.iter().map(|&len| len as u64 * 4).sum();
+        let mut read = PendingRead {
+            lens,
+            total,
+            staging: None,
+            submission: None,
+            mapped: None,
+        };
         if total == 0 || self.fault().is_some() {
-            return zeros();
+            return read;
         }
         let class = size_class(total);
         let staging = self.lock().staging.take(class, false).unwrap_or_else(|| {
@@ -503,15 +531,38 @@ impl GpuContext {
                 at += bytes;
             }
             st.pending = true;
-            self.submit(&mut st);
+            read.submission = self.submit(&mut st).map(|index| (st.submitted, index));
         }
-        let data = self.read_mapped(&staging, total);
-        self.lock().staging.give(staging, false);
-        let Some(data) = data else { return zeros() };
+        let (tx, rx) = mpsc::channel();
+        staging
+            .slice(..total)
+            .map_async(wgpu::MapMode::Read, move |r| {
+                // The reading may have been dropped unread: nobody to tell then.
+                let _ = tx.send(r);
+            });
+        read.staging = Some(staging);
+        read.mapped = Some(rx);
+        read
+    }
+
+    /// Waits for a readback's own submission (one wait) and reads it; every part zeros after
+    /// a fault.
+    pub(super) fn finish_download(&self, mut read: PendingRead) -> Vec<Vec<f32>> {
+        let data = match (read.staging.take(), read.mapped.take()) {
+            (Some(staging), Some(mapped)) => {
+                let data = self.read_mapped(&staging, read.total, read.submission.take(), mapped);
+                self.lock().staging.give(staging, false);
+                data
+            }
+            _ => None,
+        };
+        let Some(data) = data else {
+            return read.lens.iter().map(|&len| vec![0.0; len]).collect();
+        };
         let mut rest = data.as_slice();
-        parts
+        read.lens
             .iter()
-            .map(|&(_, _, len)| {
+            .map(|&len| {
                 let (part, after) = rest.split_at(len);
                 rest = after;
                 part.to_vec()
@@ -519,22 +570,31 @@ impl GpuContext {
             .collect()
     }
 
-    /// Maps the first `bytes` of a staging buffer whose copy was submitted, waits, and reads
-    /// them; None (and a fault) when the device failed.
-    fn read_mapped(&self, staging: &wgpu::Buffer, bytes: u64) -> Option<Vec<f32>> {
-        let slice = staging.slice(..bytes);
-        let (tx, rx) = mpsc::channel();
-        slice.map_async(wgpu::MapMode::Read, move |r| {
-            // The receiver waits below; it cannot be gone.
-            let _ = tx.send(r);
-        });
+    /// Waits until `submission` (this context's number for it, and wgpu's index) is done,
+    /// then reads the first `bytes` of its staging buffer; None (and a fault) when the device
+    /// failed.
+    fn read_mapped(
+        &self,
+        staging: &wgpu::Buffer,
+        bytes: u64,
+        submission: Option<(u64, wgpu::SubmissionIndex)>,
+        mapped: mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>,
+    ) -> Option<Vec<f32>> {
         self.counters.add(Count::Wait);
         let lost = |adapter, why| GpuError::Lost { adapter, why };
-        if let Err(e) = self.device.poll(wgpu::PollType::wait_indefinitely()) {
+        let (number, index) = submission.unzip();
+        let wait = wgpu::PollType::Wait {
+            submission_index: index,
+            timeout: None,
+        };
+        if let Err(e) = self.device.poll(wait) {
             self.fail(lost, format!("waiting for it failed: {e}"));
             return None;
         }
-        match rx.recv() {
+        if let Some(number) = number {
+            self.counters.waited_for(number);
+        }
+        match mapped.recv() {
             Ok(Ok(())) => {}
             Ok(Err(e)) => {
                 self.fail(lost, format!("reading its memory back failed: {e}"));
@@ -545,6 +605,7 @@ impl GpuContext {
                 return None;
             }
         }
+        let slice = staging.slice(..bytes);
         let data = match slice.get_mapped_range() {
             Ok(view) => bytemuck::pod_collect_to_vec(&view),
             Err(e) => {

@@ -18,6 +18,10 @@ pub struct GpuCounters {
     pub bytes_up: u64,
     /// Bytes read back to the host.
     pub bytes_down: u64,
+    /// The newest submission a wait was for (submissions numbered from 1 in order; a level,
+    /// not a count: a difference keeps the later snapshot's). A readback waits for its own
+    /// submission, not for all work submitted since.
+    pub waited_for: u64,
 }
 
 impl Sub for GpuCounters {
@@ -29,6 +33,7 @@ impl Sub for GpuCounters {
             waits: self.waits - earlier.waits,
             bytes_up: self.bytes_up - earlier.bytes_up,
             bytes_down: self.bytes_down - earlier.bytes_down,
+            waited_for: self.waited_for,
         }
     }
 }
@@ -40,6 +45,7 @@ pub(super) struct Counters {
     waits: AtomicU64,
     bytes_up: AtomicU64,
     bytes_down: AtomicU64,
+    waited_for: AtomicU64,
 }
 
 /// Which counter an event adds to.
@@ -64,6 +70,11 @@ impl Counters {
         counter.fetch_add(n, Ordering::Relaxed);
     }
 
+    /// Notes that a wait for submission `number` ended.
+    pub(super) fn waited_for(&self, number: u64) {
+        self.waited_for.store(number, Ordering::Relaxed);
+    }
+
     pub(super) fn snapshot(&self) -> GpuCounters {
         let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
         GpuCounters {
@@ -72,6 +83,7 @@ impl Counters {
             waits: get(&self.waits),
             bytes_up: get(&self.bytes_up),
             bytes_down: get(&self.bytes_down),
+            waited_for: get(&self.waited_for),
         }
     }
 }

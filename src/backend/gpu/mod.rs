@@ -55,6 +55,20 @@ impl std::fmt::Debug for Gpu {
     }
 }
 
+/// Buffers on their way to the host ([`Gpu::begin_read`]).
+pub struct GpuReading {
+    gpu: Gpu,
+    read: context::PendingRead,
+}
+
+impl GpuReading {
+    /// Waits for the reading's submission and gives each buffer's values (zeros after a
+    /// device fault, which [`Gpu::check`] reports).
+    pub fn finish(self) -> Vec<Vec<f32>> {
+        self.gpu.0.context.finish_download(self.read)
+    }
+}
+
 static SHARED: OnceLock<Result<Gpu, GpuError>> = OnceLock::new();
 static HARDWARE: OnceLock<bool> = OnceLock::new();
 
@@ -115,6 +129,20 @@ impl Gpu {
     /// The adapter's name, API and kind, e.g. "llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)".
     pub fn adapter_name(&self) -> String {
         self.0.context.adapter_name()
+    }
+
+    /// Submits all recorded work and the copies of `bufs` to the host, without waiting:
+    /// the device computes while the caller goes on, and [`GpuReading::finish`] then waits
+    /// for this submission alone, not for work submitted after it.
+    pub fn begin_read(&self, bufs: &[&GpuBuf]) -> GpuReading {
+        let parts: Vec<(&wgpu::Buffer, u64, usize)> = bufs
+            .iter()
+            .map(|b| (&b.mem.buffer, b.offset, b.len))
+            .collect();
+        GpuReading {
+            read: self.0.context.begin_download(&parts),
+            gpu: self.clone(),
+        }
     }
 
     /// Submits all recorded work without waiting for it.
@@ -304,11 +332,7 @@ impl Backend for Gpu {
         self.download_all(&[buf]).pop().unwrap_or_default()
     }
     fn download_all(&self, bufs: &[&GpuBuf]) -> Vec<Vec<f32>> {
-        let parts: Vec<(&wgpu::Buffer, u64, usize)> = bufs
-            .iter()
-            .map(|b| (&b.mem.buffer, b.offset, b.len))
-            .collect();
-        self.0.context.download(&parts)
+        self.begin_read(bufs).finish()
     }
     fn filled(&self, len: usize, value: f32) -> GpuBuf {
         elementwise::fill(self, len, value)
