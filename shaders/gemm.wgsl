@@ -125,9 +125,12 @@ fn stash_a(buf: u32, q: u32, v: vec4<f32>) {
     let at = quad_a(q);
     if (a_k_fastest()) {
         // A quad along k spreads over 4 depths of one row.
-        for (var c = 0u; c < 4u; c++) {
-            tile_a[buf][(at.y + c) * (BM / 4u) + at.x / 4u][at.x % 4u] = v[c];
-        }
+        let x = at.x / 4u;
+        let e = at.x % 4u;
+        tile_a[buf][at.y * (BM / 4u) + x][e] = v.x;
+        tile_a[buf][(at.y + 1u) * (BM / 4u) + x][e] = v.y;
+        tile_a[buf][(at.y + 2u) * (BM / 4u) + x][e] = v.z;
+        tile_a[buf][(at.y + 3u) * (BM / 4u) + x][e] = v.w;
     } else {
         tile_a[buf][at.y * (BM / 4u) + at.x / 4u] = v;
     }
@@ -138,14 +141,41 @@ fn stash_b(buf: u32, q: u32, v: vec4<f32>) {
     if (b_n_fastest()) {
         tile_b[buf][at.x * (BN / 4u) + at.y / 4u] = v;
     } else {
-        for (var c = 0u; c < 4u; c++) {
-            tile_b[buf][(at.x + c) * (BN / 4u) + at.y / 4u][at.y % 4u] = v[c];
-        }
+        let y = at.y / 4u;
+        let e = at.y % 4u;
+        tile_b[buf][at.x * (BN / 4u) + y][e] = v.x;
+        tile_b[buf][(at.x + 1u) * (BN / 4u) + y][e] = v.y;
+        tile_b[buf][(at.x + 2u) * (BN / 4u) + y][e] = v.z;
+        tile_b[buf][(at.x + 3u) * (BN / 4u) + y][e] = v.w;
+    }
+}
+
+// Row i, columns j..j+3 of the accumulators, each stored where it lies inside C.
+fn store_quad(split: u32, bat: u32, i: u32, j: u32, v: vec4<f32>) {
+    if (i >= p.gemm.m) {
+        return;
+    }
+    if (j < p.gemm.n) {
+        store_c(split, bat, i, j, v.x);
+    }
+    if (j + 1u < p.gemm.n) {
+        store_c(split, bat, i, j + 1u, v.y);
+    }
+    if (j + 2u < p.gemm.n) {
+        store_c(split, bat, i, j + 2u, v.z);
+    }
+    if (j + 3u < p.gemm.n) {
+        store_c(split, bat, i, j + 3u, v.w);
     }
 }
 
 // Invocation (x, y) owns the row quads y + ROWS r and column quads x + COLS c of the tile:
 // neighbouring invocations read neighbouring tile_b quads and write neighbouring outputs.
+//
+// The per-invocation work is written out by the host (gemm.rs, `Tile::register_block`): the
+// accumulators, the staged loads and the multiply-adds as separate variables indexed by
+// constants, so that no driver needs to unroll a loop to keep them in registers (an array
+// indexed in a loop the compiler does not unroll lives in slow local memory).
 @compute @workgroup_size(COLS, ROWS)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
@@ -164,72 +194,34 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let k_end = min(h.k, k_begin + h.k_split);
     let slices = (k_end - k_begin + BK - 1u) / BK;
 
-    var next_a: array<vec4<f32>, A_QUADS>;
-    var next_b: array<vec4<f32>, B_QUADS>;
+{{STAGED}}
     if (slices > 0u) {
-        for (var q = 0u; q < A_QUADS; q++) {
-            stash_a(0u, li + q * THREADS, fetch_a(bat, row0, k_begin, k_end, li + q * THREADS));
-        }
-        for (var q = 0u; q < B_QUADS; q++) {
-            stash_b(0u, li + q * THREADS, fetch_b(bat, col0, k_begin, k_end, li + q * THREADS));
-        }
+        let k0 = k_begin;
+        let buf = 0u;
+{{LOAD_SLICE}}
+{{STASH_SLICE}}
     }
     workgroupBarrier();
 
-    var acc: array<array<vec4<f32>, TN / 4u>, TM>;
+{{ACCUMULATORS}}
     for (var s = 0u; s < slices; s++) {
         let buf = s % 2u;
         let more = s + 1u < slices;
         // Issue the next slice's loads before the arithmetic that hides them.
         if (more) {
             let k0 = k_begin + (s + 1u) * BK;
-            for (var q = 0u; q < A_QUADS; q++) {
-                next_a[q] = fetch_a(bat, row0, k0, k_end, li + q * THREADS);
-            }
-            for (var q = 0u; q < B_QUADS; q++) {
-                next_b[q] = fetch_b(bat, col0, k0, k_end, li + q * THREADS);
-            }
+{{LOAD_SLICE}}
         }
         for (var kk = 0u; kk < BK; kk++) {
-            var a: array<vec4<f32>, TM / 4u>;
-            var b: array<vec4<f32>, TN / 4u>;
-            for (var r = 0u; r < TM / 4u; r++) {
-                a[r] = tile_a[buf][kk * (BM / 4u) + r * ROWS + lid.y];
-            }
-            for (var c = 0u; c < TN / 4u; c++) {
-                b[c] = tile_b[buf][kk * (BN / 4u) + c * COLS + lid.x];
-            }
-            for (var r = 0u; r < TM; r++) {
-                let av = vec4(a[r / 4u][r % 4u]);
-                for (var c = 0u; c < TN / 4u; c++) {
-                    acc[r][c] = fma(av, b[c], acc[r][c]);
-                }
-            }
+{{MULTIPLY}}
         }
         // The other buffer was last read in the previous step, before its barrier.
         if (more) {
-            for (var q = 0u; q < A_QUADS; q++) {
-                stash_a(1u - buf, li + q * THREADS, next_a[q]);
-            }
-            for (var q = 0u; q < B_QUADS; q++) {
-                stash_b(1u - buf, li + q * THREADS, next_b[q]);
-            }
+            let buf = 1u - s % 2u;
+{{STASH_SLICE}}
         }
         workgroupBarrier();
     }
 
-    for (var r = 0u; r < TM; r++) {
-        let i = row0 + (r / 4u * ROWS + lid.y) * 4u + r % 4u;
-        if (i >= h.m) {
-            continue;
-        }
-        for (var c = 0u; c < TN / 4u; c++) {
-            let j = col0 + (c * COLS + lid.x) * 4u;
-            for (var e = 0u; e < 4u; e++) {
-                if (j + e < h.n) {
-                    store_c(split, bat, i, j + e, acc[r][c][e]);
-                }
-            }
-        }
-    }
+{{STORE}}
 }
