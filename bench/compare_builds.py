@@ -5,7 +5,7 @@ Runs each benchmark of the old and the new binary in alternation (old, new, old,
 for --rounds rounds, so both see the same machine load, and prints per benchmark the
 median of each build's figure and their ratio new/old (above 1: the new build is faster).
 
-    python3 bench/compare_builds.py OLD_BINARY NEW_BINARY [--rounds 5]
+    python3 bench/compare_builds.py OLD_BINARY NEW_BINARY [--rounds 5] [--only self-play]
 """
 
 import argparse
@@ -49,6 +49,13 @@ BENCHES = [
         "simulations_per_s",
         lambda r: "stat" not in r,
     ),
+    (
+        "self-play, the cpu preset's workers, games and leaves, 80 searches (simulations/s)",
+        ["bench", "selfplay", "--games", "24", "--searches", "80", "--threads", "2",
+         "--workers", "1", "--games-per-worker", "24", "--leaf-batch", "4", "--repeat", "1"],
+        "simulations_per_s",
+        lambda r: "stat" not in r,
+    ),
 ]
 
 
@@ -66,10 +73,13 @@ def main():
     p.add_argument("old")
     p.add_argument("new")
     p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--only", default="", help="run the benchmarks whose name holds this")
     a = p.parse_args()
     print(f"| benchmark | old (median) | new (median) | new/old |")
     print(f"|---|---|---|---|")
     for name, args, key, pick in BENCHES:
+        if a.only not in name:
+            continue
         old, new = [], []
         for _ in range(a.rounds):
             old.append(figure(a.old, args, key, pick))

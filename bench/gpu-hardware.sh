@@ -19,8 +19,8 @@
 #   2. the PyTorch reference on CUDA, strict FP32 (NVIDIA_TF32_OVERRIDE=0) and PyTorch's
 #      default (TF32 in convolutions), where python3 has torch with CUDA
 #   3. the timestamp profiler's per-kernel table (az-small inference 1024, training 256)
-#   4. bench selfplay --device gpu with the gpu preset's settings, the GPU's utilisation
-#      sampled by nvidia-smi meanwhile
+#   4. bench selfplay --device gpu --preset gpu, the GPU's utilisation sampled by nvidia-smi
+#      meanwhile
 #   5. train on the gpu preset for a few minutes (shortened iterations)
 #   6. the GPU parity and budget tests, against the real driver
 # and writes summary.md (the tables), check.log, nn.jsonl, profile.txt, selfplay.jsonl,
@@ -161,7 +161,7 @@ run() {
 
     # Step sizes: the whole check within about 8 minutes on a GPU machine, a few on lavapipe.
     local nets="az-tiny,az-small,az-large" batches="1,4,16,64,256,1024,4096" trains="256,1024"
-    local secs=1 sp_games=256 sp_searches=64 train_limit=120 ab_rounds=2
+    local secs=1 sp_games=512 sp_searches=64 train_limit=120 ab_rounds=2
     if [ -n "$quick" ]; then
         nets="az-tiny" batches="1,64" trains="64" secs=0 sp_games=8 sp_searches=16 train_limit=60 ab_rounds=1
     fi
@@ -207,8 +207,8 @@ run() {
     unsample() { [ -n "$sampler" ] && kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null; sampler=""; }
 
     sample selfplay
-    step "bench selfplay, gpu preset settings" 100 "$out/selfplay.jsonl" "$bin" bench selfplay \
-        --device gpu --net az-small --threads 4 --workers 4 --games-per-worker 64 --leaf-batch 8 \
+    step "bench selfplay, gpu preset" 100 "$out/selfplay.jsonl" "$bin" bench selfplay \
+        --device gpu --preset gpu --net az-small --threads 4 \
         --searches "$sp_searches" --games "$sp_games" --repeat 1
     unsample
 

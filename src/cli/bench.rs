@@ -6,6 +6,7 @@ use anyhow::{Context, Result, bail};
 use checkers_zero::games::{GameName, Othello};
 use checkers_zero::nn::NetPreset;
 use checkers_zero::tensor::{Device, DeviceChoice};
+use checkers_zero::train::alphazero::Preset;
 use std::path::PathBuf;
 
 #[derive(clap::Subcommand)]
@@ -132,15 +133,22 @@ pub enum BenchCommand {
         /// Games per run.
         #[arg(long, default_value_t = 16)]
         games: u32,
-        /// Self-play worker threads.
-        #[arg(long, default_value_t = 1)]
-        workers: u32,
-        /// Games each worker keeps going at once.
-        #[arg(long, default_value_t = 16)]
-        games_per_worker: u32,
-        /// Leaves each search gathers per network call.
-        #[arg(long, default_value_t = 4)]
-        leaf_batch: u32,
+        /// Take the workers, games per worker, leaves and inference batch of a training
+        /// preset (the flags below still change them).
+        #[arg(long, value_parser = named::<Preset>())]
+        preset: Option<Preset>,
+        /// Self-play worker threads [default: 1, or the preset's].
+        #[arg(long)]
+        workers: Option<u32>,
+        /// Games each worker keeps going at once [default: 16, or the preset's].
+        #[arg(long)]
+        games_per_worker: Option<u32>,
+        /// Leaves each search gathers per network call [default: 4, or the preset's].
+        #[arg(long)]
+        leaf_batch: Option<u32>,
+        /// Positions per network call at most [default: 256, or the preset's].
+        #[arg(long)]
+        inference_batch: Option<u32>,
         /// Timed runs; the last line reports their median.
         #[arg(long, default_value_t = 3, value_parser = at_least_one::<usize>)]
         repeat: usize,
@@ -296,20 +304,30 @@ pub fn run(command: BenchCommand) -> Result<()> {
             workers,
             games_per_worker,
             leaf_batch,
+            inference_batch,
+            preset,
             repeat,
             model,
             exact_endings,
         } => {
-            let config = checkers_zero::train::alphazero::TrainConfig {
+            use checkers_zero::train::alphazero::TrainConfig;
+            let base = preset.map(TrainConfig::preset).unwrap_or(TrainConfig {
+                threads: 1,
+                games_per_thread: 16,
+                leaf_batch: 4,
+                ..TrainConfig::cpu()
+            });
+            let config = TrainConfig {
                 exact_endings,
                 network: net,
                 searches,
                 full_search_probability: 1.0,
-                threads: workers,
-                games_per_thread: games_per_worker,
-                leaf_batch,
+                threads: workers.unwrap_or(base.threads),
+                games_per_thread: games_per_worker.unwrap_or(base.games_per_thread),
+                leaf_batch: leaf_batch.unwrap_or(base.leaf_batch),
+                inference_batch: inference_batch.unwrap_or(base.inference_batch),
                 games_per_iteration: games,
-                ..checkers_zero::train::alphazero::TrainConfig::cpu()
+                ..TrainConfig::cpu()
             };
             config.validate()?;
             let device = bench_device(device)?;

@@ -119,7 +119,7 @@ train_config! {
     /// Iterations (self-play, training, gating) in the whole run.
     iterations: u32 = 24u32, 200u32;
     /// Self-play games per iteration.
-    games_per_iteration: u32 = 64u32, 400u32;
+    games_per_iteration: u32 = 64u32, 512u32;
     /// Gating games between the new network and the best (colours and ballots alternate).
     gating_games: u32 = 20u32, 100u32;
     /// Replace the best network when the new one scores at least this (0 to 1).
@@ -187,7 +187,7 @@ train_config! {
     /// Self-play worker threads.
     threads: u32 = 1u32, 4u32;
     /// Games each worker keeps going at once.
-    games_per_thread: u32 = 24u32, 64u32;
+    games_per_thread: u32 = 24u32, 128u32;
     /// Leaves each search gathers (under virtual loss) per network call.
     leaf_batch: u32 = 4u32, 8u32;
     /// Positions per network call at most (the inference service's batch).
