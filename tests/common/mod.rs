@@ -24,6 +24,18 @@ pub fn gpu_or_skip() -> Option<Device> {
     }
 }
 
+/// Runs `body` on the GPU with no other test of the binary using it (for a test that counts
+/// the context's work or changes how it plans products), or skips where there is no GPU.
+#[cfg(feature = "gpu")]
+pub fn on_gpu_alone(body: impl FnOnce(&Device, &checkers_zero::backend::gpu::Gpu)) {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let _alone = GPU_USE.write().unwrap_or_else(|e| e.into_inner());
+    let Device::Gpu(g) = &gpu else {
+        unreachable!("Device::gpu() is a GPU")
+    };
+    body(&gpu, g);
+}
+
 /// `count` random Othello boards (every cell own, the opponent's or empty) from `rng`.
 pub fn random_discs(
     rng: &mut impl rand::Rng,

@@ -7,7 +7,6 @@ use checkers_zero::nn::{
     Architecture, Ctx, Module, NetPreset, Optimizer, PolicyValueNet, alphazero_loss,
 };
 use checkers_zero::tensor::{Device, Tensor, Var};
-use common::gpu_or_skip;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
@@ -16,12 +15,12 @@ const TRAIN_DISPATCHES: u64 = 200;
 
 #[test]
 fn az_small_training_step_and_inference_stay_within_their_budgets() {
-    let Some(gpu) = gpu_or_skip() else { return };
     // Alone on the device, so no other test's work is counted.
-    let _alone = common::GPU_USE.write().unwrap_or_else(|e| e.into_inner());
-    let Device::Gpu(g) = &gpu else {
-        unreachable!("Device::gpu() is a GPU")
-    };
+    common::on_gpu_alone(budgets);
+}
+
+fn budgets(gpu: &Device, g: &checkers_zero::backend::gpu::Gpu) {
+    let gpu = gpu.clone();
     let arch = Architecture::preset(NetPreset::AzSmall);
     let mut rng = StdRng::seed_from_u64(0);
     let mut net = PolicyValueNet::new(arch.clone(), &gpu, &mut rng);

@@ -479,12 +479,11 @@ impl Drop for PlannedTiles<'_> {
 /// transposed large enough for the wide tile (a linear layer's forward).
 #[test]
 fn production_shapes_on_every_tile() {
-    let Some(gpu) = gpu_or_skip() else { return };
     // Forcing a tile changes every product's plan: no other GPU test runs meanwhile.
-    let _alone = common::GPU_USE.write().unwrap_or_else(|e| e.into_inner());
-    let Device::Gpu(g) = &gpu else {
-        unreachable!("Device::gpu() is a GPU")
-    };
+    common::on_gpu_alone(production_shapes);
+}
+
+fn production_shapes(gpu: &Device, g: &checkers_zero::backend::gpu::Gpu) {
     let _restore = PlannedTiles(g);
     let (x, w) = (normal(&[256, 64, 8, 8], 200), normal(&[64, 64, 3, 3], 201));
     let (a, b) = (normal(&[1024, 72], 202), normal(&[520, 72], 203));
@@ -492,7 +491,7 @@ fn production_shapes_on_every_tile() {
         g.force_tile(Some(tile));
         let name = format!("{} tile", tile.name());
         parity(
-            &gpu,
+            gpu,
             &format!("az-small conv, batch 256, {name}"),
             &[&x, &w],
             SUMMED,
@@ -500,7 +499,7 @@ fn production_shapes_on_every_tile() {
             |v, _| v[0].conv2d(&v[1], None, (1, 1), (1, 1)),
         );
         parity(
-            &gpu,
+            gpu,
             &format!("matmul with B transposed, {name}"),
             &[&a, &b],
             SUMMED,
@@ -514,14 +513,13 @@ fn production_shapes_on_every_tile() {
 /// wait for its own submission, while the second (submitted after it) is still the device's.
 #[test]
 fn a_reading_waits_for_its_own_submission_only() {
-    let Some(gpu) = gpu_or_skip() else { return };
     // The counters are the context's: no other GPU test submits meanwhile.
-    let _alone = common::GPU_USE.write().unwrap_or_else(|e| e.into_inner());
-    let Device::Gpu(g) = &gpu else {
-        unreachable!("Device::gpu() is a GPU")
-    };
+    common::on_gpu_alone(two_readings);
+}
+
+fn two_readings(gpu: &Device, g: &checkers_zero::backend::gpu::Gpu) {
     let x = normal(&[96, 96], 300);
-    let on_gpu = x.to_device(&gpu);
+    let on_gpu = x.to_device(gpu);
     let first = Tensor::read_later(&[&on_gpu.add_scalar(1.0)]);
     let first_submitted = g.counters().submits;
     let second = Tensor::read_later(&[&on_gpu.matmul(&on_gpu)]);

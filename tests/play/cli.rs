@@ -43,6 +43,32 @@ fn probing_for_a_gpu_prints_no_driver_noise() {
     assert!(err.starts_with("device: "), "{err}");
 }
 
+/// The hardware check's gate: `bench adapter` lists the adapters as JSON and fails, saying
+/// why, when the best is a software renderer, unless `--allow-software`.
+#[test]
+fn the_adapter_gate_refuses_a_software_adapter_unless_allowed() {
+    let allowed = run(&["bench", "adapter", "--allow-software"], &[]);
+    let listed = String::from_utf8_lossy(&allowed.stdout).into_owned();
+    let Some(first) = listed.lines().next() else {
+        assert!(!allowed.status.success(), "no adapter listed, yet success");
+        crate::common::skip("wgpu sees no adapter here");
+        return;
+    };
+    assert!(allowed.status.success(), "{}", stderr(&allowed));
+    let first: serde_json::Value = serde_json::from_str(first).expect("a JSON line");
+    let software = first["software"].as_bool().expect("a software field");
+    let gated = run(&["bench", "adapter"], &[]);
+    assert_eq!(gated.status.success(), !software, "{}", stderr(&gated));
+    if software {
+        let err = stderr(&gated);
+        assert!(
+            err.contains("software renderer") && err.contains("--allow-software"),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+    }
+}
+
 /// A PDN file that cannot be written is found out before the games, not after them.
 #[test]
 fn an_unwritable_pdn_path_fails_before_any_game() {

@@ -135,33 +135,23 @@ impl Tile {
             f(&mut out);
             out.join("\n")
         };
-        let staged = lines(&mut |o| {
-            (0..staged_a).for_each(|q| o.push(format!("    var staged_a{q}: vec4<f32>;")));
-            (0..staged_b).for_each(|q| o.push(format!("    var staged_b{q}: vec4<f32>;")));
+        // One line per staged quad of either operand: (operand, quads, its tile's origin).
+        let operands = [("a", staged_a, "row0"), ("b", staged_b, "col0")];
+        let per_quad = |line: &dyn Fn(&str, u32, &str) -> String| {
+            lines(&mut |o| {
+                for (op, quads, origin) in operands {
+                    (0..quads).for_each(|q| o.push(line(op, q, origin)));
+                }
+            })
+        };
+        let staged = per_quad(&|op, q, _| format!("    var staged_{op}{q}: vec4<f32>;"));
+        let load = per_quad(&|op, q, origin| {
+            format!(
+                "        staged_{op}{q} = fetch_{op}(bat, {origin}, k0, k_end, li + {q}u * THREADS);"
+            )
         });
-        let load = lines(&mut |o| {
-            for q in 0..staged_a {
-                o.push(format!(
-                    "        staged_a{q} = fetch_a(bat, row0, k0, k_end, li + {q}u * THREADS);"
-                ));
-            }
-            for q in 0..staged_b {
-                o.push(format!(
-                    "        staged_b{q} = fetch_b(bat, col0, k0, k_end, li + {q}u * THREADS);"
-                ));
-            }
-        });
-        let stash = lines(&mut |o| {
-            for q in 0..staged_a {
-                o.push(format!(
-                    "        stash_a(buf, li + {q}u * THREADS, staged_a{q});"
-                ));
-            }
-            for q in 0..staged_b {
-                o.push(format!(
-                    "        stash_b(buf, li + {q}u * THREADS, staged_b{q});"
-                ));
-            }
+        let stash = per_quad(&|op, q, _| {
+            format!("        stash_{op}(buf, li + {q}u * THREADS, staged_{op}{q});")
         });
         let accumulators = lines(&mut |o| {
             for r in 0..self.tm {
