@@ -45,6 +45,7 @@ fn probing_for_a_gpu_prints_no_driver_noise() {
 
 /// The hardware check's gate: `bench adapter` lists the adapters as JSON and fails, saying
 /// why, when the best is a software renderer, unless `--allow-software`.
+#[cfg(feature = "gpu")]
 #[test]
 fn the_adapter_gate_refuses_a_software_adapter_unless_allowed() {
     let allowed = run(&["bench", "adapter", "--allow-software"], &[]);
