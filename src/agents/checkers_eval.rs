@@ -1,51 +1,185 @@
-//! Checkers' part of the alpha-beta search: material as the `alphabeta` agent's evaluation,
-//! and the game's search knobs (the capture extension, captures and crowning first).
+//! Checkers' part of the alpha-beta search: the `alphabeta` agent's evaluation (material,
+//! or material with the classic positional terms), and the game's search knobs (the capture
+//! extension, captures and crowning first).
+//!
+//! The classic terms are those the hand-made checkers programs score (Samuel's, Chinook's
+//! published description, and the many since), each the mover's minus the opponent's:
+//! a guarded back rank, men and kings in the centre, kings kept off the edges, mobility,
+//! men advancing once the board thins out (tempo), runaway men that nothing can stop
+//! from crowning, kings with no move, and trading down when ahead. Each side's terms are
+//! computed for Black on the position as that side sees it (the colour mirror), so the
+//! score is the same whoever moves.
 
 use super::AgentError;
 use super::alphabeta::{AgentEval, MAN, SearchGame, StaticEval};
 use super::error::setting_error;
 use super::kinds::{self, AgentKind};
-use super::settings;
+use super::settings::{self, CheckersEvalKind};
 use crate::games::Checkers;
+use crate::games::checkers::board::{Bitboard, Dir, ROW_1_TO_4, shift};
 use crate::games::checkers::moves::generate;
-use crate::games::checkers::{Move, Position, dedup_routes};
+use crate::games::checkers::{Color, Move, Position, dedup_routes};
 
-/// Material: man 100, king `king_value`, own minus the opponent's.
-pub struct Material {
+// The classic terms' weights, in the search's units (`MAN` = 100 is one man). Together
+// they stay well under a man in ordinary positions, so material still decides trades.
+
+/// Per man on its own back rank while the opponent still has men to crown.
+const BACK_RANK: i32 = 8;
+/// Per man on one of the four centre squares (14, 15, 18, 19).
+const CENTRE_MAN: i32 = 5;
+/// Per king on one of the four centre squares or the eight around them.
+const CENTRE_KING: i32 = 6;
+/// Per king on a side edge (squares 4, 5, 12, 13, 20, 21, 28, 29), where it has two moves.
+const EDGE_KING: i32 = 8;
+/// Per non-capturing step a side's pieces could make.
+const MOBILITY: i32 = 2;
+/// Per row a man has advanced, once no more than `ENDING_PIECES` are left.
+const TEMPO: i32 = 3;
+/// Pieces on the board at most for the ending's terms.
+const ENDING_PIECES: u32 = 12;
+/// A man whose way to the crowning row no opposing piece can block: this much, less
+/// `RUNAWAY_ROW` per row still to go.
+const RUNAWAY: i32 = 60;
+const RUNAWAY_ROW: i32 = 8;
+/// Per king with no step to make.
+const TRAPPED_KING: i32 = 25;
+/// When ahead in material: this share of the lead (in per mille) per piece fewer than the
+/// 24 of the start, so trades are welcome to the side ahead.
+const TRADE_PER_MILLE: i32 = 12;
+
+/// Squares 14, 15, 18, 19 (bits 13, 14, 17, 18).
+const CENTRE: Bitboard = (1 << 13) | (1 << 14) | (1 << 17) | (1 << 18);
+/// The centre and the squares around it: 9-11, 14, 15, 18, 19, 22-24 (and 10, 23).
+const NEAR_CENTRE: Bitboard = CENTRE | (0b111 << 9) | (0b111 << 21);
+/// Squares 4, 5, 12, 13, 20, 21, 28, 29: the left and right edges.
+const SIDE_EDGES: Bitboard = 0x1818_1818;
+
+/// Every square a Black man on each square could still reach going south (its forward
+/// cone): where an opposing piece could stand in its way.
+const CONES: [Bitboard; 32] = cones();
+
+const fn cones() -> [Bitboard; 32] {
+    let mut cones = [0; 32];
+    let mut sq = 32;
+    while sq > 0 {
+        sq -= 1;
+        let here: Bitboard = 1 << sq;
+        let mut cone = 0;
+        let mut front = here;
+        while front != 0 {
+            front = shift(front, Dir::SouthWest) | shift(front, Dir::SouthEast);
+            cone |= front;
+        }
+        cones[sq] = cone;
+    }
+    cones
+}
+
+/// Alpha-beta's leaf score for checkers: man 100, king `king_value`, own minus the
+/// opponent's, and with `kind` classic the positional terms above.
+pub struct CheckersEval {
+    kind: CheckersEvalKind,
     king_weight: f32,
     king_value: i32,
 }
 
-impl Material {
-    /// Material with a king worth `king_weight` men, checked as a spec's `king=` would be
-    /// (evaluators may come from code).
-    pub fn new(king_weight: f32) -> Result<Material, AgentError> {
+impl CheckersEval {
+    /// The evaluation `kind` with a king worth `king_weight` men, checked as a spec's
+    /// `king=` would be (evaluators may come from code).
+    pub fn new(kind: CheckersEvalKind, king_weight: f32) -> Result<CheckersEval, AgentError> {
         settings::KING
             .check(king_weight)
             .map_err(|e| setting_error("alphabeta", "king", e))?;
-        Ok(Material {
+        Ok(CheckersEval {
+            kind,
             king_weight,
             king_value: (king_weight * MAN as f32).round() as i32,
         })
     }
-}
 
-impl StaticEval<Checkers> for Material {
-    fn evaluate(&mut self, pos: &Position) -> i32 {
-        let me = pos.turn();
-        let material = |c| {
-            pos.men(c).count_ones() as i32 * MAN
-                + pos.kings_of(c).count_ones() as i32 * self.king_value
-        };
-        material(me) - material(me.opposite())
+    fn material(&self, pos: &Position, c: Color) -> i32 {
+        pos.men(c).count_ones() as i32 * MAN + pos.kings_of(c).count_ones() as i32 * self.king_value
     }
 }
 
-impl AgentEval<Checkers> for Material {
+/// Non-capturing steps the pieces `men` (moving south) and `kings` could make into `empty`,
+/// and the kings among them that have none.
+fn steps(men: Bitboard, kings: Bitboard, empty: Bitboard) -> (i32, u32) {
+    let mut count = 0;
+    let mut free_kings = 0;
+    for dir in Dir::ALL {
+        let back = dir.opposite();
+        let movers = if matches!(dir, Dir::SouthWest | Dir::SouthEast) {
+            men | kings
+        } else {
+            kings
+        };
+        let open = shift(empty, back) & movers;
+        count += open.count_ones() as i32;
+        free_kings |= open & kings;
+    }
+    (count, (kings & !free_kings).count_ones())
+}
+
+/// Black's classic terms in `pos` (the side to move does not matter).
+fn black_terms(pos: &Position, pieces: u32) -> i32 {
+    let (men, kings) = (pos.men(Color::Black), pos.kings_of(Color::Black));
+    let their_pieces = pos.pieces(Color::White);
+    let mut score = 0;
+    if pos.men(Color::White) != 0 {
+        score += BACK_RANK * (men & ROW_1_TO_4).count_ones() as i32;
+    }
+    score += CENTRE_MAN * (men & CENTRE).count_ones() as i32;
+    score += CENTRE_KING * (kings & NEAR_CENTRE).count_ones() as i32;
+    score -= EDGE_KING * (kings & SIDE_EDGES).count_ones() as i32;
+    let (moves, trapped) = steps(men, kings, pos.empty());
+    score += MOBILITY * moves - TRAPPED_KING * trapped as i32;
+    let mut m = men;
+    while m != 0 {
+        let sq = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let row = (sq / 4) as i32;
+        if pieces <= ENDING_PIECES {
+            score += TEMPO * row;
+        }
+        if CONES[sq] & their_pieces == 0 {
+            score += RUNAWAY - RUNAWAY_ROW * (7 - row);
+        }
+    }
+    score
+}
+
+impl StaticEval<Checkers> for CheckersEval {
+    fn evaluate(&mut self, pos: &Position) -> i32 {
+        let me = pos.turn();
+        let lead = self.material(pos, me) - self.material(pos, me.opposite());
+        if self.kind == CheckersEvalKind::Material {
+            return lead;
+        }
+        let pieces = pos.occupied().count_ones();
+        // Each side's terms as Black: the colour mirror turns White into Black.
+        let (black, white) = (
+            black_terms(pos, pieces),
+            black_terms(&pos.mirrored(), pieces),
+        );
+        let positional = if me == Color::Black {
+            black - white
+        } else {
+            white - black
+        };
+        let trade = lead * TRADE_PER_MILLE * (24 - pieces.min(24) as i32) / 1000;
+        lead + positional + trade
+    }
+}
+
+impl AgentEval<Checkers> for CheckersEval {
     const KIND: &'static AgentKind = &kinds::CHECKERS_ALPHABETA;
 
     fn options(&self) -> Vec<(&'static str, Option<String>)> {
-        vec![("king", Some(self.king_weight.to_string()))]
+        vec![
+            ("eval", Some(self.kind.name().to_string())),
+            ("king", Some(self.king_weight.to_string())),
+        ]
     }
 }
 
@@ -82,5 +216,63 @@ impl SearchGame for Checkers {
     /// Steps by from and to squares; captures are ordered by what they take instead.
     fn history_slot(mv: &Move) -> Option<usize> {
         (!mv.is_capture()).then(|| mv.from() as usize * 32 + mv.to() as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::checkers::{legal_moves, parse_fen};
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+
+    fn classic() -> CheckersEval {
+        CheckersEval::new(CheckersEvalKind::Classic, 1.5).expect("a valid king value")
+    }
+
+    /// The same situation seen by the other side scores the same: the colour mirror of any
+    /// position reached in random play.
+    #[test]
+    fn the_classic_score_is_the_same_for_either_colour() {
+        let mut rng = StdRng::seed_from_u64(5);
+        for _ in 0..200 {
+            let mut pos = Position::start();
+            for _ in 0..rng.random_range(0..60) {
+                let moves = legal_moves(&pos);
+                if moves.is_empty() {
+                    break;
+                }
+                pos = pos.apply(&moves[rng.random_range(0..moves.len())]);
+            }
+            assert_eq!(
+                classic().evaluate(&pos),
+                classic().evaluate(&pos.mirrored()),
+                "{pos:?}"
+            );
+        }
+    }
+
+    /// Each term pulls the way the hand-made programs meant it to, other things equal.
+    #[test]
+    fn the_terms_point_the_right_way() {
+        let score = |fen: &str| classic().evaluate(&parse_fen(fen).expect("a FEN"));
+        // A Black man two steps from crowning with nothing in its way, against the same
+        // man with the White king standing in front of it.
+        assert!(score("B:WK1:B25") > score("B:WK30:B25"), "a runaway man");
+        // A king in the centre against the same king on the edge.
+        assert!(score("B:WK1:BK15") > score("B:WK1:BK12"), "a central king");
+        // Material still decides: a man up outweighs the positional terms.
+        assert!(
+            score("B:WK1,K2:B25") < score("B:WK1:B5,6"),
+            "material first"
+        );
+    }
+
+    /// Material scores nothing but men and kings.
+    #[test]
+    fn material_is_men_and_kings() {
+        let mut eval = CheckersEval::new(CheckersEvalKind::Material, 1.5).unwrap();
+        let pos = parse_fen("B:W5,K2:B25,26,27").unwrap();
+        assert_eq!(eval.evaluate(&pos), 3 * MAN - MAN - 150);
     }
 }

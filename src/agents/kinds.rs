@@ -384,12 +384,22 @@ const CHECKERS_LIMITS: [AgentOption; 3] = limits("6");
 
 pub static CHECKERS_ALPHABETA: AgentKind = AgentKind {
     kind: "alphabeta",
-    label: "Alpha-beta (material)",
-    summary: "negamax alpha-beta on material, stopping at the first limit reached",
+    label: "Alpha-beta",
+    summary: "negamax alpha-beta on material (or the classic positional terms too), \
+              stopping at the first limit reached",
     options: &[
         CHECKERS_LIMITS[0],
         CHECKERS_LIMITS[1],
         CHECKERS_LIMITS[2],
+        option(
+            "eval",
+            "Evaluation",
+            "material (men and kings), or classic: material with a guarded back rank, the \
+             centre, mobility, tempo, runaway men, trapped kings and trading when ahead",
+            &settings::EVAL,
+            Some("material"),
+            "",
+        ),
         option(
             "king",
             "King value (men)",

@@ -239,6 +239,22 @@ pub static EGDB: Setting<String> = Setting::new("a database folder or none", Dom
 pub static DEVICE: Setting<DeviceChoice> =
     Setting::new("a device", Domain::Choice(DeviceChoice::NAMES));
 
+crate::names::named_enum! {
+    /// What checkers' `alphabeta` scores at its leaves.
+    #[derive(Default)]
+    pub enum CheckersEvalKind {
+        /// Men and kings only.
+        Material = "material" (default),
+        /// Material and the classic positional terms (back rank, centre, mobility, tempo,
+        /// runaways, trapped kings, trading when ahead).
+        Classic = "classic",
+    }
+}
+
+/// Checkers' alpha-beta evaluation.
+pub static EVAL: Setting<CheckersEvalKind> =
+    Setting::new("an evaluation", Domain::Choice(CheckersEvalKind::NAMES));
+
 /// Which tree search `az` runs.
 pub static SEARCH: Setting<SearchKind> =
     Setting::new("a search", Domain::Choice(SearchKind::NAMES));

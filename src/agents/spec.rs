@@ -3,7 +3,7 @@
 //! what each kind takes is declared in [`super::kinds`].
 
 use super::alphabeta::{AlphaBeta, AlphaBetaConfig};
-use super::checkers_eval::Material;
+use super::checkers_eval::CheckersEval;
 use super::error::{AgentError, setting_error};
 use super::kinds::{self, AgentKind};
 use super::learned::{NetAgent, load_checkers_net};
@@ -74,8 +74,11 @@ impl AgentGame for Checkers {
                     limits: opts.limits()?,
                     hash_mb: opts.value("hash", &settings::HASH_MB)?,
                 };
-                let material = Material::new(opts.value("king", &settings::KING)?)?;
-                let mut agent = AlphaBeta::new(config, seed, material)?;
+                let eval = CheckersEval::new(
+                    opts.value("eval", &settings::EVAL)?,
+                    opts.value("king", &settings::KING)?,
+                )?;
+                let mut agent = AlphaBeta::new(config, seed, eval)?;
                 agent.set_oracle(Self::oracle(opts)?);
                 Box::new(agent)
             }
@@ -429,7 +432,11 @@ mod tests {
             ("alphabeta:depth", "key=value"),
             (
                 "alphabeta:depht=3",
-                "no option \"depht\"; valid options: depth, time, nodes, king, hash",
+                "no option \"depht\"; valid options: depth, time, nodes, eval, king, hash",
+            ),
+            (
+                "alphabeta:eval=fancy",
+                "alphabeta option eval: expected an evaluation",
             ),
             ("alphabeta:depth=x", "expected a search depth"),
             (
