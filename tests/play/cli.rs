@@ -70,6 +70,30 @@ fn the_adapter_gate_refuses_a_software_adapter_unless_allowed() {
     }
 }
 
+/// Output into a pipe whose reader is gone (`checkers-zero agents | true`) ends the program
+/// quietly, as Unix tools end, instead of with a panic's message and backtrace.
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    for args in [&["agents"][..], &["perft", "--depth", "3"][..]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run checkers-zero");
+        // The reader goes before the program has started writing.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().expect("it ends");
+        let err = stderr(&out);
+        assert!(err.is_empty(), "{args:?}: {err}");
+        assert!(
+            out.status.success() || out.status.code() == Some(141),
+            "{args:?}: {:?}",
+            out.status
+        );
+    }
+}
+
 /// A PDN file that cannot be written is found out before the games, not after them.
 #[test]
 fn an_unwritable_pdn_path_fails_before_any_game() {
