@@ -14,11 +14,11 @@ use std::path::{Path as FsPath, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The lock file a training process keeps in its run folder (`train::run_dir::LOCK_FILE`):
-/// it holds the process's id while the process runs and is emptied when it ends cleanly.
+/// the process holds an advisory lock on it while it runs.
 const LOCK_FILE: &str = "run.lock";
 
-/// Where processes cannot be looked up (no /proc), a run whose lock names an owner counts
-/// as live while its last write is at most this old.
+/// Where the lock cannot be probed, a run counts as live while its last write is at most
+/// this old.
 const QUIET_LIMIT: Duration = Duration::from_secs(30 * 60);
 
 pub fn routes() -> Router<Shared> {
@@ -88,25 +88,30 @@ fn run_summary(name: &str, dir: &FsPath) -> Value {
     })
 }
 
-/// Whether a process is still writing the run in `dir`: its lock file names a process that
-/// exists. A process killed while training leaves its id behind, and a clean exit none.
+/// Whether a process is still writing the run in `dir`: one holds the lock on its lock file
+/// (the trainer's `RunLock`, which the system drops when that process ends, however it
+/// ends). The pid inside is not trusted: a dead trainer's pid may belong to another
+/// process by now. Probing takes a shared lock for an instant (a trainer starting then
+/// tries again).
 fn is_live(dir: &FsPath, last_write: Option<SystemTime>) -> bool {
     let recent = || {
         last_write
             .and_then(|t| t.elapsed().ok())
             .is_some_and(|age| age <= QUIET_LIMIT)
     };
-    match std::fs::read_to_string(dir.join(LOCK_FILE)) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
-        // Windows keeps a locked file from being read: only the owner's writes tell.
-        Err(_) => recent(),
-        Ok(owner) => match owner.trim().parse::<u32>() {
-            Err(_) => false,
-            Ok(pid) if FsPath::new("/proc/self").exists() => {
-                FsPath::new("/proc").join(pid.to_string()).exists()
-            }
-            Ok(_) => recent(),
-        },
+    let file = match std::fs::File::open(dir.join(LOCK_FILE)) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return false,
+        // Windows keeps a locked file from being opened: only the owner's writes tell.
+        Err(_) => return recent(),
+        Ok(file) => file,
+    };
+    match file.try_lock_shared() {
+        Ok(()) => {
+            let _ = file.unlock();
+            false
+        }
+        Err(std::fs::TryLockError::WouldBlock) => true,
+        Err(std::fs::TryLockError::Error(_)) => recent(),
     }
 }
 

@@ -211,7 +211,15 @@ impl RunLock {
             .truncate(false)
             .open(&path)
             .map_err(io(&path))?;
-        let locked = file.try_lock();
+        // The dashboard probes the lock with a shared lock for an instant: try a few times.
+        let mut locked = file.try_lock();
+        for _ in 0..5 {
+            if !matches!(locked, Err(TryLockError::WouldBlock)) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            locked = file.try_lock();
+        }
         let mut owner = String::new();
         // On Windows a locked file cannot be read; the message then names no pid.
         let _ = file.read_to_string(&mut owner);
