@@ -157,7 +157,7 @@ run() {
         rm -f "$out/adapter.jsonl" "$out/steps.txt.tmp"
         exit 2
     fi
-    cat "$out/adapter.jsonl" | tee -a "$out/check.log" >&2
+    tee -a "$out/check.log" <"$out/adapter.jsonl" >&2
 
     # Step sizes: the whole check within about 8 minutes on a GPU machine, a few on lavapipe.
     local nets="az-tiny,az-small,az-large" batches="1,4,16,64,256,1024,4096" trains="256,1024"

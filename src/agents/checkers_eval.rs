@@ -49,7 +49,7 @@ const TRADE_PER_MILLE: i32 = 12;
 
 /// Squares 14, 15, 18, 19 (bits 13, 14, 17, 18).
 const CENTRE: Bitboard = (1 << 13) | (1 << 14) | (1 << 17) | (1 << 18);
-/// The centre and the squares around it: 9-11, 14, 15, 18, 19, 22-24 (and 10, 23).
+/// The centre and squares 10-12 and 22-24 beside it.
 const NEAR_CENTRE: Bitboard = CENTRE | (0b111 << 9) | (0b111 << 21);
 /// Squares 4, 5, 12, 13, 20, 21, 28, 29: the left and right edges.
 const SIDE_EDGES: Bitboard = 0x1818_1818;

@@ -87,14 +87,23 @@ struct State {
     profiler: Option<Profiler>,
 }
 
-/// A readback under way (`begin_download`): its copies submitted, its staging buffer's
-/// mapping asked for. Dropped unread, its staging buffer is simply freed.
+/// A readback under way (`begin_download`): the length of each part, and the copies (none
+/// where there was nothing to read or the device had failed). Dropped unread, its staging
+/// buffer is simply freed.
 pub(super) struct PendingRead {
     lens: Vec<usize>,
-    total: u64,
-    staging: Option<wgpu::Buffer>,
-    submission: Option<(u64, wgpu::SubmissionIndex)>,
-    mapped: Option<mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>>,
+    copies: Option<Copies>,
+}
+
+/// A readback's staging buffer, the submission that fills it, and its mapping's outcome.
+struct Copies {
+    staging: wgpu::Buffer,
+    bytes: u64,
+    /// This context's number for the submission (see `State::submitted`).
+    number: u64,
+    /// wgpu's index of it.
+    index: Option<wgpu::SubmissionIndex>,
+    mapped: mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>,
 }
 
 fn binding(
@@ -499,18 +508,11 @@ impl GpuContext {
     /// work submitted after it).
     pub(super) fn begin_download(&self, parts: &[(&wgpu::Buffer, u64, usize)]) -> PendingRead {
         let lens: Vec<usize> = parts.iter().map(|&(_, _, len)| len).collect();
-        let total: u64 = lens.iter().map(|&len| len as u64 * 4).sum();
-        let mut read = PendingRead {
-            lens,
-            total,
-            staging: None,
-            submission: None,
-            mapped: None,
-        };
-        if total == 0 || self.fault().is_some() {
-            return read;
+        let bytes: u64 = lens.iter().map(|&len| len as u64 * 4).sum();
+        if bytes == 0 || self.fault().is_some() {
+            return PendingRead { lens, copies: None };
         }
-        let class = size_class(total);
+        let class = size_class(bytes);
         let staging = self.lock().staging.take(class, false).unwrap_or_else(|| {
             self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("readback"),
@@ -519,43 +521,49 @@ impl GpuContext {
                 mapped_at_creation: false,
             })
         });
-        {
+        let (number, index) = {
             let mut st = self.lock();
             let encoder = self.pending(&mut st.encoder);
             let mut at = 0;
             for &(buffer, offset, len) in parts {
-                let bytes = len as u64 * 4;
-                if bytes > 0 {
-                    encoder.copy_buffer_to_buffer(buffer, offset, &staging, at, bytes);
+                let part = len as u64 * 4;
+                if part > 0 {
+                    encoder.copy_buffer_to_buffer(buffer, offset, &staging, at, part);
                 }
-                at += bytes;
+                at += part;
             }
             st.pending = true;
-            read.submission = self.submit(&mut st).map(|index| (st.submitted, index));
-        }
-        let (tx, rx) = mpsc::channel();
+            let index = self.submit(&mut st);
+            (st.submitted, index)
+        };
+        let (tx, mapped) = mpsc::channel();
         staging
-            .slice(..total)
+            .slice(..bytes)
             .map_async(wgpu::MapMode::Read, move |r| {
                 // The reading may have been dropped unread: nobody to tell then.
                 let _ = tx.send(r);
             });
-        read.staging = Some(staging);
-        read.mapped = Some(rx);
-        read
+        let copies = Copies {
+            staging,
+            bytes,
+            number,
+            index,
+            mapped,
+        };
+        PendingRead {
+            lens,
+            copies: Some(copies),
+        }
     }
 
     /// Waits for a readback's own submission (one wait) and reads it; every part zeros after
     /// a fault.
-    pub(super) fn finish_download(&self, mut read: PendingRead) -> Vec<Vec<f32>> {
-        let data = match (read.staging.take(), read.mapped.take()) {
-            (Some(staging), Some(mapped)) => {
-                let data = self.read_mapped(&staging, read.total, read.submission.take(), mapped);
-                self.lock().staging.give(staging, false);
-                data
-            }
-            _ => None,
-        };
+    pub(super) fn finish_download(&self, read: PendingRead) -> Vec<Vec<f32>> {
+        let data = read.copies.and_then(|copies| {
+            let data = self.read_mapped(&copies);
+            self.lock().staging.give(copies.staging, false);
+            data
+        });
         let Some(data) = data else {
             return read.lens.iter().map(|&len| vec![0.0; len]).collect();
         };
@@ -570,31 +578,21 @@ impl GpuContext {
             .collect()
     }
 
-    /// Waits until `submission` (this context's number for it, and wgpu's index) is done,
-    /// then reads the first `bytes` of its staging buffer; None (and a fault) when the device
-    /// failed.
-    fn read_mapped(
-        &self,
-        staging: &wgpu::Buffer,
-        bytes: u64,
-        submission: Option<(u64, wgpu::SubmissionIndex)>,
-        mapped: mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>,
-    ) -> Option<Vec<f32>> {
+    /// Waits until the copies' submission is done, then reads them from the staging buffer;
+    /// None (and a fault) when the device failed.
+    fn read_mapped(&self, copies: &Copies) -> Option<Vec<f32>> {
         self.counters.add(Count::Wait);
         let lost = |adapter, why| GpuError::Lost { adapter, why };
-        let (number, index) = submission.unzip();
         let wait = wgpu::PollType::Wait {
-            submission_index: index,
+            submission_index: copies.index.clone(),
             timeout: None,
         };
         if let Err(e) = self.device.poll(wait) {
             self.fail(lost, format!("waiting for it failed: {e}"));
             return None;
         }
-        if let Some(number) = number {
-            self.counters.waited_for(number);
-        }
-        match mapped.recv() {
+        self.counters.waited_for(copies.number);
+        match copies.mapped.recv() {
             Ok(Ok(())) => {}
             Ok(Err(e)) => {
                 self.fail(lost, format!("reading its memory back failed: {e}"));
@@ -605,7 +603,7 @@ impl GpuContext {
                 return None;
             }
         }
-        let slice = staging.slice(..bytes);
+        let slice = copies.staging.slice(..copies.bytes);
         let data = match slice.get_mapped_range() {
             Ok(view) => bytemuck::pod_collect_to_vec(&view),
             Err(e) => {
@@ -613,8 +611,8 @@ impl GpuContext {
                 return None;
             }
         };
-        staging.unmap();
-        self.counters.add(Count::BytesDown(bytes));
+        copies.staging.unmap();
+        self.counters.add(Count::BytesDown(copies.bytes));
         Some(data)
     }
 
