@@ -12,9 +12,8 @@
 //! between moves of equal score. A time limit (unlike depth and node limits) makes it
 //! timing-dependent.
 
-use super::error::setting_error;
-use super::kinds::AgentKind;
-use super::settings::{self, MAX_DEPTH};
+use super::kinds::{self, AgentKind, LimitOptions, alphabeta, millis};
+use super::settings::MAX_DEPTH;
 use super::{
     Agent, AgentError, Analysis, Decision, Distance, Limits, Listener, MoveScore, Proven, Reporter,
     ScoreKind, StopFlag, perfect_decision, pv_text,
@@ -87,6 +86,9 @@ pub trait AgentEval<G: SearchGame>: StaticEval<G> {
     /// The agent kind that searches with it.
     const KIND: &'static AgentKind;
 
+    /// That kind's limits.
+    const LIMITS: &'static LimitOptions;
+
     /// Its options and their values.
     fn options(&self) -> Vec<(&'static str, Option<String>)>;
 }
@@ -101,21 +103,15 @@ pub struct AlphaBetaConfig {
 impl AlphaBetaConfig {
     /// Checks each setting as a spec would (configs may come from code).
     pub fn validate(&self) -> Result<(), AgentError> {
-        let err = |key| move |e| setting_error("alphabeta", key, e);
+        // Both games' limits take the same values (only the default depth differs), so
+        // checkers' declarations check them for either.
+        let (kind, options) = (&kinds::CHECKERS_ALPHABETA, &alphabeta::CHECKERS_LIMITS);
         let l = &self.limits;
-        l.depth
-            .map(|d| settings::DEPTH.check(d))
-            .transpose()
-            .map_err(err("depth"))?;
-        l.movetime
-            .map(|t| settings::MOVETIME_MS.check(t.as_millis().try_into().unwrap_or(u64::MAX)))
-            .transpose()
-            .map_err(err("time"))?;
-        l.nodes
-            .map(|n| settings::NODES.check(n))
-            .transpose()
-            .map_err(err("nodes"))?;
-        settings::HASH_MB.check(self.hash_mb).map_err(err("hash"))?;
+        l.depth.map(|d| options.depth.check(kind, d)).transpose()?;
+        let time = l.movetime.map(millis);
+        time.map(|t| options.time.check(kind, t)).transpose()?;
+        l.nodes.map(|n| options.nodes.check(kind, n)).transpose()?;
+        alphabeta::HASH.check(kind, self.hash_mb)?;
         Ok(())
     }
 }
@@ -729,10 +725,10 @@ impl<G: SearchGame, E: AgentEval<G>> Agent<G> for AlphaBeta<G, E> {
     fn name(&self) -> String {
         let c = &self.config;
         let mut values = vec![
-            ("depth", c.limits.depth.map(|d| d.to_string())),
-            ("time", c.limits.movetime.map(|t| t.as_millis().to_string())),
-            ("nodes", c.limits.nodes.map(|n| n.to_string())),
-            ("hash", Some(c.hash_mb.to_string())),
+            E::LIMITS.depth.with(c.limits.depth),
+            E::LIMITS.time.with(c.limits.movetime.map(millis)),
+            E::LIMITS.nodes.with(c.limits.nodes),
+            alphabeta::HASH.with(Some(c.hash_mb)),
         ];
         values.extend(self.evaluator.options());
         E::KIND.name(&values)

@@ -12,9 +12,8 @@
 
 use super::AgentError;
 use super::alphabeta::{AgentEval, MAN, SearchGame, StaticEval};
-use super::error::setting_error;
-use super::kinds::{self, AgentKind};
-use super::settings::{self, CheckersEvalKind};
+use super::kinds::{self, AgentKind, LimitOptions};
+use super::settings::CheckersEvalKind;
 use crate::games::Checkers;
 use crate::games::checkers::board::{Bitboard, Dir, ROW_1_TO_4, shift};
 use crate::games::checkers::moves::generate;
@@ -87,9 +86,7 @@ impl CheckersEval {
     /// The evaluation `kind` with a king worth `king_weight` men, checked as a spec's
     /// `king=` would be (evaluators may come from code).
     pub fn new(kind: CheckersEvalKind, king_weight: f32) -> Result<CheckersEval, AgentError> {
-        settings::KING
-            .check(king_weight)
-            .map_err(|e| setting_error("alphabeta", "king", e))?;
+        kinds::alphabeta::KING.check(&kinds::CHECKERS_ALPHABETA, king_weight)?;
         Ok(CheckersEval {
             kind,
             king_weight,
@@ -174,11 +171,12 @@ impl StaticEval<Checkers> for CheckersEval {
 
 impl AgentEval<Checkers> for CheckersEval {
     const KIND: &'static AgentKind = &kinds::CHECKERS_ALPHABETA;
+    const LIMITS: &'static LimitOptions = &kinds::alphabeta::CHECKERS_LIMITS;
 
     fn options(&self) -> Vec<(&'static str, Option<String>)> {
         vec![
-            ("eval", Some(self.kind.name().to_string())),
-            ("king", Some(self.king_weight.to_string())),
+            kinds::alphabeta::EVAL.with(Some(self.kind)),
+            kinds::alphabeta::KING.with(Some(self.king_weight)),
         ]
     }
 }

@@ -3,8 +3,10 @@
 //! `setoption`, the browser's form (served by `GET /api/info`) and validation all read
 //! these declarations.
 
-use super::settings::{self, Describe, Domain};
+use super::error::{AgentError, setting_error};
+use super::settings::{self, Describe, Domain, Setting, SettingValue};
 use serde_json::{Value, json};
+use std::time::Duration;
 
 /// One option of an agent kind.
 #[derive(Clone, Copy)]
@@ -44,6 +46,13 @@ pub struct AgentKind {
 impl AgentKind {
     pub fn option(&self, key: &str) -> Option<&'static AgentOption> {
         self.options.iter().find(|o| o.key == key)
+    }
+
+    /// Whether the kind has the option `opt` (its key, with the same setting and default).
+    pub fn declares<T>(&self, opt: &Opt<T>) -> bool {
+        self.option(opt.key()).is_some_and(|o| {
+            std::ptr::addr_eq(o.setting, opt.decl.setting) && o.default == opt.decl.default
+        })
     }
 
     /// The help line: the summary, then each option with its values and default.
@@ -164,33 +173,342 @@ impl AgentOption {
     }
 }
 
-/// Builds [`AgentOption`]s tersely: every option below is one call.
-const fn option(
-    key: &'static str,
-    label: &'static str,
-    help: &'static str,
-    setting: &'static dyn Describe,
-    default: Option<&'static str>,
-    unset: &'static str,
-) -> AgentOption {
-    AgentOption {
-        key,
-        label,
-        help,
-        setting,
-        default,
-        unset,
-        plays: true,
-        only_with: None,
-        limit: false,
+/// A typed handle on one option: its declaration and the type its value is read as. Every
+/// read of an option goes through its handle (`Options::value(&az::SEARCHES)`), so a
+/// misspelt option does not compile and its key is written once, here.
+pub struct Opt<T: 'static> {
+    pub decl: AgentOption,
+    setting: &'static Setting<T>,
+}
+
+impl<T> Opt<T> {
+    pub const fn key(&self) -> &'static str {
+        self.decl.key
     }
 }
 
-const fn gumbel(option: AgentOption) -> AgentOption {
-    AgentOption {
-        only_with: Some(("search", "gumbel")),
-        ..option
+impl<T: SettingValue> Opt<T> {
+    /// An option that changes play, with no conditions; every option below is one call.
+    const fn new(
+        key: &'static str,
+        label: &'static str,
+        help: &'static str,
+        setting: &'static Setting<T>,
+        default: Option<&'static str>,
+        unset: &'static str,
+    ) -> Self {
+        Opt {
+            decl: AgentOption {
+                key,
+                label,
+                help,
+                setting,
+                default,
+                unset,
+                plays: true,
+                only_with: None,
+                limit: false,
+            },
+            setting,
+        }
     }
+
+    /// The same option applying only with `search=gumbel`.
+    const fn gumbel(self) -> Self {
+        Opt {
+            decl: AgentOption {
+                only_with: Some((az::SEARCH.decl.key, "gumbel")),
+                ..self.decl
+            },
+            ..self
+        }
+    }
+
+    /// The same option as one of a search's limits.
+    const fn limit(self) -> Self {
+        Opt {
+            decl: AgentOption {
+                limit: true,
+                ..self.decl
+            },
+            ..self
+        }
+    }
+
+    /// The same option, left out of the agent's name (it does not change play).
+    const fn not_playing(self) -> Self {
+        Opt {
+            decl: AgentOption {
+                plays: false,
+                ..self.decl
+            },
+            ..self
+        }
+    }
+
+    pub fn setting(&self) -> &'static Setting<T> {
+        self.setting
+    }
+
+    /// `value` if the setting takes it, else the error a spec giving it to `kind` gets
+    /// (for values that come from code).
+    pub fn check(&self, kind: &AgentKind, value: T) -> Result<T, AgentError> {
+        self.setting
+            .check(value)
+            .map_err(|e| setting_error(kind.kind, self.key(), e))
+    }
+
+    /// The option's entry in an agent's name ([`AgentKind::name`]): its key and value.
+    pub fn with(&self, value: Option<T>) -> (&'static str, Option<String>) {
+        (self.key(), value.map(|v| v.to_string()))
+    }
+}
+
+/// A time per move as `time=` writes it, in milliseconds.
+pub fn millis(t: Duration) -> u64 {
+    t.as_millis().try_into().unwrap_or(u64::MAX)
+}
+
+/// The options of `mcts`.
+pub mod mcts {
+    use super::{Opt, settings};
+
+    pub const SEARCHES: Opt<u32> = Opt::new(
+        "searches",
+        "Searches per move",
+        "simulations per move",
+        &settings::SEARCHES,
+        Some("1000"),
+        "",
+    );
+    pub const C: Opt<f32> = Opt::new(
+        "c",
+        "Exploration c",
+        "UCT's exploration constant",
+        &settings::EXPLORATION,
+        Some("1.41"),
+        "",
+    );
+}
+
+/// The options of `az`.
+pub mod az {
+    use super::{Opt, settings};
+    use crate::mcts::SearchKind;
+    use crate::tensor::DeviceChoice;
+
+    pub const MODEL: Opt<String> = Opt::new(
+        "model",
+        "Model",
+        "a model file from `train`",
+        &settings::MODEL,
+        None,
+        "the built-in network",
+    );
+    pub const SEARCHES: Opt<u32> = Opt::new(
+        "searches",
+        "Searches per move",
+        "simulations per move",
+        &settings::SEARCHES,
+        Some("200"),
+        "",
+    );
+    pub const TIME: Opt<u64> = Opt::new(
+        "time",
+        "Time per move (ms)",
+        "milliseconds per move, searching until then",
+        &settings::MOVETIME_MS,
+        None,
+        "searches bound the move",
+    );
+    pub const BATCH: Opt<usize> = Opt::new(
+        "batch",
+        "Leaves per network call",
+        "leaves per network call",
+        &settings::BATCH,
+        Some("8"),
+        "",
+    );
+    pub const DEVICE: Opt<DeviceChoice> = Opt::new(
+        "device",
+        "Device",
+        "where the network computes",
+        &settings::DEVICE,
+        Some("auto"),
+        "",
+    )
+    .not_playing();
+    pub const C_PUCT: Opt<f32> = Opt::new(
+        "c_puct",
+        "Exploration c_puct",
+        "PUCT's exploration constant",
+        &settings::EXPLORATION,
+        Some("1.25"),
+        "",
+    );
+    pub const TEMPERATURE: Opt<f32> = Opt::new(
+        "temperature",
+        "Temperature (0: best move)",
+        "0 plays the most visited move, 1 samples moves by visits",
+        &settings::TEMPERATURE,
+        Some("0"),
+        "",
+    );
+    pub const SEARCH: Opt<SearchKind> = Opt::new(
+        "search",
+        "Search",
+        "PUCT or Gumbel AlphaZero's search",
+        &settings::SEARCH,
+        Some("puct"),
+        "",
+    );
+    pub const CONSIDERED: Opt<usize> = Opt::new(
+        "considered",
+        "Root actions considered",
+        "Gumbel's root actions",
+        &settings::CONSIDERED,
+        Some("16"),
+        "",
+    )
+    .gumbel();
+    pub const C_VISIT: Opt<f32> = Opt::new(
+        "c_visit",
+        "c_visit",
+        "Gumbel's c_visit",
+        &settings::GUMBEL_CONSTANT,
+        Some("50"),
+        "",
+    )
+    .gumbel();
+    pub const C_SCALE: Opt<f32> = Opt::new(
+        "c_scale",
+        "c_scale",
+        "Gumbel's c_scale",
+        &settings::GUMBEL_CONSTANT,
+        Some("1"),
+        "",
+    )
+    .gumbel();
+}
+
+/// Checkers' endgame databases, an option of `az` and checkers' `alphabeta` (for other
+/// games' agents, an error that says so).
+pub const EGDB: Opt<String> = Opt::new(
+    "egdb",
+    "Endgame databases",
+    "a folder egdb build made, or none; exact values and perfect moves where few pieces are left",
+    &settings::EGDB,
+    None,
+    "the folder $CHECKERS_ZERO_EGDB, else ~/.local/share/checkers-zero/egdb, when present",
+);
+
+/// The limits of an alpha-beta search: the first reached stops it, and the depth's
+/// default applies when none is given.
+pub struct LimitOptions {
+    pub depth: Opt<u32>,
+    pub time: Opt<u64>,
+    pub nodes: Opt<u64>,
+}
+
+impl LimitOptions {
+    const fn new(default_depth: &'static str) -> Self {
+        LimitOptions {
+            depth: Opt::new(
+                "depth",
+                "Depth (plies)",
+                "plies to search",
+                &settings::DEPTH,
+                Some(default_depth),
+                "",
+            )
+            .limit(),
+            time: Opt::new(
+                "time",
+                "Time per move (ms)",
+                "milliseconds per move",
+                &settings::MOVETIME_MS,
+                None,
+                "no time limit",
+            )
+            .limit(),
+            nodes: Opt::new(
+                "nodes",
+                "Nodes",
+                "nodes per move",
+                &settings::NODES,
+                None,
+                "no node limit",
+            )
+            .limit(),
+        }
+    }
+}
+
+/// The options of both games' `alphabeta`.
+pub mod alphabeta {
+    use super::{LimitOptions, Opt, settings};
+    use crate::agents::settings::CheckersEvalKind;
+
+    /// Checkers' depth costs about a thousand nodes a move in the opening.
+    pub const CHECKERS_LIMITS: LimitOptions = LimitOptions::new("6");
+
+    /// Othello has more moves a ply than checkers (where captures are often forced), so its
+    /// default searches less deeply for a like cost: depth 4 takes a few hundred nodes a move
+    /// in the opening.
+    pub const OTHELLO_LIMITS: LimitOptions = LimitOptions::new("4");
+
+    pub const HASH: Opt<usize> = Opt::new(
+        "hash",
+        "Hash table (MB)",
+        "transposition table in MiB",
+        &settings::HASH_MB,
+        Some("16"),
+        "",
+    );
+
+    /// Checkers' only.
+    pub const EVAL: Opt<CheckersEvalKind> = Opt::new(
+        "eval",
+        "Evaluation",
+        "material (men and kings), or classic: material with a guarded back rank, the \
+         centre, mobility, tempo, runaway men, trapped kings and trading when ahead",
+        &settings::EVAL,
+        Some("material"),
+        "",
+    );
+
+    /// Checkers' only.
+    pub const KING: Opt<f32> = Opt::new(
+        "king",
+        "King value (men)",
+        "a king's value in men",
+        &settings::KING,
+        Some("1.5"),
+        "",
+    );
+}
+
+/// The options of the learned agents (`td`, `ga`, `pso`: a value network at alpha-beta's
+/// leaves).
+pub mod learned {
+    use super::{Opt, settings};
+
+    pub const MODEL: Opt<String> = Opt::new(
+        "model",
+        "Model",
+        "a checkpoint written by train-td, train-ga or train-pso",
+        &settings::MODEL,
+        None,
+        "required",
+    );
+    pub const DEPTH: Opt<u32> = Opt::new(
+        "depth",
+        "Depth (plies)",
+        "plies of alpha-beta above the network",
+        &settings::DEPTH,
+        Some("1"),
+        "",
+    );
 }
 
 pub static RANDOM: AgentKind = AgentKind {
@@ -204,24 +522,7 @@ pub static MCTS: AgentKind = AgentKind {
     kind: "mcts",
     label: "MCTS (random rollouts)",
     summary: "UCT with random rollouts",
-    options: &[
-        option(
-            "searches",
-            "Searches per move",
-            "simulations per move",
-            &settings::SEARCHES,
-            Some("1000"),
-            "",
-        ),
-        option(
-            "c",
-            "Exploration c",
-            "UCT's exploration constant",
-            &settings::EXPLORATION,
-            Some("1.41"),
-            "",
-        ),
-    ],
+    options: &[mcts::SEARCHES.decl, mcts::C.decl],
 };
 
 pub static AZ: AgentKind = AgentKind {
@@ -229,158 +530,20 @@ pub static AZ: AgentKind = AgentKind {
     label: "AlphaZero network (az)",
     summary: "AlphaZero search with a trained network",
     options: &[
-        option(
-            "model",
-            "Model",
-            "a model file from `train`",
-            &settings::MODEL,
-            None,
-            "the built-in network",
-        ),
-        option(
-            "searches",
-            "Searches per move",
-            "simulations per move",
-            &settings::SEARCHES,
-            Some("200"),
-            "",
-        ),
-        option(
-            "time",
-            "Time per move (ms)",
-            "milliseconds per move, searching until then",
-            &settings::MOVETIME_MS,
-            None,
-            "searches bound the move",
-        ),
-        option(
-            "batch",
-            "Leaves per network call",
-            "leaves per network call",
-            &settings::BATCH,
-            Some("8"),
-            "",
-        ),
-        AgentOption {
-            plays: false,
-            ..option(
-                "device",
-                "Device",
-                "where the network computes",
-                &settings::DEVICE,
-                Some("auto"),
-                "",
-            )
-        },
-        option(
-            "c_puct",
-            "Exploration c_puct",
-            "PUCT's exploration constant",
-            &settings::EXPLORATION,
-            Some("1.25"),
-            "",
-        ),
-        option(
-            "temperature",
-            "Temperature (0: best move)",
-            "0 plays the most visited move, 1 samples moves by visits",
-            &settings::TEMPERATURE,
-            Some("0"),
-            "",
-        ),
-        option(
-            "search",
-            "Search",
-            "PUCT or Gumbel AlphaZero's search",
-            &settings::SEARCH,
-            Some("puct"),
-            "",
-        ),
-        gumbel(option(
-            "considered",
-            "Root actions considered",
-            "Gumbel's root actions",
-            &settings::CONSIDERED,
-            Some("16"),
-            "",
-        )),
-        gumbel(option(
-            "c_visit",
-            "c_visit",
-            "Gumbel's c_visit",
-            &settings::GUMBEL_CONSTANT,
-            Some("50"),
-            "",
-        )),
-        gumbel(option(
-            "c_scale",
-            "c_scale",
-            "Gumbel's c_scale",
-            &settings::GUMBEL_CONSTANT,
-            Some("1"),
-            "",
-        )),
-        EGDB,
+        az::MODEL.decl,
+        az::SEARCHES.decl,
+        az::TIME.decl,
+        az::BATCH.decl,
+        az::DEVICE.decl,
+        az::C_PUCT.decl,
+        az::TEMPERATURE.decl,
+        az::SEARCH.decl,
+        az::CONSIDERED.decl,
+        az::C_VISIT.decl,
+        az::C_SCALE.decl,
+        EGDB.decl,
     ],
 };
-
-/// The limits of an alpha-beta search, `default_depth` when none is given.
-const fn limits(default_depth: &'static str) -> [AgentOption; 3] {
-    const fn limit(option: AgentOption) -> AgentOption {
-        AgentOption {
-            limit: true,
-            ..option
-        }
-    }
-    [
-        limit(option(
-            "depth",
-            "Depth (plies)",
-            "plies to search",
-            &settings::DEPTH,
-            Some(default_depth),
-            "",
-        )),
-        limit(option(
-            "time",
-            "Time per move (ms)",
-            "milliseconds per move",
-            &settings::MOVETIME_MS,
-            None,
-            "no time limit",
-        )),
-        limit(option(
-            "nodes",
-            "Nodes",
-            "nodes per move",
-            &settings::NODES,
-            None,
-            "no node limit",
-        )),
-    ]
-}
-
-/// Checkers' endgame databases (for other games' agents, an error that says so).
-const EGDB: AgentOption = option(
-    "egdb",
-    "Endgame databases",
-    "a folder egdb build made, or none; exact values and perfect moves where few pieces are left",
-    &settings::EGDB,
-    None,
-    "the folder $CHECKERS_ZERO_EGDB, else ~/.local/share/checkers-zero/egdb, when present",
-);
-
-const HASH: AgentOption = option(
-    "hash",
-    "Hash table (MB)",
-    "transposition table in MiB",
-    &settings::HASH_MB,
-    Some("16"),
-    "",
-);
-
-/// Checkers' depth costs about a thousand nodes a move in the opening.
-const CHECKERS_LIMITS: [AgentOption; 3] = limits("6");
 
 pub static CHECKERS_ALPHABETA: AgentKind = AgentKind {
     kind: "alphabeta",
@@ -388,35 +551,15 @@ pub static CHECKERS_ALPHABETA: AgentKind = AgentKind {
     summary: "negamax alpha-beta on material (or the classic positional terms too), \
               stopping at the first limit reached",
     options: &[
-        CHECKERS_LIMITS[0],
-        CHECKERS_LIMITS[1],
-        CHECKERS_LIMITS[2],
-        option(
-            "eval",
-            "Evaluation",
-            "material (men and kings), or classic: material with a guarded back rank, the \
-             centre, mobility, tempo, runaway men, trapped kings and trading when ahead",
-            &settings::EVAL,
-            Some("material"),
-            "",
-        ),
-        option(
-            "king",
-            "King value (men)",
-            "a king's value in men",
-            &settings::KING,
-            Some("1.5"),
-            "",
-        ),
-        HASH,
-        EGDB,
+        alphabeta::CHECKERS_LIMITS.depth.decl,
+        alphabeta::CHECKERS_LIMITS.time.decl,
+        alphabeta::CHECKERS_LIMITS.nodes.decl,
+        alphabeta::EVAL.decl,
+        alphabeta::KING.decl,
+        alphabeta::HASH.decl,
+        EGDB.decl,
     ],
 };
-
-/// Othello has more moves a ply than checkers (where captures are often forced), so its
-/// default searches less deeply for a like cost: depth 4 takes a few hundred nodes a move
-/// in the opening.
-const OTHELLO_LIMITS: [AgentOption; 3] = limits("4");
 
 pub static OTHELLO_ALPHABETA: AgentKind = AgentKind {
     kind: "alphabeta",
@@ -424,15 +567,17 @@ pub static OTHELLO_ALPHABETA: AgentKind = AgentKind {
     summary: "negamax alpha-beta on mobility, corners, edge stability and late disc count, \
               stopping at the first limit reached",
     options: &[
-        OTHELLO_LIMITS[0],
-        OTHELLO_LIMITS[1],
-        OTHELLO_LIMITS[2],
-        HASH,
+        alphabeta::OTHELLO_LIMITS.depth.decl,
+        alphabeta::OTHELLO_LIMITS.time.decl,
+        alphabeta::OTHELLO_LIMITS.nodes.decl,
+        alphabeta::HASH.decl,
     ],
 };
 
+const LEARNED_OPTIONS: &[AgentOption] = &[learned::MODEL.decl, learned::DEPTH.decl];
+
 /// A learned value network at alpha-beta's leaves: `td`, `ga`, `pso`.
-const fn learned(kind: &'static str, label: &'static str, summary: &'static str) -> AgentKind {
+const fn learned_kind(kind: &'static str, label: &'static str, summary: &'static str) -> AgentKind {
     AgentKind {
         kind,
         label,
@@ -441,43 +586,21 @@ const fn learned(kind: &'static str, label: &'static str, summary: &'static str)
     }
 }
 
-const LEARNED_OPTIONS: &[AgentOption] = &[
-    option(
-        "model",
-        "Model",
-        "a checkpoint written by train-td, train-ga or train-pso",
-        &settings::MODEL,
-        None,
-        "required",
-    ),
-    option(
-        "depth",
-        "Depth (plies)",
-        "plies of alpha-beta above the network",
-        &settings::DEPTH,
-        Some("1"),
-        "",
-    ),
-];
-
-pub static TD: AgentKind = learned(
+pub static TD: AgentKind = learned_kind(
     "td",
     "TD(λ) network",
     "a TD(lambda) value network at the leaves of alpha-beta",
 );
-pub static GA: AgentKind = learned(
+pub static GA: AgentKind = learned_kind(
     "ga",
     "Evolved network (GA)",
     "a network evolved by train-ga at the leaves of alpha-beta",
 );
-pub static PSO: AgentKind = learned(
+pub static PSO: AgentKind = learned_kind(
     "pso",
     "Particle-swarm network (PSO)",
     "a network trained by train-pso at the leaves of alpha-beta",
 );
-
-/// The kinds every game has.
-pub static COMMON: [&AgentKind; 3] = [&RANDOM, &MCTS, &AZ];
 
 #[cfg(test)]
 mod tests {

@@ -2,9 +2,7 @@
 //! checkpoint, read at the leaves of the alpha-beta search (1 ply by default).
 
 use super::alphabeta::{AlphaBeta, AlphaBetaConfig, SearchGame, StaticEval};
-use super::error::setting_error;
-use super::kinds::AgentKind;
-use super::settings;
+use super::kinds::{self, AgentKind};
 use super::{Agent, AgentError, Analysis, Decision, Limits, Listener};
 use crate::games::Game;
 use crate::net::ValueModel;
@@ -91,13 +89,11 @@ impl<G: SearchGame, N: ValueModel<Input = G::Position> + Send> NetAgent<G, N> {
                 "agent {name} needs model=PATH, a checkpoint written by train-{name}"
             ))
         })?;
-        let depth = settings::DEPTH
-            .check(depth)
-            .map_err(|e| setting_error(name, "depth", e))?;
+        let depth = kinds::learned::DEPTH.check(kind, depth)?;
         let net = load(Path::new(model)).map_err(|e| AgentError(format!("{name} agent: {e}")))?;
         let name = kind.name(&[
-            ("model", Some(model.to_string())),
-            ("depth", Some(depth.to_string())),
+            kinds::learned::MODEL.with(Some(model.to_string())),
+            kinds::learned::DEPTH.with(Some(depth)),
         ]);
         Ok(NetAgent::new(net, depth, seed, name))
     }

@@ -10,7 +10,7 @@
 //! is the same for either colour, and each is unchanged by the board's 8 symmetries.
 
 use super::alphabeta::{AgentEval, MAN, SearchGame, StaticEval};
-use super::kinds::{self, AgentKind};
+use super::kinds::{self, AgentKind, LimitOptions};
 use crate::games::Othello;
 use crate::games::othello::board::Bitboard;
 use crate::games::othello::moves::moves_mask;
@@ -148,6 +148,7 @@ impl StaticEval<Othello> for OthelloEval {
 
 impl AgentEval<Othello> for OthelloEval {
     const KIND: &'static AgentKind = &kinds::OTHELLO_ALPHABETA;
+    const LIMITS: &'static LimitOptions = &kinds::alphabeta::OTHELLO_LIMITS;
 
     fn options(&self) -> Vec<(&'static str, Option<String>)> {
         Vec::new()

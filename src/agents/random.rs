@@ -19,7 +19,7 @@ impl RandomAgent {
 
 impl<G: Rules> Agent<G> for RandomAgent {
     fn name(&self) -> String {
-        "random".into()
+        super::kinds::RANDOM.name(&[])
     }
 
     /// Uniform over distinct moves: moves to the same position (checkers' capture routes)

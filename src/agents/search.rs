@@ -1,9 +1,7 @@
 //! The search agents: `mcts` (UCT with random rollouts) and `az` (PUCT with a trained
 //! policy-value network). Both keep their tree between moves of a game.
 
-use super::error::setting_error;
-use super::kinds;
-use super::settings;
+use super::kinds::{self, az, millis};
 use super::{
     Agent, AgentError, AgentSource, Analysis, Decision, Limits, Listener, MoveScore, Proven,
     Reporter, ScoreKind, perfect_decision, pv_text,
@@ -175,12 +173,8 @@ pub struct MctsAgent<G: Rules = Checkers> {
 
 impl<G: Rules> MctsAgent<G> {
     pub fn new(searches: u32, c: f32, seed: u64) -> Result<Self, AgentError> {
-        settings::SEARCHES
-            .check(searches)
-            .map_err(|e| setting_error("mcts", "searches", e))?;
-        settings::EXPLORATION
-            .check(c)
-            .map_err(|e| setting_error("mcts", "c", e))?;
+        kinds::mcts::SEARCHES.check(&kinds::MCTS, searches)?;
+        kinds::mcts::C.check(&kinds::MCTS, c)?;
         Ok(MctsAgent {
             searches,
             c,
@@ -194,8 +188,8 @@ impl<G: Rules> MctsAgent<G> {
 impl<G: Rules> Agent<G> for MctsAgent<G> {
     fn name(&self) -> String {
         kinds::MCTS.name(&[
-            ("searches", Some(self.searches.to_string())),
-            ("c", Some(self.c.to_string())),
+            kinds::mcts::SEARCHES.with(Some(self.searches)),
+            kinds::mcts::C.with(Some(self.c)),
         ])
     }
 
@@ -258,20 +252,17 @@ impl AzConfig {
         let g = self.puct.search.gumbel();
         let search = self.puct.search.kind();
         vec![
-            (
-                "model",
-                self.model.as_ref().map(|p| p.display().to_string()),
-            ),
-            ("searches", Some(self.searches.to_string())),
-            ("time", self.movetime.map(|t| t.as_millis().to_string())),
-            ("batch", Some(self.puct.batch.to_string())),
-            ("device", Some(self.device.to_string())),
-            ("c_puct", Some(self.puct.c_puct.to_string())),
-            ("temperature", Some(self.temperature.to_string())),
-            ("search", Some(search.to_string())),
-            ("considered", g.map(|g| g.considered.to_string())),
-            ("c_visit", g.map(|g| g.c_visit.to_string())),
-            ("c_scale", g.map(|g| g.c_scale.to_string())),
+            az::MODEL.with(self.model.as_ref().map(|p| p.display().to_string())),
+            az::SEARCHES.with(Some(self.searches)),
+            az::TIME.with(self.movetime.map(millis)),
+            az::BATCH.with(Some(self.puct.batch)),
+            az::DEVICE.with(Some(self.device)),
+            az::C_PUCT.with(Some(self.puct.c_puct)),
+            az::TEMPERATURE.with(Some(self.temperature)),
+            az::SEARCH.with(Some(search)),
+            az::CONSIDERED.with(g.map(|g| g.considered)),
+            az::C_VISIT.with(g.map(|g| g.c_visit)),
+            az::C_SCALE.with(g.map(|g| g.c_scale)),
         ]
     }
 
@@ -300,12 +291,8 @@ pub struct AzAgent<G: Rules = Checkers> {
 impl<G: NetGame> AzAgent<G> {
     /// Loads the network; a missing or unreadable model file is a clear error.
     pub fn new(config: AzConfig, seed: u64) -> Result<Self, AgentError> {
-        settings::SEARCHES
-            .check(config.searches)
-            .map_err(|e| setting_error("az", "searches", e))?;
-        settings::BATCH
-            .check(config.puct.batch)
-            .map_err(|e| setting_error("az", "batch", e))?;
+        az::SEARCHES.check(&kinds::AZ, config.searches)?;
+        az::BATCH.check(&kinds::AZ, config.puct.batch)?;
         if let Some(path) = config.model.as_ref().filter(|p| !p.is_file()) {
             return Err(AgentError(format!(
                 "az: no model file at {} (train one with `checkers-zero train`, or leave out \
@@ -313,10 +300,13 @@ impl<G: NetGame> AzAgent<G> {
                 path.display()
             )));
         }
-        let device = config
-            .device
-            .open()
-            .map_err(|e| AgentError(format!("az option device: {e}")))?;
+        let device = config.device.open().map_err(|e| {
+            AgentError(format!(
+                "{} option {}: {e}",
+                kinds::AZ.kind,
+                az::DEVICE.key()
+            ))
+        })?;
         let what = config
             .model
             .as_ref()

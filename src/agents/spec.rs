@@ -5,12 +5,12 @@
 use super::alphabeta::{AlphaBeta, AlphaBetaConfig};
 use super::checkers_eval::CheckersEval;
 use super::error::{AgentError, setting_error};
-use super::kinds::{self, AgentKind};
+use super::kinds::{self, AgentKind, LimitOptions, Opt, az};
 use super::learned::{NetAgent, load_checkers_net};
 use super::othello_eval::OthelloEval;
 use super::random::RandomAgent;
 use super::search::{AzAgent, AzConfig, MctsAgent};
-use super::settings::{self, Setting, SettingValue};
+use super::settings::SettingValue;
 use super::{Agent, Limits};
 use crate::endgame::{self, Oracle};
 use crate::games::{Checkers, Othello};
@@ -22,39 +22,118 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
-/// A game agents can be built for from specs: the kinds it has beyond [`kinds::COMMON`].
+/// How an agent of one kind is built for game `G` from a spec's options and a seed.
+pub type Build<G> = fn(&Options, u64) -> Result<Box<dyn Agent<G>>, AgentError>;
+
+/// One of a game's agent kinds: its declaration and its builder.
+pub struct Kind<G: 'static> {
+    pub decl: &'static AgentKind,
+    pub build: Build<G>,
+}
+
+/// `random`, `mcts` and `az`: the kinds every game has, built alike.
+const fn common<G: AgentGame>() -> [Kind<G>; 3] {
+    [
+        Kind {
+            decl: &kinds::RANDOM,
+            build: |_, seed| Ok(Box::new(RandomAgent::new(seed))),
+        },
+        Kind {
+            decl: &kinds::MCTS,
+            build: |opts, seed| {
+                Ok(Box::new(MctsAgent::<G>::new(
+                    opts.value(&kinds::mcts::SEARCHES)?,
+                    opts.value(&kinds::mcts::C)?,
+                    seed,
+                )?))
+            },
+        },
+        Kind {
+            decl: &kinds::AZ,
+            build: |opts, seed| {
+                let mut agent = AzAgent::<G>::new(AzConfig::from_options(opts)?, seed)?;
+                agent.set_oracle(G::oracle(opts)?);
+                Ok(Box::new(agent))
+            },
+        },
+    ]
+}
+
+/// A game agents can be built for from specs.
 pub trait AgentGame: NetGame {
-    /// Its own kinds.
-    const OWN_KINDS: &'static [&'static AgentKind];
+    /// Every kind the game has: [`common`]'s, then its own.
+    const KINDS: &'static [Kind<Self>];
 
     /// The perfect endgames an agent with these options consults (`egdb` for checkers).
     fn oracle(opts: &Options) -> Result<Option<Oracle<Self>>, AgentError>;
 
-    /// Builds an agent of one of [`Self::OWN_KINDS`] from its options.
-    fn build_own(kind: &str, opts: &Options, seed: u64)
-    -> Result<Box<dyn Agent<Self>>, AgentError>;
-
-    /// Every kind: the common ones, then the game's own.
+    /// Every kind's declaration.
     fn kinds() -> impl Iterator<Item = &'static AgentKind> {
-        kinds::COMMON.iter().chain(Self::OWN_KINDS).copied()
+        Self::KINDS.iter().map(|k| k.decl)
     }
 
     /// The kind called `name`.
-    fn kind(name: &str) -> Option<&'static AgentKind> {
-        Self::kinds().find(|k| k.kind == name)
+    fn kind(name: &str) -> Option<&'static Kind<Self>> {
+        Self::KINDS.iter().find(|k| k.decl.kind == name)
     }
 }
 
+/// Checkers' learned agents: `learner`'s network at alpha-beta's leaves.
+fn checkers_learned(
+    learner: Learner,
+    opts: &Options,
+    seed: u64,
+) -> Result<Box<dyn Agent>, AgentError> {
+    let (model, depth) = opts.learned()?;
+    Ok(Box::new(NetAgent::load(
+        opts.declaration(),
+        model.as_deref(),
+        depth,
+        seed,
+        |path| load_checkers_net(learner, path),
+    )?))
+}
+
 impl AgentGame for Checkers {
-    const OWN_KINDS: &'static [&'static AgentKind] = &[
-        &kinds::CHECKERS_ALPHABETA,
-        &kinds::TD,
-        &kinds::GA,
-        &kinds::PSO,
-    ];
+    const KINDS: &'static [Kind<Self>] = &{
+        let [random, mcts, az] = common();
+        [
+            random,
+            mcts,
+            az,
+            Kind {
+                decl: &kinds::CHECKERS_ALPHABETA,
+                build: |opts, seed| {
+                    let config = AlphaBetaConfig {
+                        limits: opts.limits(&kinds::alphabeta::CHECKERS_LIMITS)?,
+                        hash_mb: opts.value(&kinds::alphabeta::HASH)?,
+                    };
+                    let eval = CheckersEval::new(
+                        opts.value(&kinds::alphabeta::EVAL)?,
+                        opts.value(&kinds::alphabeta::KING)?,
+                    )?;
+                    let mut agent = AlphaBeta::new(config, seed, eval)?;
+                    agent.set_oracle(Self::oracle(opts)?);
+                    Ok(Box::new(agent))
+                },
+            },
+            Kind {
+                decl: &kinds::TD,
+                build: |opts, seed| checkers_learned(Learner::Td, opts, seed),
+            },
+            Kind {
+                decl: &kinds::GA,
+                build: |opts, seed| checkers_learned(Learner::Ga, opts, seed),
+            },
+            Kind {
+                decl: &kinds::PSO,
+                build: |opts, seed| checkers_learned(Learner::Pso, opts, seed),
+            },
+        ]
+    };
 
     fn oracle(opts: &Options) -> Result<Option<Oracle<Self>>, AgentError> {
-        let dir = match opts.get("egdb", &settings::EGDB)? {
+        let dir = match opts.get(&kinds::EGDB)? {
             Some(d) if d.eq_ignore_ascii_case("none") => return Ok(None),
             Some(d) => PathBuf::from(d),
             None => match endgame::checkers::default_dir() {
@@ -62,81 +141,60 @@ impl AgentGame for Checkers {
                 None => return Ok(None),
             },
         };
-        endgame::checkers::oracle(&dir)
-            .map(Some)
-            .map_err(|e| AgentError(format!("{} option egdb: {e}", opts.declaration().kind)))
-    }
-
-    fn build_own(kind: &str, opts: &Options, seed: u64) -> Result<Box<dyn Agent>, AgentError> {
-        Ok(match kind {
-            "alphabeta" => {
-                let config = AlphaBetaConfig {
-                    limits: opts.limits()?,
-                    hash_mb: opts.value("hash", &settings::HASH_MB)?,
-                };
-                let eval = CheckersEval::new(
-                    opts.value("eval", &settings::EVAL)?,
-                    opts.value("king", &settings::KING)?,
-                )?;
-                let mut agent = AlphaBeta::new(config, seed, eval)?;
-                agent.set_oracle(Self::oracle(opts)?);
-                Box::new(agent)
-            }
-            _ => {
-                let learner = match kind {
-                    "td" => Learner::Td,
-                    "ga" => Learner::Ga,
-                    _ => Learner::Pso,
-                };
-                let (model, depth) = opts.learned()?;
-                Box::new(NetAgent::load(
-                    opts.declaration(),
-                    model.as_deref(),
-                    depth,
-                    seed,
-                    |path| load_checkers_net(learner, path),
-                )?)
-            }
+        endgame::checkers::oracle(&dir).map(Some).map_err(|e| {
+            AgentError(format!(
+                "{} option {}: {e}",
+                opts.declaration().kind,
+                kinds::EGDB.key()
+            ))
         })
     }
 }
 
 impl AgentGame for Othello {
-    const OWN_KINDS: &'static [&'static AgentKind] = &[&kinds::OTHELLO_ALPHABETA, &kinds::TD];
+    const KINDS: &'static [Kind<Self>] = &{
+        let [random, mcts, az] = common();
+        [
+            random,
+            mcts,
+            az,
+            Kind {
+                decl: &kinds::OTHELLO_ALPHABETA,
+                build: |opts, seed| {
+                    let config = AlphaBetaConfig {
+                        limits: opts.limits(&kinds::alphabeta::OTHELLO_LIMITS)?,
+                        hash_mb: opts.value(&kinds::alphabeta::HASH)?,
+                    };
+                    let mut agent = AlphaBeta::new(config, seed, OthelloEval)?;
+                    agent.set_oracle(Self::oracle(opts)?);
+                    Ok(Box::new(agent))
+                },
+            },
+            Kind {
+                decl: &kinds::TD,
+                build: |opts, seed| {
+                    let (model, depth) = opts.learned()?;
+                    Ok(Box::new(NetAgent::load(
+                        opts.declaration(),
+                        model.as_deref(),
+                        depth,
+                        seed,
+                        OthelloValueNet::load,
+                    )?))
+                },
+            },
+        ]
+    };
 
     fn oracle(opts: &Options) -> Result<Option<Oracle<Self>>, AgentError> {
-        if opts.spec.get("egdb").is_some() {
+        if opts.is_given(&kinds::EGDB) {
             return Err(AgentError(format!(
-                "{} option egdb: the endgame databases are checkers'",
-                opts.declaration().kind
+                "{} option {}: the endgame databases are checkers'",
+                opts.declaration().kind,
+                kinds::EGDB.key()
             )));
         }
         Ok(Some(std::sync::Arc::new(endgame::othello::Endgame)))
-    }
-
-    fn build_own(
-        kind: &str,
-        opts: &Options,
-        seed: u64,
-    ) -> Result<Box<dyn Agent<Othello>>, AgentError> {
-        if kind == "td" {
-            let (model, depth) = opts.learned()?;
-            return Ok(Box::new(NetAgent::load(
-                opts.declaration(),
-                model.as_deref(),
-                depth,
-                seed,
-                OthelloValueNet::load,
-            )?));
-        }
-        debug_assert_eq!(kind, "alphabeta");
-        let config = AlphaBetaConfig {
-            limits: opts.limits()?,
-            hash_mb: opts.value("hash", &settings::HASH_MB)?,
-        };
-        let mut agent = AlphaBeta::new(config, seed, OthelloEval)?;
-        agent.set_oracle(Self::oracle(opts)?);
-        Ok(Box::new(agent))
     }
 }
 
@@ -183,23 +241,9 @@ impl AgentSpec {
                 kinds.join(", ")
             )));
         };
-        let opts = Options { spec: self, kind };
+        let opts = Options::new(self, kind.decl);
         opts.check_keys()?;
-        let agent: Box<dyn Agent<G>> = match self.kind.as_str() {
-            "random" => Box::new(RandomAgent::new(seed)),
-            "mcts" => Box::new(MctsAgent::<G>::new(
-                opts.value("searches", &settings::SEARCHES)?,
-                opts.value("c", &settings::EXPLORATION)?,
-                seed,
-            )?),
-            "az" => {
-                let mut agent = AzAgent::<G>::new(AzConfig::from_options(&opts)?, seed)?;
-                agent.set_oracle(G::oracle(&opts)?);
-                Box::new(agent)
-            }
-            own => G::build_own(own, &opts, seed)?,
-        };
-        Ok(agent)
+        (kind.build)(&opts, seed)
     }
 }
 
@@ -242,24 +286,21 @@ impl AzConfig {
     /// The config of a spec's options, over the declared defaults.
     pub fn from_options(opts: &Options) -> Result<AzConfig, AgentError> {
         let gumbel = GumbelConfig {
-            considered: opts.value("considered", &settings::CONSIDERED)?,
-            c_visit: opts.value("c_visit", &settings::GUMBEL_CONSTANT)?,
-            c_scale: opts.value("c_scale", &settings::GUMBEL_CONSTANT)?,
+            considered: opts.value(&az::CONSIDERED)?,
+            c_visit: opts.value(&az::C_VISIT)?,
+            c_scale: opts.value(&az::C_SCALE)?,
             noise: false,
         };
-        let search: SearchKind = opts.value("search", &settings::SEARCH)?;
         Ok(AzConfig {
-            model: opts.get("model", &settings::MODEL)?.map(PathBuf::from),
-            searches: opts.value("searches", &settings::SEARCHES)?,
-            movetime: opts
-                .get("time", &settings::MOVETIME_MS)?
-                .map(Duration::from_millis),
-            device: opts.value("device", &settings::DEVICE)?,
-            temperature: opts.value("temperature", &settings::TEMPERATURE)?,
+            model: opts.get(&az::MODEL)?.map(PathBuf::from),
+            searches: opts.value(&az::SEARCHES)?,
+            movetime: opts.get(&az::TIME)?.map(Duration::from_millis),
+            device: opts.value(&az::DEVICE)?,
+            temperature: opts.value(&az::TEMPERATURE)?,
             puct: PuctConfig {
-                batch: opts.value("batch", &settings::BATCH)?,
-                c_puct: opts.value("c_puct", &settings::EXPLORATION)?,
-                search: match search {
+                batch: opts.value(&az::BATCH)?,
+                c_puct: opts.value(&az::C_PUCT)?,
+                search: match opts.value(&az::SEARCH)? {
                     SearchKind::Puct => Search::Puct,
                     SearchKind::Gumbel => Search::Gumbel(gumbel),
                 },
@@ -321,70 +362,61 @@ impl<'a> Options<'a> {
         self.kind
     }
 
-    /// The option `key` as given, else its default; `None` for an option left out that has
-    /// none. `setting` must be the one `key` is declared with.
-    pub fn get<T: SettingValue>(
-        &self,
-        key: &'static str,
-        setting: &'static Setting<T>,
-    ) -> Result<Option<T>, AgentError> {
-        let option = self
-            .kind
-            .option(key)
-            .unwrap_or_else(|| panic!("{} declares no option {key}", self.kind.kind));
-        debug_assert!(
-            std::ptr::addr_eq(option.setting, setting),
-            "{key} is declared with another setting"
+    /// The option as given, else its default; `None` for an option left out that has none.
+    /// The kind must declare it (a programming error otherwise, which every kind's tests
+    /// would meet).
+    pub fn get<T: SettingValue>(&self, opt: &Opt<T>) -> Result<Option<T>, AgentError> {
+        assert!(
+            self.kind.declares(opt),
+            "{} declares no option {}",
+            self.kind.kind,
+            opt.key()
         );
-        match self.spec.get(key) {
-            Some(text) => setting
+        match self.spec.get(opt.key()) {
+            Some(text) => opt
+                .setting()
                 .parse(text)
                 .map(Some)
-                .map_err(|e| setting_error(self.kind.kind, key, e)),
-            None => Ok(option.default.map(|d| {
-                setting
+                .map_err(|e| setting_error(self.kind.kind, opt.key(), e)),
+            None => Ok(opt.decl.default.map(|d| {
+                opt.setting()
                     .parse(d)
-                    .unwrap_or_else(|e| panic!("{key}'s declared default: {e}"))
+                    .unwrap_or_else(|e| panic!("{}'s declared default: {e}", opt.key()))
             })),
         }
     }
 
     /// An option that has a default, as given or the default.
-    pub fn value<T: SettingValue>(
-        &self,
-        key: &'static str,
-        setting: &'static Setting<T>,
-    ) -> Result<T, AgentError> {
+    pub fn value<T: SettingValue>(&self, opt: &Opt<T>) -> Result<T, AgentError> {
         Ok(self
-            .get(key, setting)?
-            .unwrap_or_else(|| panic!("{} option {key} has no default", self.kind.kind)))
+            .get(opt)?
+            .unwrap_or_else(|| panic!("{} option {} has no default", self.kind.kind, opt.key())))
+    }
+
+    /// Whether the spec gives the option.
+    pub fn is_given<T>(&self, opt: &Opt<T>) -> bool {
+        self.spec.get(opt.key()).is_some()
     }
 
     /// An option as given, ignoring its default (limits, whose default applies only when
     /// none is given).
-    fn given<T: SettingValue>(
-        &self,
-        key: &'static str,
-        setting: &'static Setting<T>,
-    ) -> Result<Option<T>, AgentError> {
-        match self.spec.get(key) {
-            Some(_) => self.get(key, setting),
-            None => Ok(None),
+    fn given<T: SettingValue>(&self, opt: &Opt<T>) -> Result<Option<T>, AgentError> {
+        match self.is_given(opt) {
+            true => self.get(opt),
+            false => Ok(None),
         }
     }
 
     /// The search limits given as `depth`, `time` (ms) and `nodes`, else the default depth.
-    pub fn limits(&self) -> Result<Limits, AgentError> {
+    pub fn limits(&self, options: &LimitOptions) -> Result<Limits, AgentError> {
         let given = Limits {
-            depth: self.given("depth", &settings::DEPTH)?,
-            movetime: self
-                .given("time", &settings::MOVETIME_MS)?
-                .map(Duration::from_millis),
-            nodes: self.given("nodes", &settings::NODES)?,
+            depth: self.given(&options.depth)?,
+            movetime: self.given(&options.time)?.map(Duration::from_millis),
+            nodes: self.given(&options.nodes)?,
             ..Limits::default()
         };
         Ok(given.or(&Limits {
-            depth: self.get("depth", &settings::DEPTH)?,
+            depth: self.get(&options.depth)?,
             ..Limits::default()
         }))
     }
@@ -392,8 +424,8 @@ impl<'a> Options<'a> {
     /// A learned agent's `model` (a checkpoint path) and `depth`.
     pub fn learned(&self) -> Result<(Option<String>, u32), AgentError> {
         Ok((
-            self.get("model", &settings::MODEL)?,
-            self.value("depth", &settings::DEPTH)?,
+            self.get(&kinds::learned::MODEL)?,
+            self.value(&kinds::learned::DEPTH)?,
         ))
     }
 

@@ -5,7 +5,7 @@ use super::elo::{PairResult, Rating, rate};
 use super::openings::ArenaGame;
 use super::series::{MatchConfig, Series, run_match};
 use super::stats::Tally;
-use crate::agents::{AgentError, Player};
+use crate::agents::{AgentError, Player, kinds};
 use crate::games::Checkers;
 
 #[derive(Clone, Debug)]
@@ -49,7 +49,10 @@ pub fn run_tournament<G: ArenaGame>(
             pdn.push_str(&report.pdn());
         }
     }
-    let anchor = names.iter().position(|n| n == "random").unwrap_or(0);
+    let anchor = names
+        .iter()
+        .position(|n| *n == kinds::RANDOM.kind)
+        .unwrap_or(0);
     let results: Vec<PairResult> = pairs
         .iter()
         .map(|&(a, b, t)| PairResult {

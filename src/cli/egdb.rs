@@ -2,7 +2,7 @@
 
 use super::thread_pool;
 use anyhow::{Context, Result, bail};
-use checkers_zero::agents::{AgentGame, AgentSpec};
+use checkers_zero::agents::{AgentGame, AgentSpec, kinds};
 use checkers_zero::arena::Tally;
 use checkers_zero::endgame::egdb::{self, BuildOptions, Endgames, SliceReport};
 use checkers_zero::games::Checkers;
@@ -283,10 +283,11 @@ fn quiz(
     threads: Option<usize>,
 ) -> Result<()> {
     let mut spec: AgentSpec = agent.parse()?;
-    if Checkers::kind(&spec.kind).is_some_and(|k| k.option("egdb").is_some())
-        && spec.get("egdb").is_none()
+    let egdb = &kinds::EGDB;
+    if Checkers::kind(&spec.kind).is_some_and(|k| k.decl.declares(egdb))
+        && spec.get(egdb.key()).is_none()
     {
-        spec.set("egdb", "none");
+        spec.set(egdb.key(), "none");
     }
     let db = Endgames::open(dir)?;
     let range = piece_range(pieces, db.pieces())?;

@@ -8,7 +8,7 @@ use super::library::Library;
 use super::sessions::{Event, SearchAsk, Session, Table, on_table};
 use super::view::{self, GameView, Players};
 use super::{AppState, Shared};
-use crate::agents::{Agent, AgentGame, AgentSpec, Limits};
+use crate::agents::{Agent, AgentGame, AgentSpec, Limits, kinds};
 use crate::games::{Checkers, Color, DrawReason, Game, Othello, Outcome, Rules, WinReason};
 use axum::extract::{FromRequest, Path, Request, State};
 use axum::http::{StatusCode, header};
@@ -411,7 +411,8 @@ fn agent_spec<G: Board>(state: &AppState, text: &str) -> Result<AgentSpec, ApiEr
     let spec: AgentSpec = text
         .parse()
         .map_err(|e: crate::agents::AgentError| ApiError::bad_request(e.0))?;
-    if let Some(model) = spec.get("model") {
+    // `az` and the learned agents name their model alike.
+    if let Some(model) = spec.get(kinds::az::MODEL.key()) {
         state.library.model_path(model)?;
         let plays = Library::model_game(model);
         if plays != G::NAME {
