@@ -64,20 +64,28 @@ export class BoardView {
     if (next !== null) this.focus(next);
   }
 
-  /** The nearest playable square from `square` in direction (rows, cols) on the screen. */
+  /**
+   * The playable square next to `square` in direction (rows, cols) on the screen: left and
+   * right go along the row, up and down to the nearest square of the next row that has one
+   * (checkers' dark squares sit diagonally, so that is a column to one side, the centre's
+   * side first). Rows and columns together reach every square.
+   */
   neighbour(square, [dr, dc]) {
     const flip = this.model?.flipped ? -1 : 1;
     const cells = this.model?.board || [];
     const index = cells.findIndex((c) => c && c.square === square);
-    let row = Math.floor(index / 8);
-    let col = index % 8;
-    for (let i = 0; i < 8; i += 1) {
-      row += dr * flip;
-      col += dc * flip;
-      if (row < 0 || row > 7 || col < 0 || col > 7) return null;
-      // Checkers' dark squares sit diagonally: a step straight up lands beside one.
-      for (const c of [col, col - 1, col + 1]) {
-        const cell = c >= 0 && c <= 7 ? cells[row * 8 + c] : null;
+    if (index < 0) return null;
+    const [row, col] = [Math.floor(index / 8), index % 8];
+    const [down, right] = [dr * flip, dc * flip];
+    const at = (r, c) => (r >= 0 && r < 8 && c >= 0 && c < 8 ? cells[r * 8 + c] : null);
+    if (down === 0) {
+      for (let c = col + right; c >= 0 && c < 8; c += right) if (at(row, c)) return at(row, c).square;
+      return null;
+    }
+    const inward = col < 4 ? 1 : -1;
+    for (let r = row + down; r >= 0 && r < 8; r += down) {
+      for (let d = 0; d < 8; d += 1) {
+        const cell = at(r, col + d * inward) || at(r, col - d * inward);
         if (cell) return cell.square;
       }
     }

@@ -11,13 +11,26 @@ import { screen } from "./screen.js";
 export const capitalise = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
 const pieceSide = (piece) => (piece.toLowerCase() === "b" ? "black" : "white");
 
-/** "1-0 · Black wins: white has no legal move" */
-export function resultText(result) {
+/** Othello's discs on the board, `{black, white}`; null for checkers. */
+export function discCount(state) {
+  if (state?.game !== "othello") return null;
+  const count = (piece) => state.board.filter((cell) => cell?.piece === piece).length;
+  return { black: count("b"), white: count("w") };
+}
+
+/** "Black 34 · White 30" */
+export function discText(discs) {
+  return `Black ${discs.black} · White ${discs.white}`;
+}
+
+/** "1-0 · Black wins: white has no legal move", with Othello's final disc count. */
+export function resultText(result, discs = null) {
   const reason = result.reason || "";
+  const score = discs ? ` (${discText(discs)})` : "";
   // The server's reason is usually the whole sentence ("white wins: black resigned").
-  if (/\bwins\b|^draw\b/i.test(reason)) return `${result.score} · ${capitalise(reason)}`;
+  if (/\bwins\b|^draw\b/i.test(reason)) return `${result.score} · ${capitalise(reason)}${score}`;
   const who = result.winner ? `${capitalise(result.winner)} wins` : "Draw";
-  return `${result.score} · ${who}${reason ? `: ${reason}` : ""}`;
+  return `${result.score} · ${who}${reason ? `: ${reason}` : ""}${score}`;
 }
 
 export class GameSession {
@@ -376,10 +389,12 @@ export class GameSession {
   statusText() {
     const state = this.state;
     if (this.view) return this.viewStatusText();
-    if (state.result) return resultText(state.result);
+    const discs = discCount(state);
+    if (state.result) return resultText(state.result, discs);
     const note = this.hooks.statusNote?.(state);
     const database = state.database ? ` · ${state.database}` : "";
-    return `${capitalise(state.turn)} to move${note ? ` · ${note}` : ""}${database}`;
+    const count = discs ? ` · ${discText(discs)}` : "";
+    return `${capitalise(state.turn)} to move${count}${note ? ` · ${note}` : ""}${database}`;
   }
 
   /** A past position: whose move it was there, and the game's result if it has one. */

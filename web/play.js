@@ -3,7 +3,7 @@
 
 import { api, post, messageOf } from "./api.js";
 import { AgentForm } from "./agentform.js";
-import { GameSession, capitalise, resultText, signed } from "./game.js";
+import { GameSession, capitalise, discCount, resultText, signed } from "./game.js";
 import { screen } from "./screen.js";
 import { svgEl } from "./board.js";
 
@@ -439,12 +439,13 @@ export class PlayPage {
 
     const result = $("result");
     result.hidden = !state.result;
-    if (state.result) result.textContent = resultText(state.result);
+    if (state.result) result.textContent = resultText(state.result, discCount(state));
   }
 
   renderPlayers() {
     const { agent, user } = this.match;
     const name = (side) => (agent ? (side === user ? "You" : agent) : "Human");
+    const discs = discCount(this.session.state);
     const row = (side) => {
       const el = document.createElement("div");
       el.className = `player player-${side}`;
@@ -454,6 +455,11 @@ export class PlayPage {
         Object.assign(document.createElement("span"), { className: "side", textContent: capitalise(side) }),
         Object.assign(document.createElement("span"), { className: "name", textContent: name(side) }),
       );
+      if (discs) {
+        const count = Object.assign(document.createElement("span"), { className: "count", textContent: discs[side] });
+        count.title = `${capitalise(side)}'s discs on the board`;
+        el.append(count);
+      }
       return el;
     };
     $("players").replaceChildren(row("black"), row("white"));
@@ -538,8 +544,10 @@ export class PlayPage {
     const svg = $("eval-graph");
     const shares = new Map(this.review?.shares || []);
     for (const [ply, a] of this.session.analyses) if (!shares.has(ply)) shares.set(ply, blackShare(a));
-    svg.hidden = !state || shares.size < 2;
-    if (svg.hidden) return;
+    // `hidden` is a property of HTML elements only: an SVG element needs the attribute.
+    const hide = !state || shares.size < 2;
+    svg.toggleAttribute("hidden", hide);
+    if (hide) return;
     const width = 300;
     const height = 90;
     const x = (ply) => (state.ply ? (ply / state.ply) * width : 0);
@@ -585,8 +593,13 @@ function renderEvalBar(a) {
   if (!a) return;
   const share = blackShare(a);
   $("eval-fill").style.height = `${(100 * share).toFixed(1)}%`;
-  bar.title = valueText(a);
-  bar.setAttribute("aria-label", `Evaluation: ${valueText(a)}`);
+  // Black's expected result in percent, at the end of the side ahead (lichess's place).
+  const percent = `${Math.round(100 * share)}%`;
+  const text = $("eval-text");
+  text.textContent = percent;
+  text.classList.toggle("black-ahead", share >= 0.5);
+  bar.title = `Black's expected result: ${percent} (${valueText(a)})`;
+  bar.setAttribute("aria-label", `Evaluation: ${bar.title}`);
 }
 
 /** Who plays: the person's side (the one side a human plays) and the agent of the other. */

@@ -402,6 +402,22 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
     square(c, 3).await;
     let result = until(c, "the result", "!document.querySelector('#result').hidden && document.querySelector('#result').textContent").await;
     assert!(result.as_str().unwrap().contains("Black wins"), "{result}");
+    // The final disc count, in the result and the status.
+    assert!(
+        result.as_str().unwrap().ends_with("(Black 3 · White 0)"),
+        "{result}"
+    );
+    let status = c
+        .execute(
+            "return document.querySelector('#status').textContent;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert!(
+        status.as_str().unwrap().contains("Black 3 · White 0"),
+        "{status}"
+    );
     let moves = game_state(c).await["moves_text"].clone();
     assert_eq!(moves, "c1");
     // The rules tutorial follows the game chosen: Othello's first lesson, played.
@@ -417,6 +433,156 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
     click(c, "#tab-play").await;
     choose(c, "#game-kind", "checkers").await;
     choose(c, "#start", "initial").await;
+}
+
+/// Every square the arrow keys reach from the first, each key pressed on each square reached
+/// (as the board's own keydown handler sees them), sorted.
+async fn reached_by_arrows(c: &Client) -> Value {
+    c.execute(
+        "const key = (square, k) => { \
+           const el = document.querySelector(`#board [data-square=\"${square}\"]`); \
+           el.focus(); \
+           el.dispatchEvent(new KeyboardEvent('keydown', {key: k, bubbles: true})); \
+           return +document.activeElement.closest('[data-square]').dataset.square; }; \
+         const first = +document.querySelector('#board [data-square]').dataset.square; \
+         const seen = new Set([first]); const todo = [first]; \
+         while (todo.length) { const s = todo.pop(); \
+           for (const k of ['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight']) { \
+             const n = key(s, k); if (!seen.has(n)) { seen.add(n); todo.push(n); } } } \
+         return [...seen].sort((a, b) => a - b);",
+        vec![],
+    )
+    .await
+    .unwrap()
+}
+
+/// Whether the element `css` is displayed, from its computed style (a `hidden` property
+/// set on an SVG element, for one, hides nothing).
+async fn displayed(c: &Client, css: &str) -> bool {
+    c.execute(
+        "const e = document.querySelector(arguments[0]); \
+         return !!e && getComputedStyle(e).display !== 'none' && e.getBoundingClientRect().height > 0;",
+        vec![json!(css)],
+    )
+    .await
+    .unwrap()
+        == json!(true)
+}
+
+/// The board's details: every square reachable by the arrow keys in both games; after a
+/// review the evaluation graph shows and the bar gives Black's expected result in percent,
+/// clear of the New game panel and not carried into the tutorial; Othello's disc count in
+/// the status and beside each player.
+#[test]
+fn the_board_shows_what_it_promises() {
+    with_browser(
+        Path::new("tests/data/runs"),
+        "1400,1000",
+        |c, url| async move {
+            c.goto(&url).await.unwrap();
+            until(&c, "the first board", "document.body.dataset.ready === '1'").await;
+            let all = |n: u64| json!((1..=n).collect::<Vec<_>>());
+            assert_eq!(reached_by_arrows(&c).await, all(32), "checkers' squares");
+
+            // A game between people, reviewed.
+            let pdn = "1. 11-15 23-19 2. 8-11 22-17 3. 9-13 17-14 4. 10x17 21x14 *";
+            c.execute(
+                "document.querySelector('#pdn-text').value = arguments[0]; \
+                 document.querySelector('#pdn-text').closest('details')?.setAttribute('open', '');",
+                vec![json!(pdn)],
+            )
+            .await
+            .unwrap();
+            click(&c, "#load-pdn").await;
+            until(
+                &c,
+                "the loaded game",
+                "document.querySelectorAll('#moves .move').length === 8",
+            )
+            .await;
+            assert!(
+                !displayed(&c, "#eval-graph").await,
+                "no graph before any analysis"
+            );
+            click(&c, "#review").await;
+            until(
+                &c,
+                "the review",
+                "document.querySelector('#message').textContent.startsWith('Review done')",
+            )
+            .await;
+            assert!(
+                displayed(&c, "#eval-graph").await,
+                "the graph after a review"
+            );
+            assert!(displayed(&c, "#eval-bar").await, "the bar after a review");
+            let text = c
+                .execute(
+                    "return document.querySelector('#eval-text').textContent;",
+                    vec![],
+                )
+                .await
+                .unwrap();
+            let percent = text.as_str().unwrap();
+            let number: u32 = percent
+                .strip_suffix('%')
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("the bar's number: {text}"));
+            assert!(number <= 100, "{percent}");
+            let gap = c
+                .execute(
+                    "return document.querySelector('#setup-panel').getBoundingClientRect().right \
+                     - document.querySelector('#eval-bar').getBoundingClientRect().left;",
+                    vec![],
+                )
+                .await
+                .unwrap();
+            assert!(
+                gap.as_f64().unwrap() <= 0.0,
+                "the bar overlaps the panel by {gap} px"
+            );
+            click(&c, "#tab-tutorial").await;
+            until(
+                &c,
+                "the tutorial",
+                "document.body.dataset.tab === 'tutorial'",
+            )
+            .await;
+            assert!(!displayed(&c, "#eval-bar").await, "no bar in the tutorial");
+            click(&c, "#tab-play").await;
+            until(&c, "the play page", "document.body.dataset.tab === 'play'").await;
+            assert!(displayed(&c, "#eval-bar").await, "the game's bar again");
+
+            // Othello: its discs counted from the first position.
+            choose(&c, "#game-kind", "othello").await;
+            click(&c, "#new-game").await;
+            until(
+                &c,
+                "an Othello game",
+                "document.querySelectorAll('#board .legal').length === 4",
+            )
+            .await;
+            let status = until(
+                &c,
+                "the status",
+                "document.querySelector('#status').textContent",
+            )
+            .await;
+            assert!(
+                status.as_str().unwrap().contains("Black 2 · White 2"),
+                "{status}"
+            );
+            let counts = c
+                .execute(
+                    "return [...document.querySelectorAll('#players .count')].map(e => e.textContent);",
+                    vec![],
+                )
+                .await
+                .unwrap();
+            assert_eq!(counts, json!(["2", "2"]));
+            assert_eq!(reached_by_arrows(&c).await, all(64), "Othello's squares");
+        },
+    );
 }
 
 /// Runs `script` against a server on `runs` in headless Chromium; false (with a note) when
