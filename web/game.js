@@ -445,13 +445,21 @@ function priorArrows(moves) {
     .map((m) => arrow(m, m.prior / best, percent(m.prior), "prior"));
 }
 
-/** Value scores have no common scale across agents: weigh by place between best and worst. */
+/**
+ * Value scores have no common scale across agents: weigh by place between best and worst.
+ * A proven result is labelled in a word, not by the large score that ranks it.
+ */
 function valueArrows(moves) {
   const sorted = [...moves].sort((a, b) => b.score - a.score).slice(0, 4);
   const best = sorted[0].score;
   const spread = best - sorted[sorted.length - 1].score;
   return sorted.map((m) =>
-    arrow(m, spread > 0 ? 1 - (0.8 * (best - m.score)) / spread : 1, signed(m.score), "score"),
+    arrow(
+      m,
+      spread > 0 ? 1 - (0.8 * (best - m.score)) / spread : 1,
+      m.proven ? m.proven.result : signed(m.score),
+      "score",
+    ),
   );
 }
 

@@ -710,7 +710,8 @@ function scoreTable(a) {
       bar.style.width = `${Math.round(100 * Math.max(0, Math.min(1, m.score)))}%`;
       score.append(bar, `${(100 * m.score).toFixed(1)}%`);
     } else {
-      score.textContent = signed(m.score);
+      // A proven result in words ("win in 4 moves"), not its score's stand-in number.
+      score.textContent = m.proven ? m.proven.text : signed(m.score);
     }
     if (withPriors) {
       row.insertCell().textContent = typeof m.prior === "number" ? `${(100 * m.prior).toFixed(1)}%` : "–";

@@ -596,6 +596,8 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
                     score: score_in_men(m.score),
                     prior: None,
                     upper_bound: m.upper_bound,
+                    // A bound's win or loss is not proven for the move.
+                    proven: proven(m.score).filter(|_| !m.upper_bound),
                 })
                 .collect(),
             score_kind: ScoreKind::Value,

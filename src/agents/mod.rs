@@ -103,6 +103,9 @@ pub struct MoveScore<G: Rules = Checkers> {
     /// The search only proved that the move scores at most `score` (alpha-beta's moves that
     /// could not beat the best); false for exact scores and visit shares.
     pub upper_bound: bool,
+    /// Where `score` is a proven result for the side to move (alpha-beta's wins and losses
+    /// seen to the end or to the oracle, the oracle's own move), rather than an estimate.
+    pub proven: Option<Proven>,
 }
 
 /// What the scores of an [`Analysis`] measure.
@@ -210,6 +213,7 @@ pub(crate) fn perfect_decision<G: Rules>(
                 score: value(exact),
                 prior: None,
                 upper_bound: false,
+                proven: Some(Proven::exact(exact)),
             }],
             score_kind,
             value: value(exact),

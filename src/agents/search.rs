@@ -122,6 +122,7 @@ impl TreeSearch {
                     score: share(s.visits),
                     prior: self.priors.then_some(s.prior),
                     upper_bound: false,
+                    proven: None,
                 })
                 .collect(),
             score_kind: ScoreKind::VisitShare,

@@ -9,7 +9,7 @@
 use super::boards::{Board, MoveView};
 use super::error::ApiError;
 use super::view::{self, GameView, Players, side_name};
-use crate::agents::{Agent, AgentSpec, Analysis, Decision, Limits, ScoreKind, StopFlag};
+use crate::agents::{Agent, AgentSpec, Analysis, Decision, Limits, Proven, ScoreKind, StopFlag};
 use crate::endgame::Value;
 use crate::games::{Checkers, Game, Othello};
 use axum::http::StatusCode;
@@ -137,12 +137,27 @@ pub struct ProvenView {
     pub text: String,
 }
 
+impl ProvenView {
+    fn of(p: &Proven) -> Self {
+        ProvenView {
+            result: match p.result {
+                Value::Win => "win",
+                Value::Loss => "loss",
+                Value::Draw => "draw",
+            },
+            text: p.describe(),
+        }
+    }
+}
+
 #[derive(Serialize, Debug)]
 pub struct ScoredMove {
     #[serde(flatten)]
     pub mv: MoveView,
     pub score: f32,
     pub prior: Option<f32>,
+    /// Where `score` is a proven result for the side to move: which, and in words.
+    pub proven: Option<ProvenView>,
 }
 
 impl AnalysisView {
@@ -159,14 +174,7 @@ impl AnalysisView {
             ply: game.ply(),
             agent,
             done: true,
-            proven: a.proven.as_ref().map(|p| ProvenView {
-                result: match p.result {
-                    Value::Win => "win",
-                    Value::Loss => "loss",
-                    Value::Draw => "draw",
-                },
-                text: p.describe(),
-            }),
+            proven: a.proven.as_ref().map(ProvenView::of),
             value: a.value,
             value_for: side_name(game.turn()),
             score_kind: match a.score_kind {
@@ -180,6 +188,7 @@ impl AnalysisView {
                     mv: G::move_view(pos, &m.mv),
                     score: m.score,
                     prior: m.prior,
+                    proven: m.proven.as_ref().map(ProvenView::of),
                 })
                 .collect(),
             pv: a.pv.iter().map(G::format_move).collect(),

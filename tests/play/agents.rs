@@ -234,6 +234,11 @@ fn alphabeta_proves_wins_and_losses_with_their_plies() {
         assert_eq!(proven.result, result, "{fen}");
         assert_eq!(proven.distance, Some(Distance::End(plies as u32)), "{fen}");
         assert_eq!(proven.describe(), words, "{fen}");
+        // The best move carries the same proof; a move scored by a bound carries none.
+        assert_eq!(a.moves[0].proven, Some(proven), "{fen}");
+        for m in a.moves.iter().filter(|m| m.upper_bound) {
+            assert_eq!(m.proven, None, "{fen}");
+        }
     }
     let mut agent = AgentSpec::build::<Checkers>(&"alphabeta:depth=6".parse().unwrap(), 0).unwrap();
     let a = agent
@@ -241,6 +246,7 @@ fn alphabeta_proves_wins_and_losses_with_their_plies() {
         .analysis
         .unwrap();
     assert_eq!(a.proven, None, "{}", a.summary);
+    assert!(a.moves.iter().all(|m| m.proven.is_none()), "{}", a.summary);
 }
 
 /// `az`'s temperature samples its move by visits (0: always the most visited); its

@@ -581,6 +581,37 @@ fn the_board_shows_what_it_promises() {
                 .unwrap();
             assert_eq!(counts, json!(["2", "2"]));
             assert_eq!(reached_by_arrows(&c).await, all(64), "Othello's squares");
+
+            // A win alpha-beta proves is said in words, on the arrow and in the table, not
+            // as the large number that ranks it.
+            choose(&c, "#game-kind", "checkers").await;
+            choose(&c, "#opponent-mode", "human").await;
+            c.execute(
+                "document.querySelector('.start-options').open = true;",
+                vec![],
+            )
+            .await
+            .unwrap();
+            choose(&c, "#start", "fen").await;
+            fill(&c, "#fen", "B:WK10,8:BK15,7").await;
+            click(&c, "#new-game").await;
+            until(
+                &c,
+                "the position",
+                "document.querySelector('#board [data-square=\"15\"] circle')",
+            )
+            .await;
+            click(&c, "#hint").await;
+            let labels = until(
+                &c,
+                "the hint's arrows",
+                "document.querySelectorAll('#board .arrow-label').length && \
+                 [...document.querySelectorAll('#board .arrow-label')].map(e => e.textContent)",
+            )
+            .await;
+            assert_eq!(labels[0], "win", "{labels}");
+            let best = until(&c, "the score table", "document.querySelector('#analysis table.scores tbody td:nth-child(2)')?.textContent").await;
+            assert_eq!(best, "win in 3 moves");
         },
     );
 }
