@@ -10,6 +10,8 @@
 const SVG_NS = "http://www.w3.org/2000/svg";
 const CELL = 100;
 const SIZE = 8 * CELL;
+// Labels on one square are this far apart: a label is 30 high, so three fit a square.
+const LABEL_STEP = 32;
 
 /** Creates an SVG element with attributes and children. */
 export function svgEl(tag, attrs = {}, children = []) {
@@ -117,8 +119,16 @@ export class BoardView {
       squares.append(drawCell(cell, index, model, marks, centres));
     });
     const arrows = svgEl("g", { class: "arrows" });
+    // Labels of arrows ending on one square stand one above another, not on top.
+    const ending = (arrow) => arrow.path.at(-1) ?? arrow.from;
+    const sharing = new Map();
+    for (const arrow of model.arrows || []) sharing.set(ending(arrow), (sharing.get(ending(arrow)) || 0) + 1);
+    const placed = new Map();
     for (const arrow of model.arrows || []) {
-      const drawn = drawArrow(arrow, centres);
+      const square = ending(arrow);
+      const k = placed.get(square) || 0;
+      placed.set(square, k + 1);
+      const drawn = drawArrow(arrow, centres, (k - (sharing.get(square) - 1) / 2) * LABEL_STEP);
       if (drawn) arrows.append(drawn);
     }
     this.svg.replaceChildren(defs(), squares, arrows);
@@ -278,7 +288,7 @@ function defs() {
  * An arrow along a move's path (from, each landing square), its width and opacity by weight,
  * labelled at the head. Null when a square is unknown.
  */
-function drawArrow(arrow, centres) {
+function drawArrow(arrow, centres, labelShift = 0) {
   const points = [arrow.from, ...arrow.path].map((sq) => centres.get(sq));
   if (points.some((p) => !p)) return null;
   if (points.length === 1) return spotMark(arrow, points[0]);
@@ -302,7 +312,7 @@ function drawArrow(arrow, centres) {
     svgEl("polyline", { class: "shaft", points: shaft, "stroke-width": width }),
     svgEl("polygon", { class: "head", points: arrowHead(end, angle, head, width) }),
   );
-  if (arrow.label) group.append(arrowLabel(arrow.label, tip));
+  if (arrow.label) group.append(arrowLabel(arrow.label, { x: tip.x, y: tip.y + labelShift }));
   return group;
 }
 

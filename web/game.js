@@ -419,10 +419,49 @@ export function arrowsFor(analysis, mode) {
   if (mode === "priors") return priorArrows(analysis.moves);
   return analysis.score_kind === "visits"
     ? shareArrows(analysis.moves)
-    : valueArrows(analysis.moves);
+    : valueArrows(analysis);
 }
 
 const percent = (x) => `${Math.round(100 * x)}%`;
+export const percentOf = percent;
+
+// ---- one plain scale ----------------------------------------------------------------------
+// Every agent's value becomes Black's expected result, 0 (a loss) to 1 (a win): networks
+// value positions in -1..1, alpha-beta and the learned agents count about men.
+
+/** Whether an analysis's values are a network's (-1..1). */
+export function networkScale(a) {
+  return a.score_kind === "visits" || String(a.agent).startsWith("az");
+}
+
+/** The analysis's value from Black's side (positive: good for Black), whoever moves. */
+export function valueForBlack(a) {
+  return a.value_for === "black" ? a.value : -a.value;
+}
+
+/** Black's expected result (0..1) of a value for Black in the analysis's units. */
+function shareOfValue(a, v) {
+  return networkScale(a) ? (v + 1) / 2 : 0.5 + 0.5 * Math.tanh(v / 3);
+}
+
+/** Black's expected result (0..1) of a proven result for `side`. */
+function shareOfProven(proven, side) {
+  const good = proven.result === "win" ? 1 : proven.result === "loss" ? 0 : 0.5;
+  return side === "black" ? good : 1 - good;
+}
+
+/** Black's expected result (0..1) of the position analysed: the bar, the graph, the head. */
+export function blackShare(a) {
+  if (a.proven) return shareOfProven(a.proven, a.value_for);
+  return Math.max(0, Math.min(1, shareOfValue(a, valueForBlack(a))));
+}
+
+/** Black's expected result (0..1) after a move whose value score (for the side to move) is `m`. */
+export function moveShare(a, m) {
+  if (m.proven) return shareOfProven(m.proven, a.value_for);
+  const forBlack = a.value_for === "black" ? m.score : -m.score;
+  return Math.max(0, Math.min(1, shareOfValue(a, forBlack)));
+}
 export const signed = (x) => (x >= 0 ? "+" : "") + Number(x).toFixed(2);
 
 function shareArrows(moves) {
@@ -449,15 +488,15 @@ function priorArrows(moves) {
  * Value scores have no common scale across agents: weigh by place between best and worst.
  * A proven result is labelled in a word, not by the large score that ranks it.
  */
-function valueArrows(moves) {
-  const sorted = [...moves].sort((a, b) => b.score - a.score).slice(0, 4);
+function valueArrows(analysis) {
+  const sorted = [...analysis.moves].sort((a, b) => b.score - a.score).slice(0, 4);
   const best = sorted[0].score;
   const spread = best - sorted[sorted.length - 1].score;
   return sorted.map((m) =>
     arrow(
       m,
       spread > 0 ? 1 - (0.8 * (best - m.score)) / spread : 1,
-      m.proven ? m.proven.result : signed(m.score),
+      m.proven ? m.proven.result : percent(moveShare(analysis, m)),
       "score",
     ),
   );

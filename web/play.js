@@ -3,7 +3,18 @@
 
 import { api, post, messageOf } from "./api.js";
 import { AgentForm } from "./agentform.js";
-import { GameSession, capitalise, discCount, resultText, signed } from "./game.js";
+import {
+  GameSession,
+  blackShare,
+  capitalise,
+  discCount,
+  moveShare,
+  networkScale,
+  percentOf,
+  resultText,
+  signed,
+  valueForBlack,
+} from "./game.js";
 import { screen } from "./screen.js";
 import { svgEl } from "./board.js";
 
@@ -598,7 +609,7 @@ function renderEvalBar(a) {
   const text = $("eval-text");
   text.textContent = percent;
   text.classList.toggle("black-ahead", share >= 0.5);
-  bar.title = `Black's expected result: ${percent} (${valueText(a)})`;
+  bar.title = `Black's expected result: ${percent} (${unitsText(a)})`;
   bar.setAttribute("aria-label", `Evaluation: ${bar.title}`);
 }
 
@@ -645,29 +656,24 @@ function rowElement(number, ellipsis) {
 
 // ---- the analysis panel ----------------------------------------------------------------------
 
-/** The analysis's value from Black's side (positive: good for Black), whoever moves. */
-export function valueForBlack(a) {
-  return a.value_for === "black" ? a.value : -a.value;
-}
-
-/** Black's expected share of the result (0..1) for the evaluation bar and graph. */
-export function blackShare(a) {
-  if (a.proven) {
-    const good = a.proven.result === "win" ? 1 : a.proven.result === "loss" ? 0 : 0.5;
-    return a.value_for === "black" ? good : 1 - good;
-  }
-  const v = valueForBlack(a);
-  // Networks value positions in -1..1; alpha-beta counts men.
-  return a.score_kind === "visits" || String(a.agent).startsWith("az") ? (v + 1) / 2 : 0.5 + 0.5 * Math.tanh(v / 3);
-}
-
-/** "+0.42 for Black", or the proven result in words ("White wins in 7 moves"). */
+/** "Black 62%" (Black's expected result), or the proven result in words ("White: win in 7 moves"). */
 export function valueText(a) {
   if (a.proven?.text) return `${capitalise(a.value_for)}: ${a.proven.text}`;
+  return `Black ${percentOf(blackShare(a))}`;
+}
+
+/** The value in the agent's own units, for a tooltip: "+1.50 men for Black (alpha-beta's count)". */
+export function unitsText(a) {
   const v = valueForBlack(a);
-  const kind = String(a.agent || "").split(":")[0];
-  const unit = kind === "alphabeta" ? " men" : "";
-  return `${signed(v)}${unit} for Black`;
+  if (a.proven?.text) return `${capitalise(a.value_for)}: ${a.proven.text}`;
+  return `${signed(v)} for Black in ${unitsOf(a)}`;
+}
+
+/** What an agent's values count. */
+function unitsOf(a) {
+  if (networkScale(a)) return "the network's value, from -1 (a loss) to +1 (a win)";
+  if (String(a.agent || "").startsWith("alphabeta")) return "men (alpha-beta's evaluation)";
+  return "the agent's units";
 }
 
 function analysisElements(a, currentPly) {
@@ -675,7 +681,9 @@ function analysisElements(a, currentPly) {
     Object.assign(document.createElement(tag), { className, textContent: text ?? "" });
   const head = el("div", "eval");
   const v = valueForBlack(a);
-  head.append(el("strong", `value ${v > 0 ? "pos" : v < 0 ? "neg" : ""}`, valueText(a)));
+  const value = el("strong", `value ${v > 0 ? "pos" : v < 0 ? "neg" : ""}`, valueText(a));
+  value.title = unitsText(a);
+  head.append(value);
   const where = a.ply === currentPly ? "this position" : `the position at ply ${a.ply}`;
   const meta = el("div", "meta", `${a.agent} · ${where} · ${a.final ? "final" : "searching…"}`);
   const parts = [head, meta];
@@ -696,7 +704,7 @@ function scoreTable(a) {
   const table = document.createElement("table");
   table.className = "scores";
   const header = table.createTHead().insertRow();
-  for (const title of ["move", visits ? "share of visits" : `score for ${capitalise(a.value_for)}`, ...(withPriors ? ["prior"] : [])]) {
+  for (const title of ["move", visits ? "share of visits" : "Black's expected result", ...(withPriors ? ["prior"] : [])]) {
     header.append(Object.assign(document.createElement("th"), { textContent: title }));
   }
   const body = table.createTBody();
@@ -711,7 +719,8 @@ function scoreTable(a) {
       score.append(bar, `${(100 * m.score).toFixed(1)}%`);
     } else {
       // A proven result in words ("win in 4 moves"), not its score's stand-in number.
-      score.textContent = m.proven ? m.proven.text : signed(m.score);
+      score.textContent = m.proven ? m.proven.text : percentOf(moveShare(a, m));
+      score.title = `${signed(m.score)} for ${capitalise(a.value_for)} in ${unitsOf(a)}`;
     }
     if (withPriors) {
       row.insertCell().textContent = typeof m.prior === "number" ? `${(100 * m.prior).toFixed(1)}%` : "–";

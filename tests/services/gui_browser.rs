@@ -279,12 +279,33 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
         .await
         .unwrap();
     until(c, "the typed move and the reply", "document.querySelectorAll('#moves .move').length === 4 && document.body.dataset.thinking === '0'").await;
-    until(
+    // The value on the plain scale (Black's expected result), its own units in the tooltip.
+    let value = until(
         c,
         "the agent's analysis",
-        "document.querySelector('#analysis').textContent.includes('for Black')",
+        "document.querySelector('#analysis .eval strong')?.textContent",
     )
     .await;
+    let value = value.as_str().unwrap();
+    let percent = value
+        .strip_prefix("Black ")
+        .and_then(|v| v.strip_suffix('%'))
+        .and_then(|v| v.parse::<u32>().ok());
+    assert!(percent.is_some_and(|p| p <= 100), "{value}");
+    let units = c
+        .execute(
+            "return document.querySelector('#analysis .eval strong').title;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert!(
+        units
+            .as_str()
+            .unwrap()
+            .contains("for Black in the network's value"),
+        "{units}"
+    );
     assert!(
         c.find(Locator::Css("#eval-bar"))
             .await
@@ -612,6 +633,24 @@ fn the_board_shows_what_it_promises() {
             assert_eq!(labels[0], "win", "{labels}");
             let best = until(&c, "the score table", "document.querySelector('#analysis table.scores tbody td:nth-child(2)')?.textContent").await;
             assert_eq!(best, "win in 3 moves");
+
+            // Two moves to one square (9-14, 10-14): their labels stand apart.
+            fill(&c, "#fen", "B:W29:B9,10").await;
+            click(&c, "#new-game").await;
+            until(&c, "the position", "document.querySelector('#board [data-square=\"29\"] circle') && !document.querySelector('#board [data-square=\"1\"] circle')").await;
+            click(&c, "#hint").await;
+            let overlaps = until(
+                &c,
+                "four labelled arrows",
+                "document.querySelectorAll('#board .arrow-label').length === 4 && (() => { \
+                   const r = [...document.querySelectorAll('#board .arrow-label rect')].map(e => e.getBoundingClientRect()); \
+                   let n = 0; \
+                   for (let i = 0; i < r.length; i++) for (let j = i + 1; j < r.length; j++) \
+                     if (r[i].left < r[j].right && r[j].left < r[i].right && r[i].top < r[j].bottom && r[j].top < r[i].bottom) n++; \
+                   return `${n}`; })()",
+            )
+            .await;
+            assert_eq!(overlaps, "0", "labels printed over each other");
         },
     );
 }
