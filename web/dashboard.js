@@ -74,7 +74,7 @@ const CHARTS = [
     yLabel: "score against the best",
     yRange: [0, 1],
     reference: 0.5,
-    empty: "no gating in these runs (every network was promoted)",
+    empty: "no gating in these runs",
     lines: field((l) => l.gating_score),
   },
   {

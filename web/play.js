@@ -127,6 +127,11 @@ export class PlayPage {
     history.replaceState(null, "", url);
     this.match = matchOf(state.players);
     this.form.setGame(state.game);
+    // A review belongs to the game it reviewed.
+    if (this.review && this.review.game !== state.id) {
+      this.review = null;
+      renderReviewSummary(null);
+    }
     screen.setFlipped(this.session, this.match.agent !== null && this.match.user === "black" && state.game === "checkers");
   }
 
@@ -490,7 +495,7 @@ export class PlayPage {
       const cell = Object.assign(document.createElement("button"), {
         className: `move${m.ply === shown ? " current" : ""}${lost ? " lost" : ""}`,
         textContent: lost ? `${m.move}${lost.mark}` : m.move,
-        title: lost ? `This move lost ${Math.round(100 * lost.loss)}% of the expected result for ${capitalise(m.side)}` : "",
+        title: lost ? `${capitalise(lost.grade)}: this move lost ${Math.round(100 * lost.loss)}% of ${capitalise(m.side)}'s expected result` : "",
         type: "button",
       });
       cell.dataset.ply = String(m.ply);
@@ -508,7 +513,8 @@ export class PlayPage {
     const state = this.session.state;
     if (!state || this.search || this.review?.running) return;
     const agent = reviewAgent(state.game);
-    this.review = { running: true, lost: new Map(), shares: new Map() };
+    this.review = { running: true, lost: new Map(), shares: new Map(), agent, game: state.id };
+    renderReviewSummary(null);
     const review = this.review;
     for (let ply = 0; ply <= state.ply && this.review === review; ply += 1) {
       const position = ply === state.ply ? state : null;
@@ -526,8 +532,11 @@ export class PlayPage {
     review.running = false;
     if (this.review !== review) return;
     markLosses(review, this.session.state);
-    const worst = [...review.lost.entries()].map(([ply, l]) => `${l.move} (ply ${ply})`);
+    renderReviewSummary(review);
+    const costly = [...review.lost.values()].filter((l) => l.grade !== "inaccuracy").sort((a, b) => b.loss - a.loss);
+    const worst = costly.slice(0, 3).map((l) => moveName(this.session.state, l));
     screen.say(worst.length ? `Review done. The costliest moves: ${worst.join(", ")}.` : "Review done: no move lost much.", "ok");
+    this.renderPanel();
     this.renderPanel();
   }
 
@@ -581,20 +590,73 @@ function reviewAgent(game) {
   return game === "othello" ? "alphabeta:depth=4" : "alphabeta:depth=6";
 }
 
-/** Marks the (at most three) moves that lost the most of their side's expected result. */
+/**
+ * How costly a move was, by the share of its side's expected result it lost: the grades of
+ * the lichess review, in expected-result points.
+ */
+const GRADES = [
+  { name: "blunder", mark: "??", from: 0.3 },
+  { name: "mistake", mark: "?", from: 0.1 },
+  { name: "inaccuracy", mark: "?!", from: 0.05 },
+];
+
+/**
+ * Grades every move the review saw both sides of, and sums up each side: its accuracy (the
+ * mean over its moves of 100·e^(−loss/10%): a move that loses nothing scores 100, one that
+ * loses 10% of the expected result 37) and its count of each grade.
+ */
 function markLosses(review, state) {
-  const losses = [];
+  review.lost = new Map();
+  const sides = Object.fromEntries(
+    ["black", "white"].map((side) => [side, { moves: 0, accuracy: 0, ...Object.fromEntries(GRADES.map((g) => [g.name, 0])) }]),
+  );
   for (const m of state.moves) {
     const before = review.shares.get(m.ply - 1);
     const after = review.shares.get(m.ply);
     if (before === undefined || after === undefined) continue;
-    const loss = m.side === "black" ? before - after : after - before;
-    if (loss >= 0.1) losses.push({ ply: m.ply, move: m.move, loss });
+    const loss = Math.max(0, m.side === "black" ? before - after : after - before);
+    const side = sides[m.side];
+    side.moves += 1;
+    side.accuracy += 100 * Math.exp(-loss / 0.1);
+    const grade = GRADES.find((g) => loss >= g.from);
+    if (!grade) continue;
+    side[grade.name] += 1;
+    review.lost.set(m.ply, { ply: m.ply, move: m.move, side: m.side, loss, mark: grade.mark, grade: grade.name });
   }
-  losses.sort((a, b) => b.loss - a.loss);
-  review.lost = new Map(
-    losses.slice(0, 3).map((l) => [l.ply, { ...l, mark: l.loss >= 0.3 ? "??" : "?" }]),
-  );
+  for (const side of Object.values(sides)) side.accuracy = side.moves ? side.accuracy / side.moves : null;
+  review.summary = sides;
+}
+
+/** The review's summary: each side's accuracy and its inaccuracies, mistakes and blunders. */
+function renderReviewSummary(review) {
+  const box = $("review-summary");
+  box.hidden = !review?.summary;
+  if (!review?.summary) return;
+  const table = document.createElement("table");
+  const head = table.createTHead().insertRow();
+  for (const title of ["", "accuracy", ...GRADES.slice().reverse().map((g) => `${g.name === "inaccuracy" ? "inaccuracies" : `${g.name}s`} (${g.mark})`)]) {
+    head.append(Object.assign(document.createElement("th"), { textContent: title }));
+  }
+  const body = table.createTBody();
+  for (const [name, side] of Object.entries(review.summary)) {
+    const row = body.insertRow();
+    row.dataset.side = name;
+    row.insertCell().textContent = capitalise(name);
+    row.insertCell().textContent = side.accuracy === null ? "–" : `${Math.round(side.accuracy)}%`;
+    for (const g of GRADES.slice().reverse()) row.insertCell().textContent = String(side[g.name]);
+  }
+  const note = Object.assign(document.createElement("p"), {
+    className: "meta",
+    textContent: `Against ${review.agent}. Accuracy: each move scores 100 when it keeps its side's expected result, less the more it loses.`,
+  });
+  box.replaceChildren(table, note);
+}
+
+/** "12. 11-15" for Black's twelfth move, "12… 22-18" for White's. */
+function moveName(state, m) {
+  const offset = state.moves[0]?.side === "white" ? 1 : 0;
+  const number = Math.floor((m.ply - 1 + offset) / 2) + 1;
+  return `${number}${m.side === "black" ? "." : "…"} ${m.move}`;
 }
 
 /** The evaluation bar beside the board: Black's share from the bottom. */
@@ -687,7 +749,11 @@ function analysisElements(a, currentPly) {
   const where = a.ply === currentPly ? "this position" : `the position at ply ${a.ply}`;
   const meta = el("div", "meta", `${a.agent} · ${where} · ${a.final ? "final" : "searching…"}`);
   const parts = [head, meta];
-  if (a.summary) parts.push(el("div", "summary", a.summary));
+  if (a.summary) {
+    const summary = el("div", "summary", summaryWords(a.summary));
+    summary.title = a.summary; // the engine protocol's own words
+    parts.push(summary);
+  }
   if (a.pv?.length) {
     const pv = el("div", "pv");
     pv.append(el("span", "label", "Best line "), a.pv.join(" "));
@@ -695,6 +761,29 @@ function analysisElements(a, currentPly) {
   }
   if (a.moves?.length) parts.push(scoreTable(a));
   return parts;
+}
+
+/**
+ * The agent's summary, written for the engine protocol ("depth 6 nodes 1234 pv ...",
+ * "simulations 200 visits 512 kept 312 nodes 900 sims/s 4200 pv ..."), in words:
+ * "6 plies deep, 1,234 positions", "200 simulations (512 with the 312 kept from earlier
+ * moves), 4,200 a second". A note before it (the databases' verdict) stays as it is.
+ */
+function summaryWords(summary) {
+  const cut = summary.lastIndexOf("; ");
+  const note = cut >= 0 ? summary.slice(0, cut + 1) + " " : "";
+  const words = summary.slice(cut + 1).trim().split(/\s+/);
+  const kv = {};
+  for (let i = 0; i + 1 < words.length && words[i] !== "pv"; i += 2) kv[words[i]] = Number(words[i + 1]);
+  const n = (x) => Math.round(x).toLocaleString("en");
+  const parts = [];
+  if (Number.isFinite(kv.depth)) parts.push(`${kv.depth} plies deep, ${n(kv.nodes || 0)} positions`);
+  if (Number.isFinite(kv.simulations)) {
+    const kept = kv.kept > 0 ? ` (${n(kv.visits)} with the ${n(kv.kept)} kept from earlier moves)` : "";
+    parts.push(`${n(kv.simulations)} simulations${kept}`);
+    if (Number.isFinite(kv["sims/s"])) parts.push(`${n(kv["sims/s"])} a second`);
+  }
+  return parts.length ? `${note}${parts.join(", ")}` : summary;
 }
 
 /** Each move's visit share (with a bar) or value, and the network's prior when it has one. */

@@ -383,15 +383,22 @@ async fn offer_draw<G: Board>(
             .await
             .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "the agent failed"))?;
             let accepted = value < DRAW_ACCEPT_BELOW;
-            let verdict = if accepted {
-                "accepted"
+            // Adding 0 turns -0.00 into +0.00.
+            let value = value + 0.0;
+            let reason = if accepted {
+                format!("{spec} thinks its side is worse ({value:+.2} on its own scale)")
+            } else if value < 0.0 {
+                format!(
+                    "{spec} thinks its side is only a little worse ({value:+.2} on its own \
+                     scale) and plays on"
+                )
             } else {
-                "declined: it takes a draw only when it is worse"
+                format!(
+                    "{spec} does not think its side is worse ({value:+.2} on its own scale) \
+                     and plays on"
+                )
             };
-            (
-                accepted,
-                format!("{spec} values its side at {value:+.2}: {verdict}"),
-            )
+            (accepted, reason)
         }
     };
     let view = if accepted {

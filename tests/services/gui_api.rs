@@ -327,6 +327,10 @@ fn multi_jumps_ballots_fens_pdn_and_draw_offers() {
         json!({"agent": "alphabeta:depth=3", "side": "black"}),
     );
     assert_eq!(d["accepted"], false, "{d}");
+    assert_eq!(
+        d["reason"],
+        "alphabeta:depth=3 does not think its side is worse (+0.00 on its own scale) and plays on"
+    );
 }
 
 #[test]

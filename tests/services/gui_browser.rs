@@ -537,6 +537,42 @@ fn the_board_shows_what_it_promises() {
                 "the graph after a review"
             );
             assert!(displayed(&c, "#eval-bar").await, "the bar after a review");
+            // The review's summary: each side's accuracy and its costly moves counted; moves
+            // are named by move number, and the search's details are in words.
+            assert!(
+                displayed(&c, "#review-summary").await,
+                "the review's summary"
+            );
+            let rows = c
+                .execute(
+                    "return [...document.querySelectorAll('#review-summary tbody tr')].map(r => \
+                       [...r.cells].map(c => c.textContent));",
+                    vec![],
+                )
+                .await
+                .unwrap();
+            let rows = rows.as_array().unwrap();
+            assert_eq!(rows.len(), 2, "{rows:?}");
+            for (row, side) in rows.iter().zip(["Black", "White"]) {
+                assert_eq!(row[0], side, "{row}");
+                let accuracy = row[1].as_str().unwrap();
+                let a: u32 = accuracy.strip_suffix('%').unwrap().parse().unwrap();
+                assert!(a <= 100, "{row}");
+                assert_eq!(row.as_array().unwrap().len(), 5, "{row}");
+            }
+            let said = message(&c).await;
+            assert!(!said.contains("ply"), "{said}");
+            let details = until(
+                &c,
+                "the details",
+                "document.querySelector('#analysis .summary')?.textContent",
+            )
+            .await;
+            let details = details.as_str().unwrap();
+            assert!(
+                details.contains("plies deep") && !details.contains("nodes"),
+                "{details}"
+            );
             let text = c
                 .execute(
                     "return document.querySelector('#eval-text').textContent;",
