@@ -88,6 +88,11 @@ export class AgentForm {
   }
 
   /** The chosen level's declaration. */
+  /** The level whose agent `spec` is, if it is one. */
+  levelOf(spec) {
+    return (this.info.levels || []).find((l) => l.spec === spec) || null;
+  }
+
   level() {
     return (this.info.levels || [])[Number($("level").value)] || null;
   }
@@ -110,12 +115,15 @@ export class AgentForm {
     $("color-row").hidden = mode === "human";
     $("custom-agent").hidden = mode !== "custom";
     const level = this.level();
-    $("level-help").textContent =
+    const help = $("level-help");
+    help.textContent =
       mode === "human"
         ? "Both sides are played on this screen."
         : mode === "level" && level
-          ? `${level.name}: ${level.about} (${level.spec}).`
+          ? `${level.name}: ${level.about}.`
           : "";
+    // The agent's spec (one long word) is for those who want it, not to wrap the panel.
+    help.title = mode === "level" && level ? `The agent: ${level.spec}` : "";
     $("agent-help").textContent = this.kinds.get(kind)?.help || "";
     $("agent-spec").textContent = this.customSpec() || "—";
     this.onChange();

@@ -460,7 +460,11 @@ export class PlayPage {
 
   renderPlayers() {
     const { agent, user } = this.match;
-    const name = (side) => (agent ? (side === user ? "You" : agent) : "Human");
+    // The computer at a level is named by its level; any agent's spec is in the tooltip.
+    const level = agent ? this.form.levelOf(agent) : null;
+    // A spec breaks after its commas and colons, not mid-word.
+    const computer = level ? `The computer (${level.name})` : agent?.replace(/([,:])/g, "$1\u200b");
+    const name = (side) => (agent ? (side === user ? "You" : computer) : "Human");
     const discs = discCount(this.session.state);
     const row = (side) => {
       const el = document.createElement("div");
@@ -469,7 +473,11 @@ export class PlayPage {
       el.append(
         Object.assign(document.createElement("span"), { className: "disc" }),
         Object.assign(document.createElement("span"), { className: "side", textContent: capitalise(side) }),
-        Object.assign(document.createElement("span"), { className: "name", textContent: name(side) }),
+        Object.assign(document.createElement("span"), {
+          className: "name",
+          textContent: name(side),
+          title: agent && side !== user ? agent : "",
+        }),
       );
       if (discs) {
         const count = Object.assign(document.createElement("span"), { className: "count", textContent: discs[side] });

@@ -691,6 +691,87 @@ fn the_board_shows_what_it_promises() {
     );
 }
 
+/// The texts shown clipped or overflowing their box: each visible element holding text whose
+/// content is wider than its box (scroll width past client width), and each drop-down
+/// whose chosen option's text is wider than the room beside its arrow. Also the page
+/// itself, if it scrolls sideways.
+async fn clipped_texts(c: &Client) -> Value {
+    c.execute(
+        "const out = []; \
+         const shown = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden'; \
+         const name = (e) => e.id ? `#${e.id}` : `${e.tagName.toLowerCase()}.${[...e.classList].join('.')}`; \
+         for (const e of document.querySelectorAll('body *')) { \
+           if (!shown(e) || e.closest('svg')) continue; \
+           const own = [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()); \
+           if (!own || e.tagName === 'SELECT' || e.tagName === 'OPTION' || e.tagName === 'TEXTAREA') continue; \
+           if (e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0) \
+             out.push(`${name(e)}: ${e.scrollWidth} > ${e.clientWidth}: ${e.textContent.trim().slice(0, 40)}`); \
+           const style = getComputedStyle(e); \
+           if (style.overflowY !== 'visible' && e.scrollHeight > e.clientHeight + 1 && e.clientHeight > 0) \
+             out.push(`${name(e)}: ${e.scrollHeight} high > ${e.clientHeight}: ${e.textContent.trim().slice(0, 40)}`); \
+         } \
+         const canvas = document.createElement('canvas').getContext('2d'); \
+         for (const s of document.querySelectorAll('select')) { \
+           if (!shown(s) || !s.selectedOptions[0]) continue; \
+           const style = getComputedStyle(s); \
+           canvas.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`; \
+           const text = canvas.measureText(s.selectedOptions[0].textContent).width; \
+           const room = s.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 16; \
+           if (text > room + 1) out.push(`${name(s)}: '${s.selectedOptions[0].textContent}' ${Math.round(text)} > ${Math.round(room)}`); \
+         } \
+         if (document.documentElement.scrollWidth > innerWidth) \
+           out.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} > ${innerWidth}`); \
+         return out;",
+        vec![],
+    )
+    .await
+    .unwrap()
+}
+
+/// No text is clipped, on the play page (with a game and the computer's analysis), the
+/// tutorial and the dashboard, in a wide window and a phone's.
+#[test]
+fn no_text_is_clipped() {
+    for window in ["1400,1000", "400,860"] {
+        with_browser(
+            Path::new("tests/data/runs"),
+            window,
+            move |c, url| async move {
+                c.goto(&url).await.unwrap();
+                until(&c, "the first board", "document.body.dataset.ready === '1'").await;
+                let mut found = Vec::new();
+                let mut look = |page: &str, list: Value| {
+                    for item in list.as_array().unwrap() {
+                        found.push(format!("{window} {page}: {}", item.as_str().unwrap()));
+                    }
+                };
+                look("play", clipped_texts(&c).await);
+                click(&c, "#hint").await;
+                until(&c, "the hint", "document.querySelector('#analysis .eval') && document.body.dataset.thinking === '0'").await;
+                look("play, analysed", clipped_texts(&c).await);
+                click(&c, "#tab-tutorial").await;
+                until(
+                    &c,
+                    "the tutorial",
+                    "document.body.dataset.tab === 'tutorial'",
+                )
+                .await;
+                look("tutorial", clipped_texts(&c).await);
+                click(&c, "#tab-dashboard").await;
+                until(
+                    &c,
+                    "the runs",
+                    "document.querySelectorAll('#runs tr[data-run]').length",
+                )
+                .await;
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                look("dashboard", clipped_texts(&c).await);
+                assert!(found.is_empty(), "clipped:\n{}", found.join("\n"));
+            },
+        );
+    }
+}
+
 /// Runs `script` against a server on `runs` in headless Chromium; false (with a note) when
 /// no browser is installed (and not every test must run).
 fn with_browser<F, Fut>(runs: &Path, window: &str, script: F) -> bool
