@@ -19,32 +19,99 @@ use crate::games::checkers::board::{Bitboard, Dir, ROW_1_TO_4, shift};
 use crate::games::checkers::moves::generate;
 use crate::games::checkers::{Color, Move, Position, dedup_routes};
 
-// The classic terms' weights, in the search's units (`MAN` = 100 is one man). Together
-// they stay well under a man in ordinary positions, so material still decides trades.
+/// The classic terms' weights, in the search's units (`MAN` = 100 is one man). Together
+/// they stay well under a man in ordinary positions, so material still decides trades.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClassicWeights {
+    /// Per man on its own back rank while the opponent still has men to crown.
+    pub back_rank: i32,
+    /// Per man on one of the four centre squares (14, 15, 18, 19).
+    pub centre_man: i32,
+    /// Per king on one of the four centre squares or the eight around them.
+    pub centre_king: i32,
+    /// Per king on a side edge (squares 4, 5, 12, 13, 20, 21, 28, 29), where it has two
+    /// moves (a cost).
+    pub edge_king: i32,
+    /// Per non-capturing step a side's pieces could make.
+    pub mobility: i32,
+    /// Per king with no step to make (a cost).
+    pub trapped_king: i32,
+    /// Per row a man has advanced, once no more than `ENDING_PIECES` are left.
+    pub tempo: i32,
+    /// A man whose way to the crowning row no opposing piece can block: `runaway`, less
+    /// `runaway_row` per row still to go.
+    pub runaway: i32,
+    pub runaway_row: i32,
+    /// When ahead in material: this share of the lead (in per mille) per piece fewer than
+    /// the 24 of the start, so trades are welcome to the side ahead.
+    pub trade_per_mille: i32,
+}
 
-/// Per man on its own back rank while the opponent still has men to crown.
-const BACK_RANK: i32 = 8;
-/// Per man on one of the four centre squares (14, 15, 18, 19).
-const CENTRE_MAN: i32 = 5;
-/// Per king on one of the four centre squares or the eight around them.
-const CENTRE_KING: i32 = 6;
-/// Per king on a side edge (squares 4, 5, 12, 13, 20, 21, 28, 29), where it has two moves.
-const EDGE_KING: i32 = 8;
-/// Per non-capturing step a side's pieces could make.
-const MOBILITY: i32 = 2;
-/// Per row a man has advanced, once no more than `ENDING_PIECES` are left.
-const TEMPO: i32 = 3;
+/// How many classic terms there are: the weights' fields, in order.
+pub const TERMS: usize = 10;
+
+impl ClassicWeights {
+    /// The weights set by hand from the hand-made programs' practice.
+    pub const HAND: ClassicWeights = ClassicWeights {
+        back_rank: 8,
+        centre_man: 5,
+        centre_king: 6,
+        edge_king: 8,
+        mobility: 2,
+        trapped_king: 25,
+        tempo: 3,
+        runaway: 60,
+        runaway_row: 8,
+        trade_per_mille: 12,
+    };
+
+    /// The weights in field order.
+    pub fn to_array(self) -> [i32; TERMS] {
+        let w = self;
+        [
+            w.back_rank,
+            w.centre_man,
+            w.centre_king,
+            w.edge_king,
+            w.mobility,
+            w.trapped_king,
+            w.tempo,
+            w.runaway,
+            w.runaway_row,
+            w.trade_per_mille,
+        ]
+    }
+
+    pub fn from_array(a: [i32; TERMS]) -> ClassicWeights {
+        let [
+            back_rank,
+            centre_man,
+            centre_king,
+            edge_king,
+            mobility,
+            trapped_king,
+            tempo,
+            runaway,
+            runaway_row,
+            trade_per_mille,
+        ] = a;
+        ClassicWeights {
+            back_rank,
+            centre_man,
+            centre_king,
+            edge_king,
+            mobility,
+            trapped_king,
+            tempo,
+            runaway,
+            runaway_row,
+            trade_per_mille,
+        }
+    }
+}
+
 /// Pieces on the board at most for the ending's terms.
 const ENDING_PIECES: u32 = 12;
-/// A man whose way to the crowning row no opposing piece can block: this much, less
-/// `RUNAWAY_ROW` per row still to go.
-const RUNAWAY: i32 = 60;
-const RUNAWAY_ROW: i32 = 8;
-/// Per king with no step to make.
-const TRAPPED_KING: i32 = 25;
-/// When ahead in material: this share of the lead (in per mille) per piece fewer than the
-/// 24 of the start, so trades are welcome to the side ahead.
-const TRADE_PER_MILLE: i32 = 12;
 
 /// Squares 14, 15, 18, 19 (bits 13, 14, 17, 18).
 const CENTRE: Bitboard = (1 << 13) | (1 << 14) | (1 << 17) | (1 << 18);
@@ -94,8 +161,9 @@ impl CheckersEval {
         })
     }
 
-    fn material(&self, pos: &Position, c: Color) -> i32 {
-        pos.men(c).count_ones() as i32 * MAN + pos.kings_of(c).count_ones() as i32 * self.king_value
+    /// A king's value in the search's units.
+    pub fn king_value(&self) -> i32 {
+        self.king_value
     }
 }
 
@@ -118,54 +186,81 @@ fn steps(men: Bitboard, kings: Bitboard, empty: Bitboard) -> (i32, u32) {
     (count, (kings & !free_kings).count_ones())
 }
 
-/// Black's classic terms in `pos` (the side to move does not matter).
-fn black_terms(pos: &Position, pieces: u32) -> i32 {
+/// Black's classic terms in `pos` (the side to move does not matter), in the weights'
+/// order, each signed as the weight counts it (costs negative); the trade term is left 0.
+fn black_terms(pos: &Position, pieces: u32) -> [i32; TERMS] {
     let (men, kings) = (pos.men(Color::Black), pos.kings_of(Color::Black));
     let their_pieces = pos.pieces(Color::White);
-    let mut score = 0;
+    let mut t = [0; TERMS];
     if pos.men(Color::White) != 0 {
-        score += BACK_RANK * (men & ROW_1_TO_4).count_ones() as i32;
+        t[0] = (men & ROW_1_TO_4).count_ones() as i32;
     }
-    score += CENTRE_MAN * (men & CENTRE).count_ones() as i32;
-    score += CENTRE_KING * (kings & NEAR_CENTRE).count_ones() as i32;
-    score -= EDGE_KING * (kings & SIDE_EDGES).count_ones() as i32;
+    t[1] = (men & CENTRE).count_ones() as i32;
+    t[2] = (kings & NEAR_CENTRE).count_ones() as i32;
+    t[3] = -((kings & SIDE_EDGES).count_ones() as i32);
     let (moves, trapped) = steps(men, kings, pos.empty());
-    score += MOBILITY * moves - TRAPPED_KING * trapped as i32;
+    t[4] = moves;
+    t[5] = -(trapped as i32);
     let mut m = men;
     while m != 0 {
         let sq = m.trailing_zeros() as usize;
         m &= m - 1;
         let row = (sq / 4) as i32;
         if pieces <= ENDING_PIECES {
-            score += TEMPO * row;
+            t[6] += row;
         }
         if CONES[sq] & their_pieces == 0 {
-            score += RUNAWAY - RUNAWAY_ROW * (7 - row);
+            t[7] += 1;
+            t[8] -= 7 - row;
         }
     }
-    score
+    t
+}
+
+/// The side to move's lead in material, a man `MAN` and a king `king_value`.
+pub fn material_lead(pos: &Position, king_value: i32) -> i32 {
+    let material = |c: Color| {
+        pos.men(c).count_ones() as i32 * MAN + pos.kings_of(c).count_ones() as i32 * king_value
+    };
+    material(pos.turn()) - material(pos.turn().opposite())
+}
+
+/// The classic terms of `pos` for the side to move, its own minus its opponent's, given
+/// its material `lead`: the score is the lead plus the weights times the terms, the trade
+/// term (the lead times the pieces gone) counted in per mille.
+pub fn classic_terms(pos: &Position, lead: i32) -> [i32; TERMS] {
+    let me = pos.turn();
+    let pieces = pos.occupied().count_ones();
+    // Each side's terms as Black: the colour mirror turns White into Black.
+    let (black, white) = (
+        black_terms(pos, pieces),
+        black_terms(&pos.mirrored(), pieces),
+    );
+    let (mine, theirs) = if me == Color::Black {
+        (black, white)
+    } else {
+        (white, black)
+    };
+    let mut terms: [i32; TERMS] = std::array::from_fn(|i| mine[i] - theirs[i]);
+    terms[TERMS - 1] = lead * (24 - pieces.min(24) as i32);
+    terms
+}
+
+/// The score of a position's lead and classic terms under `weights`.
+pub fn classic_score(weights: &ClassicWeights, lead: i32, terms: &[i32; TERMS]) -> i32 {
+    let w = weights.to_array();
+    let positional: i32 = (0..TERMS - 1).map(|i| w[i] * terms[i]).sum();
+    lead + positional + w[TERMS - 1] * terms[TERMS - 1] / 1000
 }
 
 impl StaticEval<Checkers> for CheckersEval {
     fn evaluate(&mut self, pos: &Position) -> i32 {
-        let me = pos.turn();
-        let lead = self.material(pos, me) - self.material(pos, me.opposite());
-        if self.kind == CheckersEvalKind::Material {
-            return lead;
-        }
-        let pieces = pos.occupied().count_ones();
-        // Each side's terms as Black: the colour mirror turns White into Black.
-        let (black, white) = (
-            black_terms(pos, pieces),
-            black_terms(&pos.mirrored(), pieces),
-        );
-        let positional = if me == Color::Black {
-            black - white
-        } else {
-            white - black
+        let lead = material_lead(pos, self.king_value);
+        let weights = match self.kind {
+            CheckersEvalKind::Material => return lead,
+            CheckersEvalKind::Classic => &ClassicWeights::HAND,
         };
-        let trade = lead * TRADE_PER_MILLE * (24 - pieces.min(24) as i32) / 1000;
-        lead + positional + trade
+        classic_score(weights, lead, &classic_terms(pos, lead))
     }
 }
 

@@ -4,13 +4,14 @@
 //! a move over all 314 ballot games take hours; this lets them span several sittings. The
 //! match holds a lock on the file while it plays, so a second one on it is refused.
 
-use super::openings::ArenaGame;
+use super::openings::{ArenaGame, OpeningSet};
 use super::series::{
     MatchConfig, MatchGame, MatchReport, match_length, names, play_rounds, round_start,
 };
 use crate::agents::{AgentError, AgentGame, AgentSpec};
 use crate::files::{FileError, file_error};
 use crate::games::{Color, DrawReason, Game, Outcome, WinReason};
+use crate::names::Named;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::io::Write;
@@ -197,6 +198,40 @@ pub fn journal_status<G: ArenaGame + AgentGame>(
         games: journal.games,
     };
     Ok((report, match_length(config)))
+}
+
+/// Every finished game a journal of game `G` holds, whatever its match, replayed from its
+/// opening: match records as data (the classic evaluation's weights are fitted to them).
+pub fn journal_games<G: ArenaGame>(path: &Path) -> Result<Vec<Game<G>>> {
+    let text = std::fs::read_to_string(path).map_err(file_error("read", path))?;
+    let refused = |why: String| JournalError::Refused(format!("{}: {why}", path.display()));
+    let mut lines = text.lines();
+    let header: Value = lines
+        .next()
+        .and_then(|line| serde_json::from_str(line).ok())
+        .filter(|h: &Value| h["journal"] == "checkers-zero match")
+        .ok_or_else(|| refused("not a match journal".into()))?;
+    if header["game"] != G::NAME.name() {
+        return Err(refused(format!(
+            "a journal of {}, not {}",
+            header["game"],
+            G::NAME.name()
+        )));
+    }
+    let openings = OpeningSet::ALL
+        .iter()
+        .find(|o| header["openings"] == format!("{o:?}"))
+        .ok_or_else(|| refused(format!("openings {}: not known", header["openings"])))?;
+    let starts = G::starting_games(*openings);
+    lines
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(i, line)| {
+            let bad = |why: String| refused(format!("line {}: {why}", i + 2));
+            let e: Entry = serde_json::from_str(line).map_err(|err| bad(err.to_string()))?;
+            replay(round_start(&starts, e.round).2, &e).map_err(bad)
+        })
+        .collect()
 }
 
 /// Plays the match, recording each finished game in `path` and playing only the games it

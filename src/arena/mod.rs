@@ -16,7 +16,7 @@ pub use driver::{GameConfig, play_game};
 pub use gauntlet::{
     DEFAULT_OPPONENTS, GauntletConfig, GauntletRecord, GauntletReport, GauntletRow, run_gauntlet,
 };
-pub use journal::{journal_status, run_match_journaled};
+pub use journal::{journal_games, journal_status, run_match_journaled};
 pub use openings::{ArenaGame, OpeningSet, ballots};
 pub use series::{MatchConfig, MatchReport, Series, run_match};
 pub use stats::Tally;

@@ -9,6 +9,7 @@ mod bench_ingest;
 mod bench_runs;
 mod cluster;
 mod egdb;
+mod eval_fit;
 mod export;
 mod gui;
 mod perft;
@@ -94,6 +95,9 @@ pub enum Command {
     TrainGa(train::GaArgs),
     /// Train checkers networks by particle swarm optimisation (agent `pso`).
     TrainPso(train::PsoArgs),
+    /// Fit checkers' classic evaluation (`alphabeta:eval=classic`) to the games of match
+    /// journals (Texel's method): the weights that best predict the results.
+    TrainEval(eval_fit::EvalFitArgs),
     /// Train as `train` does, on games from self-play actors on any machines, through Redis.
     Learner(Box<cluster::LearnerArgs>),
     /// Play self-play games for a learner with its latest network, through Redis.
@@ -123,6 +127,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::TrainTd(args) => train::train_td(args),
         Command::TrainGa(args) => train::train_ga(args),
         Command::TrainPso(args) => train::train_pso(args),
+        Command::TrainEval(args) => eval_fit::run(args),
         Command::Learner(_args) => needs!("cluster", "learner", cluster::learner(*_args)),
         Command::Actor(_args) => needs!("cluster", "actor", cluster::actor(_args)),
         Command::Gui(_args) => needs!("gui", "gui", gui::serve(_args)),

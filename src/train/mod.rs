@@ -9,6 +9,7 @@
 
 pub mod alphazero;
 pub mod errors;
+pub mod eval_fit;
 pub mod fitness;
 pub mod ga;
 pub mod population;
