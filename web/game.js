@@ -131,6 +131,9 @@ export class GameSession {
   // ---- state -------------------------------------------------------------------------
 
   setState(state, cause) {
+    // A request's answer the event stream has overtaken (the computer's reply came first)
+    // is older than what is shown: the server numbers its views.
+    if (this.state && state.id === this.state.id && state.version < this.state.version) return;
     // An echo of a position already shown (our own move's event) keeps the selection the
     // person may have started since.
     const unchanged = this.state && state.fen === this.state.fen && state.ply === this.state.ply;

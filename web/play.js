@@ -147,7 +147,6 @@ export class PlayPage {
       ? { black: user === "black" ? "human" : agent, white: user === "white" ? "human" : agent }
       : {};
     await this.beginGame({ ...body, ...players });
-    this.startAgentIfDue();
   }
 
   /**
@@ -212,27 +211,36 @@ export class PlayPage {
     return null;
   }
 
-  onState(state, cause) {
-    // The agent's move (or any other change of position) ends the search that played it.
-    if (this.search?.play && state.ply !== this.search.ply) this.endSearch();
+  onState(state) {
+    this.followAgent(state);
     this.renderPanel();
-    if (cause === "move") this.startAgentIfDue();
-  }
-
-  /** The agent moves when it is its turn in a game going on. */
-  startAgentIfDue() {
-    const state = this.session.state;
-    if (!state || state.result || !this.match.agent || this.search) return;
-    if (state.turn !== this.match.user) this.requestSearch(true, this.match.agent);
   }
 
   /**
-   * Starts a search: the agent's move (`play`), a hint, or an analysis of the position at
-   * `ply` (an earlier one too) that runs until Stop when `infinite`.
+   * The server plays the computer's moves, page or no page: while it searches one the page
+   * shows the agent thinking (after a reload too), and its move (or any other change of
+   * position) ends that.
    */
-  async requestSearch(play, agent, { ply = null, infinite = false } = {}) {
+  followAgent(state) {
+    if (this.search?.play && (state.ply !== this.search.ply || !state.searching)) this.endSearch();
+    const agentToMove = this.match.agent && !state.result && state.turn !== this.match.user;
+    if (state.searching && agentToMove && !this.search) {
+      const token = { play: true, agent: this.match.agent, game: state.id, ply: state.ply, infinite: false, id: null };
+      this.search = token;
+      this.updateThinking();
+      this.watchSearch(token);
+    }
+  }
+
+  /**
+   * Starts a search that plays nothing (the server plays the agents' moves): a hint, or an
+   * analysis of the position at `ply` (an earlier one too) that runs until Stop when
+   * `infinite`.
+   */
+  async requestSearch(agent, { ply = null, infinite = false } = {}) {
     const game = this.session.id;
     const at = ply ?? this.session.state.ply;
+    const play = false;
     const token = { play, agent, game, ply: at, infinite, id: null };
     this.search = token;
     this.updateThinking();
@@ -324,7 +332,7 @@ export class PlayPage {
     // The opponent, else the form's agent, else alpha-beta.
     const agent = this.match.agent || this.form.spec() || HINT_AGENT;
     screen.say("");
-    this.requestSearch(false, agent, { ply: viewing, infinite });
+    this.requestSearch(agent, { ply: viewing, infinite });
   }
 
   async stop() {
@@ -392,7 +400,6 @@ export class PlayPage {
       screen.say("");
       this.session.backToGame();
       this.session.setState(state, action);
-      this.startAgentIfDue();
     } catch (err) {
       screen.say(messageOf(err), "error");
     }
@@ -532,7 +539,7 @@ export class PlayPage {
         review.waiting = (a) => a.final && a.ply === ply && resolve(a);
         setTimeout(() => resolve(null), 30000);
       });
-      await this.requestSearch(false, agent, { ply });
+      await this.requestSearch(agent, { ply });
       const a = await done;
       if (a) review.shares.set(ply, blackShare(a));
     }

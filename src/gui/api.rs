@@ -5,10 +5,10 @@ use super::boards::{Board, standard_ballots};
 use super::error::ApiError;
 use super::levels::{DEFAULT_LEVEL, LEVELS};
 use super::library::Library;
-use super::sessions::{Event, SearchAsk, Session, Table, on_table};
+use super::sessions::{Event, HUMAN, SearchAsk, Session, Table, on_table};
 use super::view::{self, GameView, Players};
 use super::{AppState, Shared};
-use crate::agents::{Agent, AgentGame, AgentSpec, Limits, kinds};
+use crate::agents::{AgentGame, AgentSpec, Limits, kinds};
 use crate::games::{Checkers, Color, DrawReason, Game, Othello, Outcome, Rules, WinReason};
 use axum::extract::{FromRequest, Path, Request, State};
 use axum::http::{StatusCode, header};
@@ -157,7 +157,7 @@ fn create<G: Board>(
     let game = new_game::<G>(req)?;
     let player = |spec: &Option<String>| -> Result<String, ApiError> {
         match spec.as_deref() {
-            None | Some("human") => Ok("human".into()),
+            None | Some(HUMAN) => Ok(HUMAN.into()),
             Some(text) => Ok(agent_spec::<G>(state, text)?.to_string()),
         }
     };
@@ -365,7 +365,7 @@ async fn offer_draw<G: Board>(
                 ))
             })?;
             let spec = agent_spec::<G>(state, &text)?;
-            let mut agent = build_agent(state, &s, &spec).await?;
+            let mut agent = s.agent(&spec).await?;
             let permit = state.sessions.permit()?;
             let game = s.with_game(Game::clone);
             let value = tokio::task::spawn_blocking(move || {
@@ -433,29 +433,6 @@ fn agent_spec<G: Board>(state: &AppState, text: &str) -> Result<AgentSpec, ApiEr
     Ok(spec)
 }
 
-/// The game's kept agent if it was built from `spec`, else a new one (built off the async
-/// threads: loading a network takes a while).
-async fn build_agent<G: Board>(
-    state: &AppState,
-    session: &Session<G>,
-    spec: &AgentSpec,
-) -> Result<Box<dyn Agent<G>>, ApiError> {
-    if let Some(agent) = session.take_agent(&spec.to_string()) {
-        return Ok(agent);
-    }
-    let seed = state.sessions.search_id();
-    let spec = spec.clone();
-    tokio::task::spawn_blocking(move || spec.build::<G>(seed))
-        .await
-        .map_err(|_| {
-            ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "building the agent failed",
-            )
-        })?
-        .map_err(|e| ApiError::unprocessable(e.0))
-}
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SearchRequest {
@@ -492,12 +469,13 @@ async fn start_search<G: Board>(
         s.check_can_search()?;
     }
     let permit = state.sessions.permit()?;
-    let agent = build_agent(state, &s, &spec).await?;
+    let agent = s.agent(&spec).await?;
     let search = state.sessions.search_id();
     let ask = SearchAsk {
         play,
         at: req.ply,
         infinite,
+        for_ply: None,
     };
     let search = s.start_search(search, spec, agent, ask, permit)?;
     Ok((StatusCode::ACCEPTED, Json(json!({"search": search}))).into_response())

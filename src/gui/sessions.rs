@@ -11,7 +11,7 @@ use super::error::ApiError;
 use super::view::{self, GameView, Players, side_name};
 use crate::agents::{Agent, AgentSpec, Analysis, Decision, Limits, Proven, ScoreKind, StopFlag};
 use crate::endgame::Value;
-use crate::games::{Checkers, Game, Othello};
+use crate::games::{Checkers, Color, Game, Othello};
 use axum::http::StatusCode;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -70,10 +70,21 @@ impl Table {
 pub struct Sessions {
     games: Mutex<HashMap<u64, Table>>,
     next_id: AtomicU64,
-    next_search: AtomicU64,
-    permits: Arc<Semaphore>,
+    slots: Arc<Slots>,
     max_games: usize,
     expiry: Duration,
+}
+
+/// What every game's searches share: the permits that bound them and their numbers.
+struct Slots {
+    permits: Arc<Semaphore>,
+    next_search: AtomicU64,
+}
+
+impl Slots {
+    fn search_id(&self) -> u64 {
+        self.next_search.fetch_add(1, Ordering::Relaxed)
+    }
 }
 
 /// One game and what is happening on it.
@@ -81,7 +92,11 @@ pub struct Session<G: Board> {
     pub id: u64,
     inner: Mutex<SessionState<G>>,
     events: broadcast::Sender<Event>,
+    slots: Arc<Slots>,
 }
+
+/// A side played by a person (any other player is an agent's spec).
+pub const HUMAN: &str = "human";
 
 struct SessionState<G: Board> {
     game: Game<G>,
@@ -92,6 +107,8 @@ struct SessionState<G: Board> {
     agent: Option<(String, Box<dyn Agent<G>>)>,
     closed: bool,
     used: Instant,
+    /// The number of the last view made ([`GameView::version`]).
+    version: u64,
 }
 
 /// What a search is for.
@@ -102,6 +119,8 @@ pub struct SearchAsk {
     pub at: Option<usize>,
     /// Search until stopped.
     pub infinite: bool,
+    /// The move of the agent to move at this ply: refused if the game has moved on.
+    pub for_ply: Option<usize>,
 }
 
 struct Running {
@@ -220,8 +239,10 @@ impl Sessions {
         Sessions {
             games: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
-            next_search: AtomicU64::new(1),
-            permits: Arc::new(Semaphore::new(MAX_SEARCHES)),
+            slots: Arc::new(Slots {
+                permits: Arc::new(Semaphore::new(MAX_SEARCHES)),
+                next_search: AtomicU64::new(1),
+            }),
             max_games: max_games.max(1),
             expiry,
         }
@@ -265,10 +286,14 @@ impl Sessions {
                 agent: None,
                 closed: false,
                 used: Instant::now(),
+                version: 0,
             }),
             events: broadcast::channel(64).0,
+            slots: self.slots.clone(),
         });
         games.insert(id, wrap(session.clone()));
+        drop(games);
+        session.play_agents();
         session
     }
 
@@ -303,7 +328,7 @@ impl Sessions {
 
     /// A permit to run a search, or why not now.
     pub fn permit(&self) -> Result<OwnedSemaphorePermit, ApiError> {
-        self.permits.clone().try_acquire_owned().map_err(|_| {
+        self.slots.permits.clone().try_acquire_owned().map_err(|_| {
             ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 format!("{MAX_SEARCHES} searches are running: try again when one ends"),
@@ -312,7 +337,7 @@ impl Sessions {
     }
 
     pub fn search_id(&self) -> u64 {
-        self.next_search.fetch_add(1, Ordering::Relaxed)
+        self.slots.search_id()
     }
 }
 
@@ -337,13 +362,22 @@ impl<G: Board> SessionState<G> {
         Ok(())
     }
 
-    fn view(&self, id: u64) -> GameView {
+    fn view(&mut self, id: u64) -> GameView {
         let tags = [
             ("Event", "checkers-zero gui".to_string()),
             ("Black", self.players.black.clone()),
             ("White", self.players.white.clone()),
         ];
-        view::game_view(id, &self.game, self.search.is_some(), &self.players, &tags)
+        self.version += 1;
+        let searching = self.search.is_some();
+        view::game_view(
+            id,
+            self.version,
+            &self.game,
+            searching,
+            &self.players,
+            &tags,
+        )
     }
 
     /// Stops a running search and drops its result: the game it searched has changed.
@@ -360,7 +394,7 @@ impl<G: Board> Session<G> {
     }
 
     pub fn view(&self) -> GameView {
-        let inner = lock(&self.inner);
+        let mut inner = lock(&self.inner);
         inner.view(self.id)
     }
 
@@ -388,7 +422,7 @@ impl<G: Board> Session<G> {
     /// longer the one on the board), then tells the listeners. An error leaves the game as
     /// it was.
     pub fn update<T>(
-        &self,
+        self: &Arc<Self>,
         change: impl FnOnce(&mut Game<G>) -> Result<T, ApiError>,
     ) -> Result<(T, GameView), ApiError> {
         let mut inner = lock(&self.inner);
@@ -399,6 +433,7 @@ impl<G: Board> Session<G> {
         let view = inner.view(self.id);
         drop(inner);
         self.send("state", &view);
+        self.play_agents();
         Ok((out, view))
     }
 
@@ -412,16 +447,75 @@ impl<G: Board> Session<G> {
         lock(&self.inner).check_can_search(self.id)
     }
 
-    /// The kept agent if it was built from `spec`.
-    pub fn take_agent(&self, spec: &str) -> Option<Box<dyn Agent<G>>> {
-        let mut inner = lock(&self.inner);
-        match inner.agent.take() {
-            Some((s, agent)) if s == spec => Some(agent),
-            other => {
-                inner.agent = other;
-                None
+    /// The game's kept agent if it was built from `spec`, else a new one (built off the
+    /// async threads: loading a network takes a while).
+    pub async fn agent(&self, spec: &AgentSpec) -> Result<Box<dyn Agent<G>>, ApiError> {
+        {
+            let mut inner = lock(&self.inner);
+            match inner.agent.take() {
+                Some((s, agent)) if s == spec.to_string() => return Ok(agent),
+                other => inner.agent = other,
             }
         }
+        let seed = self.slots.search_id();
+        let spec = spec.clone();
+        tokio::task::spawn_blocking(move || spec.build::<G>(seed))
+            .await
+            .map_err(|_| {
+                ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "building the agent failed",
+                )
+            })?
+            .map_err(|e| ApiError::unprocessable(e.0))
+    }
+
+    /// When an agent is to move in a game going on and nothing searches, starts its search,
+    /// which plays its move when it ends (and so on, while agents are to move): the server
+    /// plays the computer's moves, whether a page is open or not. It waits for a free
+    /// search slot rather than give up.
+    pub fn play_agents(self: &Arc<Self>) {
+        let (spec, ply) = {
+            let inner = lock(&self.inner);
+            if inner.closed || inner.search.is_some() || inner.game.outcome().is_some() {
+                return;
+            }
+            let mover = match inner.game.turn() {
+                Color::Black => &inner.players.black,
+                Color::White => &inner.players.white,
+            };
+            // Players are specs the server checked when the game was made.
+            match mover.parse::<AgentSpec>() {
+                Ok(spec) if mover != HUMAN => (spec, inner.game.ply()),
+                _ => return,
+            }
+        };
+        // Outside a server's runtime (a test driving sessions by hand) nobody plays.
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let session = self.clone();
+        runtime.spawn(async move {
+            let Ok(permit) = session.slots.permits.clone().acquire_owned().await else {
+                return;
+            };
+            let agent = match session.agent(&spec).await {
+                Ok(agent) => agent,
+                Err(e) => {
+                    let error = format!("{spec} cannot play: {}", e.message);
+                    session.send("search_error", &serde_json::json!({"error": error}));
+                    return;
+                }
+            };
+            let ask = SearchAsk {
+                play: true,
+                at: None,
+                infinite: false,
+                for_ply: Some(ply),
+            };
+            // Refused only when the game moved on meanwhile: its own update plays again.
+            let _ = session.start_search(session.slots.search_id(), spec, agent, ask, permit);
+        });
     }
 
     /// Starts `agent` searching the game on a blocking thread, as `ask` says. Returns the
@@ -434,11 +528,19 @@ impl<G: Board> Session<G> {
         ask: SearchAsk,
         permit: OwnedSemaphorePermit,
     ) -> Result<u64, ApiError> {
-        let SearchAsk { play, at, infinite } = ask;
+        let SearchAsk {
+            play,
+            at,
+            infinite,
+            for_ply,
+        } = ask;
         let stop = StopFlag::default();
         let snapshot = {
             let mut inner = lock(&self.inner);
             let mut snapshot = inner.game.clone();
+            if for_ply.is_some_and(|ply| ply != snapshot.ply()) {
+                return Err(ApiError::conflict("the game has moved on"));
+            }
             match at {
                 Some(ply) if ply > snapshot.ply() => {
                     return Err(ApiError::unprocessable(format!(
@@ -513,7 +615,7 @@ impl<G: Board> Session<G> {
     /// Reports a finished search and, if asked and the game is still the one searched,
     /// plays its move.
     fn finish_search(
-        &self,
+        self: &Arc<Self>,
         search: u64,
         spec: AgentSpec,
         agent: Box<dyn Agent<G>>,
@@ -546,20 +648,18 @@ impl<G: Board> Session<G> {
             let best = G::move_view(searched.position(), &decision.mv);
             self.send(
                 "analysis",
-                &AnalysisView::of(search, searched, name.clone(), best, a),
+                &AnalysisView::of(search, searched, name, best, a),
             );
         }
+        // The players stay those the game was made with: an agent asked for one move
+        // does not take over the side.
         if play {
-            let side = inner.game.turn();
             inner.game.play(decision.mv);
-            match side {
-                crate::games::Color::Black => inner.players.black = name,
-                crate::games::Color::White => inner.players.white = name,
-            }
         }
         let view = inner.view(self.id);
         drop(inner);
         self.send("state", &view);
+        self.play_agents();
     }
 
     /// Stops the running search (its move so far is still played if asked); false if none

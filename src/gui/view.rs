@@ -41,6 +41,10 @@ pub struct Players {
 #[derive(Serialize, Debug, Clone)]
 pub struct GameView {
     pub id: u64,
+    /// Counts the views of this game the server has made, each under the game's lock: a
+    /// view with a higher number is never older, so a page drops a request's answer that
+    /// the event stream has overtaken.
+    pub version: u64,
     /// `checkers` or `othello`.
     pub game: &'static str,
     /// The position in the game's own text (checkers' FEN, Othello's 64 squares and side).
@@ -84,6 +88,7 @@ pub fn side_name(c: Color) -> &'static str {
 /// The view of `game`; `tags` head its PDN.
 pub fn game_view<G: Board>(
     id: u64,
+    version: u64,
     game: &Game<G>,
     searching: bool,
     players: &Players,
@@ -101,6 +106,7 @@ pub fn game_view<G: Board>(
     legal.sort_by(|a, b| (a.from, &a.path).cmp(&(b.from, &b.path)));
     GameView {
         id,
+        version,
         game: G::NAME.name(),
         fen: G::format_position(pos),
         start_fen: G::format_position(game.start_position()),

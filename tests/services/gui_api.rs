@@ -199,12 +199,8 @@ fn a_whole_game_with_an_agent_undo_and_pdn() {
     let s = state_after(&mut events, 1);
     assert_eq!(s["ply"], 2);
     assert_eq!(s["moves"][1]["move"], analysis["best"]["move"]);
-    assert!(
-        s["pdn"]
-            .as_str()
-            .unwrap()
-            .contains("[White \"alphabeta:depth=4\"]")
-    );
+    // An agent asked for one move does not take over the side.
+    assert_eq!(s["players"], json!({"black": "human", "white": "human"}));
 
     // An illegal move gets the terminal game's reason, and changes nothing.
     let mut game = Game::new();
@@ -333,6 +329,57 @@ fn multi_jumps_ballots_fens_pdn_and_draw_offers() {
     );
 }
 
+/// The server plays the computer's moves itself: a game made through the API between two
+/// agents advances with no page open (nobody listens to its events), and one where the
+/// computer moves first has its move made without being asked.
+#[test]
+fn the_server_plays_the_computers_moves_with_no_page_open() {
+    let server = start(&fixture_runs());
+    let a = server.addr;
+    let s = ok(
+        a,
+        "POST",
+        "/api/games",
+        json!({"black": "alphabeta:depth=2", "white": "alphabeta:depth=3"}),
+    );
+    let g = format!("/api/games/{}", s["id"]);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let s = loop {
+        let s = ok(a, "GET", &g, Value::Null);
+        if s["ply"].as_u64().unwrap() >= 12 || !s["result"].is_null() {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "the game stood still: {s}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(s["moves"].as_array().unwrap().len() >= 2, "{s}");
+    assert_eq!(
+        s["players"],
+        json!({"black": "alphabeta:depth=2", "white": "alphabeta:depth=3"})
+    );
+    // The computer as Black moves first, by itself; then it is the person's turn and the
+    // game waits.
+    let s = ok(
+        a,
+        "POST",
+        "/api/games",
+        json!({"black": "alphabeta:depth=2", "white": "human"}),
+    );
+    let g = format!("/api/games/{}", s["id"]);
+    let mut events = Events::open(a, &format!("{g}/events"));
+    let s = state_after(&mut events, 0);
+    assert_eq!(
+        (s["ply"].as_u64(), s["turn"].as_str()),
+        (Some(1), Some("white"))
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let s = ok(a, "GET", &g, Value::Null);
+    assert_eq!(
+        (s["ply"].as_u64(), s["searching"].as_bool()),
+        (Some(1), Some(false))
+    );
+}
+
 #[test]
 fn othello_games_with_passes_records_and_the_built_in_network() {
     let server = start(&fixture_runs());
@@ -362,14 +409,8 @@ fn othello_games_with_passes_records_and_the_built_in_network() {
     assert!(e.contains("a disc on a1 flips no Black disc"), "{e}");
     let why = ok(a, "POST", &format!("{g}/explain"), json!({"square": 1}));
     assert_eq!(why["movable"], false);
-    // The built-in network answers.
+    // The built-in network answers: the server plays the computer's moves itself.
     let mut events = Events::open(a, &format!("{g}/events"));
-    ok(
-        a,
-        "POST",
-        &format!("{g}/search"),
-        json!({"agent": "az:searches=8"}),
-    );
     let s = state_after(&mut events, 1);
     assert_eq!(s["moves_text"].as_str().unwrap().len(), 4);
     // The position before the first move, analysed while the game stays at ply 2.

@@ -772,6 +772,71 @@ fn no_text_is_clipped() {
     }
 }
 
+/// Makes a game through the API (from the page, which shares the server); its id.
+async fn api_game(c: &Client, body: Value) -> String {
+    let s = c
+        .execute(
+            "return fetch('/api/games', {method: 'POST', headers: {'Content-Type': \
+             'application/json'}, body: JSON.stringify(arguments[0])}).then(r => r.json());",
+            vec![body],
+        )
+        .await
+        .unwrap();
+    s["id"].to_string()
+}
+
+/// The server plays the computer's moves: a game between two agents made through the API
+/// has moved on by the time a page opens it, and a page opened while the computer thinks
+/// shows it thinking, then its move.
+#[test]
+fn pages_opened_later_see_the_computers_moves() {
+    with_browser(
+        Path::new("tests/data/runs"),
+        "1400,1000",
+        |c, url| async move {
+            c.goto(&url).await.unwrap();
+            until(&c, "the first board", "document.body.dataset.ready === '1'").await;
+            let id = api_game(
+                &c,
+                json!({"black": "alphabeta:depth=2", "white": "alphabeta:depth=2"}),
+            )
+            .await;
+            tokio::time::sleep(Duration::from_millis(1500)).await;
+            c.goto(&format!("{url}?game={id}")).await.unwrap();
+            until(
+                &c,
+                "the game, moved on",
+                "document.querySelectorAll('#moves .move').length >= 6",
+            )
+            .await;
+
+            // The computer (Black) thinks for two seconds before its first move.
+            let id = api_game(
+                &c,
+                json!({"black": "alphabeta:time=2000", "white": "human"}),
+            )
+            .await;
+            c.goto(&format!("{url}?game={id}")).await.unwrap();
+            let thinking = until(
+                &c,
+                "the thinking indicator",
+                "!document.querySelector('#thinking').hidden && document.querySelector('#thinking-text').textContent",
+            )
+            .await;
+            assert!(
+                thinking.as_str().unwrap().contains("is thinking"),
+                "{thinking}"
+            );
+            until(
+                &c,
+                "the computer's move",
+                "document.querySelectorAll('#moves .move').length === 1 && document.querySelector('#thinking').hidden",
+            )
+            .await;
+        },
+    );
+}
+
 /// Runs `script` against a server on `runs` in headless Chromium; false (with a note) when
 /// no browser is installed (and not every test must run).
 fn with_browser<F, Fut>(runs: &Path, window: &str, script: F) -> bool
