@@ -69,9 +69,9 @@ async function showTab(tab, updateHash = true) {
 }
 
 /** A sample game from the dashboard, replayed on the play page. */
-async function replayGame(pdn, game = "checkers") {
+async function replayGame(pdn, game = "checkers", index = 0) {
   await showTab("play");
-  await play.loadPdn(pdn, game);
+  await play.loadPdn(pdn, game, index);
 }
 
 /**

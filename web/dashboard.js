@@ -136,7 +136,7 @@ export class Dashboard {
     $("x-axis").addEventListener("change", () => this.drawCharts());
     $("run-games").addEventListener("click", (e) => {
       const button = e.target.closest("button[data-file]");
-      if (button) this.replay(button.dataset.file);
+      if (button) this.replay(button.dataset.file, Number(button.dataset.index || 0), button.closest("li"));
     });
   }
 
@@ -341,11 +341,26 @@ export class Dashboard {
     }
   }
 
-  async replay(file) {
+  /**
+   * Replays game `index` of a sample file on the board; a file of several games then lists
+   * them all in its item, each one click away.
+   */
+  async replay(file, index, item) {
     const name = this.details;
     try {
-      const pdn = await api(`${runPath(name)}/games/${encodeURIComponent(file)}`);
-      await this.onReplay(String(pdn), this.run(name)?.game ?? "checkers");
+      const pdn = String(await api(`${runPath(name)}/games/${encodeURIComponent(file)}`));
+      const count = pdnGameCount(pdn);
+      if (count > 1 && item && !item.querySelector("button[data-index]")) {
+        const games = Array.from({ length: count }, (_, i) => {
+          const button = Object.assign(document.createElement("button"), { type: "button", className: "link", textContent: `game ${i + 1}` });
+          button.dataset.file = file;
+          button.dataset.index = String(i);
+          button.title = `Replay game ${i + 1} of ${file} on the board`;
+          return button;
+        });
+        item.append(" ", ...games);
+      }
+      await this.onReplay(pdn, this.run(name)?.game ?? "checkers", index);
     } catch (err) {
       screen.say(messageOf(err), "error");
     }
@@ -353,6 +368,19 @@ export class Dashboard {
 }
 
 // ---- sample games ----------------------------------------------------------------------
+
+/** How many games a PDN text holds: a game's tags begin after the movetext of the one before. */
+function pdnGameCount(text) {
+  let count = 0;
+  let inMoves = false;
+  for (const line of text.split("\n")) {
+    const tag = line.trimStart().startsWith("[");
+    if (tag && (inMoves || count === 0)) count += 1;
+    if (!tag && line.trim() && count === 0) count = 1;
+    inMoves = tag ? false : inMoves || Boolean(line.trim());
+  }
+  return count;
+}
 
 /** The games the play page's board can replay. */
 const BOARD_GAMES = new Set(["checkers", "othello"]);

@@ -154,13 +154,13 @@ export class PlayPage {
    * shown from its start; both sides are then played here. The game in progress stays at
    * its address.
    */
-  async loadPdn(pdn, game = this.form.game()) {
+  async loadPdn(pdn, game = this.form.game(), index = 0) {
     if (!pdn.trim()) {
       screen.say("Paste a game first.", "error");
       return false;
     }
     const previous = this.session.id;
-    const ok = await this.beginGame({ game, start: "pdn", pdn });
+    const ok = await this.beginGame({ game, start: "pdn", pdn, ...(index ? { index } : {}) });
     if (!ok) return false;
     await this.session.viewPly(0);
     const kept = previous !== null ? ` Your previous game is kept at ?game=${previous}.` : "";
@@ -471,7 +471,9 @@ export class PlayPage {
     const level = agent ? this.form.levelOf(agent) : null;
     // A spec breaks after its commas and colons, not mid-word.
     const computer = level ? `The computer (${level.name})` : agent?.replace(/([,:])/g, "$1\u200b");
-    const name = (side) => (agent ? (side === user ? "You" : computer) : "Human");
+    // A loaded record's own names, else who plays here.
+    const names = this.session.state?.names;
+    const name = (side) => names?.[side] ?? (agent ? (side === user ? "You" : computer) : "Human");
     const discs = discCount(this.session.state);
     const row = (side) => {
       const el = document.createElement("div");
@@ -517,7 +519,7 @@ export class PlayPage {
       rows.get(number).append(cell);
     }
     list.replaceChildren(...rows.values());
-    keepInView(list, list.querySelector(".current"));
+    keepInView(list, list.querySelector(".current"), shown);
   }
 
   /**
@@ -710,10 +712,10 @@ async function copy(text, what) {
   }
 }
 
-/** Scrolls the list itself (never the page) so the move shown is visible. */
-function keepInView(list, item) {
+/** Scrolls the list itself (never the page) so the move shown is visible: the top at ply 0. */
+function keepInView(list, item, shown) {
   if (!item) {
-    list.scrollTop = list.scrollHeight;
+    list.scrollTop = shown === 0 ? 0 : list.scrollHeight;
     return;
   }
   const top = item.offsetTop; // the list is position: relative, so this is within it

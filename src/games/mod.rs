@@ -10,6 +10,7 @@ pub mod side;
 
 pub use checkers::Checkers;
 pub use othello::Othello;
+pub use pdn::PdnRecord;
 pub use record::Game;
 pub use rules::{NetInput, Rules};
 pub use side::{Color, DrawReason, NotationError, Outcome, WinReason};

@@ -1,18 +1,52 @@
-//! Reading a game record back from PDN: the first game of the text, its `FEN` set-up if
-//! any, and its moves checked one by one against the rules (what `Game::to_pdn` and
-//! `match --pdn` write, and what other programs write: comments, move numbers, results).
+//! Reading game records back from PDN: each game of the text with its tags, its `FEN`
+//! set-up if any, its moves checked one by one against the rules, and the result the record
+//! gives (what `Game::to_pdn` and `match --pdn` write, and what other programs write:
+//! comments, move numbers, results).
 
 use super::record::Game;
 use super::rules::Rules;
-use super::side::NotationError;
+use super::side::{Color, DrawReason, NotationError, Outcome, WinReason};
 
 /// Result tokens that end a game's movetext.
 const RESULTS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
 
-impl<G: Rules> Game<G> {
-    /// The first game in `text`; every move must be legal in turn. The error names the
-    /// move's number in the game and why it is not legal.
-    pub fn from_pdn(text: &str) -> Result<Self, NotationError> {
+/// One game of a PDN text: its tags and the game, every move checked; where the board has
+/// not ended the game, the result the record gives (its movetext's result, else its
+/// `Result` tag) ends it as recorded.
+#[derive(Clone, Debug)]
+pub struct PdnRecord<G: Rules> {
+    pub tags: Vec<(String, String)>,
+    pub game: Game<G>,
+}
+
+impl<G: Rules> PdnRecord<G> {
+    /// The tag `name`'s value (names compare without case).
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Every game in `text`, in order (at least one); an error names the game by its
+    /// number where the text holds several.
+    pub fn read_all(text: &str) -> Result<Vec<Self>, NotationError> {
+        let chunks = games_of(text);
+        let several = chunks.len() > 1;
+        chunks
+            .iter()
+            .enumerate()
+            .map(|(i, chunk)| {
+                Self::read(chunk).map_err(|e| match several {
+                    true => NotationError(format!("game {}: {}", i + 1, e.0)),
+                    false => e,
+                })
+            })
+            .collect()
+    }
+
+    /// The one game `text` holds (the first, if several).
+    fn read(text: &str) -> Result<Self, NotationError> {
         let (tags, movetext) = split_tags(text)?;
         let start = match tags.iter().find(|(k, _)| k.eq_ignore_ascii_case("FEN")) {
             Some((_, fen)) => {
@@ -21,8 +55,10 @@ impl<G: Rules> Game<G> {
             None => G::start(),
         };
         let mut game = Game::from_position(start);
+        let mut result = None;
         for token in move_tokens(&movetext)? {
             if RESULTS.contains(&token) {
+                result = Some(token.to_string());
                 break;
             }
             if game.outcome().is_some() {
@@ -34,8 +70,48 @@ impl<G: Rules> Game<G> {
             game.play_text(token)
                 .map_err(|e| NotationError(format!("PDN move {}: {e}", game.ply() + 1)))?;
         }
-        Ok(game)
+        let mut record = PdnRecord { tags, game };
+        let result = result.or_else(|| record.tag("Result").map(str::to_string));
+        if record.game.outcome().is_none() {
+            // `Outcome::pdn_result`'s convention: 1-0 is White's win.
+            let recorded = match result.as_deref() {
+                Some("1-0") => Some(Outcome::Win(Color::White, WinReason::Recorded)),
+                Some("0-1") => Some(Outcome::Win(Color::Black, WinReason::Recorded)),
+                Some("1/2-1/2") => Some(Outcome::Draw(DrawReason::Recorded)),
+                _ => None,
+            };
+            if let Some(outcome) = recorded {
+                record.game.impose(outcome);
+            }
+        }
+        Ok(record)
     }
+}
+
+impl<G: Rules> Game<G> {
+    /// The first game in `text`; every move must be legal in turn. The error names the
+    /// move's number in the game and why it is not legal.
+    pub fn from_pdn(text: &str) -> Result<Self, NotationError> {
+        PdnRecord::read(text).map(|r| r.game)
+    }
+}
+
+/// The text of each game: a game's tags begin after the movetext of the one before.
+fn games_of(text: &str) -> Vec<String> {
+    let mut games = vec![String::new()];
+    let mut in_moves = false;
+    for line in text.lines() {
+        let tag = line.trim_start().starts_with('[');
+        if tag && in_moves {
+            games.push(String::new());
+            in_moves = false;
+        }
+        in_moves |= !tag && !line.trim().is_empty();
+        let game = games.last_mut().expect("one at least");
+        game.push_str(line);
+        game.push('\n');
+    }
+    games
 }
 
 /// The tag pairs before the first game's movetext, and the movetext up to the next game's
@@ -114,7 +190,8 @@ fn without_move_number(token: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use crate::games::{Checkers, Game, Othello, Outcome};
+    use super::PdnRecord;
+    use crate::games::{Checkers, Color, Game, Othello, Outcome, WinReason};
 
     #[test]
     fn written_games_read_back() {
@@ -144,6 +221,18 @@ mod tests {
         let game = Game::<Checkers>::from_pdn(text).unwrap();
         let moves: Vec<String> = game.moves().iter().map(|m| m.to_string()).collect();
         assert_eq!(moves, ["11-15", "23-19", "8-11", "22-17"]);
+        // Every game, with its tags and the result it records where the board has not
+        // ended it.
+        let all = PdnRecord::<Checkers>::read_all(text).unwrap();
+        assert_eq!(all.len(), 2);
+        assert_eq!((all[0].tag("black"), all[1].tag("Event")), (Some("a"), Some("y")));
+        assert_eq!(
+            all[0].game.outcome(),
+            Some(Outcome::Win(Color::White, WinReason::Recorded))
+        );
+        assert_eq!((all[1].game.ply(), all[1].game.outcome()), (1, None));
+        let bad = PdnRecord::<Checkers>::read_all("1. 11-15 *\n\n[Event \"z\"]\n1. 11-19\n");
+        assert!(bad.unwrap_err().0.starts_with("game 2: PDN move 1"));
     }
 
     #[test]

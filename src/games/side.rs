@@ -51,6 +51,8 @@ pub enum DrawReason {
     Agreement,
     /// Perfect endgames (checkers' databases) know the position is drawn.
     Proven,
+    /// A game record says so (a loaded game whose end the board does not show).
+    Recorded,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -66,6 +68,8 @@ pub enum WinReason {
     Resignation,
     /// Perfect endgames (checkers' databases) know the position is won.
     Proven,
+    /// A game record says so (a loaded game whose end the board does not show).
+    Recorded,
 }
 
 /// How a game ended, and why.
@@ -137,6 +141,8 @@ impl std::fmt::Display for Outcome {
             Outcome::Draw(DrawReason::Proven) => {
                 write!(f, "draw: the endgame databases prove it")
             }
+            Outcome::Win(c, WinReason::Recorded) => write!(f, "{c} wins, as the record says"),
+            Outcome::Draw(DrawReason::Recorded) => write!(f, "draw, as the record says"),
         }
     }
 }

@@ -109,19 +109,26 @@ struct NewGame {
     ballot: Option<usize>,
     fen: Option<String>,
     pdn: Option<String>,
+    /// Which game of a PDN text holding several (0, the first, by default).
+    index: Option<usize>,
     /// Who plays each side: `human` (the default) or an agent spec.
     black: Option<String>,
     white: Option<String>,
 }
 
-/// The game a `POST /api/games` body asks for.
-fn new_game<G: Board>(req: &NewGame) -> Result<Game<G>, ApiError> {
+/// The game a `POST /api/games` body asks for, and the players' names a record gives.
+fn new_game<G: Board>(req: &NewGame) -> Result<(Game<G>, Option<Players>), ApiError> {
     let missing = |field: &str, start: &str| {
         ApiError::bad_request(format!("start {start:?} needs the field {field:?}"))
     };
     let mut ballots = G::ballots();
     let has_ballots = !ballots.is_empty();
-    match req.start.as_deref().unwrap_or("initial") {
+    if req.index.is_some() && req.start.as_deref() != Some("pdn") {
+        return Err(ApiError::bad_request(
+            "index picks a game of a PDN text: give start \"pdn\"",
+        ));
+    }
+    let game = match req.start.as_deref().unwrap_or("initial") {
         "initial" => Ok(Game::at_start()),
         "ballot" if has_ballots => {
             let index = req.ballot.ok_or_else(|| missing("ballot", "ballot"))?;
@@ -140,12 +147,31 @@ fn new_game<G: Board>(req: &NewGame) -> Result<Game<G>, ApiError> {
                 .map(Game::from_position)
                 .map_err(|e| ApiError::bad_request(format!("bad position: {e}")))
         }
-        "pdn" => G::load(req.pdn.as_deref().ok_or_else(|| missing("pdn", "pdn"))?),
+        "pdn" => {
+            let mut records = G::load(req.pdn.as_deref().ok_or_else(|| missing("pdn", "pdn"))?)?;
+            let (index, count) = (req.index.unwrap_or(0), records.len());
+            if index >= count {
+                return Err(ApiError::bad_request(format!(
+                    "index {index}: the text holds {count} game{}, 0-{}",
+                    if count == 1 { "" } else { "s" },
+                    count - 1
+                )));
+            }
+            let record = records.swap_remove(index);
+            let name = |tag| record.tag(tag).unwrap_or("?").to_string();
+            let named = record.tag("Black").is_some() || record.tag("White").is_some();
+            let names = named.then(|| Players {
+                black: name("Black"),
+                white: name("White"),
+            });
+            return Ok((record.game, names));
+        }
         other => Err(ApiError::bad_request(format!(
             "start {other:?}: expected initial, {}fen or pdn",
             if has_ballots { "ballot, " } else { "" }
         ))),
-    }
+    };
+    game.map(|g| (g, None))
 }
 
 /// Holds a new game of `G` for the request.
@@ -154,7 +180,7 @@ fn create<G: Board>(
     req: &NewGame,
     wrap: fn(Arc<Session<G>>) -> Table,
 ) -> Result<GameView, ApiError> {
-    let game = new_game::<G>(req)?;
+    let (game, names) = new_game::<G>(req)?;
     let player = |spec: &Option<String>| -> Result<String, ApiError> {
         match spec.as_deref() {
             None | Some(HUMAN) => Ok(HUMAN.into()),
@@ -165,7 +191,7 @@ fn create<G: Board>(
         black: player(&req.black)?,
         white: player(&req.white)?,
     };
-    Ok(state.sessions.create(game, players, wrap).view())
+    Ok(state.sessions.create(game, players, names, wrap).view())
 }
 
 async fn create_game(State(state): State<Shared>, Body(req): Body<NewGame>) -> Response {

@@ -5,7 +5,7 @@ use super::error::ApiError;
 use crate::agents::AgentGame;
 use crate::games::checkers::{self, board::row_col, why_immobile};
 use crate::games::othello::{self, Move as OthelloMove};
-use crate::games::{Checkers, Color, Game, Othello, Rules};
+use crate::games::{Checkers, Color, Game, Othello, PdnRecord, Rules};
 use serde::Serialize;
 
 /// One square of the board: its number (checkers' 1-32; Othello's 1-64, a1 first), its name
@@ -40,8 +40,9 @@ pub trait Board: AgentGame {
     /// list (`f5d6c3`).
     fn moves_text(game: &Game<Self>) -> String;
 
-    /// A game from what a person pastes: a PDN game, or Othello's move list.
-    fn load(text: &str) -> Result<Game<Self>, ApiError>;
+    /// The games of what a person pastes or a run saved: PDN games with their tags, or
+    /// Othello's move list (one game, no tags).
+    fn load(text: &str) -> Result<Vec<PdnRecord<Self>>, ApiError>;
 
     /// Why the square (numbered as [`Cell::square`]) cannot start a move now, or None.
     fn why_not(pos: &Self::Position, square: u32) -> Result<Option<String>, ApiError>;
@@ -104,8 +105,8 @@ impl Board for Checkers {
         game.movetext()
     }
 
-    fn load(text: &str) -> Result<Game, ApiError> {
-        Game::from_pdn(text).map_err(|e| ApiError::bad_request(e.0))
+    fn load(text: &str) -> Result<Vec<PdnRecord<Checkers>>, ApiError> {
+        PdnRecord::read_all(text).map_err(|e| ApiError::bad_request(e.0))
     }
 
     fn why_not(pos: &checkers::Position, square: u32) -> Result<Option<String>, ApiError> {
@@ -161,11 +162,16 @@ impl Board for Othello {
         othello::notation::transcript(game.moves())
     }
 
-    fn load(text: &str) -> Result<Game<Othello>, ApiError> {
+    fn load(text: &str) -> Result<Vec<PdnRecord<Othello>>, ApiError> {
         let read = if text.trim_start().starts_with('[') {
-            Game::from_pdn(text)
+            PdnRecord::read_all(text)
         } else {
-            othello::notation::parse_transcript(text)
+            othello::notation::parse_transcript(text).map(|game| {
+                vec![PdnRecord {
+                    tags: Vec::new(),
+                    game,
+                }]
+            })
         };
         read.map_err(|e| ApiError::bad_request(e.0))
     }

@@ -101,6 +101,8 @@ pub const HUMAN: &str = "human";
 struct SessionState<G: Board> {
     game: Game<G>,
     players: Players,
+    /// The players' names a loaded record gives (its Black and White tags).
+    names: Option<Players>,
     search: Option<Running>,
     /// The agent of the last search, kept so its next search can reuse what it learnt
     /// (a search tree), with the spec it was built from.
@@ -254,6 +256,7 @@ impl Sessions {
         &self,
         game: Game<G>,
         players: Players,
+        names: Option<Players>,
         wrap: fn(Arc<Session<G>>) -> Table,
     ) -> Arc<Session<G>> {
         let mut games = lock(&self.games);
@@ -282,6 +285,7 @@ impl Sessions {
             inner: Mutex::new(SessionState {
                 game,
                 players,
+                names,
                 search: None,
                 agent: None,
                 closed: false,
@@ -363,21 +367,24 @@ impl<G: Board> SessionState<G> {
     }
 
     fn view(&mut self, id: u64) -> GameView {
+        let named = self.names.as_ref().unwrap_or(&self.players);
         let tags = [
             ("Event", "checkers-zero gui".to_string()),
-            ("Black", self.players.black.clone()),
-            ("White", self.players.white.clone()),
+            ("Black", named.black.clone()),
+            ("White", named.white.clone()),
         ];
         self.version += 1;
         let searching = self.search.is_some();
-        view::game_view(
+        let mut view = view::game_view(
             id,
             self.version,
             &self.game,
             searching,
             &self.players,
             &tags,
-        )
+        );
+        view.names = self.names.clone();
+        view
     }
 
     /// Stops a running search and drops its result: the game it searched has changed.

@@ -59,6 +59,8 @@ pub struct GameView {
     pub result: Option<ResultView>,
     pub searching: bool,
     pub players: Players,
+    /// The players' names a loaded record gives (its Black and White tags), if any.
+    pub names: Option<Players>,
     pub pdn: String,
     /// The moves as this game's players write them (PDN movetext; Othello's `f5d6c3`).
     pub moves_text: String,
@@ -128,6 +130,7 @@ pub fn game_view<G: Board>(
         result: game.outcome().as_ref().map(ResultView::of),
         searching,
         players: players.clone(),
+        names: None,
         pdn: game.to_pdn(tags),
         moves_text: G::moves_text(game),
         database: game

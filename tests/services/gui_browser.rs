@@ -1195,6 +1195,36 @@ fn the_dashboard_compares_runs_in_a_real_browser() {
                 "document.body.dataset.tab === 'play' && document.querySelectorAll('#moves .move').length > 20",
             )
             .await;
+            // With its details: the players the file names, its result, the move list at
+            // its top while the board shows the start.
+            let seen = c
+                .execute(
+                    "return {names: [...document.querySelectorAll('#players .name')].map(e => e.textContent), \
+                     result: document.querySelector('#result').hidden ? '' : document.querySelector('#result').textContent, \
+                     top: document.querySelector('#moves').scrollTop};",
+                    vec![],
+                )
+                .await
+                .unwrap();
+            assert_eq!(seen["names"], json!(["iter-0000", "iter-0000"]), "{seen}");
+            assert!(
+                seen["result"].as_str().unwrap().starts_with("1-0"),
+                "{seen}"
+            );
+            assert_eq!(seen["top"], 0, "{seen}");
+            // Any game of the file: the fourth, which Black won.
+            click(&c, "#tab-dashboard").await;
+            click(
+                &c,
+                "#run-games button[data-file=\"iter-0001.pdn\"][data-index=\"3\"]",
+            )
+            .await;
+            until(
+                &c,
+                "the fourth game",
+                "document.body.dataset.tab === 'play' && document.querySelector('#result').textContent.startsWith('0-1')",
+            )
+            .await;
         }
     });
     if ran {
