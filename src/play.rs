@@ -705,6 +705,7 @@ mod tests {
             proven: None,
             summary: String::new(),
             pv: Vec::new(),
+            lines: Vec::new(),
         };
         let table = move_table(&analysis).unwrap();
         let want = "  move   visits   prior

@@ -15,8 +15,8 @@
 use super::kinds::{self, AgentKind, LimitOptions, alphabeta, millis};
 use super::settings::MAX_DEPTH;
 use super::{
-    Agent, AgentError, Analysis, Decision, Distance, Limits, Listener, MoveScore, Proven, Reporter,
-    ScoreKind, StopFlag, perfect_decision, pv_text,
+    Agent, AgentError, Analysis, Decision, Distance, Limits, Line, Listener, MoveScore, Proven,
+    Reporter, ScoreKind, StopFlag, perfect_decision, pv_text,
 };
 use crate::endgame::{Exact, Oracle, Value};
 use crate::games::{Game, Outcome, Rules};
@@ -172,6 +172,8 @@ pub struct AlphaBeta<G: SearchGame, E: StaticEval<G>> {
     deadline: Option<Instant>,
     /// The caller's stop flag for the current search.
     stop: Option<StopFlag>,
+    /// How many of the best moves the current search scores exactly (MultiPV).
+    lines: usize,
     stopped: bool,
     /// Perfect endgames: their positions are scored exactly, not searched.
     oracle: Option<Oracle<G>>,
@@ -212,6 +214,7 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
             node_limit: u64::MAX,
             deadline: None,
             stop: None,
+            lines: 1,
             stopped: false,
             oracle: None,
         })
@@ -470,6 +473,7 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
         self.deadline = limits.deadline(Instant::now());
         self.stop = limits.stop;
+        self.lines = limits.lines.max(1);
         let pos = *game.position();
         let quiet = game.quiet_plies();
         let history = game.reversible_hashes();
@@ -488,7 +492,9 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
         let mut reached = 0;
         self.root_leaf = None;
         for depth in 1..=max_depth {
-            let mut alpha = -INF;
+            // The window's floor: the worst of the best `lines` scores so far, so that each
+            // of the best moves gets an exact score (MultiPV); with one line, the best.
+            let mut best_scores: Vec<i32> = Vec::with_capacity(self.lines + 1);
             // The first move to reach the best score is the one the stable sort puts first.
             let mut best_leaf = (-INF, None);
             let mut this_iter: Vec<RootMove<G>> = Vec::with_capacity(scored.len());
@@ -504,7 +510,11 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
                 } else {
                     quiet + 1
                 };
-                let window_alpha = if exact { -INF } else { alpha };
+                let floor = match best_scores.len() == self.lines {
+                    true => best_scores[self.lines - 1],
+                    false => -INF,
+                };
+                let window_alpha = if exact { -INF } else { floor };
                 let score = -self.negamax(
                     &child,
                     depth as i32 - 1,
@@ -518,7 +528,11 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
                 }
                 // Fail-soft: a score at or below the window's alpha is an upper bound.
                 let upper_bound = score <= window_alpha;
-                alpha = alpha.max(score);
+                let at = best_scores.partition_point(|&s| s >= score);
+                if at < self.lines {
+                    best_scores.insert(at, score);
+                    best_scores.truncate(self.lines);
+                }
                 if score > best_leaf.0 {
                     best_leaf = (score, self.leaves[1]);
                 }
@@ -588,6 +602,18 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
             mv: best, score, ..
         } = scored[0];
         let pv = self.principal_variation(game, best, depth.max(1) as usize);
+        // The best moves' lines, where asked for: those scored exactly.
+        let wanted = if self.lines > 1 { self.lines } else { 0 };
+        let lines = scored
+            .iter()
+            .filter(|m| !m.upper_bound)
+            .take(wanted)
+            .map(|m| Line {
+                value: score_in_men(m.score),
+                proven: proven(m.score),
+                pv: self.principal_variation(game, m.mv, depth.max(1) as usize),
+            })
+            .collect();
         Analysis {
             moves: scored
                 .iter()
@@ -609,6 +635,7 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
                 pv_text::<G>(&pv)
             ),
             pv,
+            lines,
         }
     }
 }

@@ -63,6 +63,9 @@ pub struct Limits {
     pub infinite: bool,
     /// Every search polls this and, once set, returns its best move so far.
     pub stop: Option<StopFlag>,
+    /// How many of the best moves to report, each with its value and line (MultiPV, as
+    /// UCI's `multipv`); 0 or 1: the best only. Not a bound: the caller's always holds.
+    pub lines: usize,
 }
 
 impl Limits {
@@ -76,6 +79,7 @@ impl Limits {
         let bounds = if self.is_empty() { defaults } else { self };
         Limits {
             stop: self.stop.clone(),
+            lines: self.lines,
             ..bounds.clone()
         }
     }
@@ -132,6 +136,19 @@ pub struct Analysis<G: Rules = Checkers> {
     /// A short human-readable line (depth, nodes, principal variation, ...).
     pub summary: String,
     /// The line of play the agent expects, its chosen move first (may be empty).
+    pub pv: Vec<G::Move>,
+    /// The best moves' own lines, best first, as many as [`Limits::lines`] asked for (and
+    /// the search could value exactly); empty where only the best was asked for.
+    pub lines: Vec<Line<G>>,
+}
+
+/// One of the best moves a search reports (MultiPV): its value for the side to move in the
+/// agent's units, whether that value is proven, and the line of play it expects, the move
+/// first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line<G: Rules = Checkers> {
+    pub value: f32,
+    pub proven: Option<Proven>,
     pub pv: Vec<G::Move>,
 }
 
@@ -220,6 +237,7 @@ pub(crate) fn perfect_decision<G: Rules>(
             proven: Some(Proven::exact(exact)),
             summary: format!("best {}", G::format_move(&mv)),
             pv: vec![mv],
+            lines: Vec::new(),
         }),
     })
 }

@@ -3,7 +3,7 @@
 
 use super::kinds::{self, az, millis};
 use super::{
-    Agent, AgentError, AgentSource, Analysis, Decision, Limits, Listener, MoveScore, Proven,
+    Agent, AgentError, AgentSource, Analysis, Decision, Limits, Line, Listener, MoveScore, Proven,
     Reporter, ScoreKind, perfect_decision, pv_text,
 };
 use crate::endgame::{Exact, Oracle, Value};
@@ -69,14 +69,17 @@ struct TreeSearch {
     start: Instant,
     kept: u64,
     priors: bool,
+    /// How many of the most visited moves to report with their lines (MultiPV).
+    lines: usize,
 }
 
 impl TreeSearch {
-    fn begin<G: Rules>(tree: &Tree<G>, priors: bool) -> TreeSearch {
+    fn begin<G: Rules>(tree: &Tree<G>, priors: bool, limits: &Limits) -> TreeSearch {
         TreeSearch {
             start: Instant::now(),
             kept: move_visits(&tree.move_stats()),
             priors,
+            lines: limits.lines,
         }
     }
 
@@ -107,6 +110,19 @@ impl TreeSearch {
         let visits = move_visits(&stats);
         let proof = tree.root_proof();
         let pv = tree.principal_variation(best, most_visited, PV_MOVES);
+        // The most visited moves' lines, where asked for: each visited move's mean value.
+        let mut ranked: Vec<&MoveStats<G>> = stats.iter().filter(|s| s.q.is_some()).collect();
+        ranked.sort_by_key(|s| std::cmp::Reverse(s.visits));
+        let wanted = if self.lines > 1 { self.lines } else { 0 };
+        let lines = ranked
+            .iter()
+            .take(wanted)
+            .map(|s| Line {
+                value: s.q.unwrap_or(0.0),
+                proven: None,
+                pv: tree.principal_variation(s.mv, most_visited, PV_MOVES),
+            })
+            .collect();
         let share = |v: u32| {
             if visits == 0 {
                 0.0
@@ -146,6 +162,7 @@ impl TreeSearch {
                 pv_text::<G>(&pv)
             ),
             pv,
+            lines,
         }
     }
 
@@ -209,7 +226,7 @@ impl<G: Rules> Agent<G> for MctsAgent<G> {
         };
         let budget = Budget::new(limits, self.searches);
         let mut reporter = Reporter::new(listener, None, game);
-        let search = TreeSearch::begin(uct.tree(), false);
+        let search = TreeSearch::begin(uct.tree(), false, limits);
         let mut actions = Vec::new();
         let mut done = 0;
         while budget.more(done, uct.tree().bytes()) {
@@ -475,7 +492,7 @@ impl<G: Rules> AzAgent<G> {
             None => self.searches as u64,
         });
         search.start_decision(planned.min(u32::MAX as u64) as u32);
-        let tree_search = TreeSearch::begin(search.tree(), true);
+        let tree_search = TreeSearch::begin(search.tree(), true, &limits);
         let mut done = 0;
         let chunk = self.puct.batch as u64;
         while budget.more(done, search.tree().bytes()) {

@@ -202,6 +202,9 @@ pub static KING: Setting<f32> = Setting::new(
     },
 );
 
+/// How many of the best moves a search reports with their lines (MultiPV).
+pub static LINES: Setting<usize> = whole("a number of lines", 1, 64);
+
 /// MCTS simulations per move.
 pub static SEARCHES: Setting<u32> = whole("a number of simulations", 1, u32::MAX as u64);
 

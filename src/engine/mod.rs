@@ -14,7 +14,7 @@ mod clock;
 
 use crate::agents::settings::{self, Describe, Setting, SettingValue};
 use crate::agents::{
-    Agent, AgentError, AgentGame, AgentSpec, Analysis, Decision, Limits, StopFlag,
+    Agent, AgentError, AgentGame, AgentSpec, Analysis, Decision, Limits, Line, StopFlag, pv_text,
 };
 use crate::games::{Checkers, Color, Game, NotationError, Rules};
 use crate::input::read_line;
@@ -205,6 +205,8 @@ struct Engine<G: Rules = Checkers> {
     search: Option<Search<G>>,
     /// Where searches report.
     events: Sender<Event<G>>,
+    /// How many of the best moves a search reports (`setoption name multipv`).
+    lines: usize,
 }
 
 impl<G: AgentGame> Engine<G> {
@@ -217,6 +219,7 @@ impl<G: AgentGame> Engine<G> {
             seed: 0,
             agent: Some(agent),
             search: None,
+            lines: 1,
             events,
         }
     }
@@ -295,6 +298,7 @@ impl<G: AgentGame> Engine<G> {
         }
         let stop = StopFlag::default();
         limits.stop = Some(stop.clone());
+        limits.lines = self.lines;
         let mut agent = self.agent.take().expect("go waits for the last search");
         let game = self.game.clone();
         let events = self.events.clone();
@@ -303,6 +307,9 @@ impl<G: AgentGame> Engine<G> {
             let info = events.clone();
             let mut report = move |a: &Analysis<G>| {
                 let _ = info.send(Event::Info(info_line(a)));
+                for (rank, line) in a.lines.iter().enumerate() {
+                    let _ = info.send(Event::Info(multipv_line(rank + 1, line)));
+                }
             };
             // A panicking search is re-raised on the main thread instead of leaving it
             // waiting for a reply that never comes.
@@ -388,6 +395,12 @@ impl<G: AgentGame> Engine<G> {
         let value = value.join(" ");
         match name.to_ascii_lowercase().as_str() {
             "agent" => self.install(value.parse()?, self.seed),
+            "multipv" => {
+                self.lines = settings::LINES
+                    .parse(&value)
+                    .map_err(|e| ProtocolError(format!("multipv: {e}")))?;
+                Ok(vec![self.in_force()])
+            }
             "seed" => match value.parse() {
                 Ok(seed) => self.install(self.spec.clone(), seed),
                 Err(_) => fail(format!(
@@ -408,7 +421,16 @@ impl<G: AgentGame> Engine<G> {
         self.agent = Some(spec.build(seed)?);
         self.spec = spec;
         self.seed = seed;
-        Ok(vec![format!("ok agent {} seed {seed}", self.spec)])
+        Ok(vec![self.in_force()])
+    }
+
+    /// `ok agent SPEC seed N`, and ` multipv N` where more than one line is asked for.
+    fn in_force(&self) -> String {
+        let lines = match self.lines {
+            1 => String::new(),
+            n => format!(" multipv {n}"),
+        };
+        format!("ok agent {} seed {}{lines}", self.spec, self.seed)
     }
 }
 
@@ -510,6 +532,15 @@ fn bestmove<G: Rules>(decision: &Decision<G>) -> String {
     format!("bestmove {}", G::format_move(&decision.mv))
 }
 
+/// `info multipv K value V [PROOF] pv M1 M2 ...`: the K-th best move's line.
+fn multipv_line<G: Rules>(rank: usize, line: &Line<G>) -> String {
+    let mut text = format!("info multipv {rank} value {:+.2}", line.value);
+    if let Some(proven) = line.proven {
+        text += &format!(" [{}]", proven.describe());
+    }
+    text + " pv " + &pv_text::<G>(&line.pv)
+}
+
 /// `info value V [PROOF] SUMMARY`: the proof in brackets where the value is proven.
 fn info_line<G: Rules>(analysis: &Analysis<G>) -> String {
     let mut line = format!("info value {:+.2}", analysis.value);
@@ -602,6 +633,42 @@ mod tests {
         let depth_of = |l: &str| l.split(" nodes ").next().map(str::to_string);
         assert_eq!(depth_of(last_depth), depth_of(stopped), "{out:?}");
         assert!(stopped.contains(" nodes 50 "), "{out:?}");
+    }
+
+    /// `setoption name multipv value N` asks for the N best moves: each report is followed
+    /// by one `info multipv K` line per move, best first, the first the move played; a bad
+    /// count is refused and changes nothing.
+    #[test]
+    fn several_lines_each_get_an_info_line() {
+        let out = session(
+            b"setoption name multipv value 3
+setoption name multipv value 0
+go depth 3
+",
+        );
+        assert_eq!(out[0], "ok agent alphabeta seed 0 multipv 3");
+        assert!(
+            out[1].starts_with("error multipv: expected a number of lines"),
+            "{out:?}"
+        );
+        let best = out.last().unwrap().strip_prefix("bestmove ").unwrap();
+        let last: Vec<&String> = out
+            .iter()
+            .rev()
+            .skip(1)
+            .take_while(|l| l.starts_with("info multipv "))
+            .collect();
+        let ranks: Vec<&str> = last
+            .iter()
+            .rev()
+            .map(|l| l.split(' ').nth(2).unwrap())
+            .collect();
+        assert_eq!(ranks, ["1", "2", "3"], "{out:?}");
+        assert!(
+            last.last().unwrap().ends_with(&format!(" pv {best}"))
+                || last.last().unwrap().contains(&format!(" pv {best} ")),
+            "{out:?}"
+        );
     }
 
     /// A proven value says so, in brackets, in the words of `Proven::describe`.

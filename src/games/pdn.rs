@@ -225,7 +225,10 @@ mod tests {
         // ended it.
         let all = PdnRecord::<Checkers>::read_all(text).unwrap();
         assert_eq!(all.len(), 2);
-        assert_eq!((all[0].tag("black"), all[1].tag("Event")), (Some("a"), Some("y")));
+        assert_eq!(
+            (all[0].tag("black"), all[1].tag("Event")),
+            (Some("a"), Some("y"))
+        );
         assert_eq!(
             all[0].game.outcome(),
             Some(Outcome::Win(Color::White, WinReason::Recorded))

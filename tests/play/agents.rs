@@ -559,3 +559,58 @@ fn othello_alphabeta_spec_and_limits() {
     let summary = d.analysis.unwrap().summary;
     assert!(searched_nodes(&summary) <= 2000, "{summary}");
 }
+
+/// Several lines (MultiPV): alpha-beta values each of its best moves exactly, as a search of
+/// every move with a full window does, best first, and plays the same move as with one
+/// line; the tree searches give their most visited moves, the chosen one first.
+#[test]
+fn several_lines_value_each_of_the_best_moves() {
+    let mut game = Game::new();
+    for mv in ["11-15", "23-19", "8-11"] {
+        game.play_text(mv).unwrap();
+    }
+    let build = |spec: &str| AgentSpec::build::<Checkers>(&spec.parse().unwrap(), 0).unwrap();
+    let three = Limits {
+        lines: 3,
+        ..Limits::default()
+    };
+    let d = build("alphabeta:depth=5").select(&game, &three);
+    let a = d.analysis.unwrap();
+    assert_eq!(a.lines.len(), 3, "{}", a.summary);
+    assert_eq!(a.lines[0].pv[0], d.mv);
+    assert!(a.lines.windows(2).all(|w| w[0].value >= w[1].value));
+    let exact = build("alphabeta:depth=5")
+        .analyse(&game, &Limits::default())
+        .unwrap();
+    for line in &a.lines {
+        let m = exact.moves.iter().find(|m| m.mv == line.pv[0]).unwrap();
+        assert_eq!(m.score, line.value, "{}", line.pv[0]);
+    }
+    let mut best: Vec<f32> = exact.moves.iter().map(|m| m.score).collect();
+    best.sort_by(|x, y| y.total_cmp(x));
+    let values: Vec<f32> = a.lines.iter().map(|l| l.value).collect();
+    assert_eq!(values, best[..3]);
+    assert_eq!(
+        build("alphabeta:depth=5")
+            .select(&game, &Limits::default())
+            .mv,
+        d.mv
+    );
+    assert!(
+        build("alphabeta:depth=5")
+            .select(&game, &Limits::default())
+            .analysis
+            .unwrap()
+            .lines
+            .is_empty()
+    );
+
+    for spec in ["az:searches=64,device=cpu", "mcts:searches=200"] {
+        let d = build(spec).select(&game, &three);
+        let a = d.analysis.unwrap();
+        assert_eq!(a.lines.len(), 3, "{spec}");
+        assert_eq!(a.lines[0].pv[0], d.mv, "{spec}");
+        let firsts: std::collections::HashSet<_> = a.lines.iter().map(|l| l.pv[0]).collect();
+        assert_eq!(firsts.len(), 3, "{spec}: three different moves");
+    }
+}
