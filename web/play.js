@@ -248,6 +248,8 @@ export class PlayPage {
     if (this.search !== token) return;
     try {
       const body = { agent, play };
+      const lines = Number($("lines").value);
+      if (lines > 1) body.lines = lines;
       if (ply !== null) body.ply = ply;
       if (infinite) body.infinite = true;
       const answer = await post(`/api/games/${game}/search`, body);
@@ -771,7 +773,19 @@ function analysisElements(a, currentPly) {
     summary.title = a.summary; // the engine protocol's own words
     parts.push(summary);
   }
-  if (a.pv?.length) {
+  if (a.lines?.length) {
+    // The best moves' lines, each with its value on the plain scale.
+    const lines = el("ol", "lines");
+    for (const line of a.lines) {
+      const share = moveShare(a, { score: line.value, proven: line.proven });
+      const item = el("li", "", "");
+      const value = el("strong", "", line.proven ? line.proven.text : `Black ${percentOf(share)}`);
+      value.title = `${signed(line.value)} for ${capitalise(a.value_for)} in ${unitsOf(a)}`;
+      item.append(value, " ", line.pv.join(" "));
+      lines.append(item);
+    }
+    parts.push(lines);
+  } else if (a.pv?.length) {
     const pv = el("div", "pv");
     pv.append(el("span", "label", "Best line "), a.pv.join(" "));
     parts.push(pv);

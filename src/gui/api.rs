@@ -8,7 +8,7 @@ use super::library::Library;
 use super::sessions::{Event, HUMAN, SearchAsk, Session, Table, on_table};
 use super::view::{self, GameView, Players};
 use super::{AppState, Shared};
-use crate::agents::{AgentGame, AgentSpec, Limits, kinds};
+use crate::agents::{AgentGame, AgentSpec, Limits, kinds, settings};
 use crate::games::{Checkers, Color, DrawReason, Game, Othello, Outcome, Rules, WinReason};
 use axum::extract::{FromRequest, Path, Request, State};
 use axum::http::{StatusCode, header};
@@ -468,6 +468,8 @@ struct SearchRequest {
     ply: Option<usize>,
     /// Search until `stop` (analysis only).
     infinite: Option<bool>,
+    /// How many of the best moves to report with their lines (MultiPV), 1-64.
+    lines: Option<usize>,
 }
 
 async fn search(
@@ -502,6 +504,12 @@ async fn start_search<G: Board>(
         at: req.ply,
         infinite,
         for_ply: None,
+        lines: match req.lines {
+            None => 1,
+            Some(n) => settings::LINES
+                .check(n)
+                .map_err(|e| ApiError::bad_request(format!("lines: {e}")))?,
+        },
     };
     let search = s.start_search(search, spec, agent, ask, permit)?;
     Ok((StatusCode::ACCEPTED, Json(json!({"search": search}))).into_response())

@@ -123,6 +123,8 @@ pub struct SearchAsk {
     pub infinite: bool,
     /// The move of the agent to move at this ply: refused if the game has moved on.
     pub for_ply: Option<usize>,
+    /// How many of the best moves to report with their lines (MultiPV; 1: the best).
+    pub lines: usize,
 }
 
 struct Running {
@@ -148,6 +150,17 @@ pub struct AnalysisView {
     pub best: MoveView,
     /// Where `value` is a proven result: which, for `value_for`, and in words.
     pub proven: Option<ProvenView>,
+    /// The best moves' own lines (MultiPV), best first, where more than one was asked for.
+    pub lines: Vec<LineView>,
+}
+
+/// One of the best moves' lines: its value for `value_for` in the agent's units, whether
+/// proven, and the line of play, the move first.
+#[derive(Serialize, Debug)]
+pub struct LineView {
+    pub value: f32,
+    pub proven: Option<ProvenView>,
+    pub pv: Vec<String>,
 }
 
 #[derive(Serialize, Debug)]
@@ -213,6 +226,15 @@ impl AnalysisView {
                 })
                 .collect(),
             pv: a.pv.iter().map(G::format_move).collect(),
+            lines: a
+                .lines
+                .iter()
+                .map(|l| LineView {
+                    value: l.value,
+                    proven: l.proven.as_ref().map(ProvenView::of),
+                    pv: l.pv.iter().map(G::format_move).collect(),
+                })
+                .collect(),
             summary: a.summary.clone(),
             best,
         }
@@ -519,6 +541,7 @@ impl<G: Board> Session<G> {
                 at: None,
                 infinite: false,
                 for_ply: Some(ply),
+                lines: 1,
             };
             // Refused only when the game moved on meanwhile: its own update plays again.
             let _ = session.start_search(session.slots.search_id(), spec, agent, ask, permit);
@@ -540,6 +563,7 @@ impl<G: Board> Session<G> {
             at,
             infinite,
             for_ply,
+            lines,
         } = ask;
         let stop = StopFlag::default();
         let snapshot = {
@@ -587,6 +611,7 @@ impl<G: Board> Session<G> {
             let limits = Limits {
                 stop: Some(stop),
                 infinite,
+                lines,
                 ..Limits::default()
             };
             let name = spec.to_string();

@@ -782,6 +782,13 @@ fn bad_requests_get_one_line_json_errors() {
         (
             "POST",
             &search,
+            r#"{"agent": "random", "lines": 0}"#,
+            400,
+            "lines: expected a number of lines, a whole number 1-64",
+        ),
+        (
+            "POST",
+            &search,
             r#"{"agent": "az:model=/etc/passwd"}"#,
             404,
             "no model \"/etc/passwd\"",

@@ -687,6 +687,25 @@ fn the_board_shows_what_it_promises() {
             )
             .await;
             assert_eq!(overlaps, "0", "labels printed over each other");
+            // The hint gave its three best moves (the Lines choice), each with its value
+            // on the plain scale, or its proof in words, and its line.
+            let lines = c
+                .execute(
+                    "return [...document.querySelectorAll('#analysis ol.lines li')].map(e => e.textContent);",
+                    vec![],
+                )
+                .await
+                .unwrap();
+            let lines = lines.as_array().unwrap();
+            assert_eq!(lines.len(), 3, "{lines:?}");
+            for line in lines {
+                let line = line.as_str().unwrap();
+                let plain = line.starts_with("Black ") && line.contains("% ");
+                let proven = ["win in", "loss in", "draw"]
+                    .iter()
+                    .any(|w| line.starts_with(w));
+                assert!(plain || proven, "{line}");
+            }
         },
     );
 }
