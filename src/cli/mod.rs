@@ -11,6 +11,7 @@ mod cluster;
 mod egdb;
 mod export;
 mod gui;
+mod keys;
 mod perft;
 mod play;
 mod train;
@@ -59,7 +60,7 @@ pub(crate) use needs;
 )]
 pub struct Cli {
     #[command(subcommand)]
-    command: Command,
+    pub(super) command: Command,
 }
 
 #[derive(Subcommand)]
