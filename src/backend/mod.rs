@@ -3,7 +3,7 @@
 //! A [`Backend`] owns buffers of `f32` and runs a small set of primitive kernels on them. All
 //! buffers are dense and row-major; every op produces a new contiguous buffer, so kernels
 //! never see strides. The CPU backend is the reference the GPU backend (wgpu) is tested
-//! against (tests/gpu_parity.rs).
+//! against (tests/nn/gpu_parity.rs).
 //! `Tensor` (src/tensor) holds a [`Storage`] and dispatches each op to the backend of its data.
 
 pub mod cpu;

@@ -8,14 +8,18 @@ use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::error::ErrorKind;
 use serde_json::Value;
 
-/// The id of the flags' group, for arguments that conflict with all of them (`--resume`).
-pub const GROUP: &str = "keys";
+/// How a settings struct meets `--resume`.
+pub trait OnResume: Keys {
+    /// Whether a resumed run keeps the settings it started with, so that a flag given with
+    /// `--resume` is refused (the classic learners), or takes the flags given (`train`).
+    const KEEPS_ITS_OWN: bool;
+}
 
 /// The settings the flags give: the struct's defaults where a flag is left out.
 #[derive(Clone, Debug, Default)]
 pub struct KeyFlags<S>(pub S);
 
-impl<S: Keys> KeyFlags<S> {
+impl<S: OnResume> KeyFlags<S> {
     fn flag(key: &str) -> String {
         key.replace('_', "-")
     }
@@ -84,7 +88,7 @@ impl<S: Keys> KeyFlags<S> {
     }
 }
 
-impl<S: Keys> clap::FromArgMatches for KeyFlags<S> {
+impl<S: OnResume> clap::FromArgMatches for KeyFlags<S> {
     fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
         let defaults = Self::defaults();
         let mut keys = serde_json::Map::new();
@@ -107,29 +111,24 @@ impl<S: Keys> clap::FromArgMatches for KeyFlags<S> {
     }
 }
 
-impl<S: Keys> clap::Args for KeyFlags<S> {
-    fn group_id() -> Option<clap::Id> {
-        Some(GROUP.into())
-    }
-
+impl<S: OnResume> clap::Args for KeyFlags<S> {
     fn augment_args(cmd: clap::Command) -> clap::Command {
         let defaults = Self::defaults();
-        let flags = S::KEYS.iter().filter(|k| k.flag);
-        let group = clap::ArgGroup::new(GROUP)
-            .multiple(true)
-            .args(flags.clone().map(|k| k.name));
-        flags.fold(cmd.group(group), |cmd, key| {
+        S::KEYS.iter().filter(|k| k.flag).fold(cmd, |cmd, key| {
             // As clap's derive does: one sentence ends without its full stop.
             let help = key.help.trim();
             let help = help.strip_suffix('.').unwrap_or(help).to_string();
-            let arg = clap::Arg::new(key.name)
+            let mut arg = clap::Arg::new(key.name)
                 .long(Self::flag(key.name))
                 .help(help);
+            if S::KEEPS_ITS_OWN {
+                arg = arg.conflicts_with("resume");
+            }
             let default = defaults.get(key.name);
             if Self::is_switch(default) {
                 return cmd.arg(arg.action(clap::ArgAction::SetTrue));
             }
-            let mut arg = arg.value_name(key.name.to_ascii_uppercase());
+            arg = arg.value_name(key.name.to_ascii_uppercase());
             let choices = (key.choices)();
             if !choices.is_empty() {
                 let values = choices

@@ -1,6 +1,6 @@
 //! The `train-td`, `train-ga` and `train-pso` subcommands (part of the binary).
 
-use super::keys::{self, KeyFlags};
+use super::keys::{KeyFlags, OnResume};
 use super::{for_game, list, positive, thread_pool};
 use anyhow::{Context, Result};
 use checkers_zero::games::GameName;
@@ -14,6 +14,24 @@ use checkers_zero::train::run_dir::RunOptions;
 use checkers_zero::train::td::{self, NetKind, TdConfig, TdGame};
 use std::path::PathBuf;
 
+/// `train --resume` takes new values of its keys.
+impl OnResume for ConfigOverrides {
+    const KEEPS_ITS_OWN: bool = false;
+}
+
+/// A classic learner's run keeps the settings it started with.
+impl OnResume for TdConfig {
+    const KEEPS_ITS_OWN: bool = true;
+}
+
+impl OnResume for GaConfig {
+    const KEEPS_ITS_OWN: bool = true;
+}
+
+impl OnResume for PsoConfig {
+    const KEEPS_ITS_OWN: bool = true;
+}
+
 /// Where a run writes and how it runs.
 #[derive(clap::Args)]
 #[group(skip)]
@@ -24,7 +42,7 @@ pub struct RunArgs {
     out: Option<PathBuf>,
     /// Continue the run in this folder from its state.ckpt, with its saved settings: only the
     /// run's length and --threads (and train-pso's --eval-games) combine with it.
-    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["out", keys::GROUP])]
+    #[arg(long, value_name = "RUN_DIR", conflicts_with = "out")]
     resume: Option<PathBuf>,
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long)]
@@ -208,11 +226,11 @@ pub struct PsoArgs {
     /// Iterations in all (a resumed run counts its earlier ones).
     #[arg(long, default_value_t = 500, value_parser = super::at_least_one::<u64>)]
     iterations: u64,
+    #[command(flatten)]
+    keys: KeyFlags<PsoConfig>,
     /// Final games per colour of the best network against random (0: none).
     #[arg(long, default_value_t = 10_000)]
     eval_games: usize,
-    #[command(flatten)]
-    keys: KeyFlags<PsoConfig>,
 }
 
 pub fn train_td(a: TdArgs) -> Result<()> {
