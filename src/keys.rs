@@ -1,4 +1,4 @@
-//! Settings declared once: [`settings!`] declares a struct whose fields are keys, each with
+//! Settings declared once: `settings!` declares a struct whose fields are keys, each with
 //! its help and default. The command line makes a flag of each key from [`Keys::KEYS`]
 //! (`--max-plies`, its help, its default) and reads the flags through serde, as a config
 //! file's keys are read, so a default is written in one place only.

@@ -8,18 +8,24 @@ use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::error::ErrorKind;
 use serde_json::Value;
 
-/// How a settings struct meets `--resume`.
-pub trait OnResume: Keys {
+/// What the command line must know of a settings struct beyond its keys.
+pub trait KeyRules: Keys {
     /// Whether a resumed run keeps the settings it started with, so that a flag given with
     /// `--resume` is refused (the classic learners), or takes the flags given (`train`).
     const KEEPS_ITS_OWN: bool;
+
+    /// Why the settings cannot run, checked as the flags are read (`train` checks its keys
+    /// once preset, file and flags are resolved).
+    fn check(&self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// The settings the flags give: the struct's defaults where a flag is left out.
 #[derive(Clone, Debug, Default)]
 pub struct KeyFlags<S>(pub S);
 
-impl<S: OnResume> KeyFlags<S> {
+impl<S: KeyRules> KeyFlags<S> {
     fn flag(key: &str) -> String {
         key.replace('_', "-")
     }
@@ -88,7 +94,7 @@ impl<S: OnResume> KeyFlags<S> {
     }
 }
 
-impl<S: OnResume> clap::FromArgMatches for KeyFlags<S> {
+impl<S: KeyRules> clap::FromArgMatches for KeyFlags<S> {
     fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
         let defaults = Self::defaults();
         let mut keys = serde_json::Map::new();
@@ -100,9 +106,11 @@ impl<S: OnResume> clap::FromArgMatches for KeyFlags<S> {
                 keys.insert(name.into(), Self::value(name, text)?);
             }
         }
-        serde_json::from_value(keys.into())
-            .map(KeyFlags)
-            .map_err(|e| clap::Error::raw(ErrorKind::ValueValidation, e.to_string()))
+        let invalid = |e: String| clap::Error::raw(ErrorKind::ValueValidation, e);
+        let settings: S =
+            serde_json::from_value(keys.into()).map_err(|e| invalid(e.to_string()))?;
+        settings.check().map_err(invalid)?;
+        Ok(KeyFlags(settings))
     }
 
     fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
@@ -111,7 +119,7 @@ impl<S: OnResume> clap::FromArgMatches for KeyFlags<S> {
     }
 }
 
-impl<S: OnResume> clap::Args for KeyFlags<S> {
+impl<S: KeyRules> clap::Args for KeyFlags<S> {
     fn augment_args(cmd: clap::Command) -> clap::Command {
         let defaults = Self::defaults();
         S::KEYS.iter().filter(|k| k.flag).fold(cmd, |cmd, key| {

@@ -1,6 +1,6 @@
 //! The `train-td`, `train-ga` and `train-pso` subcommands (part of the binary).
 
-use super::keys::{KeyFlags, OnResume};
+use super::keys::{KeyFlags, KeyRules};
 use super::{for_game, list, positive, thread_pool};
 use anyhow::{Context, Result};
 use checkers_zero::games::GameName;
@@ -15,21 +15,33 @@ use checkers_zero::train::td::{self, NetKind, TdConfig, TdGame};
 use std::path::PathBuf;
 
 /// `train --resume` takes new values of its keys.
-impl OnResume for ConfigOverrides {
+impl KeyRules for ConfigOverrides {
     const KEEPS_ITS_OWN: bool = false;
 }
 
-/// A classic learner's run keeps the settings it started with.
-impl OnResume for TdConfig {
+/// A classic learner's run keeps the settings it started with, checked before any work.
+impl KeyRules for TdConfig {
     const KEEPS_ITS_OWN: bool = true;
+
+    fn check(&self) -> Result<(), String> {
+        self.validate().map_err(|e| e.to_string())
+    }
 }
 
-impl OnResume for GaConfig {
+impl KeyRules for GaConfig {
     const KEEPS_ITS_OWN: bool = true;
+
+    fn check(&self) -> Result<(), String> {
+        self.validate().map_err(|e| e.to_string())
+    }
 }
 
-impl OnResume for PsoConfig {
+impl KeyRules for PsoConfig {
     const KEEPS_ITS_OWN: bool = true;
+
+    fn check(&self) -> Result<(), String> {
+        self.validate().map_err(|e| e.to_string())
+    }
 }
 
 /// Where a run writes and how it runs.
@@ -354,7 +366,11 @@ mod tests {
             ("train-pso", ["--topology", "star"]),
         ] {
             let e = parse(name, &flags).err().expect("refused").to_string();
-            assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+            let first = e.lines().next().unwrap_or_default();
+            assert!(
+                first.starts_with("error: ") && first.contains(flags[0]),
+                "{e}"
+            );
         }
         // A run's settings are its own once it started.
         let e = parse("train-td", &["--resume", "runs/y", "--alpha", "0.1"]);

@@ -72,7 +72,8 @@ const KING_RANGE: (f32, f32) = (1.0, 3.0);
 const CHAMPIONS: usize = 5;
 
 impl GaConfig {
-    fn validate(&self) -> Result<(), TrainError> {
+    /// Why these settings cannot run, if they cannot.
+    pub fn validate(&self) -> Result<(), TrainError> {
         let bad = |m: &str| Err(TrainError::Config(format!("train-ga: {m}")));
         if self.scheme == Scheme::Durham && self.population != DURHAM_POPULATION {
             return bad("the Durham scheme has a population of 15 (5 survivors, 10 children)");

@@ -81,7 +81,8 @@ pub struct Motion {
 }
 
 impl PsoConfig {
-    fn validate(&self) -> Result<(), TrainError> {
+    /// Why these settings cannot run, if they cannot.
+    pub fn validate(&self) -> Result<(), TrainError> {
         let bad = |m: &str| Err(TrainError::Config(format!("train-pso: {m}")));
         if self.particles < 2 || self.games == 0 || self.hidden == 0 || self.max_plies == 0 {
             return bad("expected --particles >= 2 and --games, --hidden, --max-plies >= 1");

@@ -194,7 +194,8 @@ impl TdConfig {
         }
     }
 
-    fn validate(&self) -> Result<(), TrainError> {
+    /// Why these settings cannot run, if they cannot.
+    pub fn validate(&self) -> Result<(), TrainError> {
         let unit = |x: f32| (0.0..=1.0).contains(&x);
         if !(self.alpha > 0.0 && unit(self.gamma) && unit(self.lambda) && unit(self.epsilon)) {
             return Err(TrainError::Config(
