@@ -10,7 +10,7 @@ const LAYERS: &[&[&str]] = &[
     &[
         "backend", "files", "input", "names", "progress", "seeds", "layers",
     ],
-    &["tensor", "games", "plot"],
+    &["tensor", "games", "plot", "keys"],
     &["nn", "endgame"],
     &["net", "mcts"],
     &["agents", "selfplay"],

@@ -8,6 +8,7 @@ pub mod files;
 pub mod games;
 #[cfg(feature = "gui")]
 pub mod gui;
+pub mod keys;
 pub mod mcts;
 pub mod names;
 pub mod net;

@@ -1,5 +1,5 @@
 //! Closed sets of names: the enums people choose by name (`--game othello`, `search=gumbel`,
-//! `--openings all`). [`named_enum!`] declares one with its names and help once; the command
+//! `--openings all`). `named_enum!` declares one with its names and help once; the command
 //! line lists them from [`Named`], and text parses through `FromStr`.
 
 /// An enum chosen by name.

@@ -2,7 +2,7 @@
 //!
 //! Line by line on any reader and writer (no raw terminal mode), so scripted input can
 //! drive it in tests. The person types moves in the game's notation or commands; see
-//! [`HELP`].
+//! `HELP`.
 
 use crate::agents::{Agent, AgentGame, AgentSpec, Analysis, Limits, ScoreKind};
 use crate::games::checkers::{self, Checkers};

@@ -3,8 +3,8 @@
 //! A [`Backend`] owns buffers of `f32` and runs a small set of primitive kernels on them. All
 //! buffers are dense and row-major; every op produces a new contiguous buffer, so kernels
 //! never see strides. The CPU backend is the reference the GPU backend (wgpu) is tested
-//! against (tests/gpu_parity.rs).
-//! `Tensor` (src/tensor) holds a [`Storage`] and dispatches each op to the backend of its data.
+//! against (tests/nn/gpu_parity.rs).
+//! `Tensor` (src/tensor) holds a `Storage` and dispatches each op to the backend of its data.
 
 pub mod cpu;
 #[cfg(feature = "gpu")]
@@ -217,7 +217,7 @@ pub trait Backend: Send + Sync {
     /// Softmax (or log-softmax) of each row of a (rows, cols) array, numerically stable.
     fn softmax(&self, x: &Self::Buf, rows: usize, cols: usize, log: bool) -> Self::Buf;
     fn matmul(&self, a: &Self::Buf, b: &Self::Buf, dims: MatmulDims) -> Self::Buf;
-    /// Output axis i is input axis perm[i].
+    /// Output axis i is input axis `perm[i]`.
     fn permute(&self, x: &Self::Buf, shape: &[usize], perm: &[usize]) -> Self::Buf;
     /// Pads (positive) or crops (negative) the last two axes of (planes, h, w) by
     /// [top, bottom, left, right], filling new cells with `value`.
@@ -230,9 +230,9 @@ pub trait Backend: Send + Sync {
         pads: [i32; 4],
         value: f32,
     ) -> Self::Buf;
-    /// out[r, j] = x[r, index[j]] for a (rows, cols) array.
+    /// `out[r, j] = x[r, index[j]]` for a (rows, cols) array.
     fn gather_cols(&self, x: &Self::Buf, rows: usize, cols: usize, index: &[u32]) -> Self::Buf;
-    /// The adjoint of `gather_cols`: out (rows, cols) zero except out[r, index[j]] += g[r, j].
+    /// The adjoint of `gather_cols`: out (rows, cols) zero except `out[r, index[j]] += g[r, j]`.
     fn scatter_cols(&self, g: &Self::Buf, rows: usize, cols: usize, index: &[u32]) -> Self::Buf;
     fn conv2d(
         &self,

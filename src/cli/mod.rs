@@ -12,6 +12,7 @@ mod egdb;
 mod eval_fit;
 mod export;
 mod gui;
+mod keys;
 mod perft;
 mod play;
 mod train;
@@ -60,7 +61,7 @@ pub(crate) use needs;
 )]
 pub struct Cli {
     #[command(subcommand)]
-    command: Command,
+    pub(super) command: Command,
 }
 
 #[derive(Subcommand)]
@@ -342,12 +343,13 @@ mod tests {
         words
     }
 
-    /// Every command line the README shows parses, and every agent spec in it that names no
-    /// file of the reader's own builds.
+    /// Every command line the README and docs/cli.md show parses, and every agent spec in it
+    /// that names no file of the reader's own builds.
     #[test]
     fn the_readme_examples_are_valid_command_lines() {
         let docs = [
             include_str!("../../README.md"),
+            include_str!("../../docs/cli.md"),
             include_str!("../../docs/engine.md"),
         ];
         let mut checked = 0;

@@ -1,5 +1,6 @@
 //! The `train-td`, `train-ga` and `train-pso` subcommands (part of the binary).
 
+use super::keys::{KeyFlags, KeyRules};
 use super::{for_game, list, positive, thread_pool};
 use anyhow::{Context, Result};
 use checkers_zero::games::GameName;
@@ -7,11 +8,41 @@ use checkers_zero::tensor::DeviceChoice;
 use checkers_zero::train::alphazero::{
     AzGame, ConfigOverrides, Pipeline, Preset, TrainConfig, read_config_file, run_game,
 };
-use checkers_zero::train::ga::{self, GaConfig, Scheme};
-use checkers_zero::train::pso::{self, PsoConfig, Topology};
+use checkers_zero::train::ga::{self, GaConfig};
+use checkers_zero::train::pso::{self, PsoConfig};
 use checkers_zero::train::run_dir::RunOptions;
-use checkers_zero::train::td::{self, NetKind, Opponent, Target, TdConfig, TdGame};
+use checkers_zero::train::td::{self, NetKind, TdConfig, TdGame};
 use std::path::PathBuf;
+
+/// `train --resume` takes new values of its keys.
+impl KeyRules for ConfigOverrides {
+    const KEEPS_ITS_OWN: bool = false;
+}
+
+/// A classic learner's run keeps the settings it started with, checked before any work.
+impl KeyRules for TdConfig {
+    const KEEPS_ITS_OWN: bool = true;
+
+    fn check(&self) -> Result<(), String> {
+        self.validate().map_err(|e| e.to_string())
+    }
+}
+
+impl KeyRules for GaConfig {
+    const KEEPS_ITS_OWN: bool = true;
+
+    fn check(&self) -> Result<(), String> {
+        self.validate().map_err(|e| e.to_string())
+    }
+}
+
+impl KeyRules for PsoConfig {
+    const KEEPS_ITS_OWN: bool = true;
+
+    fn check(&self) -> Result<(), String> {
+        self.validate().map_err(|e| e.to_string())
+    }
+}
 
 /// Where a run writes and how it runs.
 #[derive(clap::Args)]
@@ -25,9 +56,6 @@ pub struct RunArgs {
     /// run's length and --threads (and train-pso's --eval-games) combine with it.
     #[arg(long, value_name = "RUN_DIR", conflicts_with = "out")]
     resume: Option<PathBuf>,
-    /// Seed of every random choice of the run.
-    #[arg(long, default_value_t = 0, conflicts_with = "resume")]
-    seed: u64,
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long)]
     threads: Option<usize>,
@@ -80,78 +108,13 @@ pub struct AzArgs {
     /// The game to learn (a resumed run keeps its own).
     #[arg(long, value_parser = super::named::<GameName>(), conflicts_with = "resume")]
     game: Option<GameName>,
+    /// A flag for each run key (`--games-per-iteration 40`), read into [`ConfigOverrides`]
+    /// as a config file's keys are.
     #[command(flatten)]
-    keys: KeyFlags,
+    keys: KeyFlags<ConfigOverrides>,
     /// The subcommand, for the resume hint.
     #[arg(skip = "train")]
     pub command: &'static str,
-}
-
-/// A flag for each run key (`--games-per-iteration 40`), read into [`ConfigOverrides`] as a
-/// config file's keys are: the keys and their help come from [`TrainConfig::KEYS`].
-#[derive(Clone, Debug, Default)]
-pub struct KeyFlags(ConfigOverrides);
-
-impl KeyFlags {
-    fn flag(key: &str) -> String {
-        key.replace('_', "-")
-    }
-
-    /// One key's value: a number or boolean where the key takes one, else the text.
-    fn value(key: &str, text: &str) -> Result<serde_json::Value, clap::Error> {
-        let typed = serde_json::from_str::<serde_json::Value>(text)
-            .ok()
-            .filter(|v| v.is_number() || v.is_boolean());
-        let mut last = None;
-        for value in typed.into_iter().chain([serde_json::Value::from(text)]) {
-            let one = serde_json::json!({ key: value.clone() });
-            match serde_json::from_value::<ConfigOverrides>(one) {
-                Ok(_) => return Ok(value),
-                Err(e) => last = Some(e),
-            }
-        }
-        let e = last.expect("at least the text was tried");
-        Err(clap::Error::raw(
-            clap::error::ErrorKind::ValueValidation,
-            format!("--{} {text:?}: {e}", Self::flag(key)),
-        ))
-    }
-}
-
-impl clap::FromArgMatches for KeyFlags {
-    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
-        let mut keys = serde_json::Map::new();
-        for (key, _) in TrainConfig::KEYS {
-            if let Some(text) = matches.get_one::<String>(key) {
-                keys.insert(key.to_string(), Self::value(key, text)?);
-            }
-        }
-        serde_json::from_value(keys.into())
-            .map(KeyFlags)
-            .map_err(|e| clap::Error::raw(clap::error::ErrorKind::ValueValidation, e.to_string()))
-    }
-
-    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
-        *self = Self::from_arg_matches(matches)?;
-        Ok(())
-    }
-}
-
-impl clap::Args for KeyFlags {
-    fn augment_args(cmd: clap::Command) -> clap::Command {
-        TrainConfig::KEYS.iter().fold(cmd, |cmd, (key, help)| {
-            cmd.arg(
-                clap::Arg::new(*key)
-                    .long(Self::flag(key))
-                    .value_name(key.to_ascii_uppercase())
-                    .help(help.trim()),
-            )
-        })
-    }
-
-    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
-        Self::augment_args(cmd)
-    }
 }
 
 pub fn train_az(a: AzArgs) -> Result<()> {
@@ -248,42 +211,11 @@ pub struct TdArgs {
     /// Training games in all (a resumed run counts its earlier games).
     #[arg(long, default_value_t = 20_000, value_parser = super::at_least_one::<u64>)]
     games: u64,
-    /// leaf: TD-Leaf, moves by the agent's search and training its principal-variation leaf;
-    /// root: plain TD(lambda) on the positions at the learner's turns, 1-ply greedy moves.
-    #[arg(long, value_parser = super::named::<Target>(), default_value_t = Target::Leaf, conflicts_with = "resume")]
-    target: Target,
-    /// Learning rate of the TD update.
-    #[arg(long, default_value_t = 0.01, conflicts_with = "resume")]
-    alpha: f32,
-    /// Discount per ply of the TD target.
-    #[arg(long, default_value_t = 0.9, conflicts_with = "resume")]
-    gamma: f32,
-    /// Trace decay: 0 learns from the next position only, 1 from the game's result.
-    #[arg(long, default_value_t = 0.3, conflicts_with = "resume")]
-    lambda: f32,
-    /// Chance of a random move during training.
-    #[arg(long, default_value_t = 0.1, conflicts_with = "resume")]
-    epsilon: f32,
     /// Hidden layer widths, comma-separated (default: 40 for checkers, Othello 64,32).
     #[arg(long, conflicts_with = "resume")]
     hidden: Option<String>,
-    /// Whom the learner plays while training.
-    #[arg(long, value_parser = super::named::<Opponent>(), default_value_t = Opponent::Random, conflicts_with = "resume")]
-    opponent: Opponent,
-    /// Training games reaching this many plies are adjudicated (checkers: on material).
-    #[arg(long, default_value_t = 200, conflicts_with = "resume")]
-    max_plies: usize,
-    /// Evaluate (against random and alpha-beta depth 2) and checkpoint every N games.
-    #[arg(long, default_value_t = 500, conflicts_with = "resume")]
-    eval_every: u64,
-    /// Evaluation games per colour against each opponent.
-    #[arg(
-        long,
-        default_value_t = 100,
-        conflicts_with = "resume",
-        value_parser = super::at_least_one::<usize>
-    )]
-    eval_games: usize,
+    #[command(flatten)]
+    keys: KeyFlags<TdConfig>,
 }
 
 /// The genetic algorithm of the Durham study (91 sub-square inputs, 40 and 10 tanh units).
@@ -294,30 +226,8 @@ pub struct GaArgs {
     /// Generations in all (a resumed run counts its earlier ones).
     #[arg(long, default_value_t = 100, value_parser = super::at_least_one::<u64>)]
     generations: u64,
-    /// Which study's evolution scheme.
-    #[arg(long, value_parser = super::named::<Scheme>(), default_value_t = Scheme::Durham, conflicts_with = "resume")]
-    scheme: Scheme,
-    /// Networks kept per generation (the Durham scheme needs 15).
-    #[arg(long, default_value_t = 15, conflicts_with = "resume")]
-    population: usize,
-    /// Games each network plays as Black per generation.
-    #[arg(long, default_value_t = 5, conflicts_with = "resume")]
-    games: usize,
-    /// Alpha-beta depth during training.
-    #[arg(long, default_value_t = 4, conflicts_with = "resume")]
-    depth: u32,
-    /// A game reaching this many plies is a draw.
-    #[arg(long, default_value_t = 100, conflicts_with = "resume")]
-    max_plies: usize,
-    /// Hidden layer widths, comma-separated.
-    #[arg(long, default_value = "40,10", conflicts_with = "resume")]
-    hidden: String,
-    /// King input value (Blondie24: the starting value, then evolved; 2.0 in that study).
-    #[arg(long, default_value_t = 1.5, conflicts_with = "resume")]
-    king: f32,
-    /// Start games from random three-move ballots instead of the start position.
-    #[arg(long, conflicts_with = "resume")]
-    ballots: bool,
+    #[command(flatten)]
+    keys: KeyFlags<GaConfig>,
 }
 
 /// Particle swarm optimisation of a 32-10-1 network (sigmoid hidden units).
@@ -328,42 +238,8 @@ pub struct PsoArgs {
     /// Iterations in all (a resumed run counts its earlier ones).
     #[arg(long, default_value_t = 500, value_parser = super::at_least_one::<u64>)]
     iterations: u64,
-    /// Particles in the swarm (one network each).
-    #[arg(long, default_value_t = 40, conflicts_with = "resume")]
-    particles: usize,
-    /// Hidden units of the 32-H-1 network.
-    #[arg(long, default_value_t = 10, conflicts_with = "resume")]
-    hidden: usize,
-    /// Games each particle (and each personal best) plays per iteration.
-    #[arg(long, default_value_t = 15, conflicts_with = "resume")]
-    games: usize,
-    /// Alpha-beta depth (1: the study's 1-ply lookahead).
-    #[arg(long, default_value_t = 1, conflicts_with = "resume")]
-    depth: u32,
-    /// A game reaching this many plies is a draw.
-    #[arg(long, default_value_t = 100, conflicts_with = "resume")]
-    max_plies: usize,
-    /// Largest velocity component (each weight moves at most this far per iteration).
-    #[arg(long, default_value_t = 0.15, conflicts_with = "resume")]
-    vmax: f32,
-    /// Cognitive coefficient: the pull towards a particle's personal best.
-    #[arg(long, default_value_t = 1.0, conflicts_with = "resume")]
-    c1: f32,
-    /// Social coefficient: the pull towards the neighbourhood's best.
-    #[arg(long, default_value_t = 1.0, conflicts_with = "resume")]
-    c2: f32,
-    /// Inertia weight w on the previous velocity.
-    #[arg(long, default_value_t = 1.0, conflicts_with = "resume")]
-    inertia: f32,
-    /// Clerc's constriction factor (needs c1 + c2 > 4).
-    #[arg(long, conflicts_with = "resume")]
-    constriction: bool,
-    /// Neighbourhood whose best pulls each particle.
-    #[arg(long, value_parser = super::named::<Topology>(), default_value_t = Topology::Gbest, conflicts_with = "resume")]
-    topology: Topology,
-    /// Start games from random three-move ballots instead of the start position.
-    #[arg(long, conflicts_with = "resume")]
-    ballots: bool,
+    #[command(flatten)]
+    keys: KeyFlags<PsoConfig>,
     /// Final games per colour of the best network against random (0: none).
     #[arg(long, default_value_t = 10_000)]
     eval_games: usize,
@@ -383,20 +259,7 @@ fn train_td_for<G: TdGame>(a: TdArgs) -> Result<()> {
         None => G::DEFAULT_HIDDEN.to_vec(),
     };
     let choice = G::choose_net(a.net, &hidden)?;
-    let config = TdConfig {
-        target: a.target,
-        alpha: a.alpha,
-        gamma: a.gamma,
-        lambda: a.lambda,
-        epsilon: a.epsilon,
-        hidden,
-        opponent: a.opponent,
-        max_plies: a.max_plies,
-        eval_every: a.eval_every,
-        eval_games: a.eval_games,
-        seed: a.run.seed,
-        ..TdConfig::default()
-    };
+    let config = TdConfig { hidden, ..a.keys.0 };
     let opts = a.run.options();
     a.run
         .pool()?
@@ -406,18 +269,7 @@ fn train_td_for<G: TdGame>(a: TdArgs) -> Result<()> {
 }
 
 pub fn train_ga(a: GaArgs) -> Result<()> {
-    let config = GaConfig {
-        scheme: a.scheme,
-        population: a.population,
-        games: a.games,
-        depth: a.depth,
-        max_plies: a.max_plies,
-        hidden: hidden_list(&a.hidden)?,
-        king: a.king,
-        ballots: a.ballots,
-        seed: a.run.seed,
-        ..GaConfig::default()
-    };
+    let config = a.keys.0;
     let opts = a.run.options();
     a.run
         .pool()?
@@ -427,22 +279,7 @@ pub fn train_ga(a: GaArgs) -> Result<()> {
 }
 
 pub fn train_pso(a: PsoArgs) -> Result<()> {
-    let config = PsoConfig {
-        particles: a.particles,
-        hidden: a.hidden,
-        games: a.games,
-        depth: a.depth,
-        max_plies: a.max_plies,
-        vmax: a.vmax,
-        c1: a.c1,
-        c2: a.c2,
-        inertia: a.inertia,
-        constriction: a.constriction,
-        topology: a.topology,
-        ballots: a.ballots,
-        seed: a.run.seed,
-        ..PsoConfig::default()
-    };
+    let config = a.keys.0;
     let opts = a.run.options();
     let result = a
         .run
@@ -453,4 +290,90 @@ pub fn train_pso(a: PsoArgs) -> Result<()> {
         print!("{}", s.table("pso global best", "random"));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Cli, Command};
+    use super::*;
+    use checkers_zero::train::ga::Scheme;
+    use checkers_zero::train::pso::Topology;
+    use clap::Parser;
+
+    /// The subcommand `name` as parsed from `flags`, with a run folder.
+    fn parse(name: &str, flags: &[&str]) -> Result<Command, clap::Error> {
+        let args = ["checkers-zero", name, "--out", "runs/x"];
+        Cli::try_parse_from(args.iter().chain(flags)).map(|cli| cli.command)
+    }
+
+    #[test]
+    fn td_flags_default_to_the_config() {
+        let Ok(Command::TrainTd(a)) = parse("train-td", &[]) else {
+            panic!("train-td parses")
+        };
+        assert_eq!(a.keys.0, TdConfig::default());
+        assert_eq!(a.hidden, None);
+    }
+
+    #[test]
+    fn ga_flags_default_to_the_config() {
+        let Ok(Command::TrainGa(a)) = parse("train-ga", &[]) else {
+            panic!("train-ga parses")
+        };
+        assert_eq!(a.keys.0, GaConfig::default());
+    }
+
+    #[test]
+    fn pso_flags_default_to_the_config() {
+        let Ok(Command::TrainPso(a)) = parse("train-pso", &[]) else {
+            panic!("train-pso parses")
+        };
+        assert_eq!(a.keys.0, PsoConfig::default());
+    }
+
+    #[test]
+    fn flags_set_their_keys_and_refuse_bad_values_in_one_line() {
+        let flags = [
+            "--hidden",
+            "20,5",
+            "--ballots",
+            "--scheme",
+            "blondie24",
+            "--king",
+            "2",
+            "--seed",
+            "7",
+        ];
+        let Ok(Command::TrainGa(a)) = parse("train-ga", &flags) else {
+            panic!("train-ga parses")
+        };
+        let expected = GaConfig {
+            hidden: vec![20, 5],
+            ballots: true,
+            scheme: Scheme::Blondie24,
+            king: 2.0,
+            seed: 7,
+            ..GaConfig::default()
+        };
+        assert_eq!(a.keys.0, expected);
+        let Ok(Command::TrainPso(a)) = parse("train-pso", &["--topology", "von-neumann"]) else {
+            panic!("train-pso parses")
+        };
+        assert_eq!(a.keys.0.topology, Topology::VonNeumann);
+        for (name, flags) in [
+            ("train-td", ["--alpha", "fast"]),
+            ("train-ga", ["--hidden", "40,x"]),
+            ("train-pso", ["--topology", "star"]),
+        ] {
+            let e = parse(name, &flags).err().expect("refused").to_string();
+            let first = e.lines().next().unwrap_or_default();
+            assert!(
+                first.starts_with("error: ") && first.contains(flags[0]),
+                "{e}"
+            );
+        }
+        // A run's settings are its own once it started.
+        let e = parse("train-td", &["--resume", "runs/y", "--alpha", "0.1"]);
+        assert!(e.is_err());
+    }
 }

@@ -24,7 +24,9 @@ use std::path::Path;
 use std::time::Instant;
 
 crate::names::named_enum! {
+    /// An evolution scheme.
     #[derive(Serialize, Deserialize)]
+    #[serde(rename_all = "kebab-case")]
     pub enum Scheme {
         /// Elitism, crossover of hidden units and uniform mutation (the Durham study).
         Durham = "durham",
@@ -33,41 +35,30 @@ crate::names::named_enum! {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GaConfig {
-    pub scheme: Scheme,
-    /// Networks kept each generation (Durham: must be 15).
-    pub population: usize,
-    /// Games each network plays as Black per generation.
-    pub games: usize,
-    /// Alpha-beta depth of the players.
-    pub depth: u32,
-    /// A game reaching this many plies is a draw.
-    pub max_plies: usize,
-    pub hidden: Vec<usize>,
-    /// The king's input value (Blondie24: its starting value, then evolved).
-    pub king: f32,
-    /// Start games from random three-move ballots instead of the start position.
-    pub ballots: bool,
-    /// Games a new champion plays against each of the previous five (half per colour).
-    pub champion_games: usize,
-    pub seed: u64,
-}
-
-impl Default for GaConfig {
-    fn default() -> Self {
-        GaConfig {
-            scheme: Scheme::Durham,
-            population: 15,
-            games: 5,
-            depth: 4,
-            max_plies: 100,
-            hidden: vec![40, 10],
-            king: 1.5,
-            ballots: false,
-            champion_games: 6,
-            seed: 0,
-        }
+crate::keys::settings! {
+    /// A GA run's settings (saved in its run state).
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct GaConfig {
+        /// Which study's evolution scheme.
+        scheme: Scheme = Scheme::Durham,
+        /// Networks kept per generation (the Durham scheme needs 15).
+        population: usize = DURHAM_POPULATION,
+        /// Games each network plays as Black per generation.
+        games: usize = 5,
+        /// Alpha-beta depth during training.
+        depth: u32 = 4,
+        /// A game reaching this many plies is a draw.
+        max_plies: usize = 100,
+        /// Hidden layer widths, comma-separated.
+        hidden: Vec<usize> = vec![40, 10],
+        /// King input value (Blondie24: the starting value, then evolved; 2.0 in that study).
+        king: f32 = 1.5,
+        /// Start games from random three-move ballots instead of the start position.
+        ballots: bool = false,
+        /// Games a new champion plays against each of the previous five (half per colour).
+        (no_flag) champion_games: usize = 6,
+        /// Seed of every random choice of the run.
+        seed: u64 = 0,
     }
 }
 
@@ -81,7 +72,8 @@ const KING_RANGE: (f32, f32) = (1.0, 3.0);
 const CHAMPIONS: usize = 5;
 
 impl GaConfig {
-    fn validate(&self) -> Result<(), TrainError> {
+    /// Why these settings cannot run, if they cannot.
+    pub fn validate(&self) -> Result<(), TrainError> {
         let bad = |m: &str| Err(TrainError::Config(format!("train-ga: {m}")));
         if self.scheme == Scheme::Durham && self.population != DURHAM_POPULATION {
             return bad("the Durham scheme has a population of 15 (5 survivors, 10 children)");

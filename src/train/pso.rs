@@ -22,7 +22,9 @@ use std::path::Path;
 use std::time::Instant;
 
 crate::names::named_enum! {
+    /// The neighbourhood whose best pulls each particle.
     #[derive(Serialize, Deserialize)]
+    #[serde(rename_all = "kebab-case")]
     pub enum Topology {
         /// Every particle follows the swarm's best.
         Gbest = "gbest",
@@ -33,45 +35,38 @@ crate::names::named_enum! {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PsoConfig {
-    pub particles: usize,
-    pub hidden: usize,
-    /// Games each pool member plays per iteration (colours alternating).
-    pub games: usize,
-    pub depth: u32,
-    /// A game reaching this many plies is a draw.
-    pub max_plies: usize,
-    pub vmax: f32,
-    pub c1: f32,
-    pub c2: f32,
-    pub inertia: f32,
-    /// Clerc's constriction factor chi from phi = c1 + c2 (> 4); else chi = 1.
-    pub constriction: bool,
-    pub topology: Topology,
-    pub king: f32,
-    pub ballots: bool,
-    pub seed: u64,
-}
-
-impl Default for PsoConfig {
-    fn default() -> Self {
-        PsoConfig {
-            particles: 40,
-            hidden: 10,
-            games: 15,
-            depth: 1,
-            max_plies: 100,
-            vmax: 0.15,
-            c1: 1.0,
-            c2: 1.0,
-            inertia: 1.0,
-            constriction: false,
-            topology: Topology::Gbest,
-            king: 1.5,
-            ballots: false,
-            seed: 0,
-        }
+crate::keys::settings! {
+    /// A PSO run's settings (saved in its run state).
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct PsoConfig {
+        /// Particles in the swarm (one network each).
+        particles: usize = 40,
+        /// Hidden units of the 32-H-1 network.
+        hidden: usize = 10,
+        /// Games each particle (and each personal best) plays per iteration.
+        games: usize = 15,
+        /// Alpha-beta depth (1: the study's 1-ply lookahead).
+        depth: u32 = 1,
+        /// A game reaching this many plies is a draw.
+        max_plies: usize = 100,
+        /// Largest velocity component (each weight moves at most this far per iteration).
+        vmax: f32 = 0.15,
+        /// Cognitive coefficient: the pull towards a particle's personal best.
+        c1: f32 = 1.0,
+        /// Social coefficient: the pull towards the neighbourhood's best.
+        c2: f32 = 1.0,
+        /// Inertia weight w on the previous velocity.
+        inertia: f32 = 1.0,
+        /// Clerc's constriction factor (needs c1 + c2 > 4).
+        constriction: bool = false,
+        /// Neighbourhood whose best pulls each particle.
+        topology: Topology = Topology::Gbest,
+        /// The king's input value.
+        (no_flag) king: f32 = 1.5,
+        /// Start games from random three-move ballots instead of the start position.
+        ballots: bool = false,
+        /// Seed of every random choice of the run.
+        seed: u64 = 0,
     }
 }
 
@@ -86,7 +81,8 @@ pub struct Motion {
 }
 
 impl PsoConfig {
-    fn validate(&self) -> Result<(), TrainError> {
+    /// Why these settings cannot run, if they cannot.
+    pub fn validate(&self) -> Result<(), TrainError> {
         let bad = |m: &str| Err(TrainError::Config(format!("train-pso: {m}")));
         if self.particles < 2 || self.games == 0 || self.hidden == 0 || self.max_plies == 0 {
             return bad("expected --particles >= 2 and --games, --hidden, --max-plies >= 1");

@@ -44,6 +44,7 @@ use std::time::Instant;
 crate::names::named_enum! {
     /// Whom the TD learner plays.
     #[derive(Serialize, Deserialize)]
+    #[serde(rename_all = "kebab-case")]
     pub enum Opponent {
         /// The uniformly random agent (as in the study); the learner alternates colours.
         Random = "random",
@@ -55,6 +56,7 @@ crate::names::named_enum! {
 crate::names::named_enum! {
     /// Which positions' values the TD chain trains, and how the learner picks its moves.
     #[derive(Serialize, Deserialize)]
+    #[serde(rename_all = "kebab-case")]
     pub enum Target {
         /// TD-Leaf: the leaf of the agent's search, which also chooses the move.
         Leaf = "leaf",
@@ -148,43 +150,36 @@ impl TdGame for Othello {
 /// `td` agent's default): TD-Leaf trains the leaves this search reaches.
 const DEPTH: u32 = 1;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TdConfig {
-    pub target: Target,
-    pub alpha: f32,
-    pub gamma: f32,
-    pub lambda: f32,
-    /// Chance of a random move instead of the learner's own choice.
-    pub epsilon: f32,
-    pub hidden: Vec<usize>,
-    pub king: f32,
-    pub opponent: Opponent,
-    /// Training games reaching this many plies are adjudicated (checkers: on material).
-    pub max_plies: usize,
-    /// Games between evaluations (and checkpoints).
-    pub eval_every: u64,
-    /// Evaluation games per colour against random and against alpha-beta depth 2 (over the
-    /// game's openings).
-    pub eval_games: usize,
-    pub seed: u64,
-}
-
-impl Default for TdConfig {
-    fn default() -> Self {
-        TdConfig {
-            target: Target::Leaf,
-            alpha: 0.01,
-            gamma: 0.9,
-            lambda: 0.3,
-            epsilon: 0.1,
-            hidden: vec![40],
-            king: 1.5,
-            opponent: Opponent::Random,
-            max_plies: 200,
-            eval_every: 500,
-            eval_games: 100,
-            seed: 0,
-        }
+crate::keys::settings! {
+    /// A TD run's settings (saved in its run state).
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct TdConfig {
+        /// leaf: TD-Leaf, moves by the agent's search and training its principal-variation
+        /// leaf; root: plain TD(lambda) on the positions at the learner's turns, 1-ply greedy
+        /// moves.
+        target: Target = Target::Leaf,
+        /// Learning rate of the TD update.
+        alpha: f32 = 0.01,
+        /// Discount per ply of the TD target.
+        gamma: f32 = 0.9,
+        /// Trace decay: 0 learns from the next position only, 1 from the game's result.
+        lambda: f32 = 0.3,
+        /// Chance of a random move during training.
+        epsilon: f32 = 0.1,
+        /// Hidden layer widths (the command line's own flag: the default depends on the game).
+        (no_flag) hidden: Vec<usize> = Checkers::DEFAULT_HIDDEN.to_vec(),
+        /// The king's input value.
+        (no_flag) king: f32 = 1.5,
+        /// Whom the learner plays while training.
+        opponent: Opponent = Opponent::Random,
+        /// Training games reaching this many plies are adjudicated (checkers: on material).
+        max_plies: usize = 200,
+        /// Evaluate (against random and alpha-beta depth 2) and checkpoint every N games.
+        eval_every: u64 = 500,
+        /// Evaluation games per colour against each opponent.
+        eval_games: usize = 100,
+        /// Seed of every random choice of the run.
+        seed: u64 = 0,
     }
 }
 
@@ -199,16 +194,22 @@ impl TdConfig {
         }
     }
 
-    fn validate(&self) -> Result<(), TrainError> {
+    /// Why these settings cannot run, if they cannot.
+    pub fn validate(&self) -> Result<(), TrainError> {
         let unit = |x: f32| (0.0..=1.0).contains(&x);
         if !(self.alpha > 0.0 && unit(self.gamma) && unit(self.lambda) && unit(self.epsilon)) {
             return Err(TrainError::Config(
                 "td: expected alpha > 0 and gamma, lambda, epsilon in [0, 1]".into(),
             ));
         }
-        if self.hidden.contains(&0) || self.eval_every == 0 || self.max_plies == 0 {
+        if self.hidden.contains(&0)
+            || self.eval_every == 0
+            || self.eval_games == 0
+            || self.max_plies == 0
+        {
             return Err(TrainError::Config(
-                "td: hidden widths, --eval-every and --max-plies must be at least 1".into(),
+                "td: hidden widths, --eval-every, --eval-games and --max-plies must be at least 1"
+                    .into(),
             ));
         }
         Ok(())

@@ -68,7 +68,7 @@ impl Tensor {
         Tensor::from_storage(storage, out)
     }
 
-    /// Picks columns of a (rows, cols) tensor: out[r, j] = self[r, index[j]].
+    /// Picks columns of a (rows, cols) tensor: `out[r, j] = self[r, index[j]]`.
     pub fn gather_cols(&self, index: &[u32]) -> Tensor {
         let [rows, cols] = self.shape() else {
             panic!("gather_cols needs 2 axes, got {:?}", self.shape())

@@ -1,8 +1,8 @@
 //! Every hyperparameter of an AlphaZero run, with presets for a laptop CPU and a desktop GPU.
 //! One list below defines each key once: the resolved [`TrainConfig`], and
-//! [`ConfigOverrides`] — the same keys, all optional — which is both the `train` command's
-//! flags (`--games-per-iteration 40`) and the config file's JSON keys
-//! (`{"games_per_iteration": 40}`). A run resolves preset, then file, then flags.
+//! [`ConfigOverrides`] — the same keys, all optional, its [`Keys`](crate::keys::Keys) — which
+//! is both the `train` command's flags (`--games-per-iteration 40`) and the config file's
+//! JSON keys (`{"games_per_iteration": 40}`). A run resolves preset, then file, then flags.
 
 use crate::agents::{AgentGame, AgentSpec, SpecList};
 use crate::arena::ArenaGame;
@@ -20,6 +20,9 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct ConfigError(pub String);
+
+/// A spec list is a key's value here (the gauntlet's opponents): text, no named values.
+impl crate::keys::KeyType for SpecList {}
 
 /// The presets' gauntlets, written as a spec list.
 fn specs(text: &str) -> SpecList {
@@ -60,11 +63,10 @@ macro_rules! train_config {
             $( $(#[doc = $adoc])+ pub $aname: Option<$aty>, )+
         }
 
-        impl TrainConfig {
-            /// Every key with its help: what the command line offers as flags.
-            pub const KEYS: &'static [(&'static str, &'static str)] = &[
-                $( (stringify!($name), concat!($($doc),+)), )+
-                $( (stringify!($aname), concat!($($adoc),+)), )+
+        impl crate::keys::Keys for ConfigOverrides {
+            const KEYS: &'static [crate::keys::Key] = &[
+                $( crate::keys::key!($name, $ty, [$($doc),+]), )+
+                $( crate::keys::key!($aname, $aty, [$($adoc),+]), )+
             ];
         }
 
