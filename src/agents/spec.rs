@@ -61,7 +61,7 @@ const fn common<G: AgentGame>() -> [Kind<G>; 3] {
 
 /// A game agents can be built for from specs.
 pub trait AgentGame: NetGame {
-    /// Every kind the game has: [`common`]'s, then its own.
+    /// Every kind the game has: `random`, `mcts` and `az` (built alike for every game), then its own.
     const KINDS: &'static [Kind<Self>];
 
     /// The perfect endgames an agent with these options consults (`egdb` for checkers).
