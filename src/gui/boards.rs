@@ -158,14 +158,14 @@ impl Board for Othello {
     }
 
     fn moves_text(game: &Game<Othello>) -> String {
-        othello::notation::transcript(game.moves())
+        othello::record::transcript(game.moves())
     }
 
     fn load(text: &str) -> Result<Game<Othello>, ApiError> {
         let read = if text.trim_start().starts_with('[') {
             Game::from_pdn(text)
         } else {
-            othello::notation::parse_transcript(text)
+            othello::record::parse_transcript(text)
         };
         read.map_err(|e| ApiError::bad_request(e.0))
     }
