@@ -92,7 +92,7 @@ macro_rules! on_game {
         }
     };
 }
-pub use crate::on_game;
+pub use on_game;
 
 /// `f` of every item, in order, computed on the current rayon pool, calling
 /// `on_item(done, total)` as each item ends: the parallel split of every game's perft.
