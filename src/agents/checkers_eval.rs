@@ -16,7 +16,7 @@ use super::kinds::{self, AgentKind, LimitOptions};
 use super::settings::CheckersEvalKind;
 use crate::games::Checkers;
 use crate::games::checkers::board::{Bitboard, Dir, ROW_1_TO_4, shift};
-use crate::games::checkers::moves::generate;
+use crate::games::checkers::movegen::generate;
 use crate::games::checkers::{Color, Move, Position, dedup_routes};
 
 /// The classic terms' weights, in the search's units (`MAN` = 100 is one man). Together

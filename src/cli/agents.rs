@@ -1,8 +1,8 @@
 //! `agents`: every agent kind of a game with its options, from their declarations.
 
-use super::for_game;
 use checkers_zero::agents::AgentGame;
 use checkers_zero::games::GameName;
+use checkers_zero::games::on_game;
 
 #[derive(clap::Args)]
 pub struct AgentsArgs {
@@ -12,7 +12,7 @@ pub struct AgentsArgs {
 }
 
 pub fn run(args: AgentsArgs) -> anyhow::Result<()> {
-    print!("{}", for_game!(args.game, listing()));
+    print!("{}", on_game!(args.game, G => listing::<G>()));
     Ok(())
 }
 

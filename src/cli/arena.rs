@@ -1,6 +1,6 @@
 //! `match`, `tournament` and `gauntlet`: agents against each other over the openings.
 
-use super::{at_least_one, for_game, parse_player, thread_pool};
+use super::{at_least_one, parse_player, thread_pool};
 use anyhow::{Context, Result};
 use checkers_zero::agents::AgentGame;
 use checkers_zero::arena::{
@@ -8,7 +8,7 @@ use checkers_zero::arena::{
     TournamentConfig, journal_status, run_gauntlet as play_gauntlet, run_match as play_match,
     run_match_journaled, run_tournament as play_tournament,
 };
-use checkers_zero::games::GameName;
+use checkers_zero::games::{GameName, on_game};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -155,7 +155,7 @@ impl SeriesArgs {
 
 pub fn run_tournament(args: TournamentArgs) -> Result<()> {
     args.series.name_endgames()?;
-    for_game!(args.series.game, tournament_for(&args))
+    on_game!(args.series.game, G => tournament_for::<G>(&args))
 }
 
 fn tournament_for<G: AgentGame + ArenaGame>(args: &TournamentArgs) -> Result<()> {
@@ -177,7 +177,7 @@ fn tournament_for<G: AgentGame + ArenaGame>(args: &TournamentArgs) -> Result<()>
 
 pub fn run_match(args: MatchArgs) -> Result<()> {
     args.series.name_endgames()?;
-    for_game!(args.series.game, match_for(&args))
+    on_game!(args.series.game, G => match_for::<G>(&args))
 }
 
 fn match_for<G: AgentGame + ArenaGame>(args: &MatchArgs) -> Result<()> {
@@ -207,7 +207,7 @@ fn match_for<G: AgentGame + ArenaGame>(args: &MatchArgs) -> Result<()> {
 
 pub fn run_gauntlet(args: GauntletArgs) -> Result<()> {
     args.series.name_endgames()?;
-    for_game!(args.series.game, gauntlet_for(&args))
+    on_game!(args.series.game, G => gauntlet_for::<G>(&args))
 }
 
 fn gauntlet_for<G: AgentGame + ArenaGame>(args: &GauntletArgs) -> Result<()> {

@@ -1,9 +1,9 @@
 //! `bench`: benchmarks that print one JSON object per measurement.
 
 use super::bench_runs;
-use super::{at_least_one, for_game, list, named, needs, open_device, positive, thread_pool};
+use super::{at_least_one, list, named, needs, open_device, positive, thread_pool};
 use anyhow::{Context, Result, bail};
-use checkers_zero::games::{GameName, Othello};
+use checkers_zero::games::{GameName, Othello, on_game};
 use checkers_zero::nn::NetPreset;
 use checkers_zero::tensor::{Device, DeviceChoice};
 use checkers_zero::train::alphazero::Preset;
@@ -333,10 +333,7 @@ pub fn run(command: BenchCommand) -> Result<()> {
             let device = bench_device(device)?;
             let pool = thread_pool(Some(threads))?;
             pool.install(|| {
-                for_game!(
-                    game,
-                    bench_runs::selfplay(&config, model.as_deref(), &device, threads, repeat)
-                )
+                on_game!(game, G => bench_runs::selfplay::<G>(&config, model.as_deref(), &device, threads, repeat))
             })
         }
     }

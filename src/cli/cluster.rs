@@ -1,7 +1,5 @@
 //! The `learner` and `actor` subcommands: training across machines through Redis.
 
-#[cfg(feature = "cluster")]
-use super::for_game;
 use super::train::AzArgs;
 #[cfg(feature = "cluster")]
 use super::train::{az_game, finished, open_pipeline};
@@ -13,6 +11,8 @@ use checkers_zero::distributed::actor::{ActorOptions, run_actor};
 use checkers_zero::distributed::learner::{DEFAULT_NAME, LearnerOptions, RemoteGames};
 #[cfg(feature = "cluster")]
 use checkers_zero::distributed::link::RedisTarget;
+#[cfg(feature = "cluster")]
+use checkers_zero::games::on_game;
 use checkers_zero::tensor::DeviceChoice;
 #[cfg(feature = "cluster")]
 use checkers_zero::train::alphazero::AzGame;
@@ -60,7 +60,7 @@ pub struct LearnerArgs {
 #[cfg(feature = "cluster")]
 pub fn learner(mut a: LearnerArgs) -> Result<()> {
     a.train.command = "learner --redis URL";
-    for_game!(az_game(&a.train)?, learner_for(a))
+    on_game!(az_game(&a.train)?, G => learner_for::<G>(a))
 }
 
 #[cfg(feature = "cluster")]

@@ -24,17 +24,6 @@ use checkers_zero::names::{Named, parse_name};
 use checkers_zero::tensor::{Device, DeviceChoice};
 use clap::{Parser, Subcommand};
 
-/// Calls the generic `$f::<G>(args)` for the game `$game` names.
-macro_rules! for_game {
-    ($game:expr, $($f:ident)::+($($arg:expr),*)) => {
-        match $game {
-            checkers_zero::games::GameName::Checkers => $($f)::+::<checkers_zero::games::Checkers>($($arg),*),
-            checkers_zero::games::GameName::Othello => $($f)::+::<checkers_zero::games::Othello>($($arg),*),
-        }
-    };
-}
-pub(crate) use for_game;
-
 /// `$call` where the build has `$feature`, else an error that says how to enable it.
 macro_rules! needs {
     ($feature:literal, $command:literal, $call:expr) => {{
@@ -235,6 +224,7 @@ fn parse_player<G: AgentGame>(text: &str) -> Result<Player<G>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use checkers_zero::games::on_game;
     use clap::CommandFactory;
 
     /// Every flag and argument of every subcommand says what it is for.
@@ -368,7 +358,7 @@ mod tests {
                 _ => (GameName::Checkers, Vec::new()),
             };
             for spec in specs.iter().filter(|s| !s.contains("model=")) {
-                for_game!(game, parse_spec(spec))
+                on_game!(game, G => parse_spec::<G>(spec))
                     .unwrap_or_else(|e| panic!("README example {line:?}: {e}"));
             }
             checked += 1;

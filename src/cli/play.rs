@@ -1,9 +1,9 @@
 //! `play` in the terminal and `engine`, the line protocol.
 
-use super::{for_game, parse_spec, start_position};
+use super::{parse_spec, start_position};
 use anyhow::Result;
 use checkers_zero::engine;
-use checkers_zero::games::{Color, GameName};
+use checkers_zero::games::{Color, GameName, on_game};
 use checkers_zero::play::PlayGame;
 use clap::ValueEnum;
 
@@ -37,7 +37,7 @@ pub struct PlayArgs {
 }
 
 pub fn run(args: PlayArgs) -> Result<()> {
-    for_game!(args.game, play_for(args))
+    on_game!(args.game, G => play_for::<G>(args))
 }
 
 fn play_for<G: PlayGame>(args: PlayArgs) -> Result<()> {
@@ -57,6 +57,6 @@ fn play_for<G: PlayGame>(args: PlayArgs) -> Result<()> {
 pub fn engine(game: GameName) -> Result<()> {
     // The engine reads on a thread of its own, which the stdin lock cannot move to.
     let stdin = std::io::BufReader::new(std::io::stdin());
-    for_game!(game, engine::run(stdin, std::io::stdout()))?;
+    on_game!(game, G => engine::run::<G>(stdin, std::io::stdout()))?;
     Ok(())
 }

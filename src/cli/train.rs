@@ -1,9 +1,9 @@
 //! The `train-td`, `train-ga` and `train-pso` subcommands (part of the binary).
 
 use super::keys::{KeyFlags, KeyRules};
-use super::{for_game, list, positive, thread_pool};
+use super::{list, positive, thread_pool};
 use anyhow::{Context, Result};
-use checkers_zero::games::GameName;
+use checkers_zero::games::{GameName, on_game};
 use checkers_zero::tensor::DeviceChoice;
 use checkers_zero::train::alphazero::{
     AzGame, ConfigOverrides, Pipeline, Preset, TrainConfig, read_config_file, run_game,
@@ -118,7 +118,7 @@ pub struct AzArgs {
 }
 
 pub fn train_az(a: AzArgs) -> Result<()> {
-    for_game!(az_game(&a)?, train_az_for(a))
+    on_game!(az_game(&a)?, G => train_az_for::<G>(a))
 }
 
 fn train_az_for<G: AzGame>(a: AzArgs) -> Result<()> {
@@ -250,7 +250,7 @@ pub fn train_td(a: TdArgs) -> Result<()> {
         Some(dir) => td::game_of_run(dir),
         None => a.game.unwrap_or(GameName::Checkers),
     };
-    for_game!(game, train_td_for(a))
+    on_game!(game, G => train_td_for::<G>(a))
 }
 
 fn train_td_for<G: TdGame>(a: TdArgs) -> Result<()> {

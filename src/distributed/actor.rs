@@ -5,7 +5,7 @@
 
 use super::link::{Link, LinkError, PublishedModel, RedisTarget};
 use super::record::{self, RecordHeader};
-use crate::games::{Checkers, GameName, Othello};
+use crate::games::{GameName, on_game};
 use crate::mcts::{CachedEvaluator, NetEvaluator};
 use crate::net::model_from_bytes;
 use crate::nn::checksum;
@@ -76,10 +76,7 @@ pub fn run_actor(o: &ActorOptions) -> Result<ActorReport, ActorError> {
             pushed: &mut pushed,
             start,
         };
-        match game {
-            GameName::Checkers => session.play::<Checkers>(&model)?,
-            GameName::Othello => session.play::<Othello>(&model)?,
-        }
+        on_game!(game, G => session.play::<G>(&model))?;
     }
     Ok(ActorReport {
         games: pushed,

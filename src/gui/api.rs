@@ -5,11 +5,12 @@ use super::boards::{Board, standard_ballots};
 use super::error::ApiError;
 use super::levels::{DEFAULT_LEVEL, LEVELS};
 use super::library::Library;
-use super::sessions::{Event, HUMAN, SearchAsk, Session, Table, on_table};
+use super::sessions::{Event, HUMAN, SearchAsk, Session, Table};
 use super::view::{self, GameView, Players};
 use super::{AppState, Shared};
 use crate::agents::{AgentGame, AgentSpec, Limits, kinds, settings};
-use crate::games::{Checkers, Color, DrawReason, Game, Othello, Outcome, Rules, WinReason};
+use crate::games::{Color, DrawReason, Game, GameName, Outcome, Rules, WinReason, on_game};
+use crate::names::Named;
 use axum::extract::{FromRequest, Path, Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::sse::{KeepAlive, Sse};
@@ -86,13 +87,17 @@ async fn info(State(state): State<Shared>) -> Json<Value> {
         .into_iter()
         .map(|name| json!({"name": name, "game": Library::model_game(&name).name()}))
         .collect();
+    let agents: serde_json::Map<String, Value> = GameName::ALL
+        .iter()
+        .map(|&game| {
+            let kinds = on_game!(game, G => G::kinds().map(|k| k.describe()).collect::<Vec<_>>());
+            (game.name().to_string(), json!(kinds))
+        })
+        .collect();
     Json(json!({
         "version": env!("CARGO_PKG_VERSION"),
-        "games": ["checkers", "othello"],
-        "agents": {
-            "checkers": Checkers::kinds().map(|k| k.describe()).collect::<Vec<_>>(),
-            "othello": Othello::kinds().map(|k| k.describe()).collect::<Vec<_>>(),
-        },
+        "games": GameName::NAMES,
+        "agents": agents,
         "levels": LEVELS,
         "default_level": DEFAULT_LEVEL,
         "models": models,
@@ -194,14 +199,22 @@ fn create<G: Board>(
     Ok(state.sessions.create(game, players, names, wrap).view())
 }
 
-async fn create_game(State(state): State<Shared>, Body(req): Body<NewGame>) -> Response {
-    let made = match req.game.as_deref().unwrap_or("checkers") {
-        "checkers" => create::<Checkers>(&state, &req, Table::Checkers),
-        "othello" => create::<Othello>(&state, &req, Table::Othello),
-        other => Err(ApiError::bad_request(format!(
-            "unknown game {other:?}: expected checkers or othello"
-        ))),
+/// The game a `POST /api/games` body names (checkers when it names none).
+fn new_game_name(req: &NewGame) -> Result<GameName, ApiError> {
+    let Some(text) = req.game.as_deref() else {
+        return Ok(GameName::Checkers);
     };
+    text.parse().map_err(|_| {
+        ApiError::bad_request(format!(
+            "unknown game {text:?}: expected {}",
+            GameName::NAMES.join(" or ")
+        ))
+    })
+}
+
+async fn create_game(State(state): State<Shared>, Body(req): Body<NewGame>) -> Response {
+    let made = new_game_name(&req)
+        .and_then(|game| on_game!(game, G, Table(wrap) => create::<G>(&state, &req, wrap)));
     match made {
         Ok(view) => (StatusCode::CREATED, Json(view)).into_response(),
         Err(e) => e.into_response(),
@@ -212,7 +225,7 @@ async fn get_game(
     State(state): State<Shared>,
     Path(id): Path<String>,
 ) -> Result<Json<GameView>, ApiError> {
-    Ok(Json(on_table!(table(&state, &id)?, s => s.view())))
+    Ok(Json(on_game!(Table(s) in table(&state, &id)? => s.view())))
 }
 
 async fn delete_game(
@@ -231,7 +244,7 @@ async fn get_ply(
     let ply: usize = ply
         .parse()
         .map_err(|_| ApiError::bad_request(format!("ply {ply:?}: expected a number")))?;
-    on_table!(t, s => s.with_game(|g| {
+    on_game!(Table(s) in t => s.with_game(|g| {
         view::ply_view(g, ply)
             .map(|v| Json(v).into_response())
             .ok_or_else(|| {
@@ -252,7 +265,7 @@ async fn play_move(
     Path(id): Path<String>,
     Body(req): Body<MoveRequest>,
 ) -> Result<Json<GameView>, ApiError> {
-    on_table!(table(&state, &id)?, s => {
+    on_game!(Table(s) in table(&state, &id)? => {
         let (_, view) = s.update(|g| {
             g.play_text(&req.text)
                 .map(|_| ())
@@ -274,7 +287,7 @@ async fn explain(
     Body(req): Body<ExplainRequest>,
 ) -> Result<Json<Value>, ApiError> {
     let square = req.square;
-    let reason = on_table!(table(&state, &id)?, s => s.with_game(|g| why_not(g, square)))?;
+    let reason = on_game!(Table(s) in table(&state, &id)? => s.with_game(|g| why_not(g, square)))?;
     Ok(Json(
         json!({"square": square, "movable": reason.is_none(), "reason": reason}),
     ))
@@ -300,7 +313,7 @@ async fn undo(
     Body(req): Body<UndoRequest>,
 ) -> Result<Json<GameView>, ApiError> {
     let plies = req.plies.unwrap_or(1);
-    on_table!(table(&state, &id)?, s => {
+    on_game!(Table(s) in table(&state, &id)? => {
         let (_, view) = s.update(|g| {
             if plies == 0 || plies > g.ply() {
                 return Err(ApiError::unprocessable(format!(
@@ -340,7 +353,7 @@ async fn resign(
 ) -> Result<Json<GameView>, ApiError> {
     let side = parse_side(&req.side)?;
     let outcome = Outcome::Win(side.opposite(), WinReason::Resignation);
-    on_table!(table(&state, &id)?, s => Ok(Json(s.update(|g| end_game(g, outcome))?.1)))
+    on_game!(Table(s) in table(&state, &id)? => Ok(Json(s.update(|g| end_game(g, outcome))?.1)))
 }
 
 fn end_game<G: Rules>(game: &mut Game<G>, outcome: Outcome) -> Result<(), ApiError> {
@@ -369,7 +382,7 @@ async fn draw(
     Path(id): Path<String>,
     Body(req): Body<DrawRequest>,
 ) -> Result<Json<Value>, ApiError> {
-    on_table!(table(&state, &id)?, s => offer_draw(&state, s, req).await)
+    on_game!(Table(s) in table(&state, &id)? => offer_draw(&state, s, req).await)
 }
 
 async fn offer_draw<G: Board>(
@@ -477,7 +490,7 @@ async fn search(
     Path(id): Path<String>,
     Body(req): Body<SearchRequest>,
 ) -> Result<Response, ApiError> {
-    on_table!(table(&state, &id)?, s => start_search(&state, s, req).await)
+    on_game!(Table(s) in table(&state, &id)? => start_search(&state, s, req).await)
 }
 
 async fn start_search<G: Board>(
@@ -519,12 +532,12 @@ async fn stop(
     State(state): State<Shared>,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let stopped = on_table!(table(&state, &id)?, s => s.stop());
+    let stopped = on_game!(Table(s) in table(&state, &id)? => s.stop());
     Ok(Json(json!({"stopped": stopped})))
 }
 
 async fn pdn(State(state): State<Shared>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    let (game, text) = on_table!(table(&state, &id)?, s => {
+    let (game, text) = on_game!(Table(s) in table(&state, &id)? => {
         let view = s.view();
         (view.game, view.pdn)
     });
@@ -548,7 +561,7 @@ async fn events(
     State(state): State<Shared>,
     Path(id): Path<String>,
 ) -> Result<Sse<impl Stream<Item = Result<axum::response::sse::Event, Infallible>>>, ApiError> {
-    let (view, rx) = on_table!(table(&state, &id)?, s => (s.view(), s.subscribe()));
+    let (view, rx) = on_game!(Table(s) in table(&state, &id)? => (s.view(), s.subscribe()));
     let first = Event {
         name: "state",
         data: serde_json::to_string(&view).expect("views serialise"),

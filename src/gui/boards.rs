@@ -159,14 +159,14 @@ impl Board for Othello {
     }
 
     fn moves_text(game: &Game<Othello>) -> String {
-        othello::notation::transcript(game.moves())
+        othello::record::transcript(game.moves())
     }
 
     fn load(text: &str) -> Result<Vec<PdnRecord<Othello>>, ApiError> {
         let read = if text.trim_start().starts_with('[') {
             PdnRecord::read_all(text)
         } else {
-            othello::notation::parse_transcript(text).map(|game| {
+            othello::record::parse_transcript(text).map(|game| {
                 vec![PdnRecord {
                     tags: Vec::new(),
                     game,

@@ -11,7 +11,7 @@ use super::error::ApiError;
 use super::view::{self, GameView, Players, side_name};
 use crate::agents::{Agent, AgentSpec, Analysis, Decision, Limits, Proven, ScoreKind, StopFlag};
 use crate::endgame::Value;
-use crate::games::{Checkers, Color, Game, Othello};
+use crate::games::{Checkers, Color, Game, Othello, on_game};
 use axum::http::StatusCode;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -34,35 +34,25 @@ pub struct Event {
     pub data: String,
 }
 
-/// A game of either kind.
+/// A game of either kind: one variant per game, named as `GameName`'s, so that
+/// `games::on_game!` reaches its session whichever game it plays.
 #[derive(Clone)]
 pub enum Table {
     Checkers(Arc<Session<Checkers>>),
     Othello(Arc<Session<Othello>>),
 }
 
-/// Runs `$body` with `$s` bound to the table's session, whichever game it plays.
-macro_rules! on_table {
-    ($table:expr, $s:ident => $body:expr) => {
-        match $table {
-            $crate::gui::sessions::Table::Checkers($s) => $body,
-            $crate::gui::sessions::Table::Othello($s) => $body,
-        }
-    };
-}
-pub(crate) use on_table;
-
 impl Table {
     fn idle(&self) -> Duration {
-        on_table!(self, s => s.used().elapsed())
+        on_game!(Table(s) in self => s.used().elapsed())
     }
 
     fn finished(&self) -> bool {
-        on_table!(self, s => s.with_game(|g| g.outcome().is_some()))
+        on_game!(Table(s) in self => s.with_game(|g| g.outcome().is_some()))
     }
 
     fn close(&self) {
-        on_table!(self, s => s.close())
+        on_game!(Table(s) in self => s.close())
     }
 }
 
@@ -327,7 +317,7 @@ impl Sessions {
     pub fn get(&self, id: u64) -> Result<Table, ApiError> {
         let games = lock(&self.games);
         let table = games.get(&id).cloned().ok_or_else(|| self.missing(id))?;
-        on_table!(&table, s => s.touch());
+        on_game!(Table(s) in &table => s.touch());
         Ok(table)
     }
 

@@ -3,7 +3,7 @@
 //! lineage in the model's metadata, so that the file says how it is to be fed.
 
 use super::model::{NetGame, model_from_bytes, model_game, parse_file};
-use crate::games::{Checkers, GameName, Othello};
+use crate::games::on_game;
 use crate::nn::CheckpointError;
 use crate::tensor::Device;
 use std::path::Path;
@@ -21,10 +21,10 @@ pub struct OnnxModel {
 /// The network of the model file at `path`, for the game the file declares, as ONNX;
 /// errors name the file.
 pub fn model_file_to_onnx(path: &Path) -> Result<OnnxModel, CheckpointError> {
-    parse_file(path, |bytes| match model_game(bytes) {
-        GameName::Checkers => to_onnx::<Checkers>(bytes),
-        GameName::Othello => to_onnx::<Othello>(bytes),
-    })
+    parse_file(
+        path,
+        |bytes| on_game!(model_game(bytes), G => to_onnx::<G>(bytes)),
+    )
 }
 
 fn to_onnx<G: NetGame>(bytes: &[u8]) -> Result<OnnxModel, CheckpointError> {

@@ -9,7 +9,7 @@
 use crate::agents::checkers_eval::{
     ClassicWeights, TERMS, classic_score, classic_terms, material_lead,
 };
-use crate::games::checkers::moves::generate;
+use crate::games::checkers::movegen::generate;
 use crate::games::{Checkers, Color, Game, Outcome};
 
 /// One position: its material lead, classic terms and the game's result for the side to

@@ -5,7 +5,7 @@
 //! (`context`); buffers come from a pool by size class (`pool`); each kernel's pipeline is
 //! compiled once (`pipelines`). The kernel families mirror `backend/cpu` and compute the same
 //! results up to float rounding; the matrix products and convolutions share one tiled GEMM
-//! (`gemm`). One context serves the whole process ([`Gpu::shared`]).
+//! (`gemm`, its tile shapes in `tile`). One context serves the whole process ([`Gpu::shared`]).
 
 mod context;
 mod conv;
@@ -21,11 +21,12 @@ mod pipelines;
 mod pool;
 mod profiler;
 mod reduce;
+mod tile;
 
 pub use context::{AdapterSummary, GpuError, SUBMIT_EVERY};
 pub use counters::GpuCounters;
-pub use gemm::TileShape;
 pub use profiler::KernelTime;
+pub use tile::TileShape;
 
 use super::{Backend, BinaryOp, ConvDims, MatmulDims, NormDims, OptimStep, Running, UnaryOp};
 use bytemuck::Pod;
@@ -82,13 +83,13 @@ impl Gpu {
                     .into_iter()
                     .next()
                     .ok_or(GpuError::NoAdapter)?;
-                if let Ok(name) = std::env::var(gemm::TILE_VARIABLE) {
+                if let Ok(name) = std::env::var(tile::TILE_VARIABLE) {
                     let tile =
                         TileShape::from_name(&name).ok_or_else(|| GpuError::Unsupported {
                             adapter: context::describe(&best.get_info()),
                             why: format!(
                                 "{}={name}: expected wide, square or small",
-                                gemm::TILE_VARIABLE
+                                tile::TILE_VARIABLE
                             ),
                         })?;
                     TileShape::force(Some(tile));
@@ -257,11 +258,11 @@ struct Requirements {
 }
 
 fn kernel_requirements() -> Requirements {
-    let tiles = gemm::TileShape::ALL.map(gemm::TileShape::tile);
-    let most = |f: fn(&gemm::Tile) -> u32| tiles.iter().map(f).max().unwrap_or(0);
+    let tiles = tile::TileShape::ALL.map(tile::TileShape::tile);
+    let most = |f: fn(&tile::Tile) -> u32| tiles.iter().map(f).max().unwrap_or(0);
     Requirements {
-        invocations: WG.max(most(gemm::Tile::threads)),
-        workgroup_bytes: (WG * 4).max(most(gemm::Tile::workgroup_bytes)),
+        invocations: WG.max(most(tile::Tile::threads)),
+        workgroup_bytes: (WG * 4).max(most(tile::Tile::workgroup_bytes)),
         // The batch norm's input gradient reads seven buffers and writes one.
         storage_buffers: 8,
     }

@@ -6,7 +6,7 @@
 //! must be filled and every value given must be used; the tests below also read the compiled
 //! workgroup sizes back.
 
-use super::gemm::TileShape;
+use super::tile::TileShape;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -266,7 +266,7 @@ impl Shader {
     /// (matmul and conv) qualifies: every global read and write sits behind an explicit test
     /// against the matrix's extent (`fetch_a`, `fetch_b` and `store_quad` of gemm.wgsl, the
     /// padding tests of conv.wgsl), the workgroup tiles are indexed by quads that the tile's
-    /// shape keeps inside them (`well_formed` in gemm.rs), and the register block is named
+    /// shape keeps inside them (`well_formed` in tile.rs), and the register block is named
     /// variables. naga's checks would clamp every index and bound every loop with a counter
     /// (3.4x slower training on an H200).
     fn trusted(self) -> bool {

@@ -13,7 +13,7 @@
 use super::Value;
 use super::file::{pack, unpack};
 use super::index::{Config, Material, kings_number, locate};
-use crate::games::checkers::moves::generate;
+use crate::games::checkers::movegen::generate;
 use crate::games::checkers::{Move, Position};
 use rayon::prelude::*;
 use std::collections::HashMap;

@@ -5,7 +5,7 @@
 //! cannot be jumped twice, as in the move generator) and are removed when the turn ends.
 
 use super::board::{Bitboard, Dir, Squares, jump_landing, neighbour};
-use super::moves::jumpers;
+use super::movegen::jumpers;
 use super::{Color, Move, Position};
 
 /// One hop: the piece on `from` (0-based square) steps or jumps in `dir`.

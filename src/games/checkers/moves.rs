@@ -1,12 +1,10 @@
-//! Moves (whole turns) and the move generator.
+//! Moves (whole turns), and folding capture routes with the same result.
 //!
 //! A capture is generated once per route: two routes over the same pieces to the same square
 //! are different moves (as in the published perft counts); [`dedup_routes`] folds them when
-//! only the resulting position matters. Pieces jumped during a multi-jump stay on the board
-//! until the move ends: they cannot be jumped twice and cannot be landed on.
+//! only the resulting position matters.
 
-use super::board::{Bitboard, Dir, Squares, jump_landing, neighbour, shift};
-use super::position::{Color, Position};
+use super::board::Bitboard;
 
 /// Most landing squares one move can have (a side has at most 12 pieces to lose).
 pub const MAX_PATH: usize = 12;
@@ -58,89 +56,35 @@ impl Move {
         self.captured != 0
     }
 
+    /// A capture from `from` before its first jump: the generator's route so far.
+    pub(super) const fn capture_from(from: u8) -> Move {
+        Move {
+            from,
+            len: 0,
+            path: [0; MAX_PATH],
+            captured: 0,
+        }
+    }
+
+    /// Adds a jump over the piece `over` (a bit) to `land`.
+    #[inline(always)]
+    pub(super) fn push_jump(&mut self, land: u8, over: Bitboard) {
+        self.path[self.len as usize] = land;
+        self.len += 1;
+        self.captured |= over;
+    }
+
+    /// Takes back the last jump, which went over `over`.
+    #[inline(always)]
+    pub(super) fn pop_jump(&mut self, over: Bitboard) {
+        self.len -= 1;
+        self.captured &= !over;
+    }
+
     /// Same start, end and captured pieces: the same resulting position.
     pub fn same_effect(&self, other: &Move) -> bool {
         self.from == other.from && self.to() == other.to() && self.captured == other.captured
     }
-}
-
-impl std::fmt::Debug for Move {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", super::notation::move_to_pdn(self))
-    }
-}
-
-impl std::fmt::Display for Move {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", super::notation::move_to_pdn(self))
-    }
-}
-
-/// Pieces of the side to move that may move in `dir` (men only forward).
-#[inline(always)]
-fn movers(pos: &Position, dir: Dir) -> Bitboard {
-    let side = pos.turn();
-    let mine = pos.pieces(side);
-    if side.forward().contains(&dir) {
-        mine
-    } else {
-        mine & pos.kings()
-    }
-}
-
-/// Pieces of the side to move that have a jump available.
-#[inline]
-pub fn jumpers(pos: &Position) -> Bitboard {
-    let opp = pos.pieces(pos.turn().opposite());
-    let empty = pos.empty();
-    let mut out = 0;
-    for dir in Dir::ALL {
-        let back = dir.opposite();
-        out |= shift(shift(empty, back) & opp, back) & movers(pos, dir);
-    }
-    out
-}
-
-/// Appends every legal move of the side to move to `out` (all capture routes).
-pub fn generate(pos: &Position, out: &mut Vec<Move>) {
-    let jumping = jumpers(pos);
-    if jumping != 0 {
-        generate_captures(pos, jumping, out);
-    } else {
-        generate_steps(pos, out);
-    }
-}
-
-/// The legal moves in a new vector.
-pub fn legal_moves(pos: &Position) -> Vec<Move> {
-    let mut out = Vec::with_capacity(32);
-    generate(pos, &mut out);
-    out
-}
-
-fn generate_steps(pos: &Position, out: &mut Vec<Move>) {
-    let empty = pos.empty();
-    for dir in Dir::ALL {
-        let can = movers(pos, dir) & shift(empty, dir.opposite());
-        for sq in Squares(can) {
-            // The neighbour exists: `can` only holds squares whose `dir` neighbour is empty.
-            let to = neighbour(sq, dir).expect("neighbour of a mover");
-            out.push(Move::step(sq, to));
-        }
-    }
-}
-
-/// Number of legal moves (perft leaves), without building the step moves.
-pub fn count_moves(pos: &Position, unique: bool, scratch: &mut Vec<Move>) -> u64 {
-    let jumping = jumpers(pos);
-    if jumping == 0 {
-        let empty = pos.empty();
-        return Dir::ALL
-            .iter()
-            .map(|&d| (movers(pos, d) & shift(empty, d.opposite())).count_ones() as u64)
-            .sum();
-    }
-    count_captures(pos, jumping, unique, scratch)
 }
 
 /// The moves with one route kept for each distinct result (see [`dedup_routes`]).
@@ -163,152 +107,4 @@ pub fn dedup_routes(moves: &mut Vec<Move>) {
             i += 1;
         }
     }
-}
-
-/// One possible jump from a square: the square jumped over and the landing square (bits),
-/// or zero bits where the jump would leave the board.
-#[derive(Clone, Copy)]
-struct Jump {
-    over: Bitboard,
-    land: Bitboard,
-    land_sq: u8,
-}
-
-const fn jump_table() -> [[Jump; 4]; 32] {
-    let mut t = [[Jump {
-        over: 0,
-        land: 0,
-        land_sq: 0,
-    }; 4]; 32];
-    let mut sq = 0;
-    while sq < 32 {
-        let mut d = 0;
-        while d < 4 {
-            if let (Some(over), Some(land)) = (
-                neighbour(sq as u8, Dir::ALL[d]),
-                jump_landing(sq as u8, Dir::ALL[d]),
-            ) {
-                t[sq][d] = Jump {
-                    over: 1 << over,
-                    land: 1 << land,
-                    land_sq: land,
-                };
-            }
-            d += 1;
-        }
-        sq += 1;
-    }
-    t
-}
-
-static JUMPS: [[Jump; 4]; 32] = jump_table();
-
-/// The state shared by one piece's multi-jump search.
-struct JumpSearch {
-    dirs: &'static [Dir],
-    king: bool,
-    crown: Bitboard,
-    /// Opponent pieces not yet jumped in this move.
-    opp: Bitboard,
-    /// Empty squares, the jumping piece's own start square included.
-    empty: Bitboard,
-}
-
-impl JumpSearch {
-    fn new(pos: &Position, sq: u8) -> Self {
-        let side = pos.turn();
-        let king = pos.kings() & (1u32 << sq) != 0;
-        JumpSearch {
-            dirs: if king { &Dir::ALL } else { forward_dirs(side) },
-            king,
-            crown: side.crown_row(),
-            opp: pos.pieces(side.opposite()),
-            // The jumping piece has left its square, so a king may pass back over it.
-            empty: pos.empty() | (1u32 << sq),
-        }
-    }
-
-    #[inline(always)]
-    fn jumps_from(&self, at: u8, captured: Bitboard) -> impl Iterator<Item = Jump> + '_ {
-        let table = &JUMPS[at as usize];
-        self.dirs
-            .iter()
-            .map(move |d| table[d.index()])
-            .filter(move |j| self.opp & !captured & j.over != 0 && self.empty & j.land != 0)
-    }
-
-    /// A man that reaches the king row is crowned and its move ends there.
-    #[inline(always)]
-    fn ends_on(&self, j: &Jump) -> bool {
-        !self.king && j.land & self.crown != 0
-    }
-
-    fn extend(&self, mv: &mut Move, at: u8, out: &mut Vec<Move>) {
-        let mut continued = false;
-        for j in self.jumps_from(at, mv.captured) {
-            continued = true;
-            let saved_len = mv.len;
-            mv.path[mv.len as usize] = j.land_sq;
-            mv.len += 1;
-            mv.captured |= j.over;
-            if self.ends_on(&j) {
-                out.push(*mv);
-            } else {
-                self.extend(mv, j.land_sq, out);
-            }
-            mv.captured &= !j.over;
-            mv.len = saved_len;
-        }
-        if !continued && mv.len > 0 {
-            out.push(*mv);
-        }
-    }
-
-    /// Number of complete routes from `at` (1 if no jump continues the move).
-    fn count(&self, at: u8, captured: Bitboard) -> u64 {
-        let mut n = 0;
-        for j in self.jumps_from(at, captured) {
-            n += if self.ends_on(&j) {
-                1
-            } else {
-                self.count(j.land_sq, captured | j.over)
-            };
-        }
-        n.max(1)
-    }
-}
-
-/// The forward directions of a side as a static slice.
-fn forward_dirs(side: Color) -> &'static [Dir] {
-    match side {
-        Color::Black => &Dir::SOUTH,
-        Color::White => &Dir::NORTH,
-    }
-}
-
-fn generate_captures(pos: &Position, jumping: Bitboard, out: &mut Vec<Move>) {
-    for sq in Squares(jumping) {
-        let search = JumpSearch::new(pos, sq);
-        let mut mv = Move {
-            from: sq,
-            len: 0,
-            path: [0; MAX_PATH],
-            captured: 0,
-        };
-        search.extend(&mut mv, sq, out);
-    }
-}
-
-/// Number of capture moves. Only a king can reach one square over the same pieces by two
-/// routes, so `unique` needs the routes themselves only when a king can jump.
-fn count_captures(pos: &Position, jumping: Bitboard, unique: bool, scratch: &mut Vec<Move>) -> u64 {
-    if unique && jumping & pos.kings() != 0 {
-        scratch.clear();
-        generate_captures(pos, jumping, scratch);
-        dedup_routes(scratch);
-        return scratch.len() as u64;
-    }
-    Squares(jumping)
-        .map(|sq| JumpSearch::new(pos, sq).count(sq, 0))
-        .sum()
 }

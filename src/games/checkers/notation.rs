@@ -4,7 +4,8 @@
 //! expected, or, for a well-formed move that is not legal, why it is not.
 
 use super::board::{Bitboard, Squares, neighbour};
-use super::moves::{Move, legal_moves};
+use super::movegen::legal_moves;
+use super::moves::Move;
 use super::position::{Color, Position};
 use crate::input::quoted;
 use std::fmt::Write;
@@ -317,6 +318,18 @@ fn parse_piece_list(list: &str, color: Color) -> Result<(Bitboard, Bitboard), No
         }
     }
     Ok((pieces, kings))
+}
+
+impl std::fmt::Debug for Move {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&move_to_pdn(self))
+    }
+}
+
+impl std::fmt::Display for Move {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&move_to_pdn(self))
+    }
 }
 
 #[cfg(test)]

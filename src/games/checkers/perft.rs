@@ -2,7 +2,8 @@
 //! generator. A multi-jump is one move; different capture routes count separately unless
 //! `unique` folds those with the same start, end and captured pieces.
 
-use super::moves::{Move, count_moves, dedup_routes, generate};
+use super::movegen::{count_moves, generate};
+use super::moves::{Move, dedup_routes};
 use super::position::Position;
 
 /// Per-depth move buffers, so the recursion allocates nothing after warm-up.

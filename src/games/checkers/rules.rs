@@ -3,7 +3,7 @@
 
 use super::encoding::{self, Encoding, frame_dir, frame_square};
 use super::hops::{Hop, HopState, hops_of};
-use super::moves::count_moves;
+use super::movegen::count_moves;
 use super::record::FORTY_MOVE_PLIES;
 use super::{self as checkers, Move, Position};
 use crate::games::GameName;

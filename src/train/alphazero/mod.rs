@@ -4,18 +4,19 @@
 //! and checkpoints, so a killed run resumes at the last finished iteration.
 //!
 //! - [`config`]: every hyperparameter, presets, the config file.
-//! - [`pipeline`]: the run folder, the iteration loop, resume.
+//! - [`pipeline`]: the run folder, the iteration loop, resume, and where an iteration's games
+//!   come from (`GameSource`: its own self-play or remote actors).
 //! - [`optimise`]: training the network on the replay window.
-//! - [`source`]: where an iteration's games come from (own self-play or remote actors).
+//! - [`ingest`]: how games from remote actors arrived, for the metrics.
 
 pub mod config;
+pub mod ingest;
 pub mod optimise;
 pub mod pipeline;
-pub mod source;
 
 pub use config::{
     AzGame, ConfigError, ConfigOverrides, OptimizerKind, Preset, TrainConfig, config_json,
     from_json_object, parse_config_json, read_config_file,
 };
-pub use pipeline::{AzState, IterationRecord, LocalSelfPlay, Pipeline, run_game};
-pub use source::{GameSource, IngestReport};
+pub use ingest::IngestReport;
+pub use pipeline::{AzState, GameSource, IterationRecord, LocalSelfPlay, Pipeline, run_game};

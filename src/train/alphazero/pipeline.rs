@@ -12,8 +12,8 @@
 use super::config::{
     AzGame, ConfigOverrides, TrainConfig, TrainConfigV1, config_json, parse_config_json,
 };
+use super::ingest::IngestReport;
 use super::optimise::{TrainSpec, TrainStats, steps_per_epoch, train_candidate};
-use super::source::{GameSource, IngestReport};
 use crate::agents::Player;
 use crate::agents::{AzConfig, AzNetwork};
 use crate::arena::gauntlet::{GauntletConfig, GauntletRecord, run_gauntlet};
@@ -268,6 +268,24 @@ struct IterationOutcome {
     gating_s: f64,
     gauntlet: Option<Vec<GauntletRecord>>,
     ingest: Option<IngestReport>,
+}
+
+/// A supplier of an iteration's games: the pipeline's own self-play ([`LocalSelfPlay`]), or
+/// self-play actors on other machines (`distributed::learner::RemoteGames`).
+pub trait GameSource<G: AzGame> {
+    /// The games iteration `it` trains on, played by (a recent version of) `run`'s best
+    /// network, and how they arrived when they came from elsewhere.
+    fn games(
+        &mut self,
+        it: u32,
+        run: &Pipeline<G>,
+    ) -> Result<(SelfPlayReport<G>, Option<IngestReport>), TrainError>;
+
+    /// Called once the run's state is on disk: at the start and after each iteration's
+    /// checkpoint (the best network may have changed).
+    fn committed(&mut self, _run: &Pipeline<G>) -> Result<(), TrainError> {
+        Ok(())
+    }
 }
 
 /// The pipeline's own self-play: each iteration's games played here by the best network.

@@ -1,29 +1,8 @@
-//! Where an iteration's games come from: the pipeline's own self-play (`train`), or self-play
-//! actors on other machines whose games a learner receives (`learner`, crate::distributed).
+//! How an iteration's games arrived from self-play actors on other machines, whose games a
+//! learner receives (`learner`, crate::distributed): the `ingest` object of a metrics line.
 
-use super::AzGame;
-use super::pipeline::Pipeline;
-use crate::selfplay::SelfPlayReport;
-use crate::train::errors::TrainError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-
-/// A supplier of an iteration's games.
-pub trait GameSource<G: AzGame> {
-    /// The games iteration `it` trains on, played by (a recent version of) `run`'s best
-    /// network, and how they arrived when they came from elsewhere.
-    fn games(
-        &mut self,
-        it: u32,
-        run: &Pipeline<G>,
-    ) -> Result<(SelfPlayReport<G>, Option<IngestReport>), TrainError>;
-
-    /// Called once the run's state is on disk: at the start and after each iteration's
-    /// checkpoint (the best network may have changed).
-    fn committed(&mut self, _run: &Pipeline<G>) -> Result<(), TrainError> {
-        Ok(())
-    }
-}
 
 /// How an iteration's games arrived from actors (a line of metrics.jsonl carries it).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
