@@ -37,16 +37,19 @@ impl<G: Rules> PdnRecord<G> {
             .iter()
             .enumerate()
             .map(|(i, chunk)| {
-                Self::read(chunk).map_err(|e| match several {
+                let (mut record, result) = Self::read(chunk).map_err(|e| match several {
                     true => NotationError(format!("game {}: {}", i + 1, e.0)),
                     false => e,
-                })
+                })?;
+                record.impose_recorded(result);
+                Ok(record)
             })
             .collect()
     }
 
-    /// The one game `text` holds (the first, if several).
-    fn read(text: &str) -> Result<Self, NotationError> {
+    /// The one game `text` holds (the first, if several), and the result it records, not
+    /// yet imposed.
+    fn read(text: &str) -> Result<(Self, Option<String>), NotationError> {
         let (tags, movetext) = split_tags(text)?;
         let start = match tags.iter().find(|(k, _)| k.eq_ignore_ascii_case("FEN")) {
             Some((_, fen)) => {
@@ -70,29 +73,32 @@ impl<G: Rules> PdnRecord<G> {
             game.play_text(token)
                 .map_err(|e| NotationError(format!("PDN move {}: {e}", game.ply() + 1)))?;
         }
-        let mut record = PdnRecord { tags, game };
+        let record = PdnRecord { tags, game };
         let result = result.or_else(|| record.tag("Result").map(str::to_string));
-        if record.game.outcome().is_none() {
-            // `Outcome::pdn_result`'s convention: 1-0 is White's win.
-            let recorded = match result.as_deref() {
-                Some("1-0") => Some(Outcome::Win(Color::White, WinReason::Recorded)),
-                Some("0-1") => Some(Outcome::Win(Color::Black, WinReason::Recorded)),
-                Some("1/2-1/2") => Some(Outcome::Draw(DrawReason::Recorded)),
-                _ => None,
-            };
-            if let Some(outcome) = recorded {
-                record.game.impose(outcome);
-            }
+        Ok((record, result))
+    }
+
+    /// Ends a game the board has not ended with the `result` its record gives.
+    fn impose_recorded(&mut self, result: Option<String>) {
+        // `Outcome::pdn_result`'s convention: 1-0 is White's win.
+        let recorded = match result.as_deref() {
+            Some("1-0") => Outcome::Win(Color::White, WinReason::Recorded),
+            Some("0-1") => Outcome::Win(Color::Black, WinReason::Recorded),
+            Some("1/2-1/2") => Outcome::Draw(DrawReason::Recorded),
+            _ => return,
+        };
+        if self.game.outcome().is_none() {
+            self.game.impose(recorded);
         }
-        Ok(record)
     }
 }
 
 impl<G: Rules> Game<G> {
-    /// The first game in `text`; every move must be legal in turn. The error names the
-    /// move's number in the game and why it is not legal.
+    /// The first game in `text`, its moves only (a result it records is left to the
+    /// caller: [`PdnRecord::read_all`] imposes it); every move must be legal in turn. The
+    /// error names the move's number in the game and why it is not legal.
     pub fn from_pdn(text: &str) -> Result<Self, NotationError> {
-        PdnRecord::read(text).map(|r| r.game)
+        PdnRecord::read(text).map(|(r, _)| r.game)
     }
 }
 
