@@ -78,6 +78,14 @@ pub trait AgentGame: NetGame {
     }
 }
 
+/// An `alphabeta` spec's search settings, its limits declared by `limits`.
+fn alphabeta_config(opts: &Options, limits: &LimitOptions) -> Result<AlphaBetaConfig, AgentError> {
+    Ok(AlphaBetaConfig {
+        limits: opts.limits(limits)?,
+        hash_mb: opts.value(&kinds::alphabeta::HASH)?,
+    })
+}
+
 /// Checkers' learned agents: `learner`'s network at alpha-beta's leaves.
 fn checkers_learned(
     learner: Learner,
@@ -104,10 +112,7 @@ impl AgentGame for Checkers {
             Kind {
                 decl: &kinds::CHECKERS_ALPHABETA,
                 build: |opts, seed| {
-                    let config = AlphaBetaConfig {
-                        limits: opts.limits(&kinds::alphabeta::CHECKERS_LIMITS)?,
-                        hash_mb: opts.value(&kinds::alphabeta::HASH)?,
-                    };
+                    let config = alphabeta_config(opts, &kinds::alphabeta::CHECKERS_LIMITS)?;
                     let eval = CheckersEval::new(
                         opts.value(&kinds::alphabeta::EVAL)?,
                         opts.value(&kinds::alphabeta::KING)?,
@@ -161,10 +166,7 @@ impl AgentGame for Othello {
             Kind {
                 decl: &kinds::OTHELLO_ALPHABETA,
                 build: |opts, seed| {
-                    let config = AlphaBetaConfig {
-                        limits: opts.limits(&kinds::alphabeta::OTHELLO_LIMITS)?,
-                        hash_mb: opts.value(&kinds::alphabeta::HASH)?,
-                    };
+                    let config = alphabeta_config(opts, &kinds::alphabeta::OTHELLO_LIMITS)?;
                     let mut agent = AlphaBeta::new(config, seed, OthelloEval)?;
                     agent.set_oracle(Self::oracle(opts)?);
                     Ok(Box::new(agent))

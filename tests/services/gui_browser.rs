@@ -507,20 +507,7 @@ fn the_board_shows_what_it_promises() {
 
             // A game between people, reviewed.
             let pdn = "1. 11-15 23-19 2. 8-11 22-17 3. 9-13 17-14 4. 10x17 21x14 *";
-            c.execute(
-                "document.querySelector('#pdn-text').value = arguments[0]; \
-                 document.querySelector('#pdn-text').closest('details')?.setAttribute('open', '');",
-                vec![json!(pdn)],
-            )
-            .await
-            .unwrap();
-            click(&c, "#load-pdn").await;
-            until(
-                &c,
-                "the loaded game",
-                "document.querySelectorAll('#moves .move').length === 8",
-            )
-            .await;
+            load_pdn(&c, pdn, 8).await;
             assert!(
                 !displayed(&c, "#eval-graph").await,
                 "no graph before any analysis"
@@ -789,6 +776,20 @@ fn no_text_is_clipped() {
             },
         );
     }
+}
+
+/// Loads a game record through the page's Load a game box; waits for its `moves` moves.
+async fn load_pdn(c: &Client, pdn: &str, moves: usize) {
+    c.execute(
+        "document.querySelector('#pdn-text').value = arguments[0]; \
+         document.querySelector('#pdn-text').closest('details')?.setAttribute('open', '');",
+        vec![json!(pdn)],
+    )
+    .await
+    .unwrap();
+    click(c, "#load-pdn").await;
+    let check = format!("document.querySelectorAll('#moves .move').length === {moves}");
+    until(c, "the loaded game", &check).await;
 }
 
 /// Makes a game through the API (from the page, which shares the server); its id.
@@ -1403,20 +1404,7 @@ fn docs_screenshots() {
         choose(&c, "#user-color", "white").await;
         let pdn =
             "1. 11-15 23-19 2. 8-11 22-17 3. 9-13 17-14 4. 10x17 21x14 5. 4-8 19x10 6. 6x15 *";
-        c.execute(
-            "document.querySelector('#pdn-text').value = arguments[0]; \
-             document.querySelector('#pdn-text').closest('details')?.setAttribute('open', '');",
-            vec![json!(pdn)],
-        )
-        .await
-        .unwrap();
-        click(&c, "#load-pdn").await;
-        until(
-            &c,
-            "the loaded game",
-            "document.querySelectorAll('#moves .move').length === 11",
-        )
-        .await;
+        load_pdn(&c, pdn, 11).await;
         click(&c, "#nav-last").await;
         click(&c, "#review").await;
         until(
