@@ -45,6 +45,55 @@ export class BoardView {
       if (target) this.focused = Number(target.dataset.square);
     });
     svg.addEventListener("keydown", (event) => this.key(event, onSquareClick));
+    this.dragging(onSquareClick);
+  }
+
+  /**
+   * Drag and drop: a checkers piece pressed and carried to another square is the two
+   * clicks (the piece, then where it goes), the piece following the pointer meanwhile; a
+   * press released on the same square stays an ordinary click. Othello's moves are one
+   * click, so its discs are not carried.
+   */
+  dragging(onSquareClick) {
+    const svg = this.svg;
+    const squareAt = (x, y) => document.elementFromPoint(x, y)?.closest?.("[data-square]");
+    let drag = null;
+    svg.addEventListener("pointerdown", (event) => {
+      const group = event.target.closest("[data-square]");
+      const piece = group?.querySelector(".piece");
+      if (!piece || event.button !== 0) return;
+      drag = { from: Number(group.dataset.square), piece, x: event.clientX, y: event.clientY, moved: false };
+    });
+    // The window, not the board, follows the pointer: capturing it on the board would turn
+    // an ordinary click's target into the board itself.
+    window.addEventListener("pointermove", (event) => {
+      if (!drag) return;
+      const scale = SIZE / svg.getBoundingClientRect().width;
+      const [dx, dy] = [(event.clientX - drag.x) * scale, (event.clientY - drag.y) * scale];
+      if (Math.hypot(dx, dy) > 8) drag.moved = true;
+      if (drag.moved && drag.piece.isConnected) {
+        const base = drag.base ?? (drag.base = drag.piece.getAttribute("transform"));
+        drag.piece.setAttribute("transform", `translate(${dx},${dy}) ${base}`);
+        drag.piece.classList.add("dragged");
+      }
+    });
+    const end = (event, drop) => {
+      const done = drag;
+      drag = null;
+      if (!done) return;
+      if (done.base && done.piece.isConnected) {
+        done.piece.setAttribute("transform", done.base);
+        done.piece.classList.remove("dragged");
+      }
+      const target = drop ? squareAt(event.clientX, event.clientY) : null;
+      const to = target && svg.contains(target) ? Number(target.dataset.square) : null;
+      if (to === null || to === done.from) return;
+      // The release ends no click on a square (the press was on another): these are the two.
+      if (this.model?.selected !== done.from) onSquareClick(done.from);
+      onSquareClick(to);
+    };
+    window.addEventListener("pointerup", (event) => end(event, true));
+    window.addEventListener("pointercancel", (event) => end(event, false));
   }
 
   /** Enter or Space clicks the square in focus; the arrow keys move the focus. */

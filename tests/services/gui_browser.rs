@@ -657,6 +657,30 @@ fn the_board_shows_what_it_promises() {
             let best = until(&c, "the score table", "document.querySelector('#analysis table.scores tbody td:nth-child(2)')?.textContent").await;
             assert_eq!(best, "win in 3 moves");
 
+            // Drag and drop: 9 carried to 13 plays 9-13 (a game between people from here).
+            fill(&c, "#fen", "B:W29:B9,10").await;
+            click(&c, "#new-game").await;
+            until(&c, "the position", "document.querySelector('#board [data-square=\"29\"] circle') && !document.querySelector('#board [data-square=\"1\"] circle')").await;
+            c.execute(
+                "const at = (n) => document.querySelector(`#board [data-square=\"${n}\"]`).getBoundingClientRect(); \
+                 const [a, b] = [at(9), at(13)]; \
+                 const point = (r) => ({clientX: r.x + r.width / 2, clientY: r.y + r.height / 2, bubbles: true, pointerId: 1, button: 0, isPrimary: true}); \
+                 const piece = document.querySelector('#board [data-square=\"9\"] .piece'); \
+                 piece.dispatchEvent(new PointerEvent('pointerdown', point(a))); \
+                 piece.dispatchEvent(new PointerEvent('pointermove', point(b))); \
+                 document.querySelector('#board').dispatchEvent(new PointerEvent('pointerup', point(b)));",
+                vec![],
+            )
+            .await
+            .unwrap();
+            let played = until(
+                &c,
+                "the dropped move",
+                "document.querySelector('#moves .move')?.textContent",
+            )
+            .await;
+            assert_eq!(played, "9-13");
+
             // Two moves to one square (9-14, 10-14): their labels stand apart.
             fill(&c, "#fen", "B:W29:B9,10").await;
             click(&c, "#new-game").await;
