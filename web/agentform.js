@@ -68,7 +68,10 @@ export class AgentForm {
     for (const option of agent ? agent.options : []) {
       const input = makeInput(option, this.models);
       input.id = `agent-${option.key}`;
-      input.title = `${option.help}: ${option.expected}`;
+      // What leaving out an option without a default means (a sentence) is here, so the
+      // narrow field itself reads whole.
+      const unset = option.default ? "" : `; left unset: ${option.unset}`;
+      input.title = `${option.help}: ${option.expected}${unset}`;
       input.addEventListener(input.tagName === "SELECT" ? "change" : "input", () => this.update());
       const row = document.createElement("label");
       row.className = "field";
@@ -176,7 +179,7 @@ function makeInput(option, models) {
   const domain = option.domain;
   if (domain.type === "path" || domain.type === "choice") {
     const select = document.createElement("select");
-    const fallback = option.default ? `${option.default} (default)` : `${option.unset} (default)`;
+    const fallback = option.default ? `${option.default} (default)` : "default";
     select.append(new Option(fallback, ""));
     for (const value of domain.type === "path" ? models : domain.choices) {
       select.append(new Option(value, value));
@@ -191,7 +194,7 @@ function makeInput(option, models) {
     input.max = String(domain.max);
   }
   input.inputMode = "decimal";
-  input.placeholder = option.default ?? option.unset;
+  input.placeholder = option.default ?? "unset";
   return input;
 }
 

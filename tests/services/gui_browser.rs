@@ -722,8 +722,9 @@ fn the_board_shows_what_it_promises() {
 }
 
 /// The texts shown clipped or overflowing their box: each visible element holding text whose
-/// content is wider than its box (scroll width past client width), and each drop-down
-/// whose chosen option's text is wider than the room beside its arrow. Also the page
+/// content is wider or taller than its box (a clamped help that opens on a click, marked
+/// `data-expands`, aside), each drop-down whose chosen option's text is wider than the room
+/// beside its arrow, and each empty field whose placeholder is wider than the field. Also the page
 /// itself, if it scrolls sideways.
 async fn clipped_texts(c: &Client) -> Value {
     c.execute(
@@ -731,7 +732,7 @@ async fn clipped_texts(c: &Client) -> Value {
          const shown = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden'; \
          const name = (e) => e.id ? `#${e.id}` : `${e.tagName.toLowerCase()}.${[...e.classList].join('.')}`; \
          for (const e of document.querySelectorAll('body *')) { \
-           if (!shown(e) || e.closest('svg')) continue; \
+           if (!shown(e) || e.closest('svg') || e.hasAttribute('data-expands')) continue; \
            const own = [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()); \
            if (!own || e.tagName === 'SELECT' || e.tagName === 'OPTION' || e.tagName === 'TEXTAREA') continue; \
            if (e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0) \
@@ -748,6 +749,14 @@ async fn clipped_texts(c: &Client) -> Value {
            const text = canvas.measureText(s.selectedOptions[0].textContent).width; \
            const room = s.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 16; \
            if (text > room + 1) out.push(`${name(s)}: '${s.selectedOptions[0].textContent}' ${Math.round(text)} > ${Math.round(room)}`); \
+         } \
+         for (const i of document.querySelectorAll('input[placeholder]')) { \
+           if (!shown(i) || i.value || !i.placeholder) continue; \
+           const style = getComputedStyle(i); \
+           canvas.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`; \
+           const text = canvas.measureText(i.placeholder).width; \
+           const room = i.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight); \
+           if (text > room + 1) out.push(`${name(i)}: placeholder '${i.placeholder}' ${Math.round(text)} > ${Math.round(room)}`); \
          } \
          if (document.documentElement.scrollWidth > innerWidth) \
            out.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} > ${innerWidth}`); \
@@ -779,6 +788,13 @@ fn no_text_is_clipped() {
                 click(&c, "#hint").await;
                 until(&c, "the hint", "document.querySelector('#analysis .eval') && document.body.dataset.thinking === '0'").await;
                 look("play, analysed", clipped_texts(&c).await);
+                // The form of an agent set up by hand, for each kind.
+                choose(&c, "#opponent-mode", "custom").await;
+                for kind in ["az", "alphabeta", "mcts"] {
+                    choose(&c, "#opponent", kind).await;
+                    look(&format!("play, {kind}'s form"), clipped_texts(&c).await);
+                }
+                choose(&c, "#opponent-mode", "level").await;
                 click(&c, "#tab-tutorial").await;
                 until(
                     &c,
