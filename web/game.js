@@ -425,8 +425,7 @@ export function arrowsFor(analysis, mode) {
     : valueArrows(analysis);
 }
 
-const percent = (x) => `${Math.round(100 * x)}%`;
-export const percentOf = percent;
+export const percentOf = (x) => `${Math.round(100 * x)}%`;
 
 // ---- one plain scale ----------------------------------------------------------------------
 // Every agent's value becomes Black's expected result, 0 (a loss) to 1 (a win): networks
@@ -473,7 +472,7 @@ function shareArrows(moves) {
     .sort((a, b) => b.score - a.score)
     .filter((m, i) => i === 0 || m.score >= 0.03)
     .slice(0, MAX_ARROWS)
-    .map((m) => arrow(m, m.score / best, percent(m.score), "score"));
+    .map((m) => arrow(m, m.score / best, percentOf(m.score), "score"));
 }
 
 function priorArrows(moves) {
@@ -484,7 +483,7 @@ function priorArrows(moves) {
     .sort((a, b) => b.prior - a.prior)
     .filter((m, i) => i === 0 || m.prior >= 0.03)
     .slice(0, MAX_ARROWS)
-    .map((m) => arrow(m, m.prior / best, percent(m.prior), "prior"));
+    .map((m) => arrow(m, m.prior / best, percentOf(m.prior), "prior"));
 }
 
 /**
@@ -499,7 +498,7 @@ function valueArrows(analysis) {
     arrow(
       m,
       spread > 0 ? 1 - (0.8 * (best - m.score)) / spread : 1,
-      m.proven ? m.proven.result : percent(moveShare(analysis, m)),
+      m.proven ? m.proven.result : percentOf(moveShare(analysis, m)),
       "score",
     ),
   );

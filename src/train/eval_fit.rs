@@ -10,7 +10,7 @@ use crate::agents::checkers_eval::{
     ClassicWeights, TERMS, classic_score, classic_terms, material_lead,
 };
 use crate::games::checkers::movegen::generate;
-use crate::games::{Checkers, Color, Game, Outcome};
+use crate::games::{Checkers, Game};
 
 /// One position: its material lead, classic terms and the game's result for the side to
 /// move.
@@ -45,19 +45,11 @@ pub fn samples<'a>(
             out.push(Sample {
                 lead,
                 terms: classic_terms(pos, lead),
-                result: result_for(&outcome, pos.turn()),
+                result: outcome.score_for(pos.turn()),
             });
         }
     }
     out
-}
-
-fn result_for(outcome: &Outcome, side: Color) -> f64 {
-    match outcome {
-        Outcome::Win(winner, _) if *winner == side => 1.0,
-        Outcome::Win(..) => 0.0,
-        Outcome::Draw(_) => 0.5,
-    }
 }
 
 fn sigmoid(x: f64) -> f64 {
@@ -185,6 +177,7 @@ mod tests {
     use crate::agents::checkers_eval::CheckersEval;
     use crate::agents::settings::CheckersEvalKind;
     use crate::games::checkers::parse_fen;
+    use crate::games::{Color, Outcome};
 
     /// Games whose results follow one term only (here: Black ahead on the centre wins):
     /// the fit moves that term's weight up from zero and the loss down, on held-out games

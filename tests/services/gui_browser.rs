@@ -65,6 +65,11 @@ fn start_driver(driver: &Path) -> Driver {
     Driver { child, url }
 }
 
+/// Runs `script` (a function body) in the page; its value.
+async fn run_js(c: &Client, script: &str) -> Value {
+    c.execute(script, vec![]).await.unwrap()
+}
+
 /// Polls `check` (a JavaScript expression) until it is truthy; its value.
 async fn until(c: &Client, what: &str, check: &str) -> Value {
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -108,12 +113,7 @@ async fn square(c: &Client, n: u32) {
 
 /// The destination squares shown.
 async fn destinations(c: &Client) -> Value {
-    c.execute(
-        "return [...document.querySelectorAll('#board .dest')].map(e => +e.dataset.square).sort((a, b) => a - b);",
-        vec![],
-    )
-    .await
-    .unwrap()
+    run_js(c, "return [...document.querySelectorAll('#board .dest')].map(e => +e.dataset.square).sort((a, b) => a - b);").await
 }
 
 async fn message(c: &Client) -> String {
@@ -142,13 +142,11 @@ async fn fill(c: &Client, css: &str, text: &str) {
 
 /// The state of the game on the play page, as the server last sent it.
 async fn game_state(c: &Client) -> Value {
-    let id = c
-        .execute(
-            "return new URLSearchParams(location.search).get('game');",
-            vec![],
-        )
-        .await
-        .unwrap();
+    let id = run_js(
+        c,
+        "return new URLSearchParams(location.search).get('game');",
+    )
+    .await;
     c.execute(
         "return fetch('/api/games/' + arguments[0]).then(r => r.json());",
         vec![id],
@@ -213,12 +211,11 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
 
     // A move by the keyboard: Tab to the board's square 11 (focused here), Enter picks it,
     // the arrow keys walk to 15 and Enter plays there. The computer answers.
-    c.execute(
+    run_js(
+        c,
         "document.querySelector('#board [data-square=\"11\"]').focus();",
-        vec![],
     )
-    .await
-    .unwrap();
+    .await;
     // Enter, then (Black at the bottom) ArrowUp to 15, then Enter.
     c.active_element()
         .await
@@ -238,10 +235,7 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
         .send_keys("\u{E013}")
         .await
         .unwrap();
-    let focused = c
-        .execute("return document.activeElement.dataset.square;", vec![])
-        .await
-        .unwrap();
+    let focused = run_js(c, "return document.activeElement.dataset.square;").await;
     assert_eq!(focused, "15", "the arrow went from 11 up to 15");
     c.active_element()
         .await
@@ -250,13 +244,11 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
         .await
         .unwrap();
     until(c, "the agent's reply", "document.querySelectorAll('#moves .move').length === 2 && document.body.dataset.thinking === '0'").await;
-    let first = c
-        .execute(
-            "return document.querySelector('#moves .move[data-ply=\"1\"]').textContent;",
-            vec![],
-        )
-        .await
-        .unwrap();
+    let first = run_js(
+        c,
+        "return document.querySelector('#moves .move[data-ply=\"1\"]').textContent;",
+    )
+    .await;
     assert_eq!(first, "11-15");
     // A move typed in the box: an illegal one is refused with the reason, a legal one plays.
     fill(c, "#move-input", "9-18").await;
@@ -292,13 +284,11 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
         .and_then(|v| v.strip_suffix('%'))
         .and_then(|v| v.parse::<u32>().ok());
     assert!(percent.is_some_and(|p| p <= 100), "{value}");
-    let units = c
-        .execute(
-            "return document.querySelector('#analysis .eval strong').title;",
-            vec![],
-        )
-        .await
-        .unwrap();
+    let units = run_js(
+        c,
+        "return document.querySelector('#analysis .eval strong').title;",
+    )
+    .await;
     assert!(
         units
             .as_str()
@@ -362,12 +352,7 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
 
     // A multi-jump, hop by hop, between two people from a FEN.
     choose(c, "#opponent-mode", "human").await;
-    c.execute(
-        "document.querySelector('.start-options').open = true;",
-        vec![],
-    )
-    .await
-    .unwrap();
+    run_js(c, "document.querySelector('.start-options').open = true;").await;
     choose(c, "#start", "fen").await;
     fill(c, "#fen", "B:W14,23,30:B9,1").await;
     click(c, "#new-game").await;
@@ -428,13 +413,7 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
         result.as_str().unwrap().ends_with("(Black 3 · White 0)"),
         "{result}"
     );
-    let status = c
-        .execute(
-            "return document.querySelector('#status').textContent;",
-            vec![],
-        )
-        .await
-        .unwrap();
+    let status = run_js(c, "return document.querySelector('#status').textContent;").await;
     assert!(
         status.as_str().unwrap().contains("Black 3 · White 0"),
         "{status}"
@@ -459,7 +438,8 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
 /// Every square the arrow keys reach from the first, each key pressed on each square reached
 /// (as the board's own keydown handler sees them), sorted.
 async fn reached_by_arrows(c: &Client) -> Value {
-    c.execute(
+    run_js(
+        c,
         "const key = (square, k) => { \
            const el = document.querySelector(`#board [data-square=\"${square}\"]`); \
            el.focus(); \
@@ -471,10 +451,8 @@ async fn reached_by_arrows(c: &Client) -> Value {
            for (const k of ['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight']) { \
              const n = key(s, k); if (!seen.has(n)) { seen.add(n); todo.push(n); } } } \
          return [...seen].sort((a, b) => a - b);",
-        vec![],
     )
     .await
-    .unwrap()
 }
 
 /// Whether the element `css` is displayed, from its computed style (a `hidden` property
@@ -530,14 +508,12 @@ fn the_board_shows_what_it_promises() {
                 displayed(&c, "#review-summary").await,
                 "the review's summary"
             );
-            let rows = c
-                .execute(
-                    "return [...document.querySelectorAll('#review-summary tbody tr')].map(r => \
+            let rows = run_js(
+                &c,
+                "return [...document.querySelectorAll('#review-summary tbody tr')].map(r => \
                        [...r.cells].map(c => c.textContent));",
-                    vec![],
-                )
-                .await
-                .unwrap();
+            )
+            .await;
             let rows = rows.as_array().unwrap();
             assert_eq!(rows.len(), 2, "{rows:?}");
             for (row, side) in rows.iter().zip(["Black", "White"]) {
@@ -560,27 +536,23 @@ fn the_board_shows_what_it_promises() {
                 details.contains("plies deep") && !details.contains("nodes"),
                 "{details}"
             );
-            let text = c
-                .execute(
-                    "return document.querySelector('#eval-text').textContent;",
-                    vec![],
-                )
-                .await
-                .unwrap();
+            let text = run_js(
+                &c,
+                "return document.querySelector('#eval-text').textContent;",
+            )
+            .await;
             let percent = text.as_str().unwrap();
             let number: u32 = percent
                 .strip_suffix('%')
                 .and_then(|n| n.parse().ok())
                 .unwrap_or_else(|| panic!("the bar's number: {text}"));
             assert!(number <= 100, "{percent}");
-            let gap = c
-                .execute(
-                    "return document.querySelector('#setup-panel').getBoundingClientRect().right \
+            let gap = run_js(
+                &c,
+                "return document.querySelector('#setup-panel').getBoundingClientRect().right \
                      - document.querySelector('#eval-bar').getBoundingClientRect().left;",
-                    vec![],
-                )
-                .await
-                .unwrap();
+            )
+            .await;
             assert!(
                 gap.as_f64().unwrap() <= 0.0,
                 "the bar overlaps the panel by {gap} px"
@@ -616,13 +588,11 @@ fn the_board_shows_what_it_promises() {
                 status.as_str().unwrap().contains("Black 2 · White 2"),
                 "{status}"
             );
-            let counts = c
-                .execute(
-                    "return [...document.querySelectorAll('#players .count')].map(e => e.textContent);",
-                    vec![],
-                )
-                .await
-                .unwrap();
+            let counts = run_js(
+                &c,
+                "return [...document.querySelectorAll('#players .count')].map(e => e.textContent);",
+            )
+            .await;
             assert_eq!(counts, json!(["2", "2"]));
             assert_eq!(reached_by_arrows(&c).await, all(64), "Othello's squares");
 
@@ -630,12 +600,7 @@ fn the_board_shows_what_it_promises() {
             // as the large number that ranks it.
             choose(&c, "#game-kind", "checkers").await;
             choose(&c, "#opponent-mode", "human").await;
-            c.execute(
-                "document.querySelector('.start-options').open = true;",
-                vec![],
-            )
-            .await
-            .unwrap();
+            run_js(&c, "document.querySelector('.start-options').open = true;").await;
             choose(&c, "#start", "fen").await;
             fill(&c, "#fen", "B:WK10,8:BK15,7").await;
             click(&c, "#new-game").await;
@@ -661,18 +626,13 @@ fn the_board_shows_what_it_promises() {
             fill(&c, "#fen", "B:W29:B9,10").await;
             click(&c, "#new-game").await;
             until(&c, "the position", "document.querySelector('#board [data-square=\"29\"] circle') && !document.querySelector('#board [data-square=\"1\"] circle')").await;
-            c.execute(
-                "const at = (n) => document.querySelector(`#board [data-square=\"${n}\"]`).getBoundingClientRect(); \
+            run_js(&c, "const at = (n) => document.querySelector(`#board [data-square=\"${n}\"]`).getBoundingClientRect(); \
                  const [a, b] = [at(9), at(13)]; \
                  const point = (r) => ({clientX: r.x + r.width / 2, clientY: r.y + r.height / 2, bubbles: true, pointerId: 1, button: 0, isPrimary: true}); \
                  const piece = document.querySelector('#board [data-square=\"9\"] .piece'); \
                  piece.dispatchEvent(new PointerEvent('pointerdown', point(a))); \
                  piece.dispatchEvent(new PointerEvent('pointermove', point(b))); \
-                 document.querySelector('#board').dispatchEvent(new PointerEvent('pointerup', point(b)));",
-                vec![],
-            )
-            .await
-            .unwrap();
+                 document.querySelector('#board').dispatchEvent(new PointerEvent('pointerup', point(b)));").await;
             let played = until(
                 &c,
                 "the dropped move",
@@ -700,13 +660,7 @@ fn the_board_shows_what_it_promises() {
             assert_eq!(overlaps, "0", "labels printed over each other");
             // The hint gave its three best moves (the Lines choice), each with its value
             // on the plain scale, or its proof in words, and its line.
-            let lines = c
-                .execute(
-                    "return [...document.querySelectorAll('#analysis ol.lines li')].map(e => e.textContent);",
-                    vec![],
-                )
-                .await
-                .unwrap();
+            let lines = run_js(&c, "return [...document.querySelectorAll('#analysis ol.lines li')].map(e => e.textContent);").await;
             let lines = lines.as_array().unwrap();
             assert_eq!(lines.len(), 3, "{lines:?}");
             for line in lines {
@@ -727,8 +681,7 @@ fn the_board_shows_what_it_promises() {
 /// beside its arrow, and each empty field whose placeholder is wider than the field. Also the page
 /// itself, if it scrolls sideways.
 async fn clipped_texts(c: &Client) -> Value {
-    c.execute(
-        "const out = []; \
+    run_js(c, "const out = []; \
          const shown = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden'; \
          const name = (e) => e.id ? `#${e.id}` : `${e.tagName.toLowerCase()}.${[...e.classList].join('.')}`; \
          for (const e of document.querySelectorAll('body *')) { \
@@ -760,11 +713,7 @@ async fn clipped_texts(c: &Client) -> Value {
          } \
          if (document.documentElement.scrollWidth > innerWidth) \
            out.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} > ${innerWidth}`); \
-         return out;",
-        vec![],
-    )
-    .await
-    .unwrap()
+         return out;").await
 }
 
 /// No text is clipped, on the play page (with a game and the computer's analysis), the
@@ -1131,13 +1080,7 @@ fn the_dashboard_compares_runs_in_a_real_browser() {
                     "az-b: vs alphabeta:depth=8"
                 ]
             );
-            let colors = c
-                .execute(
-                    "return [...document.querySelectorAll('figure[data-chart=\"lr\"] .u-legend .u-series .u-marker')].slice(1).map(m => getComputedStyle(m).borderColor);",
-                    vec![],
-                )
-                .await
-                .unwrap();
+            let colors = run_js(&c, "return [...document.querySelectorAll('figure[data-chart=\"lr\"] .u-legend .u-series .u-marker')].slice(1).map(m => getComputedStyle(m).borderColor);").await;
             assert_ne!(colors[0], colors[1], "each run its own colour: {colors}");
 
             // Hovering: the iteration under the pointer and each run's learning rate there.
@@ -1164,13 +1107,12 @@ fn the_dashboard_compares_runs_in_a_real_browser() {
                 );
             }
             // Smoothing: the values shown are smoothed, the raw ones beside them.
-            c.execute(
+            run_js(
+                &c,
                 "const s = document.querySelector('#smoothing'); s.value = '0.9'; \
                  s.dispatchEvent(new Event('input', {bubbles: true}));",
-                vec![],
             )
-            .await
-            .unwrap();
+            .await;
             hover(&c, "lr", 0.6).await;
             until(
                 &c,
@@ -1257,15 +1199,9 @@ fn the_dashboard_compares_runs_in_a_real_browser() {
             .await;
             // With its details: the players the file names, its result, the move list at
             // its top while the board shows the start.
-            let seen = c
-                .execute(
-                    "return {names: [...document.querySelectorAll('#players .name')].map(e => e.textContent), \
+            let seen = run_js(&c, "return {names: [...document.querySelectorAll('#players .name')].map(e => e.textContent), \
                      result: document.querySelector('#result').hidden ? '' : document.querySelector('#result').textContent, \
-                     top: document.querySelector('#moves').scrollTop};",
-                    vec![],
-                )
-                .await
-                .unwrap();
+                     top: document.querySelector('#moves').scrollTop};").await;
             assert_eq!(seen["names"], json!(["iter-0000", "iter-0000"]), "{seen}");
             assert!(
                 seen["result"].as_str().unwrap().starts_with("1-0"),
@@ -1382,15 +1318,9 @@ fn a_phone_sized_window_shows_the_board_and_new_game_first() {
         |c, url| async move {
             c.goto(&url).await.unwrap();
             until(&c, "the first board", "document.body.dataset.ready === '1'").await;
-            let layout = c
-            .execute(
-                "const r = (s) => document.querySelector(s).getBoundingClientRect(); \
+            let layout = run_js(&c, "const r = (s) => document.querySelector(s).getBoundingClientRect(); \
                  return {width: innerWidth, height: innerHeight, scroll: document.documentElement.scrollWidth, \
-                         board: r('#board').toJSON(), button: r('#new-game').toJSON()};",
-                vec![],
-            )
-            .await
-            .unwrap();
+                         board: r('#board').toJSON(), button: r('#new-game').toJSON()};").await;
             let n = |v: &Value| v.as_f64().unwrap();
             let (width, height) = (n(&layout["width"]), n(&layout["height"]));
             assert!(
