@@ -30,6 +30,7 @@ mod pdn;
 pub mod record;
 pub mod rules;
 pub mod side;
+pub mod variations;
 
 pub use checkers::Checkers;
 pub use othello::Othello;
@@ -37,6 +38,7 @@ pub use pdn::PdnRecord;
 pub use record::Game;
 pub use rules::{NetInput, Rules};
 pub use side::{Color, DrawReason, NotationError, Outcome, WinReason};
+pub use variations::{GAME, LineId, Node, SideLine, Variations};
 
 crate::names::named_enum! {
     /// The games the program plays, as `--game` names them.

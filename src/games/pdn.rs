@@ -6,6 +6,7 @@
 use super::record::Game;
 use super::rules::Rules;
 use super::side::{Color, DrawReason, NotationError, Outcome, WinReason};
+use super::variations::{GAME, Node, Variations};
 
 /// Result tokens that end a game's movetext.
 const RESULTS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
@@ -17,6 +18,8 @@ const RESULTS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
 pub struct PdnRecord<G: Rules> {
     pub tags: Vec<(String, String)>,
     pub game: Game<G>,
+    /// The record's variations (RAV), as side lines of the game.
+    pub variations: Variations<G>,
 }
 
 impl<G: Rules> PdnRecord<G> {
@@ -58,22 +61,63 @@ impl<G: Rules> PdnRecord<G> {
             None => G::start(),
         };
         let mut game = Game::from_position(start);
+        let mut variations = Variations::default();
         let mut result = None;
+        // In a variation: the node its moves continue from, and the node before its last
+        // move (where a variation inside it would start); the enclosing ones on the stack.
+        let mut here: Option<(Node, Option<Node>)> = None;
+        let mut enclosing = Vec::new();
         for token in move_tokens(&movetext)? {
-            if RESULTS.contains(&token) {
-                result = Some(token.to_string());
-                break;
+            match token {
+                "(" => {
+                    // A variation replaces the move just played, in the game or in the
+                    // variation it sits in.
+                    let before = match here {
+                        None => game.ply().checked_sub(1).map(|ply| Node::new(GAME, ply)),
+                        Some((_, before)) => before,
+                    };
+                    let before = before.ok_or_else(|| {
+                        NotationError(
+                            "PDN variation: a '(' before any move it could replace".into(),
+                        )
+                    })?;
+                    enclosing.push(here);
+                    here = Some((before, None));
+                }
+                ")" => here = enclosing.pop().expect("move_tokens checks the parentheses"),
+                // A result inside a variation ends only the variation.
+                _ if RESULTS.contains(&token) && here.is_some() => {}
+                _ if RESULTS.contains(&token) => {
+                    result = Some(token.to_string());
+                    break;
+                }
+                _ => match &mut here {
+                    Some((node, before)) => {
+                        let after = variations.play(&game, *node, token).map_err(|e| {
+                            NotationError(format!("PDN variation move {}: {e}", node.ply + 1))
+                        })?;
+                        *before = Some(*node);
+                        *node = after;
+                    }
+                    None => {
+                        if game.outcome().is_some() {
+                            return Err(NotationError(format!(
+                                "PDN move {} ({token}) comes after the game ended",
+                                game.ply() + 1
+                            )));
+                        }
+                        game.play_text(token).map_err(|e| {
+                            NotationError(format!("PDN move {}: {e}", game.ply() + 1))
+                        })?;
+                    }
+                },
             }
-            if game.outcome().is_some() {
-                return Err(NotationError(format!(
-                    "PDN move {} ({token}) comes after the game ended",
-                    game.ply() + 1
-                )));
-            }
-            game.play_text(token)
-                .map_err(|e| NotationError(format!("PDN move {}: {e}", game.ply() + 1)))?;
         }
-        let record = PdnRecord { tags, game };
+        let record = PdnRecord {
+            tags,
+            game,
+            variations,
+        };
         let result = result.or_else(|| record.tag("Result").map(str::to_string));
         Ok((record, result))
     }
@@ -147,8 +191,8 @@ fn split_tags(text: &str) -> Result<(Vec<(String, String)>, String), NotationErr
     Ok((tags, movetext))
 }
 
-/// The moves and result of a movetext, without comments (`{...}`), variations (`(...)`),
-/// move numbers (`12.`, `12...`) and annotation marks (`!`, `?`).
+/// The moves, variations' parentheses and result of a movetext, without comments
+/// (`{...}`), move numbers (`12.`, `12...`) and annotation marks (`!`, `?`).
 fn move_tokens(movetext: &str) -> Result<Vec<&str>, NotationError> {
     let mut tokens = Vec::new();
     let mut depth = 0usize;
@@ -162,13 +206,17 @@ fn move_tokens(movetext: &str) -> Result<Vec<&str>, NotationError> {
         match c {
             '{' if !in_comment => in_comment = true,
             '}' if in_comment => in_comment = false,
-            '(' if !in_comment => depth += 1,
+            '(' if !in_comment => {
+                depth += 1;
+                tokens.push(&movetext[i..i + 1]);
+            }
             ')' if !in_comment => {
                 depth = depth
                     .checked_sub(1)
-                    .ok_or_else(|| NotationError("PDN movetext: a ')' without its '('".into()))?
+                    .ok_or_else(|| NotationError("PDN movetext: a ')' without its '('".into()))?;
+                tokens.push(&movetext[i..i + 1]);
             }
-            _ if !separator && start.is_none() && !in_comment && depth == 0 => start = Some(i),
+            _ if !separator && start.is_none() && !in_comment => start = Some(i),
             _ => {}
         }
     }

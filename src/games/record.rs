@@ -187,20 +187,11 @@ impl<G: Rules> Game<G> {
 
     /// The movetext: `1. 11-15 23-19 2. ...`, numbered by Black-White move pairs.
     pub fn movetext(&self) -> String {
+        let white_first = G::side_to_move(self.start_position()) == Color::White;
         let mut out = Vec::new();
-        let first_white = G::side_to_move(self.start_position()) == Color::White;
-        let mut number = 1;
-        for (i, mv) in self.moves.iter().enumerate() {
-            let black_move = (i % 2 == 0) != first_white;
-            if black_move {
-                out.push(format!("{number}."));
-            } else if i == 0 {
-                out.push(format!("{number}..."));
-            }
+        for (ply, mv) in self.moves.iter().enumerate() {
+            out.extend(move_number(white_first, ply, ply == 0));
             out.push(G::format_move(mv));
-            if !black_move {
-                number += 1;
-            }
         }
         out.join(" ")
     }
@@ -209,6 +200,11 @@ impl<G: Rules> Game<G> {
     /// both the PDN result code and, as a comment, in words. A game other than checkers
     /// writes its name in a `GameType` tag and its own move and position notation.
     pub fn to_pdn(&self, tags: &[(&str, String)]) -> String {
+        self.to_pdn_with(tags, self.movetext())
+    }
+
+    /// The game as PDN with `movetext` for its moves (one with side lines, say).
+    pub fn to_pdn_with(&self, tags: &[(&str, String)], movetext: String) -> String {
         let mut s = String::new();
         if G::NAME != super::GameName::Checkers {
             s.push_str(&format!("[GameType \"{}\"]\n", G::NAME.name()));
@@ -225,7 +221,7 @@ impl<G: Rules> Game<G> {
                 G::format_position(self.start_position())
             ));
         }
-        let mut text = self.movetext();
+        let mut text = movetext;
         if let Some(o) = outcome {
             text.push_str(&format!(" {{{o}}}"));
         }
@@ -252,4 +248,17 @@ fn wrap(text: &str, width: usize) -> String {
         }
     }
     lines.join("\n")
+}
+
+/// The move number before the move at `ply` (0: the first): `12.` before Black's move,
+/// `12...` before White's where the text resumes there (`fresh`: the start, or after a
+/// side line), nothing before White's move in the middle of a pair.
+pub fn move_number(white_first: bool, ply: usize, fresh: bool) -> Option<String> {
+    let index = ply + usize::from(white_first);
+    let number = index / 2 + 1;
+    match (index.is_multiple_of(2), fresh) {
+        (true, _) => Some(format!("{number}.")),
+        (false, true) => Some(format!("{number}...")),
+        (false, false) => None,
+    }
 }
