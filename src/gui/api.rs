@@ -9,13 +9,16 @@ use super::sessions::{Event, HUMAN, SearchAsk, Session, Table};
 use super::view::{self, GameView, Players};
 use super::{AppState, Shared};
 use crate::agents::{AgentGame, AgentSpec, Limits, kinds, settings};
-use crate::games::{Color, DrawReason, Game, GameName, Outcome, Rules, WinReason, on_game};
+use crate::games::{
+    Color, DrawReason, GAME, Game, GameName, LineId, Node, Outcome, Rules, Variations, WinReason,
+    on_game,
+};
 use crate::names::Named;
-use axum::extract::{FromRequest, Path, Request, State};
+use axum::extract::{FromRequest, Path, RawQuery, Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::sse::{KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use futures_util::Stream;
 use serde::Deserialize;
@@ -32,6 +35,8 @@ pub fn routes() -> Router<Shared> {
         .route("/api/games/{id}", get(get_game).delete(delete_game))
         .route("/api/games/{id}/ply/{n}", get(get_ply))
         .route("/api/games/{id}/move", post(play_move))
+        .route("/api/games/{id}/lines", post(play_in_line))
+        .route("/api/games/{id}/lines/{line}", delete(delete_line))
         .route("/api/games/{id}/explain", post(explain))
         .route("/api/games/{id}/undo", post(undo))
         .route("/api/games/{id}/resign", post(resign))
@@ -122,7 +127,9 @@ struct NewGame {
 }
 
 /// The game a `POST /api/games` body asks for, and the players' names a record gives.
-fn new_game<G: Board>(req: &NewGame) -> Result<(Game<G>, Option<Players>), ApiError> {
+fn new_game<G: Board>(
+    req: &NewGame,
+) -> Result<((Game<G>, Variations<G>), Option<Players>), ApiError> {
     let missing = |field: &str, start: &str| {
         ApiError::bad_request(format!("start {start:?} needs the field {field:?}"))
     };
@@ -169,14 +176,14 @@ fn new_game<G: Board>(req: &NewGame) -> Result<(Game<G>, Option<Players>), ApiEr
                 black: name("Black"),
                 white: name("White"),
             });
-            return Ok((record.game, names));
+            return Ok(((record.game, record.variations), names));
         }
         other => Err(ApiError::bad_request(format!(
             "start {other:?}: expected initial, {}fen or pdn",
             if has_ballots { "ballot, " } else { "" }
         ))),
     };
-    game.map(|g| (g, None))
+    game.map(|g| ((g, Variations::default()), None))
 }
 
 /// Holds a new game of `G` for the request.
@@ -236,21 +243,90 @@ async fn delete_game(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// The line a `?line=K` query names (the game without one); any other query is refused,
+/// in the API's own JSON errors.
+fn line_query(query: Option<&str>) -> Result<LineId, ApiError> {
+    match query.filter(|q| !q.is_empty()) {
+        None => Ok(GAME),
+        Some(q) => match q.strip_prefix("line=") {
+            Some(text) => line_id(Some(text)),
+            None => Err(ApiError::bad_request(format!(
+                "query {q:?}: expected line=K, a side line's number"
+            ))),
+        },
+    }
+}
+
+fn line_id(text: Option<&str>) -> Result<LineId, ApiError> {
+    text.map_or(Ok(GAME), |text| {
+        text.parse().map_err(|_| {
+            ApiError::bad_request(format!(
+                "line {text:?}: expected a side line's number (0: the game)"
+            ))
+        })
+    })
+}
+
 async fn get_ply(
     State(state): State<Shared>,
     Path((id, ply)): Path<(String, String)>,
+    RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
     let t = table(&state, &id)?;
     let ply: usize = ply
         .parse()
         .map_err(|_| ApiError::bad_request(format!("ply {ply:?}: expected a number")))?;
-    on_game!(Table(s) in t => s.with_game(|g| {
-        view::ply_view(g, ply)
+    let node = Node::new(line_query(query.as_deref())?, ply);
+    on_game!(Table(s) in t => s.with_lines(|g, v| {
+        view::ply_view(g, v, node)
             .map(|v| Json(v).into_response())
-            .ok_or_else(|| {
-                ApiError::not_found(format!("ply {ply}: the game has plies 0-{}", g.ply()))
-            })
+            .map_err(|e| ApiError::not_found(e.0))
     }))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LineMoveRequest {
+    /// The position's line (0, the default: the game) and ply.
+    line: Option<LineId>,
+    ply: usize,
+    #[serde(rename = "move")]
+    text: String,
+}
+
+/// A move played at an earlier position of the game or a side line: it follows the line
+/// there, or grows or makes a side line. Answers the position it leads to and the game.
+async fn play_in_line(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+    Body(req): Body<LineMoveRequest>,
+) -> Result<Json<Value>, ApiError> {
+    let node = Node::new(req.line.unwrap_or(GAME), req.ply);
+    on_game!(Table(s) in table(&state, &id)? => {
+        let (position, view) = s.vary(|g, v| {
+            let after = v
+                .play(g, node, &req.text)
+                .map_err(|e| ApiError::unprocessable(e.0))?;
+            Ok(view::ply_view(g, v, after).expect("a node just reached"))
+        })?;
+        Ok(Json(json!({"position": position, "state": view})))
+    })
+}
+
+/// Deletes a side line and those that leave it. Answers the position it left from and the
+/// game.
+async fn delete_line(
+    State(state): State<Shared>,
+    Path((id, line)): Path<(String, String)>,
+) -> Result<Json<Value>, ApiError> {
+    let line = line_id(Some(&line))?;
+    on_game!(Table(s) in table(&state, &id)? => {
+        let (position, view) = s.vary(|g, v| {
+            let left = v.remove(line).map_err(|e| ApiError::not_found(e.0))?;
+            Ok(view::ply_view(g, v, left).expect("the line it left is there"))
+        })?;
+        Ok(Json(json!({"position": position, "state": view})))
+    })
 }
 
 #[derive(Deserialize)]
@@ -479,6 +555,8 @@ struct SearchRequest {
     play: Option<bool>,
     /// Search the position after this many plies instead of the game's (analysis only).
     ply: Option<usize>,
+    /// The line `ply` is of: a side line's number (0, the default: the game).
+    line: Option<LineId>,
     /// Search until `stop` (analysis only).
     infinite: Option<bool>,
     /// How many of the best moves to report with their lines (MultiPV), 1-64.
@@ -514,7 +592,11 @@ async fn start_search<G: Board>(
     let search = state.sessions.search_id();
     let ask = SearchAsk {
         play,
-        at: req.ply,
+        at: match (req.ply, req.line) {
+            (Some(ply), line) => Some(Node::new(line.unwrap_or(GAME), ply)),
+            (None, None) => None,
+            (None, Some(_)) => return Err(ApiError::bad_request("line needs the ply it searches")),
+        },
         infinite,
         for_ply: None,
         lines: match req.lines {

@@ -170,6 +170,7 @@ impl Board for Othello {
                 vec![PdnRecord {
                     tags: Vec::new(),
                     game,
+                    variations: Default::default(),
                 }]
             })
         };

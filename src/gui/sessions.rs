@@ -11,7 +11,7 @@ use super::error::ApiError;
 use super::view::{self, GameView, Players, side_name};
 use crate::agents::{Agent, AgentSpec, Analysis, Decision, Limits, Proven, ScoreKind, StopFlag};
 use crate::endgame::Value;
-use crate::games::{Checkers, Color, Game, Othello, on_game};
+use crate::games::{Checkers, Color, GAME, Game, LineId, Node, Othello, Variations, on_game};
 use axum::http::StatusCode;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -90,6 +90,8 @@ pub const HUMAN: &str = "human";
 
 struct SessionState<G: Board> {
     game: Game<G>,
+    /// Side lines played from the game's earlier positions (analysis).
+    variations: Variations<G>,
     players: Players,
     /// The players' names a loaded record gives (its Black and White tags).
     names: Option<Players>,
@@ -107,8 +109,8 @@ struct SessionState<G: Board> {
 pub struct SearchAsk {
     /// Play its move when it ends.
     pub play: bool,
-    /// Search the position after this many plies (analysis only), not the game's.
-    pub at: Option<usize>,
+    /// Search this position of the game or of a side line (analysis only), not the game's.
+    pub at: Option<Node>,
     /// Search until stopped.
     pub infinite: bool,
     /// The move of the agent to move at this ply: refused if the game has moved on.
@@ -126,6 +128,8 @@ struct Running {
 #[derive(Serialize, Debug)]
 pub struct AnalysisView {
     pub search: u64,
+    /// The line that holds the position searched (0: the game) and its ply.
+    pub line: LineId,
     pub ply: usize,
     pub agent: String,
     #[serde(rename = "final")]
@@ -187,7 +191,7 @@ pub struct ScoredMove {
 impl AnalysisView {
     fn of<G: Board>(
         search: u64,
-        game: &Game<G>,
+        (line, game): (LineId, &Game<G>),
         agent: String,
         best: MoveView,
         a: &Analysis<G>,
@@ -195,6 +199,7 @@ impl AnalysisView {
         let pos = game.position();
         AnalysisView {
             search,
+            line,
             ply: game.ply(),
             agent,
             done: true,
@@ -266,7 +271,7 @@ impl Sessions {
     /// game idle longest, else the game idle longest.
     pub fn create<G: Board>(
         &self,
-        game: Game<G>,
+        (game, variations): (Game<G>, Variations<G>),
         players: Players,
         names: Option<Players>,
         wrap: fn(Arc<Session<G>>) -> Table,
@@ -296,6 +301,7 @@ impl Sessions {
             id,
             inner: Mutex::new(SessionState {
                 game,
+                variations,
                 players,
                 names,
                 search: None,
@@ -391,6 +397,7 @@ impl<G: Board> SessionState<G> {
             id,
             self.version,
             &self.game,
+            &self.variations,
             searching,
             &self.players,
             &tags,
@@ -448,7 +455,11 @@ impl<G: Board> Session<G> {
         let mut game = inner.game.clone();
         let out = change(&mut game)?;
         inner.cancel_search();
-        inner.game = game;
+        let old = std::mem::replace(&mut inner.game, game);
+        let SessionState {
+            game, variations, ..
+        } = &mut *inner;
+        variations.follow(&old, game);
         let view = inner.view(self.id);
         drop(inner);
         self.send("state", &view);
@@ -459,6 +470,28 @@ impl<G: Board> Session<G> {
     /// Reads the game.
     pub fn with_game<T>(&self, read: impl FnOnce(&Game<G>) -> T) -> T {
         read(&lock(&self.inner).game)
+    }
+
+    /// Reads the game and its side lines.
+    pub fn with_lines<T>(&self, read: impl FnOnce(&Game<G>, &Variations<G>) -> T) -> T {
+        let inner = lock(&self.inner);
+        read(&inner.game, &inner.variations)
+    }
+
+    /// Changes the side lines with `change` (the game and its searches go on as they
+    /// were), then tells the listeners. An error leaves them as they were.
+    pub fn vary<T>(
+        &self,
+        change: impl FnOnce(&Game<G>, &mut Variations<G>) -> Result<T, ApiError>,
+    ) -> Result<(T, GameView), ApiError> {
+        let mut inner = lock(&self.inner);
+        let mut variations = inner.variations.clone();
+        let out = change(&inner.game, &mut variations)?;
+        inner.variations = variations;
+        let view = inner.view(self.id);
+        drop(inner);
+        self.send("state", &view);
+        Ok((out, view))
     }
 
     /// Why no search can start now, if so.
@@ -556,44 +589,43 @@ impl<G: Board> Session<G> {
             lines,
         } = ask;
         let stop = StopFlag::default();
-        let snapshot = {
+        let (line, snapshot) = {
             let mut inner = lock(&self.inner);
             let mut snapshot = inner.game.clone();
             if for_ply.is_some_and(|ply| ply != snapshot.ply()) {
                 return Err(ApiError::conflict("the game has moved on"));
             }
-            match at {
-                Some(ply) if ply > snapshot.ply() => {
-                    return Err(ApiError::unprocessable(format!(
-                        "ply {ply}: the game has plies 0-{}",
-                        snapshot.ply()
-                    )));
-                }
+            let line = match at {
                 Some(_) if play => {
                     return Err(ApiError::bad_request(
                         "a search of an earlier position cannot play its move: give play false",
                     ));
                 }
-                Some(ply) => {
-                    while snapshot.ply() > ply {
-                        snapshot.undo();
-                    }
+                Some(node) => {
+                    let resolved = inner.variations.resolve(&snapshot, node);
+                    let line = resolved.map_err(|e| ApiError::unprocessable(e.0))?.line;
+                    snapshot = inner.variations.game_at(&snapshot, node).expect("resolved");
                     if let Some(outcome) = snapshot.outcome() {
                         return Err(ApiError::conflict(format!(
-                            "the game is over at ply {ply}: {outcome}"
+                            "the game is over at ply {}: {outcome}",
+                            node.ply
                         )));
                     }
                     inner.check_idle(self.id)?;
+                    line
                 }
-                None => inner.check_can_search(self.id)?,
-            }
+                None => {
+                    inner.check_can_search(self.id)?;
+                    GAME
+                }
+            };
             inner.search = Some(Running {
                 id: search,
                 stop: stop.clone(),
             });
             let view = inner.view(self.id);
             self.send("state", &view);
-            snapshot
+            (line, snapshot)
         };
         let session = self.clone();
         tokio::task::spawn_blocking(move || {
@@ -607,18 +639,18 @@ impl<G: Board> Session<G> {
             let name = spec.to_string();
             // Snapshots while it searches go out as they come: the page shows them live.
             let mut listener = |a: &Analysis<G>| {
-                session.report(search, &snapshot, &name, a);
+                session.report(search, (line, &snapshot), &name, a);
             };
             let decision = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 agent.select_reporting(&snapshot, &limits, Some(&mut listener))
             }));
-            session.finish_search(search, spec, agent, &snapshot, decision, play);
+            session.finish_search(search, spec, agent, (line, &snapshot), decision, play);
         });
         Ok(search)
     }
 
     /// Sends a snapshot of a running search (`final: false`), unless it was cancelled.
-    fn report(&self, search: u64, searched: &Game<G>, agent: &str, a: &Analysis<G>) {
+    fn report(&self, search: u64, searched: (LineId, &Game<G>), agent: &str, a: &Analysis<G>) {
         let Some(best) = a.pv.first().or(a.moves.first().map(|m| &m.mv)) else {
             return;
         };
@@ -627,7 +659,7 @@ impl<G: Board> Session<G> {
             .as_ref()
             .is_some_and(|r| r.id == search);
         if running {
-            let best = G::move_view(searched.position(), best);
+            let best = G::move_view(searched.1.position(), best);
             let mut view = AnalysisView::of(search, searched, agent.to_string(), best, a);
             view.done = false;
             self.send("analysis", &view);
@@ -641,7 +673,7 @@ impl<G: Board> Session<G> {
         search: u64,
         spec: AgentSpec,
         agent: Box<dyn Agent<G>>,
-        searched: &Game<G>,
+        searched: (LineId, &Game<G>),
         decision: std::thread::Result<Decision<G>>,
         play: bool,
     ) {
@@ -667,7 +699,7 @@ impl<G: Board> Session<G> {
         let name = spec.to_string();
         inner.agent = Some((name.clone(), agent));
         if let Some(a) = &decision.analysis {
-            let best = G::move_view(searched.position(), &decision.mv);
+            let best = G::move_view(searched.1.position(), &decision.mv);
             self.send(
                 "analysis",
                 &AnalysisView::of(search, searched, name, best, a),

@@ -2,7 +2,7 @@
 //! result, who plays each side (docs/gui.md, "The state").
 
 use super::boards::{Board, Cell, MoveView, mover};
-use crate::games::{Color, Game, Outcome};
+use crate::games::{Color, Game, LineId, Node, Outcome, Variations};
 use serde::Serialize;
 
 #[derive(Serialize, Debug, Clone)]
@@ -68,16 +68,34 @@ pub struct GameView {
     /// for White, 17 plies to conversion". Othello has no default oracle: its agents solve
     /// the end themselves.
     pub database: Option<String>,
+    /// The side lines played from earlier positions (the PDN has them as RAV).
+    pub variations: Vec<SideLineView>,
 }
 
-/// One position of the game (stepping through the move list).
+/// A side line: the line it leaves (0: the game), the ply it leaves from, and its moves
+/// numbered by the plies they reach.
+#[derive(Serialize, Debug, Clone)]
+pub struct SideLineView {
+    pub line: LineId,
+    pub parent: LineId,
+    pub from: usize,
+    pub moves: Vec<PlayedMove>,
+}
+
+/// One position of the game or of a side line (stepping through the move list): the moves
+/// from it, so that a move played there makes or grows a side line.
 #[derive(Serialize, Debug, Clone)]
 pub struct PlyView {
+    /// The line that holds the position (a side line's first position is its parent's).
+    pub line: LineId,
     pub ply: usize,
     pub fen: String,
     pub turn: &'static str,
     pub board: Vec<Option<Cell>>,
     pub last_move: Option<MoveView>,
+    pub legal: Vec<MoveView>,
+    /// Where the position ends the game by the rules (a side line's end can).
+    pub result: Option<ResultView>,
 }
 
 pub fn side_name(c: Color) -> &'static str {
@@ -87,25 +105,17 @@ pub fn side_name(c: Color) -> &'static str {
     }
 }
 
-/// The view of `game`; `tags` head its PDN.
+/// The view of `game` and its side lines; `tags` head its PDN.
 pub fn game_view<G: Board>(
     id: u64,
     version: u64,
     game: &Game<G>,
+    variations: &Variations<G>,
     searching: bool,
     players: &Players,
     tags: &[(&str, String)],
 ) -> GameView {
     let pos = game.position();
-    let mut legal: Vec<MoveView> = if game.outcome().is_some() {
-        Vec::new()
-    } else {
-        game.legal_moves()
-            .iter()
-            .map(|m| G::move_view(pos, m))
-            .collect()
-    };
-    legal.sort_by(|a, b| (a.from, &a.path).cmp(&(b.from, &b.path)));
     GameView {
         id,
         version,
@@ -115,23 +125,14 @@ pub fn game_view<G: Board>(
         turn: side_name(game.turn()),
         ply: game.ply(),
         board: G::cells(pos),
-        legal,
-        moves: game
-            .moves()
-            .iter()
-            .enumerate()
-            .map(|(i, mv)| PlayedMove {
-                ply: i + 1,
-                side: side_name(mover(game, i)),
-                mv: G::move_view(&game.positions()[i], mv),
-            })
-            .collect(),
+        legal: legal(game),
+        moves: played(game, 0),
         last_move: last_move(game, game.ply()),
         result: game.outcome().as_ref().map(ResultView::of),
         searching,
         players: players.clone(),
         names: None,
-        pdn: game.to_pdn(tags),
+        pdn: game.to_pdn_with(tags, variations.movetext(game)),
         moves_text: G::moves_text(game),
         database: game
             .outcome()
@@ -139,7 +140,41 @@ pub fn game_view<G: Board>(
             .then(G::default_oracle)
             .flatten()
             .and_then(|o| o.describe(pos, game.quiet_plies())),
+        variations: variations
+            .lines()
+            .map(|(line, side)| SideLineView {
+                line,
+                parent: side.parent,
+                from: side.from,
+                moves: variations
+                    .game_at(game, Node::new(line, side.end()))
+                    .map_or_else(|_| Vec::new(), |at| played(&at, side.from)),
+            })
+            .collect(),
     }
+}
+
+/// The moves of `game` from ply `from` on, numbered by the plies they reach.
+fn played<G: Board>(game: &Game<G>, from: usize) -> Vec<PlayedMove> {
+    (from..game.ply())
+        .map(|i| PlayedMove {
+            ply: i + 1,
+            side: side_name(mover(game, i)),
+            mv: G::move_view(&game.positions()[i], &game.moves()[i]),
+        })
+        .collect()
+}
+
+/// The moves from the game's position, ordered by square (none once it is over).
+fn legal<G: Board>(game: &Game<G>) -> Vec<MoveView> {
+    let pos = game.position();
+    let mut legal: Vec<MoveView> = game
+        .legal_moves()
+        .iter()
+        .map(|m| G::move_view(pos, m))
+        .collect();
+    legal.sort_by(|a, b| (a.from, &a.path).cmp(&(b.from, &b.path)));
+    legal
 }
 
 fn last_move<G: Board>(game: &Game<G>, ply: usize) -> Option<MoveView> {
@@ -147,14 +182,25 @@ fn last_move<G: Board>(game: &Game<G>, ply: usize) -> Option<MoveView> {
     Some(G::move_view(&game.positions()[i], &game.moves()[i]))
 }
 
-/// The position after `ply` plies of `game`, if the game has that many.
-pub fn ply_view<G: Board>(game: &Game<G>, ply: usize) -> Option<PlyView> {
-    let pos = game.positions().get(ply)?;
-    Some(PlyView {
-        ply,
+/// The position at `node` (of the game or a side line), or why there is none.
+pub fn ply_view<G: Board>(
+    game: &Game<G>,
+    variations: &Variations<G>,
+    node: Node,
+) -> Result<PlyView, crate::games::NotationError> {
+    let line = variations.resolve(game, node)?.line;
+    let at = variations.game_at(game, node)?;
+    let pos = at.position();
+    // The game's own last position keeps a result imposed on it (a resignation); earlier
+    // positions end only by the rules.
+    Ok(PlyView {
+        line,
+        ply: at.ply(),
         fen: G::format_position(pos),
         turn: side_name(G::side_to_move(pos)),
         board: G::cells(pos),
-        last_move: last_move(game, ply),
+        last_move: last_move(&at, at.ply()),
+        legal: legal(&at),
+        result: at.outcome().as_ref().map(ResultView::of),
     })
 }

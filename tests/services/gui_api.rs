@@ -636,6 +636,128 @@ fn searches_stop_cancel_and_are_limited() {
 }
 
 #[test]
+fn side_lines_from_earlier_positions_are_kept_searched_written_and_read_back() {
+    let server = start(&fixture_runs());
+    let a = server.addr;
+    let s = ok(a, "POST", "/api/games", json!({}));
+    let g = format!("/api/games/{}", s["id"]);
+    for mv in ["11-15", "23-19", "8-11", "22-17"] {
+        ok(a, "POST", &format!("{g}/move"), json!({"move": mv}));
+    }
+    // Every earlier position offers its moves.
+    let p = ok(a, "GET", &format!("{g}/ply/1"), Value::Null);
+    assert_eq!(
+        (p["line"].as_u64(), p["turn"].as_str()),
+        (Some(0), Some("white"))
+    );
+    assert_eq!(p["legal"].as_array().unwrap().len(), 7);
+    // A move there starts a side line; the game stays as it was.
+    let r = ok(
+        a,
+        "POST",
+        &format!("{g}/lines"),
+        json!({"ply": 1, "move": "22-18"}),
+    );
+    assert_eq!(
+        (
+            r["position"]["line"].as_u64(),
+            r["position"]["ply"].as_u64()
+        ),
+        (Some(1), Some(2))
+    );
+    assert_eq!(r["state"]["ply"], 4);
+    let line = &r["state"]["variations"][0];
+    assert_eq!(
+        (line["parent"].as_u64(), line["from"].as_u64()),
+        (Some(0), Some(1))
+    );
+    // It grows from its end (a capture the rules force, then more).
+    let mut at = r["position"].clone();
+    for mv in ["15x22", "25x18"] {
+        let r = ok(
+            a,
+            "POST",
+            &format!("{g}/lines"),
+            json!({"line": at["line"], "ply": at["ply"], "move": mv}),
+        );
+        at = r["position"].clone();
+    }
+    assert_eq!(
+        (at["line"].as_u64(), at["ply"].as_u64()),
+        (Some(1), Some(4))
+    );
+    let p = ok(a, "GET", &format!("{g}/ply/3?line=1"), Value::Null);
+    assert_eq!(p["last_move"]["move"], "15x22");
+    // A side line's first position is its parent's.
+    assert_eq!(
+        ok(a, "GET", &format!("{g}/ply/1?line=1"), Value::Null)["line"],
+        0
+    );
+    // Analysis follows the position shown, side lines too.
+    let mut events = Events::open(a, &format!("{g}/events"));
+    ok(
+        a,
+        "POST",
+        &format!("{g}/search"),
+        json!({"agent": "alphabeta:depth=2", "ply": 4, "line": 1}),
+    );
+    let analysis = final_analysis(&mut events);
+    assert_eq!(
+        (analysis["line"].as_u64(), analysis["ply"].as_u64()),
+        (Some(1), Some(4))
+    );
+    assert_eq!(analysis["value_for"], "black");
+    // The PDN holds it as RAV and reads back with it.
+    let pdn = ok(a, "GET", &g, Value::Null)["pdn"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        pdn.contains("1. 11-15 23-19 (1... 22-18 2. 15x22 25x18) 2. 8-11"),
+        "{pdn}"
+    );
+    let loaded = ok(a, "POST", "/api/games", json!({"start": "pdn", "pdn": pdn}));
+    assert_eq!(
+        loaded["variations"][0]["moves"].as_array().unwrap().len(),
+        3
+    );
+    // Refusals, each a one-line reason.
+    let bad = |body: &str, status| error(a, "POST", &format!("{g}/lines"), body, status);
+    assert!(bad(r#"{"ply": 4, "move": "9-13"}"#, 422).contains("played in the game"));
+    assert!(bad(r#"{"ply": 1, "move": "22-19"}"#, 422).contains("22-19"));
+    assert_eq!(
+        bad(r#"{"line": 7, "ply": 1, "move": "22-18"}"#, 422),
+        "no side line 7"
+    );
+    assert!(bad(r#"{"ply": 1}"#, 400).contains("move"));
+    let e = error(a, "GET", &format!("{g}/ply/9?line=1"), "", 404);
+    assert_eq!(e, "ply 9: side line 1 has plies 1-4");
+    assert!(error(a, "GET", &format!("{g}/ply/1?line=x"), "", 400).contains("line \"x\""));
+    assert!(error(a, "GET", &format!("{g}/ply/1?depth=2"), "", 400).contains("expected line=K"));
+    // Taking back the game below a side line's start drops it; deleting one drops it too.
+    ok(
+        a,
+        "POST",
+        &format!("{g}/lines"),
+        json!({"ply": 3, "move": "24-20"}),
+    );
+    let r = ok(a, "DELETE", &format!("{g}/lines/2"), Value::Null);
+    assert_eq!(
+        (
+            r["position"]["line"].as_u64(),
+            r["position"]["ply"].as_u64()
+        ),
+        (Some(0), Some(3))
+    );
+    assert_eq!(
+        error(a, "DELETE", &format!("{g}/lines/2"), "", 404),
+        "no side line 2"
+    );
+    let s = ok(a, "POST", &format!("{g}/undo"), json!({"plies": 3}));
+    assert_eq!(s["variations"].as_array().unwrap().len(), 0);
+}
+
+#[test]
 fn bad_requests_get_one_line_json_errors() {
     let server = start(&fixture_runs());
     let a = server.addr;
