@@ -44,10 +44,12 @@ export class GameSession {
     this.hooks = hooks;
     this.id = null;
     this.state = null;
-    this.view = null; // a past position {ply, fen, board, last_move}, or null for the game
-    this.wantedPly = null; // the past ply asked for and not yet shown
+    // A position other than the game's own, of the game or a side line ({line, ply, fen,
+    // turn, board, last_move, legal, result}), or null for the game.
+    this.view = null;
+    this.wanted = null; // the position asked for and not yet shown, {line, ply}
     this.selection = null; // {from, hops}
-    this.analyses = new Map(); // ply -> the latest analysis searched at that ply
+    this.analyses = new Map(); // "line:ply" -> the latest analysis searched there
     this.events = null;
     this.active = false;
     this.flipped = false; // Black at the bottom
@@ -71,7 +73,7 @@ export class GameSession {
   attach(state) {
     this.id = state.id;
     this.view = null;
-    this.wantedPly = null;
+    this.wanted = null;
     this.selection = null;
     this.analyses.clear();
     this.openEvents();
@@ -138,71 +140,126 @@ export class GameSession {
     // person may have started since.
     const unchanged = this.state && state.fen === this.state.fen && state.ply === this.state.ply;
     this.state = state;
-    if (!unchanged) this.selection = null;
-    if (this.view && this.view.ply > state.ply) this.view = null;
+    if (!unchanged && !this.view) this.selection = null;
+    // A position shown that the game no longer has (a take-back) gives way to the game.
+    const view = this.view;
+    const kept = view && (view.line === 0 ? view.ply < state.ply : state.variations?.some((l) => l.line === view.line));
+    if (view && !kept) this.view = null;
     this.hooks.onState?.(state, cause);
     this.render();
   }
 
   receiveAnalysis(analysis) {
-    this.analyses.set(analysis.ply, analysis);
+    this.analyses.set(nodeKey(analysis), analysis);
     this.hooks.onAnalysis?.(analysis);
     this.render();
   }
 
-  /** The analysis searched at the ply on the board, if any. */
+  /** The analysis searched at the position on the board, if any. */
   shownAnalysis() {
-    const ply = this.view ? this.view.ply : this.state?.ply;
-    return ply === undefined ? null : this.analyses.get(ply) || null;
+    return this.state ? this.analyses.get(nodeKey(this.shownNode())) || null : null;
   }
 
-  // ---- viewing past plies --------------------------------------------------------------
+  /** The game's analyses by ply (its own line only). */
+  gameAnalyses() {
+    return [...this.analyses.values()].filter((a) => !a.line);
+  }
+
+  // ---- viewing other positions: the game's earlier ones, and side lines -----------------
+
+  /** The position on the board: `{line, ply}`, line 0 the game. */
+  shownNode() {
+    if (this.view) return { line: this.view.line, ply: this.view.ply };
+    return { line: 0, ply: this.state ? this.state.ply : 0 };
+  }
 
   shownPly() {
-    return this.view ? this.view.ply : this.state ? this.state.ply : 0;
+    return this.shownNode().ply;
   }
 
-  /** Shows the position after `ply` plies; the game's own ply returns to the game. */
-  async viewPly(ply) {
+  /** A side line of the game by number, or undefined. */
+  sideLine(line) {
+    return this.state?.variations?.find((l) => l.line === line);
+  }
+
+  /** The last ply of a line (the game's own ply for the game). */
+  lineEnd(line) {
+    if (line === 0) return this.state.ply;
+    const side = this.sideLine(line);
+    return side ? side.from + side.moves.length : 0;
+  }
+
+  /** Shows the game's position after `ply` plies; the game's own ply returns to the game. */
+  viewPly(ply) {
+    return this.viewNode({ line: 0, ply });
+  }
+
+  /** Shows a position of the game or a side line; the game's own position returns to it. */
+  async viewNode({ line, ply }) {
     if (!this.state) return;
-    const target = Math.max(0, Math.min(ply, this.state.ply));
-    if (target === this.state.ply) return this.backToGame();
+    const first = line === 0 ? 0 : (this.sideLine(line)?.from ?? 0);
+    const target = { line, ply: Math.max(first, Math.min(ply, this.lineEnd(line))) };
+    if (target.line === 0 && target.ply === this.state.ply) return this.backToGame();
     // Steps pressed faster than the server answers count from the last one asked for, and
     // only the answer to the last one is shown.
-    this.wantedPly = target;
+    this.wanted = target;
     try {
-      const snapshot = await api(`/api/games/${this.id}/ply/${target}`);
-      if (this.wantedPly !== target) return;
-      this.wantedPly = null;
-      this.view = snapshot;
-      this.selection = null;
-      this.hooks.onView?.();
-      this.render();
+      const snapshot = await api(`/api/games/${this.id}/ply/${target.ply}?line=${target.line}`);
+      if (this.wanted !== target) return;
+      this.wanted = null;
+      this.showPosition(snapshot);
     } catch (err) {
-      this.wantedPly = null;
+      this.wanted = null;
       screen.say(messageOf(err), "error");
     }
   }
 
+  /** Puts a position the server sent (`GET .../ply`) on the board. */
+  showPosition(snapshot) {
+    if (snapshot.line === 0 && snapshot.ply === this.state.ply) return this.backToGame();
+    this.view = snapshot;
+    this.selection = null;
+    this.hooks.onView?.();
+    this.render();
+  }
+
   backToGame() {
-    this.wantedPly = null;
+    this.wanted = null;
     this.view = null;
     this.selection = null;
     this.hooks.onView?.();
     this.render();
   }
 
+  /** One ply back or on along the line shown (back past a side line's start: its parent). */
   step(delta) {
-    return this.viewPly((this.wantedPly ?? this.shownPly()) + delta);
+    const from = this.wanted ?? this.shownNode();
+    return this.viewNode({ line: from.line, ply: from.ply + delta });
+  }
+
+  /** The position moves are played from: the one viewed, else the game's. */
+  shown() {
+    return this.view || this.state;
   }
 
   // ---- moves -------------------------------------------------------------------------
 
-  /** Plays a move given in PDN; the server's reason is shown when it refuses. */
+  /**
+   * Plays a move given in PDN: in the game, or, where an earlier position or a side line is
+   * shown, in a side line from there. The server's reason is shown when it refuses.
+   */
   async playMove(text) {
     this.busy = true;
     this.selection = null;
     try {
+      if (this.view) {
+        const { line, ply } = this.view;
+        const answer = await post(`/api/games/${this.id}/lines`, { line, ply, move: text });
+        screen.say("");
+        this.setState(answer.state, "line");
+        this.showPosition(answer.position);
+        return;
+      }
       const state = await post(`/api/games/${this.id}/move`, { move: text });
       screen.say("");
       this.setState(state, "move");
@@ -219,7 +276,8 @@ export class GameSession {
     this.selection = null;
     this.render();
     try {
-      const answer = await post(`/api/games/${this.id}/explain`, { square });
+      const at = this.view ? { line: this.view.line, ply: this.view.ply } : {};
+      const answer = await post(`/api/games/${this.id}/explain`, { square, ...at });
       if (answer.reason) screen.say(capitalise(answer.reason), "error");
       else screen.say(`${this.squareName(square)} can move.`, "info");
       this.hooks.onExplain?.(square, answer.reason);
@@ -235,9 +293,9 @@ export class GameSession {
    * Othello: play there, or ask why not.
    */
   click(square) {
-    const state = this.state;
-    if (!this.active || !state || this.busy) return;
-    const refusal = this.refusal(state);
+    if (!this.active || !this.state || this.busy) return;
+    const state = this.shown();
+    const refusal = this.refusal(this.state);
     if (refusal) {
       screen.say(refusal, "info");
       return;
@@ -256,11 +314,12 @@ export class GameSession {
     this.render();
   }
 
-  /** Why no move can be made on the board now, or null. */
+  /**
+   * Why no move can be made on the board now, or null. A position viewed takes moves
+   * whoever plays the game: they go into a side line.
+   */
   refusal(state) {
-    if (this.view) {
-      return `You are viewing ply ${this.view.ply}: go back to the game to move.`;
-    }
+    if (this.view) return this.view.result ? `This line ends here (${resultText(this.view.result)}).` : null;
     if (state.result) return `The game is over (${resultText(state.result)}).`;
     return this.hooks.mayMove?.(state) || null;
   }
@@ -272,7 +331,7 @@ export class GameSession {
       this.render();
       return;
     }
-    if (!this.state.legal.some((m) => m.from === square)) return this.explain(square);
+    if (!this.shown().legal.some((m) => m.from === square)) return this.explain(square);
     this.selection = { from: square, hops: [] };
     screen.say("");
     this.render();
@@ -281,7 +340,7 @@ export class GameSession {
   /** The legal moves that agree with the selection so far. */
   candidates() {
     const { from, hops } = this.selection;
-    return this.state.legal.filter(
+    return this.shown().legal.filter(
       (m) => m.from === from && hops.every((sq, i) => m.path[i] === sq),
     );
   }
@@ -318,14 +377,15 @@ export class GameSession {
    */
   attempt(square) {
     const { from } = this.selection;
-    const captures = this.state.legal.filter((m) => m.captured.length);
+    const legal = this.shown().legal;
+    const captures = legal.filter((m) => m.captured.length);
     const capturers = [...new Set(captures.map((m) => m.from))];
     this.selection = null;
     this.render();
     if (capturers.length && !capturers.includes(from)) {
       screen.say(`A capture is compulsory: take with the piece on ${capturers.join(" or ")}.`, "error");
     } else {
-      const reach = [...new Set(this.state.legal.filter((m) => m.from === from).map((m) => m.path.at(-1)))];
+      const reach = [...new Set(legal.filter((m) => m.from === from).map((m) => m.path.at(-1)))];
       screen.say(`The piece on ${from} cannot reach ${square}: it can go to ${reach.join(", ")}.`, "error");
     }
   }
@@ -359,10 +419,10 @@ export class GameSession {
       screen.setStatus("Loading…");
       return;
     }
-    const shown = this.view || this.state;
+    const shown = this.shown();
     screen.board.render({
       game: this.state.game,
-      legal: this.view || this.state.result ? [] : this.state.legal,
+      legal: shown.result ? [] : shown.legal,
       mustCapture: this.mustCapture(),
       board: shown.board,
       flipped: this.flipped,
@@ -373,19 +433,19 @@ export class GameSession {
       dests: this.destinations(),
       arrows: arrowsFor(this.shownAnalysis(), screen.prefs.arrows),
     });
-    const legal = this.state.legal;
-    const mustPass = !this.view && legal.length === 1 && legal[0].move === "pass";
+    const legal = shown.legal;
+    const mustPass = !shown.result && legal.length === 1 && legal[0].move === "pass";
     document.getElementById("pass").hidden = !mustPass;
     const tone = this.view ? this.viewTurn() : this.state.result ? "over" : this.state.turn;
     screen.setStatus(this.statusText(), tone);
-    screen.setViewing(this.view ? this.view.ply : null);
+    screen.setViewing(this.view ? this.viewName() : null);
     screen.markReady();
   }
 
   /** The squares of the pieces that must capture (checkers' compulsory capture), if any. */
   mustCapture() {
-    const state = this.state;
-    if (this.view || state.game !== "checkers" || !state.legal.some((m) => m.captured.length)) return [];
+    const state = this.shown();
+    if (state.result || this.state.game !== "checkers" || !state.legal.some((m) => m.captured.length)) return [];
     return [...new Set(state.legal.map((m) => m.from))];
   }
 
@@ -400,10 +460,18 @@ export class GameSession {
     return `${capitalise(state.turn)} to move${count}${note ? ` · ${note}` : ""}${database}`;
   }
 
-  /** A past position: whose move it was there, and the game's result if it has one. */
+  /** A position viewed: whose move it is there, and the game's result if it has one. */
   viewStatusText() {
+    const discs = discCount({ game: this.state.game, board: this.view.board });
+    if (this.view.result) return `${resultText(this.view.result, discs)} · ${this.viewName()}`;
+    const count = discs ? ` · ${discText(discs)}` : "";
     const result = this.state.result ? ` · game: ${this.state.result.score}` : "";
-    return `${capitalise(this.viewTurn())} to move at ply ${this.view.ply}${result}`;
+    return `${capitalise(this.viewTurn())} to move${count} · ${this.viewName()}${result}`;
+  }
+
+  /** "ply 12", or "ply 12 of a side line" for a position off the game's line. */
+  viewName() {
+    return `ply ${this.view.ply}${this.view.line ? " of a side line" : ""}`;
   }
 
   /** The side to move in the past position shown (its FEN says so too). */
@@ -411,6 +479,9 @@ export class GameSession {
     return this.view.turn || (this.view.fen.startsWith("W") ? "white" : "black");
   }
 }
+
+/** The key of a position in `analyses`: its line and ply. */
+const nodeKey = (node) => `${node.line || 0}:${node.ply}`;
 
 // ---- analysis arrows ---------------------------------------------------------------------
 

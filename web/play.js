@@ -76,8 +76,10 @@ export class PlayPage {
     on("nav-next", () => this.session.step(1));
     on("nav-last", () => this.session.backToGame());
     $("moves").addEventListener("click", (event) => {
+      const remove = event.target.closest(".delete-line");
+      if (remove) return this.deleteLine(Number(remove.dataset.line));
       const move = event.target.closest(".move");
-      if (move) this.session.viewPly(Number(move.dataset.ply));
+      if (move) this.session.viewNode({ line: Number(move.dataset.line || 0), ply: Number(move.dataset.ply) });
     });
   }
 
@@ -237,11 +239,11 @@ export class PlayPage {
    * analysis of the position at `ply` (an earlier one too) that runs until Stop when
    * `infinite`.
    */
-  async requestSearch(agent, { ply = null, infinite = false } = {}) {
+  async requestSearch(agent, { ply = null, line = 0, infinite = false } = {}) {
     const game = this.session.id;
     const at = ply ?? this.session.state.ply;
     const play = false;
-    const token = { play, agent, game, ply: at, infinite, id: null };
+    const token = { play, agent, game, ply: at, line, infinite, id: null };
     this.search = token;
     this.updateThinking();
     await this.session.connected; // so the analysis and state events are not missed
@@ -251,6 +253,7 @@ export class PlayPage {
       const lines = Number($("lines").value);
       if (lines > 1) body.lines = lines;
       if (ply !== null) body.ply = ply;
+      if (line) body.line = line;
       if (infinite) body.infinite = true;
       const answer = await post(`/api/games/${game}/search`, body);
       token.id = answer?.search ?? null;
@@ -326,15 +329,16 @@ export class PlayPage {
   analyse(infinite) {
     const state = this.session.state;
     if (!state || this.search) return;
-    const viewing = this.session.view ? this.session.view.ply : null;
-    if (viewing === null && state.result) return screen.say("The game is over: step back to a position to analyse it.", "info");
-    if (viewing === null && !infinite && this.match.agent && state.turn !== this.match.user) {
+    const viewing = this.session.view;
+    if (!viewing && state.result) return screen.say("The game is over: step back to a position to analyse it.", "info");
+    if (viewing?.result) return screen.say("This line ends here: step back to a position to analyse it.", "info");
+    if (!viewing && !infinite && this.match.agent && state.turn !== this.match.user) {
       return screen.say("Hints are for your own move.", "info");
     }
     // The opponent, else the form's agent, else alpha-beta.
     const agent = this.match.agent || this.form.spec() || HINT_AGENT;
     screen.say("");
-    this.requestSearch(agent, { ply: viewing, infinite });
+    this.requestSearch(agent, { ply: viewing ? viewing.ply : null, line: viewing?.line ?? 0, infinite });
   }
 
   async stop() {
@@ -407,6 +411,18 @@ export class PlayPage {
     }
   }
 
+  /** Deletes a side line (and those leaving it); the board shows where it left from. */
+  async deleteLine(line) {
+    try {
+      const answer = await api(`/api/games/${this.session.id}/lines/${line}`, { method: "DELETE" });
+      this.session.setState(answer.state, "line");
+      this.session.showPosition(answer.position);
+      screen.say("Side line deleted.", "ok");
+    } catch (err) {
+      screen.say(messageOf(err), "error");
+    }
+  }
+
   copyFen() {
     return copy((this.session.view || this.session.state)?.fen, "Position");
   }
@@ -431,7 +447,7 @@ export class PlayPage {
       $("thinking-text").textContent = search.play
         ? `${search.agent} is thinking…`
         : search.infinite
-          ? `Analysing ply ${search.ply} with ${search.agent}: Stop ends it`
+          ? `Analysing ply ${search.ply}${search.line ? " of a side line" : ""} with ${search.agent}: Stop ends it`
           : `Hint: ${search.agent} is searching…`;
     }
     this.updateButtons();
@@ -500,28 +516,38 @@ export class PlayPage {
     $("players").replaceChildren(row("black"), row("white"));
   }
 
-  /** Numbered pairs; a game that starts with White to move begins "1. … 22-18". */
+  /**
+   * Numbered pairs; a game that starts with White to move begins "1. … 22-18". The side
+   * lines leaving the game follow the row of the move they replace, each with its own
+   * side lines in parentheses, as the PDN writes them.
+   */
   renderMoves(state) {
     const list = $("moves");
     const whiteFirst = state.moves[0]?.side === "white";
     const offset = whiteFirst ? 1 : 0;
-    const shown = this.session.shownPly();
+    const shown = this.session.shownNode();
     const rows = new Map();
+    const sideLines = state.variations || [];
+    const leaving = (line, ply) => sideLines.filter((l) => l.parent === line && l.from === ply);
+    const items = [];
     for (const m of state.moves) {
       const number = Math.floor((m.ply - 1 + offset) / 2) + 1;
-      if (!rows.has(number)) rows.set(number, rowElement(number, whiteFirst && m.ply === 1));
+      if (!rows.has(number)) {
+        rows.set(number, rowElement(number, whiteFirst && m.ply === 1));
+        items.push(rows.get(number));
+      }
       const lost = this.review?.lost.get(m.ply);
-      const cell = Object.assign(document.createElement("button"), {
-        className: `move${m.ply === shown ? " current" : ""}${lost ? " lost" : ""}`,
-        textContent: lost ? `${m.move}${lost.mark}` : m.move,
-        title: lost ? `${capitalise(lost.grade)}: this move lost ${Math.round(100 * lost.loss)}% of ${capitalise(m.side)}'s expected result` : "",
-        type: "button",
-      });
-      cell.dataset.ply = String(m.ply);
+      const cell = moveButton(m, 0, shown, lost ? `${m.move}${lost.mark}` : m.move);
+      if (lost) {
+        cell.classList.add("lost");
+        cell.title = `${capitalise(lost.grade)}: this move lost ${Math.round(100 * lost.loss)}% of ${capitalise(m.side)}'s expected result`;
+      }
       rows.get(number).append(cell);
+      const branches = leaving(0, m.ply - 1);
+      if (branches.length) items.push(sideLinesRow(branches, { leaving, offset, shown }));
     }
-    list.replaceChildren(...rows.values());
-    keepInView(list, list.querySelector(".current"), shown);
+    list.replaceChildren(...items);
+    keepInView(list, list.querySelector(".current"), shown.ply);
   }
 
   /**
@@ -540,7 +566,7 @@ export class PlayPage {
       if (position?.result) break;
       screen.say(`Reviewing: position ${ply} of ${state.ply} with ${agent}…`, "info");
       const done = new Promise((resolve) => {
-        review.waiting = (a) => a.final && a.ply === ply && resolve(a);
+        review.waiting = (a) => a.final && a.ply === ply && !a.line && resolve(a);
         setTimeout(() => resolve(null), 30000);
       });
       await this.requestSearch(agent, { ply });
@@ -572,7 +598,7 @@ export class PlayPage {
       );
       return;
     }
-    panel.replaceChildren(...analysisElements(a, this.session.state?.ply));
+    panel.replaceChildren(...analysisElements(a, this.session.shownNode()));
     renderEvalBar(a);
     this.renderGraph();
   }
@@ -582,7 +608,7 @@ export class PlayPage {
     const state = this.session.state;
     const svg = $("eval-graph");
     const shares = new Map(this.review?.shares || []);
-    for (const [ply, a] of this.session.analyses) if (!shares.has(ply)) shares.set(ply, blackShare(a));
+    for (const a of this.session.gameAnalyses()) if (!shares.has(a.ply)) shares.set(a.ply, blackShare(a));
     // `hidden` is a property of HTML elements only: an SVG element needs the attribute.
     const hide = !state || shares.size < 2;
     svg.toggleAttribute("hidden", hide);
@@ -593,7 +619,7 @@ export class PlayPage {
     const y = (share) => height - share * height;
     const points = [...shares.entries()].sort((p, q) => p[0] - q[0]);
     const path = points.map(([ply, share], i) => `${i ? "L" : "M"}${x(ply).toFixed(1)},${y(share).toFixed(1)}`).join(" ");
-    const shown = this.session.shownPly();
+    const shown = this.session.shownNode().line ? this.session.state.ply : this.session.shownPly();
     svg.replaceChildren(
       svgEl("rect", { x: 0, y: 0, width, height, class: "graph-bg" }),
       svgEl("line", { x1: 0, x2: width, y1: height / 2, y2: height / 2, class: "graph-mid" }),
@@ -727,6 +753,63 @@ function keepInView(list, item, shown) {
   }
 }
 
+/** A move of the game (line 0) or of a side line, marked when it is the position shown. */
+function moveButton(m, line, shown, text) {
+  const current = shown.line === line && shown.ply === m.ply;
+  const cell = Object.assign(document.createElement("button"), {
+    className: `move${current ? " current" : ""}`,
+    textContent: text,
+    type: "button",
+  });
+  cell.dataset.ply = String(m.ply);
+  cell.dataset.line = String(line);
+  return cell;
+}
+
+/**
+ * The side lines that leave one position, below the row of the move they replace: each its
+ * moves numbered as the PDN writes them, its own side lines in parentheses after the move
+ * they replace, and a button that deletes it.
+ */
+function sideLinesRow(branches, context) {
+  const li = Object.assign(document.createElement("li"), { className: "side-lines" });
+  for (const branch of branches) {
+    const block = Object.assign(document.createElement("div"), { className: "side-line" });
+    block.append(...sideLineParts(branch, context));
+    const remove = Object.assign(document.createElement("button"), {
+      className: "delete-line",
+      type: "button",
+      textContent: "×",
+      title: "Delete this side line",
+    });
+    remove.dataset.line = String(branch.line);
+    remove.setAttribute("aria-label", `Delete the side line ${branch.moves[0].move}`);
+    block.append(remove);
+    li.append(block);
+  }
+  return li;
+}
+
+function sideLineParts(branch, context) {
+  const { leaving, offset, shown } = context;
+  const parts = [];
+  let fresh = true;
+  for (const m of branch.moves) {
+    const number = Math.floor((m.ply - 1 + offset) / 2) + 1;
+    const black = (m.ply - 1 + offset) % 2 === 0;
+    if (black || fresh) {
+      parts.push(Object.assign(document.createElement("span"), { className: "num", textContent: black ? `${number}.` : `${number}…` }));
+    }
+    parts.push(moveButton(m, branch.line, shown, m.move));
+    fresh = false;
+    for (const inner of leaving(branch.line, m.ply - 1)) {
+      parts.push("(", ...sideLineParts(inner, context), ")");
+      fresh = true;
+    }
+  }
+  return parts;
+}
+
 function rowElement(number, ellipsis) {
   const li = document.createElement("li");
   li.value = number;
@@ -757,7 +840,7 @@ function unitsOf(a) {
   return "the agent's units";
 }
 
-function analysisElements(a, currentPly) {
+function analysisElements(a, current) {
   const el = (tag, className, text) =>
     Object.assign(document.createElement(tag), { className, textContent: text ?? "" });
   const head = el("div", "eval");
@@ -765,7 +848,8 @@ function analysisElements(a, currentPly) {
   const value = el("strong", `value ${v > 0 ? "pos" : v < 0 ? "neg" : ""}`, valueText(a));
   value.title = unitsText(a);
   head.append(value);
-  const where = a.ply === currentPly ? "this position" : `the position at ply ${a.ply}`;
+  const here = a.ply === current.ply && (a.line || 0) === current.line;
+  const where = here ? "this position" : `the position at ply ${a.ply}${a.line ? " of a side line" : ""}`;
   const meta = el("div", "meta", `${a.agent} · ${where} · ${a.final ? "final" : "searching…"}`);
   const parts = [head, meta];
   if (a.summary) {

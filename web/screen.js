@@ -57,10 +57,11 @@ export const screen = {
     el.dataset.tone = tone;
   },
 
-  setViewing(ply) {
+  /** Names the position viewed ("ply 12"), or null when the game's own is shown. */
+  setViewing(name) {
     const el = $("viewing");
-    el.hidden = ply === null;
-    if (ply !== null) $("viewing-ply").textContent = String(ply);
+    el.hidden = name === null;
+    if (name !== null) $("viewing-ply").textContent = name;
   },
 
   setThinking(on) {

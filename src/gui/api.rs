@@ -355,6 +355,9 @@ async fn play_move(
 #[serde(deny_unknown_fields)]
 struct ExplainRequest {
     square: u32,
+    /// Another position than the game's: its line (0, the default: the game) and ply.
+    line: Option<LineId>,
+    ply: Option<usize>,
 }
 
 async fn explain(
@@ -363,7 +366,18 @@ async fn explain(
     Body(req): Body<ExplainRequest>,
 ) -> Result<Json<Value>, ApiError> {
     let square = req.square;
-    let reason = on_game!(Table(s) in table(&state, &id)? => s.with_game(|g| why_not(g, square)))?;
+    let reason = on_game!(Table(s) in table(&state, &id)? => s.with_lines(|g, v| {
+        match (req.ply, req.line) {
+            (None, None) => why_not(g, square),
+            (None, Some(_)) => Err(ApiError::bad_request("line needs the ply of its position")),
+            (Some(ply), line) => {
+                let at = v
+                    .game_at(g, Node::new(line.unwrap_or(GAME), ply))
+                    .map_err(|e| ApiError::unprocessable(e.0))?;
+                why_not(&at, square)
+            }
+        }
+    }))?;
     Ok(Json(
         json!({"square": square, "movable": reason.is_none(), "reason": reason}),
     ))

@@ -347,8 +347,15 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
         .text()
         .await
         .unwrap();
-    assert!(meta.contains("the position at ply 0"), "{meta}");
+    assert!(meta.contains("this position"), "{meta}");
+    // Back at the game, the analysis names the position it searched.
     click(c, "#nav-last").await;
+    until(
+        c,
+        "the analysis named by its ply",
+        "document.querySelector('#analysis .meta')?.textContent.includes('the position at ply 0')",
+    )
+    .await;
 
     // A multi-jump, hop by hop, between two people from a FEN.
     choose(c, "#opponent-mode", "human").await;
@@ -842,6 +849,114 @@ fn pages_opened_later_see_the_computers_moves() {
                 "document.querySelectorAll('#moves .move').length === 1 && document.querySelector('#thinking').hidden",
             )
             .await;
+        },
+    );
+}
+
+/// Side lines: a move played from an earlier position starts one, shown below the move it
+/// replaces, while the game stays as it was; it grows by a typed move, is stepped through
+/// with the arrow keys, analysed where it is shown, kept over a reload, and deleted.
+#[test]
+fn side_lines_are_played_stepped_analysed_and_deleted() {
+    with_browser(
+        Path::new("tests/data/runs"),
+        "1400,1000",
+        |c, url| async move {
+            c.goto(&url).await.unwrap();
+            until(&c, "the first board", "document.body.dataset.ready === '1'").await;
+            load_pdn(&c, "1. 11-15 23-19 2. 8-11 22-17 *", 4).await;
+            let status = "document.querySelector('#status').textContent";
+            click(&c, "#moves .move[data-line='0'][data-ply='1']").await;
+            until(
+                &c,
+                "ply 1",
+                &format!("{status}.includes('White to move · ply 1')"),
+            )
+            .await;
+            // White plays 22-18 there by clicks instead of the game's 23-19.
+            square(&c, 22).await;
+            square(&c, 18).await;
+            let first = until(
+                &c,
+                "the side line",
+                "document.querySelector('#moves .side-line .move.current')?.textContent",
+            )
+            .await;
+            assert_eq!(first, "22-18");
+            assert!(
+                until(&c, "its status", status)
+                    .await
+                    .as_str()
+                    .unwrap()
+                    .contains("ply 2 of a side line")
+            );
+            let s = game_state(&c).await;
+            assert_eq!(
+                (s["ply"].as_u64(), s["moves_text"].as_str()),
+                (Some(4), Some("1. 11-15 23-19 2. 8-11 22-17"))
+            );
+            // The side line sits below the row of the move it replaces.
+            let row = run_js(
+                &c,
+                "const li = document.querySelector('#moves li.side-lines'); \
+                 return li.previousElementSibling.textContent;",
+            )
+            .await;
+            assert!(row.as_str().unwrap().contains("23-19"), "{row}");
+            // A typed move grows it (Black's capture is forced).
+            fill(&c, "#move-input", "15x22").await;
+            click(&c, "#move-form button[type=submit]").await;
+            until(
+                &c,
+                "the grown side line",
+                "[...document.querySelectorAll('#moves .side-line .move')].map(e => e.textContent).join(' ') === '22-18 15x22' \
+                 && document.querySelector('#moves .move.current')?.textContent === '15x22'",
+            )
+            .await;
+            // The arrow keys step back along it, and past its start onto the game's line.
+            for _ in 0..2 {
+                run_js(&c, "document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowLeft', bubbles: true}));").await;
+                tokio::time::sleep(Duration::from_millis(300)).await;
+            }
+            let current = until(
+                &c,
+                "the game's first move",
+                "document.querySelector('#moves .move.current[data-line=\"0\"]')?.textContent",
+            )
+            .await;
+            assert_eq!(current, "11-15");
+            // Analysis follows the position shown: the side line's last.
+            click(&c, "#moves .side-line .move[data-ply='3']").await;
+            until(
+                &c,
+                "ply 3",
+                &format!("{status}.includes('ply 3 of a side line')"),
+            )
+            .await;
+            click(&c, "#hint").await;
+            let meta = until(
+                &c,
+                "the side line's analysis",
+                "document.body.dataset.thinking === '0' && document.querySelector('#analysis .meta')?.textContent",
+            )
+            .await;
+            assert!(meta.as_str().unwrap().contains("this position"), "{meta}");
+            // The server keeps it: a reload shows it again; then it is deleted.
+            c.refresh().await.unwrap();
+            until(
+                &c,
+                "the side line after a reload",
+                "document.querySelectorAll('#moves .side-line .move').length === 2",
+            )
+            .await;
+            click(&c, "#moves .delete-line").await;
+            until(
+                &c,
+                "no side line",
+                "document.querySelectorAll('#moves .side-line').length === 0",
+            )
+            .await;
+            assert_eq!(game_state(&c).await["variations"], json!([]));
         },
     );
 }
