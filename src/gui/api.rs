@@ -126,10 +126,11 @@ struct NewGame {
     white: Option<String>,
 }
 
+/// A game and its side lines (a record's variations).
+type Opened<G> = (Game<G>, Variations<G>);
+
 /// The game a `POST /api/games` body asks for, and the players' names a record gives.
-fn new_game<G: Board>(
-    req: &NewGame,
-) -> Result<((Game<G>, Variations<G>), Option<Players>), ApiError> {
+fn new_game<G: Board>(req: &NewGame) -> Result<(Opened<G>, Option<Players>), ApiError> {
     let missing = |field: &str, start: &str| {
         ApiError::bad_request(format!("start {start:?} needs the field {field:?}"))
     };
