@@ -35,7 +35,10 @@ export class PlayPage {
       onState: (state, cause) => this.onState(state, cause),
       onAnalysis: (analysis) => this.onAnalysis(analysis),
       onSearchError: (text) => this.onSearchError(text),
-      onView: () => this.renderPanel(),
+      onView: () => {
+        this.renderPanel();
+        this.followShown();
+      },
       onAttach: (state) => this.onAttach(state),
       statusNote: (state) => this.statusNote(state),
     });
@@ -310,9 +313,24 @@ export class PlayPage {
   }
 
   endSearch() {
+    const ended = this.search;
     this.search = null;
     this.updateThinking();
     this.renderPanel();
+    if (ended?.restart && ended.game === this.session.id) this.analyse(true);
+  }
+
+  /**
+   * A running analysis follows the position shown: stepping to another position (of the
+   * game or a side line) stops it and starts it again there.
+   */
+  followShown() {
+    const search = this.search;
+    if (!search?.infinite || search.restart) return;
+    const node = this.session.shownNode();
+    if (search.line === node.line && search.ply === node.ply) return;
+    search.restart = true;
+    this.stop();
   }
 
   // ---- buttons -----------------------------------------------------------------------

@@ -941,6 +941,19 @@ fn side_lines_are_played_stepped_analysed_and_deleted() {
             )
             .await;
             assert!(meta.as_str().unwrap().contains("this position"), "{meta}");
+            // A running analysis follows the position shown.
+            click(&c, "#analyse").await;
+            until(&c, "the analysis of ply 3", "document.querySelector('#thinking-text').textContent.includes('ply 3 of a side line')").await;
+            click(&c, "#moves .side-line .move[data-ply='2']").await;
+            until(&c, "the analysis of ply 2", "document.querySelector('#thinking-text').textContent.includes('ply 2 of a side line') \
+                 && document.querySelector('#analysis .meta')?.textContent.includes('this position')").await;
+            click(&c, "#stop").await;
+            until(
+                &c,
+                "the end of the analysis",
+                "document.body.dataset.thinking === '0'",
+            )
+            .await;
             // The server keeps it: a reload shows it again; then it is deleted.
             c.refresh().await.unwrap();
             until(
