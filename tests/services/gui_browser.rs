@@ -1529,6 +1529,42 @@ fn docs_screenshots() {
             "document.body.dataset.thinking === '0'",
         )
         .await;
+        // Side lines: two from the game's fourth move, one with a side line of its own,
+        // and the network's hint where the board stands.
+        click(&c, "#moves .move[data-line='0'][data-ply='3']").await;
+        for mv in ["22-18", "15x22", "25x18", "4-8"] {
+            until(&c, "a position to move from", "document.body.dataset.thinking === '0' && !document.querySelector('#viewing').hidden").await;
+            fill(&c, "#move-input", mv).await;
+            click(&c, "#move-form button[type=submit]").await;
+            tokio::time::sleep(Duration::from_millis(400)).await;
+        }
+        click(&c, "#moves .side-line .move[data-ply='5']").await;
+        until(
+            &c,
+            "ply 5 of the side line",
+            "document.querySelector('#status').textContent.includes('ply 5 of a side line')",
+        )
+        .await;
+        fill(&c, "#move-input", "26x17").await;
+        click(&c, "#move-form button[type=submit]").await;
+        until(
+            &c,
+            "the inner side line",
+            "document.querySelectorAll('#moves .side-line .move').length === 5",
+        )
+        .await;
+        click(&c, "#moves .move[data-line='0'][data-ply='3']").await;
+        fill(&c, "#move-input", "24-20").await;
+        click(&c, "#move-form button[type=submit]").await;
+        until(
+            &c,
+            "the second side line",
+            "document.querySelectorAll('#moves .side-line').length === 2",
+        )
+        .await;
+        click(&c, "#hint").await;
+        until(&c, "the hint", "document.querySelectorAll('#board .arrow').length > 0 && document.body.dataset.thinking === '0'").await;
+        shot("gui-side-lines.png").await;
         // Othello against the built-in network, a few moves in.
         choose(&c, "#game-kind", "othello").await;
         choose(&c, "#opponent-mode", "level").await;
