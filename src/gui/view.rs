@@ -68,6 +68,9 @@ pub struct GameView {
     /// for White, 17 plies to conversion". Othello has no default oracle: its agents solve
     /// the end themselves.
     pub database: Option<String>,
+    /// The opening the game is in by name ("Old Fourteenth"), for checkers games played
+    /// from the start position whose moves begin a named line.
+    pub opening: Option<&'static str>,
 }
 
 /// One position of the game (stepping through the move list).
@@ -139,6 +142,7 @@ pub fn game_view<G: Board>(
             .then(G::default_oracle)
             .flatten()
             .and_then(|o| o.describe(pos, game.quiet_plies())),
+        opening: G::opening(game),
     }
 }
 
