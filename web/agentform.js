@@ -158,6 +158,13 @@ export class AgentForm {
     return $("user-color").value;
   }
 
+  /** Who plays each side, as POST /api/games takes them: {} when two people play. */
+  players() {
+    const agent = this.spec();
+    const user = this.userColor();
+    return agent ? { black: user === "black" ? "human" : agent, white: user === "white" ? "human" : agent } : {};
+  }
+
   /** What POST /api/games needs for the chosen start. */
   startBody() {
     const game = this.game();
@@ -204,6 +211,6 @@ function fillBallots(ballots) {
     const moves = Array.isArray(ballot.moves) ? ballot.moves.join(" ") : ballot.moves || "";
     const label = ballot.label || `ballot ${ballot.index + 1}`;
     const text = moves && !label.includes(moves) ? `${label}: ${moves}` : label;
-    select.append(new Option(text, ballot.index));
+    select.append(new Option(ballot.name ? `${text} · ${ballot.name}` : text, ballot.index));
   }
 }
