@@ -975,12 +975,21 @@ fn a_ballot_game_shows_its_opening_name() {
             open_start_options(&c).await;
             choose(&c, "#start", "ballot").await;
             choose(&c, "#ballot", &ballot["index"].to_string()).await;
-            let option = run_js(
+            // The drop-down lists the ballot under its name, which shows under it once chosen.
+            let group = run_js(
                 &c,
-                "return document.querySelector('#ballot').selectedOptions[0].textContent;",
+                "return document.querySelector('#ballot').selectedOptions[0].parentElement.label;",
             )
             .await;
-            assert!(option.as_str().unwrap().contains(&name), "{option}");
+            assert_eq!(group, json!(name));
+            let shown = c
+                .find(Locator::Css("#ballot-name"))
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            assert!(shown.contains(&name), "{shown}");
             click(&c, "#new-game").await;
             until(
                 &c,
