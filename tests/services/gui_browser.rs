@@ -1661,6 +1661,45 @@ fn docs_screenshots() {
     });
 }
 
+/// The board editor's and the opening name's screenshots in docs/ (not a test: run it by
+/// hand after changing them): `cargo test --release --test services -- --ignored
+/// editor_screenshots`. Writes docs/img/gui-editor.png (a checkers position being set up)
+/// and docs/img/gui-opening.png (a game from a named ballot).
+#[test]
+#[ignore]
+fn editor_screenshots() {
+    let out = docs_img();
+    with_browser(
+        Path::new("tests/data/runs"),
+        "1400,960",
+        move |c, url| async move {
+            c.goto(&url).await.unwrap();
+            until(&c, "the first board", "document.body.dataset.ready === '1'").await;
+            choose(&c, "#opponent-mode", "human").await;
+            open_editor(&c).await;
+            click(&c, "#editor-clear").await;
+            place(&c, "black-man", &[9, 11, 12]).await;
+            place(&c, "black-king", &[26]).await;
+            place(&c, "white-man", &[14, 23, 24, 31]).await;
+            place(&c, "white-king", &[3]).await;
+            click(&c, "#palette-black-man").await;
+            std::fs::write(out.join("gui-editor.png"), c.screenshot().await.unwrap()).unwrap();
+            click(&c, "#editor-cancel").await;
+            let index = run_js(&c, "return [...document.querySelectorAll('#ballot optgroup')].find(g => g.label === 'Ayrshire Lassie')?.querySelector('option').value ?? document.querySelector('#ballot optgroup option').value;").await;
+            choose(&c, "#start", "ballot").await;
+            choose(&c, "#ballot", index.as_str().unwrap()).await;
+            click(&c, "#new-game").await;
+            until(
+                &c,
+                "the ballot's game",
+                "document.querySelectorAll('#moves .move').length === 3",
+            )
+            .await;
+            std::fs::write(out.join("gui-opening.png"), c.screenshot().await.unwrap()).unwrap();
+        },
+    );
+}
+
 /// The dashboard's screenshot in docs/ (not a test: run it by hand, with real runs):
 /// `CHECKERS_ZERO_SCREENSHOT_RUNS=runs cargo test --release --test services -- --ignored
 /// dashboard_screenshot`. Ticks the two runs listed first and writes
