@@ -26,7 +26,10 @@ fn files(web: &Path, dir: &Path, out: &mut Vec<String>) {
 
 fn main() {
     println!("cargo::rerun-if-changed=web");
-    let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
+    // Read when the script runs, not when it was compiled: a build script compiled for one
+    // checkout (a worktree sharing the target folder) must embed this checkout's files.
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let web = Path::new(&manifest).join("web");
     let mut names = Vec::new();
     files(&web, &web, &mut names);
     names.sort();

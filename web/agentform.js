@@ -22,6 +22,7 @@ export class AgentForm {
     (info.levels || []).forEach((l, i) => level.append(new Option(l.name, String(i))));
     level.value = String(info.default_level ?? 0);
     fillBallots(info.ballots || []);
+    $("ballot").addEventListener("change", showBallotName);
     $("game-kind").addEventListener("change", () => this.setGame());
     $("opponent-mode").addEventListener("change", () => this.update());
     level.addEventListener("change", () => this.update());
@@ -158,6 +159,13 @@ export class AgentForm {
     return $("user-color").value;
   }
 
+  /** Who plays each side, as POST /api/games takes them: {} when two people play. */
+  players() {
+    const agent = this.spec();
+    const user = this.userColor();
+    return agent ? { black: user === "black" ? "human" : agent, white: user === "white" ? "human" : agent } : {};
+  }
+
   /** What POST /api/games needs for the chosen start. */
   startBody() {
     const game = this.game();
@@ -171,6 +179,7 @@ export class AgentForm {
     const start = $("start").value;
     $("ballot-row").hidden = start !== "ballot";
     $("fen-row").hidden = start !== "fen";
+    showBallotName();
   }
 }
 
@@ -198,12 +207,33 @@ function makeInput(option, models) {
   return input;
 }
 
+/**
+ * The ballots as choices: `001: 9-13 21-17 5-9` (the drop-down is narrow), those of a named
+ * opening grouped under its name, in the server's order (so a name may head several groups).
+ */
 function fillBallots(ballots) {
   const select = $("ballot");
+  let group = null;
   for (const ballot of ballots) {
     const moves = Array.isArray(ballot.moves) ? ballot.moves.join(" ") : ballot.moves || "";
-    const label = ballot.label || `ballot ${ballot.index + 1}`;
-    const text = moves && !label.includes(moves) ? `${label}: ${moves}` : label;
-    select.append(new Option(text, ballot.index));
+    const label = (ballot.label || `ballot ${ballot.index + 1}`).replace(/^ballot /, "");
+    const option = new Option(moves && !label.includes(moves) ? `${label}: ${moves}` : label, ballot.index);
+    if (!ballot.name) {
+      group = null;
+      select.append(option);
+      continue;
+    }
+    if (group?.label !== ballot.name) {
+      group = Object.assign(document.createElement("optgroup"), { label: ballot.name });
+      select.append(group);
+    }
+    group.append(option);
   }
+}
+
+/** The chosen ballot's opening name under the drop-down (its group's label), if it has one. */
+function showBallotName() {
+  const name = $("ballot").selectedOptions[0]?.parentElement.label || "";
+  $("ballot-name").textContent = name ? `Opening: ${name}` : "";
+  $("ballot-name").hidden = !name || $("ballot-row").hidden;
 }

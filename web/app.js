@@ -3,6 +3,7 @@
 
 import { api, messageOf } from "./api.js";
 import { Dashboard } from "./dashboard.js";
+import { PositionEditor } from "./editor.js";
 import { PlayPage } from "./play.js";
 import { screen } from "./screen.js";
 import { Tutorial } from "./tutorial.js";
@@ -12,6 +13,7 @@ const TABS = ["play", "tutorial", "dashboard"];
 
 const play = new PlayPage();
 const tutorial = new Tutorial();
+const editor = new PositionEditor(play);
 const dashboard = new Dashboard(replayGame);
 
 async function main() {
@@ -20,6 +22,7 @@ async function main() {
   window.addEventListener("hashchange", () => showTab(tabFromHash(), false));
   const info = await loadInfo();
   play.init(info);
+  editor.init();
   tutorial.init();
   dashboard.init();
   await screen.show(play.session);

@@ -61,7 +61,7 @@ export class BoardView {
     svg.addEventListener("pointerdown", (event) => {
       const group = event.target.closest("[data-square]");
       const piece = group?.querySelector(".piece");
-      if (!piece || event.button !== 0) return;
+      if (!piece || event.button !== 0 || this.model?.still) return;
       drag = { from: Number(group.dataset.square), piece, x: event.clientX, y: event.clientY, moved: false };
     });
     // The window, not the board, follows the pointer: capturing it on the board would turn
@@ -151,7 +151,8 @@ export class BoardView {
   /**
    * model: { board (64 cells), flipped, numbers, lastMove {from, path, captured} | null,
    * selected, partial (squares landed on so far), dests [{square, final}], arrows
-   * [{from, path, weight 0..1, label, kind: "score" | "prior"}] }
+   * [{from, path, weight 0..1, label, kind: "score" | "prior"}], still: pieces are not
+   * carried (the editor's clicks place pieces, not moves) }
    */
   render(model) {
     // Echoes of an unchanged state are common (every event stream starts with one): keeping

@@ -141,17 +141,12 @@ export class PlayPage {
   }
 
   async newGame() {
-    const agent = this.form.spec();
-    const user = this.form.userColor();
     const body = this.form.startBody();
     if (body.start === "fen" && !body.fen) {
       screen.say("Paste a position first.", "error");
       return;
     }
-    const players = agent
-      ? { black: user === "black" ? "human" : agent, white: user === "white" ? "human" : agent }
-      : {};
-    await this.beginGame({ ...body, ...players });
+    await this.beginGame({ ...body, ...this.form.players() });
   }
 
   /**
@@ -451,10 +446,14 @@ export class PlayPage {
 
   // ---- drawing the panel -------------------------------------------------------------
 
+  /** The opening's name (a named checkers line), then whose move it is against an agent. */
   statusNote(state) {
-    if (this.search?.play) return `${this.match.agent} is thinking…`;
-    if (!this.match.agent) return "";
-    return state.turn === this.match.user ? "your move" : "";
+    const turn = this.search?.play
+      ? `${this.match.agent} is thinking…`
+      : this.match.agent && state.turn === this.match.user
+        ? "your move"
+        : "";
+    return [state.opening, turn].filter(Boolean).join(" · ");
   }
 
   updateThinking() {

@@ -3,10 +3,11 @@
 //! board's symmetries.
 
 use crate::endgame::EndgameGame;
-use crate::games::checkers::Checkers;
+use crate::games::checkers::{self, Checkers};
 use crate::games::othello::Othello;
 use crate::games::{Game, Rules};
 use std::collections::HashSet;
+use std::sync::OnceLock;
 
 /// A game a match can be played in: where its games start.
 pub trait ArenaGame: EndgameGame {
@@ -104,6 +105,56 @@ impl Opening {
     pub fn label(&self) -> String {
         format!("ballot {}: {}", self.id, self.moves.join(" "))
     }
+
+    /// The ballot's name in checkers literature, if its moves begin a named opening
+    /// ([`opening_name`]).
+    pub fn name(&self) -> Option<&'static str> {
+        opening_name(self.game().moves())
+    }
+}
+
+const NAMES_TSV: &str = include_str!("../../data/opening_names.tsv");
+
+/// A named opening: the moves that form it, from the start position.
+struct NamedOpening {
+    moves: Vec<checkers::Move>,
+    name: String,
+}
+
+/// The table of data/opening_names.tsv, played out once: its moves are checked by a test, so
+/// a row that is not a legal line is a fault of the build, not of any input.
+fn named_openings() -> &'static [NamedOpening] {
+    static TABLE: OnceLock<Vec<NamedOpening>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        NAMES_TSV
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.starts_with("moves\t") && !l.trim().is_empty())
+            .map(|line| {
+                let cols: Vec<&str> = line.split('\t').collect();
+                assert_eq!(cols.len(), 3, "embedded opening names row {line:?}");
+                let mut game = Game::new();
+                for mv in cols[0].split_whitespace() {
+                    game.play_text(mv)
+                        .unwrap_or_else(|e| panic!("embedded opening {:?}: {e}", cols[1]));
+                }
+                NamedOpening {
+                    moves: game.moves().to_vec(),
+                    name: cols[1].to_string(),
+                }
+            })
+            .collect()
+    })
+}
+
+/// The name of the opening that checkers games beginning with `moves` (played from the start
+/// position) are in: the longest named sequence `moves` begins with. A named sequence longer
+/// than `moves` does not name them (they may still turn into another).
+pub fn opening_name(moves: &[checkers::Move]) -> Option<&'static str> {
+    named_openings()
+        .iter()
+        .filter(|o| moves.starts_with(&o.moves))
+        .max_by_key(|o| o.moves.len())
+        .map(|o| o.name.as_str())
 }
 
 /// Every ballot in the embedded table, in table order.
@@ -153,6 +204,42 @@ mod tests {
                 opening.fen
             ))
         }
+    }
+
+    /// Every named line is legal (the table loads), no two rows name the same moves, and
+    /// the longest named prefix names a game: a ballot inside a longer named line keeps the
+    /// shorter line's name.
+    #[test]
+    fn opening_names_name_the_longest_line_a_game_begins_with() {
+        let table = named_openings();
+        assert!(!table.is_empty());
+        for (i, a) in table.iter().enumerate() {
+            assert!(
+                table[i + 1..].iter().all(|b| b.moves != a.moves),
+                "{} is named twice",
+                a.name
+            );
+            assert_eq!(opening_name(&a.moves), Some(a.name.as_str()));
+            let mut longer = a.moves.clone();
+            let mut game = Game::new();
+            for mv in &a.moves {
+                game.play(*mv);
+            }
+            if let Some(&next) = game.legal_moves().first() {
+                longer.push(next);
+                let named = opening_name(&longer).unwrap();
+                assert!(
+                    named == a.name
+                        || table
+                            .iter()
+                            .any(|o| o.name == named && o.moves.len() > a.moves.len()),
+                    "{longer:?} is named {named}"
+                );
+            }
+        }
+        assert_eq!(opening_name(&[]), None);
+        let named = ballots().iter().filter(|b| b.name().is_some()).count();
+        assert!(named > 0, "some ballot begins a named line");
     }
 
     #[test]

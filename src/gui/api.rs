@@ -84,7 +84,7 @@ async fn info(State(state): State<Shared>) -> Json<Value> {
     let ballots: Vec<Value> = standard_ballots()
         .iter()
         .enumerate()
-        .map(|(i, b)| json!({"index": i, "label": b.label(), "moves": b.moves}))
+        .map(|(i, b)| json!({"index": i, "label": b.label(), "moves": b.moves, "name": b.name()}))
         .collect();
     let models: Vec<Value> = state
         .library

@@ -50,6 +50,10 @@ pub trait Board: AgentGame {
     /// The games a `ballot` start may begin from (checkers' 157 standard ballots; none for
     /// Othello).
     fn ballots() -> Vec<Game<Self>>;
+
+    /// The name of the opening the game is in, for a game played from the start position
+    /// (checkers' named lines, data/opening_names.tsv; none for Othello).
+    fn opening(game: &Game<Self>) -> Option<&'static str>;
 }
 
 fn bits(set: u64) -> Vec<u8> {
@@ -119,6 +123,12 @@ impl Board for Checkers {
     fn ballots() -> Vec<Game> {
         standard_ballots().iter().map(|b| b.game()).collect()
     }
+
+    fn opening(game: &Game) -> Option<&'static str> {
+        (*game.start_position() == checkers::Position::start())
+            .then(|| crate::arena::openings::opening_name(game.moves()))
+            .flatten()
+    }
 }
 
 /// The 157 standard ballots, as matches play them.
@@ -187,6 +197,10 @@ impl Board for Othello {
 
     fn ballots() -> Vec<Game<Othello>> {
         Vec::new()
+    }
+
+    fn opening(_game: &Game<Othello>) -> Option<&'static str> {
+        None
     }
 }
 

@@ -70,6 +70,9 @@ pub struct GameView {
     pub database: Option<String>,
     /// The side lines played from earlier positions (the PDN has them as RAV).
     pub variations: Vec<SideLineView>,
+    /// The opening the game is in by name ("Old Fourteenth"), for checkers games played
+    /// from the start position whose moves begin a named line.
+    pub opening: Option<&'static str>,
 }
 
 /// A side line: the line it leaves (0: the game), the ply it leaves from, and its moves
@@ -151,6 +154,7 @@ pub fn game_view<G: Board>(
                     .map_or_else(|_| Vec::new(), |at| played(&at, side.from)),
             })
             .collect(),
+        opening: G::opening(game),
     }
 }
 

@@ -332,6 +332,50 @@ fn multi_jumps_ballots_fens_pdn_and_draw_offers() {
 /// The server plays the computer's moves itself: a game made through the API between two
 /// agents advances with no page open (nobody listens to its events), and one where the
 /// computer moves first has its move made without being asked.
+/// Ballots and games carry the names of data/opening_names.tsv: /api/info's ballots, each
+/// game made from a ballot, and a game whose moves play out the table's longest line (its
+/// name then, not the shorter lines' it passed through). Othello has none.
+#[test]
+fn ballots_and_games_carry_their_opening_names() {
+    let server = start(&fixture_runs());
+    let a = server.addr;
+    let info = ok(a, "GET", "/api/info", Value::Null);
+    let ballots = info["ballots"].as_array().unwrap();
+    let named: Vec<&Value> = ballots.iter().filter(|b| b["name"].is_string()).collect();
+    assert!(!named.is_empty() && ballots.iter().all(|b| b.get("name").is_some()));
+    for b in ballots {
+        let s = ok(
+            a,
+            "POST",
+            "/api/games",
+            json!({"start": "ballot", "ballot": b["index"]}),
+        );
+        assert_eq!(s["opening"], b["name"], "{}", b["label"]);
+    }
+    let table = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/opening_names.tsv"),
+    )
+    .unwrap();
+    let rows: Vec<Vec<&str>> = table
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("moves\t"))
+        .map(|l| l.split('\t').collect())
+        .collect();
+    let longest = rows.iter().max_by_key(|r| r[0].split(' ').count()).unwrap();
+    let s = ok(a, "POST", "/api/games", json!({}));
+    assert_eq!(s["opening"], Value::Null);
+    let g = format!("/api/games/{}", s["id"]);
+    let mut s = s;
+    for mv in longest[0].split(' ') {
+        s = ok(a, "POST", &format!("{g}/move"), json!({"move": mv}));
+        let named_here = rows.iter().any(|r| r[1] == s["opening"]);
+        assert!(named_here || s["opening"].is_null(), "{}", s["opening"]);
+    }
+    assert_eq!(s["opening"], longest[1]);
+    let s = ok(a, "POST", "/api/games", json!({"game": "othello"}));
+    assert_eq!(s["opening"], Value::Null);
+}
+
 #[test]
 fn the_server_plays_the_computers_moves_with_no_page_open() {
     let server = start(&fixture_runs());
@@ -808,6 +852,13 @@ fn bad_requests_get_one_line_json_errors() {
             r#"{"start": "fen", "fen": "Q:W1"}"#,
             400,
             "bad position: FEN must start",
+        ),
+        (
+            "POST",
+            "/api/games",
+            r#"{"start": "fen", "fen": "B:W:B1,K2"}"#,
+            400,
+            "bad position: White has no pieces, so it cannot have made the last move",
         ),
         (
             "POST",

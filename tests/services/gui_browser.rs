@@ -751,6 +751,19 @@ fn no_text_is_clipped() {
                     look(&format!("play, {kind}'s form"), clipped_texts(&c).await);
                 }
                 choose(&c, "#opponent-mode", "level").await;
+                // The named ballot whose choice reads longest, and the board editor of each game.
+                open_start_options(&c).await;
+                choose(&c, "#start", "ballot").await;
+                let longest = run_js(&c, "return [...document.querySelectorAll('#ballot option')].sort((a, b) => b.text.length - a.text.length)[0].value;").await;
+                choose(&c, "#ballot", longest.as_str().unwrap()).await;
+                look("play, a named ballot", clipped_texts(&c).await);
+                choose(&c, "#start", "initial").await;
+                click(&c, "#edit-position").await;
+                look("play, the editor", clipped_texts(&c).await);
+                choose(&c, "#game-kind", "othello").await;
+                look("play, Othello's editor", clipped_texts(&c).await);
+                click(&c, "#editor-cancel").await;
+                choose(&c, "#game-kind", "checkers").await;
                 click(&c, "#tab-tutorial").await;
                 until(
                     &c,
@@ -772,6 +785,238 @@ fn no_text_is_clipped() {
             },
         );
     }
+}
+
+/// Opens the New game panel's Start position options.
+async fn open_start_options(c: &Client) {
+    run_js(
+        c,
+        "document.querySelector('details.start-options').open = true;",
+    )
+    .await;
+}
+
+/// Opens the board editor on the play page (the game on the board its first position).
+async fn open_editor(c: &Client) {
+    open_start_options(c).await;
+    click(c, "#edit-position").await;
+    until(
+        c,
+        "the editor",
+        "document.querySelector('#status').textContent.startsWith('Editing')",
+    )
+    .await;
+}
+
+/// Puts `piece` (the palette's id suffix, e.g. `black-king`) on each of `squares` by clicks.
+async fn place(c: &Client, piece: &str, squares: &[u32]) {
+    click(c, &format!("#palette-{piece}")).await;
+    for &n in squares {
+        square(c, n).await;
+    }
+}
+
+/// The piece on each square of the board drawn now (its pieces' classes), by square.
+async fn board_pieces(c: &Client) -> Value {
+    run_js(c, "return Object.fromEntries([...document.querySelectorAll('#board [data-square]')].map(g => [g.dataset.square, g.querySelector('.piece, .disc') ? [...g.querySelector('.piece, .disc').classList].join(' ') : null]));").await
+}
+
+/// The board editor sets up a position by clicks (and the keyboard) in both games, and Play
+/// from here starts a game at exactly that position, the form's players playing it.
+#[test]
+fn the_board_editor_sets_up_positions_in_both_games() {
+    with_browser(
+        Path::new("tests/data/runs"),
+        "1400,1000",
+        |c, url| async move {
+            c.goto(&url).await.unwrap();
+            until(&c, "the first board", "document.body.dataset.ready === '1'").await;
+            choose(&c, "#opponent-mode", "human").await;
+            open_editor(&c).await;
+            // The editor starts from the game's position: the board is unchanged.
+            let game_board = game_state(&c).await["board"].clone();
+            let shown = board_pieces(&c).await;
+            let occupied = |b: &Value| {
+                b.as_object()
+                    .unwrap()
+                    .values()
+                    .filter(|v| !v.is_null())
+                    .count()
+            };
+            let pieces = game_board
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|c| c.is_object() && !c["piece"].is_null())
+                .count();
+            assert_eq!(occupied(&shown), pieces);
+            click(&c, "#editor-clear").await;
+            assert_eq!(occupied(&board_pieces(&c).await), 0);
+            place(&c, "black-man", &[9, 10]).await;
+            place(&c, "black-king", &[1]).await;
+            place(&c, "white-man", &[14, 23]).await;
+            place(&c, "white-king", &[32]).await;
+            // A second click with the same piece empties the square: 10 again.
+            place(&c, "black-man", &[10]).await;
+            // The keyboard: Enter on the square in focus puts the chosen piece there.
+            click(&c, "#palette-white-man").await;
+            run_js(&c, "const g = document.querySelector('#board [data-square=\"28\"]'); g.focus(); \
+                        g.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true}));").await;
+            choose(&c, "#editor-turn", "black").await;
+            let before = game_state(&c).await["id"].clone();
+            click(&c, "#editor-play").await;
+            until(&c, "the new game", &format!("new URLSearchParams(location.search).get('game') !== '{before}' && document.querySelector('#editor').hidden")).await;
+            let state = game_state(&c).await;
+            assert_eq!(state["start_fen"], "B:W14,23,28,K32:BK1,9");
+            assert_eq!(
+                (
+                    state["players"]["black"].as_str(),
+                    state["players"]["white"].as_str()
+                ),
+                (Some("human"), Some("human"))
+            );
+            // The capture the position holds is the game's to play.
+            assert_eq!(state["legal"][0]["captured"], json!([14, 23]));
+
+            // Othello: the chosen game's start position, edited, White to move.
+            choose(&c, "#opponent-mode", "level").await;
+            choose(&c, "#user-color", "black").await;
+            open_editor(&c).await;
+            choose(&c, "#game-kind", "othello").await;
+            until(&c, "Othello's palette", "document.querySelector('#palette-black-disc') && !document.querySelector('#palette-black-king')").await;
+            place(&c, "white-disc", &[1, 29]).await;
+            place(&c, "empty", &[37]).await;
+            choose(&c, "#editor-turn", "white").await;
+            click(&c, "#editor-play").await;
+            until(
+                &c,
+                "the Othello game",
+                "document.querySelector('#editor').hidden",
+            )
+            .await;
+            let state = game_state(&c).await;
+            let mut squares = vec!['-'; 64];
+            for (sq, disc) in [(1, 'O'), (28, 'O'), (29, 'O'), (36, 'X')] {
+                squares[sq - 1] = disc;
+            }
+            let expected: String = squares.into_iter().collect();
+            assert_eq!(
+                (state["game"].as_str(), state["start_fen"].as_str()),
+                (Some("othello"), Some(format!("{expected} O").as_str()))
+            );
+            assert_eq!(state["players"]["black"], "human");
+            assert_ne!(state["players"]["white"], "human");
+        },
+    );
+}
+
+/// A position the rules refuse is not played: the server's reason shows on the page and the
+/// editor stays, with the game on the server unchanged.
+#[test]
+fn the_board_editor_shows_the_servers_refusal() {
+    with_browser(
+        Path::new("tests/data/runs"),
+        "1400,1000",
+        |c, url| async move {
+            c.goto(&url).await.unwrap();
+            until(&c, "the first board", "document.body.dataset.ready === '1'").await;
+            let before = game_state(&c).await["id"].clone();
+            open_editor(&c).await;
+            click(&c, "#editor-clear").await;
+            place(&c, "black-man", &[30]).await;
+            place(&c, "white-man", &[5]).await;
+            click(&c, "#editor-play").await;
+            let refusal = until(
+                &c,
+                "the refusal",
+                "document.querySelector('#message.error')?.textContent",
+            )
+            .await;
+            let refusal = refusal.as_str().unwrap();
+            assert!(
+                refusal.contains("30") && refusal.contains("king row"),
+                "{refusal}"
+            );
+            assert!(!refusal.contains('\n'), "{refusal}");
+            assert!(displayed(&c, "#editor").await);
+            assert_eq!(game_state(&c).await["id"], before);
+            // Emptied, the board's sides have no pieces: another of the server's reasons.
+            click(&c, "#editor-clear").await;
+            assert_eq!(message(&c).await, "");
+            click(&c, "#editor-play").await;
+            let refusal = until(
+                &c,
+                "the second refusal",
+                "document.querySelector('#message.error')?.textContent",
+            )
+            .await;
+            assert!(refusal.as_str().unwrap().contains("no pieces"), "{refusal}");
+            click(&c, "#editor-cancel").await;
+            until(
+                &c,
+                "the game again",
+                "!document.querySelector('#status').textContent.startsWith('Editing')",
+            )
+            .await;
+            assert!(!displayed(&c, "#editor").await);
+        },
+    );
+}
+
+/// A ballot with a name in checkers literature shows it in the ballot choice and, once
+/// started, in the status line, as the server names the game's opening.
+#[test]
+fn a_ballot_game_shows_its_opening_name() {
+    with_browser(
+        Path::new("tests/data/runs"),
+        "1400,1000",
+        |c, url| async move {
+            c.goto(&url).await.unwrap();
+            until(&c, "the first board", "document.body.dataset.ready === '1'").await;
+            let ballot = c
+                .execute("return fetch('/api/info').then(r => r.json()).then(i => i.ballots.find(b => b.name));", vec![])
+                .await
+                .unwrap();
+            let name = ballot["name"].as_str().unwrap().to_string();
+            choose(&c, "#opponent-mode", "human").await;
+            open_start_options(&c).await;
+            choose(&c, "#start", "ballot").await;
+            choose(&c, "#ballot", &ballot["index"].to_string()).await;
+            // The drop-down lists the ballot under its name, which shows under it once chosen.
+            let group = run_js(
+                &c,
+                "return document.querySelector('#ballot').selectedOptions[0].parentElement.label;",
+            )
+            .await;
+            assert_eq!(group, json!(name));
+            let shown = c
+                .find(Locator::Css("#ballot-name"))
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            assert!(shown.contains(&name), "{shown}");
+            click(&c, "#new-game").await;
+            until(
+                &c,
+                "the ballot's game",
+                "document.querySelectorAll('#moves .move').length === 3",
+            )
+            .await;
+            assert_eq!(game_state(&c).await["opening"], json!(name));
+            let status = until(
+                &c,
+                "the name in the status",
+                &format!(
+                    "document.querySelector('#status').textContent.includes({})",
+                    json!(name)
+                ),
+            )
+            .await;
+            assert_eq!(status, json!(true));
+        },
+    );
 }
 
 /// Loads a game record through the page's Load a game box; waits for its `moves` moves.
@@ -1578,6 +1823,45 @@ fn docs_screenshots() {
         until(&c, "the reply", "document.body.dataset.thinking === '0' && document.querySelectorAll('#board .legal').length").await;
         shot("gui-othello.png").await;
     });
+}
+
+/// The board editor's and the opening name's screenshots in docs/ (not a test: run it by
+/// hand after changing them): `cargo test --release --test services -- --ignored
+/// editor_screenshots`. Writes docs/img/gui-editor.png (a checkers position being set up)
+/// and docs/img/gui-opening.png (a game from a named ballot).
+#[test]
+#[ignore]
+fn editor_screenshots() {
+    let out = docs_img();
+    with_browser(
+        Path::new("tests/data/runs"),
+        "1400,960",
+        move |c, url| async move {
+            c.goto(&url).await.unwrap();
+            until(&c, "the first board", "document.body.dataset.ready === '1'").await;
+            choose(&c, "#opponent-mode", "human").await;
+            open_editor(&c).await;
+            click(&c, "#editor-clear").await;
+            place(&c, "black-man", &[9, 11, 12]).await;
+            place(&c, "black-king", &[26]).await;
+            place(&c, "white-man", &[14, 23, 24, 31]).await;
+            place(&c, "white-king", &[3]).await;
+            click(&c, "#palette-black-man").await;
+            std::fs::write(out.join("gui-editor.png"), c.screenshot().await.unwrap()).unwrap();
+            click(&c, "#editor-cancel").await;
+            let index = run_js(&c, "return [...document.querySelectorAll('#ballot optgroup')].find(g => g.label === 'Ayrshire Lassie')?.querySelector('option').value ?? document.querySelector('#ballot optgroup option').value;").await;
+            choose(&c, "#start", "ballot").await;
+            choose(&c, "#ballot", index.as_str().unwrap()).await;
+            click(&c, "#new-game").await;
+            until(
+                &c,
+                "the ballot's game",
+                "document.querySelectorAll('#moves .move').length === 3",
+            )
+            .await;
+            std::fs::write(out.join("gui-opening.png"), c.screenshot().await.unwrap()).unwrap();
+        },
+    );
 }
 
 /// The dashboard's screenshot in docs/ (not a test: run it by hand, with real runs):

@@ -275,6 +275,14 @@ pub fn parse_fen(text: &str) -> Result<Position, NotationError> {
             ));
         }
     }
+    // The side not to move made the last move, with a piece it must still have (a side left
+    // without pieces has lost, and moves no more).
+    let last_mover = turn.opposite();
+    if [black, white][last_mover.index()] == 0 {
+        return err(format!(
+            "{last_mover} has no pieces, so it cannot have made the last move: give {last_mover} a piece, or make it {last_mover}'s turn"
+        ));
+    }
     Position::from_bitboards(black, white, black_kings | white_kings, turn)
         .ok_or_else(|| NotationError("inconsistent FEN piece lists".into()))
 }
@@ -416,6 +424,13 @@ mod tests {
         ] {
             let e = parse_fen(bad).unwrap_err().0;
             assert!(e.contains(needle), "{bad}: {e}");
+        }
+        // A side to move without pieces has lost: a position, as the last move left it.
+        assert_eq!(parse_fen("W:W:B19").unwrap().turn(), Color::White);
+        // A side without pieces cannot have made the last move.
+        for bad in ["B:W:B19", "W:W19:B", "B:W:B", "W:W:B"] {
+            let e = parse_fen(bad).unwrap_err().0;
+            assert!(e.contains("cannot have made the last move"), "{bad}: {e}");
         }
         let long = format!("B:W{}:B1", "1".repeat(100_000));
         let e = parse_fen(&long).unwrap_err().0;
