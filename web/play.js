@@ -195,9 +195,10 @@ export class PlayPage {
       screen.say(refusal, "info");
       return;
     }
-    const before = session.state.ply;
+    const before = session.shownNode();
     await session.playMove(text);
-    if (session.state.ply !== before) input.value = "";
+    const after = session.shownNode();
+    if (after.line !== before.line || after.ply !== before.ply) input.value = "";
   }
 
   // ---- the game's flow ---------------------------------------------------------------

@@ -1807,9 +1807,20 @@ fn docs_screenshots() {
             "document.querySelectorAll('#moves .side-line').length === 2",
         )
         .await;
+        click(&c, "#moves .side-line .move[data-ply='7']").await;
+        until(
+            &c,
+            "the first side line's end",
+            "document.querySelector('#status').textContent.includes('ply 7 of a side line')",
+        )
+        .await;
         click(&c, "#hint").await;
         until(&c, "the hint", "document.querySelectorAll('#board .arrow').length > 0 && document.body.dataset.thinking === '0'").await;
+        // Tall enough for the board and the move list at once.
+        c.set_window_size(1400, 1700).await.unwrap();
+        run_js(&c, "window.scrollTo(0, 0);").await;
         shot("gui-side-lines.png").await;
+        c.set_window_size(1400, 960).await.unwrap();
         // Othello against the built-in network, a few moves in.
         choose(&c, "#game-kind", "othello").await;
         choose(&c, "#opponent-mode", "level").await;
@@ -1835,7 +1846,7 @@ fn editor_screenshots() {
     let out = docs_img();
     with_browser(
         Path::new("tests/data/runs"),
-        "1400,960",
+        "1400,1060",
         move |c, url| async move {
             c.goto(&url).await.unwrap();
             until(&c, "the first board", "document.body.dataset.ready === '1'").await;
