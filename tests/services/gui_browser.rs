@@ -764,6 +764,17 @@ fn no_text_is_clipped() {
                 look("play, Othello's editor", clipped_texts(&c).await);
                 click(&c, "#editor-cancel").await;
                 choose(&c, "#game-kind", "checkers").await;
+                // A record's side lines, one inside another, a position of one viewed.
+                let pdn = "1. 11-15 23-19 (1... 22-18 2. 15x22 25x18 (2... 26x17) 3. 8-11) 2. 8-11 22-17 *";
+                load_pdn(&c, pdn, 9).await;
+                click(&c, "#moves .side-line .move[data-ply='5']").await;
+                until(
+                    &c,
+                    "a side line's position",
+                    "document.querySelector('#status').textContent.includes('of a side line')",
+                )
+                .await;
+                look("play, side lines", clipped_texts(&c).await);
                 click(&c, "#tab-tutorial").await;
                 until(
                     &c,
