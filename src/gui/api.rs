@@ -303,15 +303,13 @@ async fn play_in_line(
     Body(req): Body<LineMoveRequest>,
 ) -> Result<Json<Value>, ApiError> {
     let node = Node::new(req.line.unwrap_or(GAME), req.ply);
-    on_game!(Table(s) in table(&state, &id)? => {
+    let (position, state) = on_game!(Table(s) in table(&state, &id)? => {
         let (position, view) = s.vary(|g, v| {
-            let after = v
-                .play(g, node, &req.text)
-                .map_err(|e| ApiError::unprocessable(e.0))?;
-            Ok(view::ply_view(g, v, after).expect("a node just reached"))
+            v.play(g, node, &req.text).map_err(|e| ApiError::unprocessable(e.0))
         })?;
-        Ok(Json(json!({"position": position, "state": view})))
-    })
+        (json!(position), json!(view))
+    });
+    Ok(Json(json!({"position": position, "state": state})))
 }
 
 /// Deletes a side line and those that leave it. Answers the position it left from and the
@@ -321,13 +319,11 @@ async fn delete_line(
     Path((id, line)): Path<(String, String)>,
 ) -> Result<Json<Value>, ApiError> {
     let line = line_id(Some(&line))?;
-    on_game!(Table(s) in table(&state, &id)? => {
-        let (position, view) = s.vary(|g, v| {
-            let left = v.remove(line).map_err(|e| ApiError::not_found(e.0))?;
-            Ok(view::ply_view(g, v, left).expect("the line it left is there"))
-        })?;
-        Ok(Json(json!({"position": position, "state": view})))
-    })
+    let (position, state) = on_game!(Table(s) in table(&state, &id)? => {
+        let (position, view) = s.vary(|_, v| v.remove(line).map_err(|e| ApiError::not_found(e.0)))?;
+        (json!(position), json!(view))
+    });
+    Ok(Json(json!({"position": position, "state": state})))
 }
 
 #[derive(Deserialize)]

@@ -8,7 +8,7 @@
 
 use super::boards::{Board, MoveView};
 use super::error::ApiError;
-use super::view::{self, GameView, Players, side_name};
+use super::view::{self, GameView, Players, PlyView, side_name};
 use crate::agents::{Agent, AgentSpec, Analysis, Decision, Limits, Proven, ScoreKind, StopFlag};
 use crate::endgame::Value;
 use crate::games::{Checkers, Color, GAME, Game, LineId, Node, Othello, Variations, on_game};
@@ -478,20 +478,23 @@ impl<G: Board> Session<G> {
         read(&inner.game, &inner.variations)
     }
 
-    /// Changes the side lines with `change` (the game and its searches go on as they
-    /// were), then tells the listeners. An error leaves them as they were.
-    pub fn vary<T>(
+    /// Changes the side lines with `change`, which names the position to show after it
+    /// (the game and its searches go on as they were), then tells the listeners. Returns
+    /// that position and the game. An error leaves the side lines as they were.
+    pub fn vary(
         &self,
-        change: impl FnOnce(&Game<G>, &mut Variations<G>) -> Result<T, ApiError>,
-    ) -> Result<(T, GameView), ApiError> {
+        change: impl FnOnce(&Game<G>, &mut Variations<G>) -> Result<Node, ApiError>,
+    ) -> Result<(PlyView, GameView), ApiError> {
         let mut inner = lock(&self.inner);
         let mut variations = inner.variations.clone();
-        let out = change(&inner.game, &mut variations)?;
+        let node = change(&inner.game, &mut variations)?;
+        let position = view::ply_view(&inner.game, &variations, node)
+            .map_err(|e| ApiError::unprocessable(e.0))?;
         inner.variations = variations;
         let view = inner.view(self.id);
         drop(inner);
         self.send("state", &view);
-        Ok((out, view))
+        Ok((position, view))
     }
 
     /// Why no search can start now, if so.
