@@ -62,7 +62,7 @@ export class BoardView {
       const group = event.target.closest("[data-square]");
       const piece = group?.querySelector(".piece");
       if (!piece || event.button !== 0 || this.model?.still) return;
-      drag = { from: Number(group.dataset.square), piece, x: event.clientX, y: event.clientY, moved: false };
+      drag = { from: Number(group.dataset.square), group, piece, x: event.clientX, y: event.clientY, moved: false };
     });
     // The window, not the board, follows the pointer: capturing it on the board would turn
     // an ordinary click's target into the board itself.
@@ -72,6 +72,12 @@ export class BoardView {
       const [dx, dy] = [(event.clientX - drag.x) * scale, (event.clientY - drag.y) * scale];
       if (Math.hypot(dx, dy) > 8) drag.moved = true;
       if (drag.moved && drag.piece.isConnected) {
+        // SVG paints in document order: the square carrying the piece goes last, so the
+        // piece passes over the squares drawn after its own.
+        if (drag.next === undefined) {
+          drag.next = drag.group.nextSibling;
+          drag.group.parentNode.append(drag.group);
+        }
         const base = drag.base ?? (drag.base = drag.piece.getAttribute("transform"));
         drag.piece.setAttribute("transform", `translate(${dx},${dy}) ${base}`);
         drag.piece.classList.add("dragged");
@@ -84,6 +90,7 @@ export class BoardView {
       if (done.base && done.piece.isConnected) {
         done.piece.setAttribute("transform", done.base);
         done.piece.classList.remove("dragged");
+        done.group.parentNode.insertBefore(done.group, done.next);
       }
       const target = drop ? squareAt(event.clientX, event.clientY) : null;
       const to = target && svg.contains(target) ? Number(target.dataset.square) : null;

@@ -638,8 +638,14 @@ fn the_board_shows_what_it_promises() {
                  const point = (r) => ({clientX: r.x + r.width / 2, clientY: r.y + r.height / 2, bubbles: true, pointerId: 1, button: 0, isPrimary: true}); \
                  const piece = document.querySelector('#board [data-square=\"9\"] .piece'); \
                  piece.dispatchEvent(new PointerEvent('pointerdown', point(a))); \
-                 piece.dispatchEvent(new PointerEvent('pointermove', point(b))); \
-                 document.querySelector('#board').dispatchEvent(new PointerEvent('pointerup', point(b)));").await;
+                 piece.dispatchEvent(new PointerEvent('pointermove', point(b)));").await;
+            // Carried, the piece is painted over every square (SVG paints in document order).
+            let on_top = run_js(&c, "const square = document.querySelector('#board .piece.dragged')?.closest('[data-square]'); \
+                 return !!square && square === square.parentNode.lastElementChild;").await;
+            assert_eq!(on_top, json!(true));
+            run_js(&c, "const r = document.querySelector('#board [data-square=\"13\"]').getBoundingClientRect(); \
+                 document.querySelector('#board').dispatchEvent(new PointerEvent('pointerup', \
+                   {clientX: r.x + r.width / 2, clientY: r.y + r.height / 2, bubbles: true, pointerId: 1, button: 0, isPrimary: true}));").await;
             let played = until(
                 &c,
                 "the dropped move",
@@ -1849,8 +1855,9 @@ fn docs_screenshots() {
 
 /// The board editor's and the opening name's screenshots in docs/ (not a test: run it by
 /// hand after changing them): `cargo test --release --test services -- --ignored
-/// editor_screenshots`. Writes docs/img/gui-editor.png (a checkers position being set up)
-/// and docs/img/gui-opening.png (a game from a named ballot).
+/// editor_screenshots`. Writes docs/img/gui-editor.png (a checkers position being set up),
+/// docs/img/gui-opening.png (a game from a named ballot) and docs/img/gui-drag.png (a piece
+/// being dragged).
 #[test]
 #[ignore]
 fn editor_screenshots() {
@@ -1882,6 +1889,19 @@ fn editor_screenshots() {
             )
             .await;
             std::fs::write(out.join("gui-opening.png"), c.screenshot().await.unwrap()).unwrap();
+            // A piece being dragged from 11 towards 15, caught halfway (a game between people).
+            choose(&c, "#opponent-mode", "human").await;
+            choose(&c, "#start", "initial").await;
+            click(&c, "#new-game").await;
+            until(&c, "a new game", "document.querySelectorAll('#moves .move').length === 0 && document.querySelector('#status').textContent.startsWith('Black to move')").await;
+            run_js(&c, "const at = (n) => document.querySelector(`#board [data-square=\"${n}\"]`).getBoundingClientRect(); \
+                 const [a, b] = [at(11), at(15)]; \
+                 const point = (x, y) => ({clientX: x, clientY: y, bubbles: true, pointerId: 1, button: 0, isPrimary: true}); \
+                 const piece = document.querySelector('#board [data-square=\"11\"] .piece'); \
+                 const [ax, ay, bx, by] = [a.x + a.width / 2, a.y + a.height / 2, b.x + b.width / 2, b.y + b.height / 2]; \
+                 piece.dispatchEvent(new PointerEvent('pointerdown', point(ax, ay))); \
+                 piece.dispatchEvent(new PointerEvent('pointermove', point(ax + 0.6 * (bx - ax), ay + 0.6 * (by - ay))));").await;
+            std::fs::write(out.join("gui-drag.png"), c.screenshot().await.unwrap()).unwrap();
         },
     );
 }
