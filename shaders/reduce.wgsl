@@ -18,28 +18,6 @@ struct Params {
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 @group(0) @binding(2) var<storage, read> x: array<f32>;
 
-var<workgroup> partial: array<f32, WG>;
-
-// Combines `partial` across the workgroup (WG is a power of two); every invocation gets the
-// result. Call from uniform control flow.
-fn combine(lid: u32, take_max: bool) -> f32 {
-    for (var w = WG / 2u; w > 0u; w = w / 2u) {
-        workgroupBarrier();
-        if (lid < w) {
-            if (take_max) {
-                partial[lid] = max(partial[lid], partial[lid + w]);
-            } else {
-                partial[lid] = partial[lid] + partial[lid + w];
-            }
-        }
-    }
-    workgroupBarrier();
-    let result = partial[0];
-    // Nobody may overwrite `partial` before everyone has read the result.
-    workgroupBarrier();
-    return result;
-}
-
 // inner == 1: one workgroup per (row, chunk); its invocations stride along the row.
 @compute @workgroup_size(WG)
 fn sum_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -55,8 +33,7 @@ fn sum_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
     for (var j = start + lid; j < end; j += WG) {
         s += x[row * p.n + j];
     }
-    partial[lid] = s;
-    let total = combine(lid, false);
+    let total = workgroup_sum(lid, s);
     if (lid == 0u) {
         out[g] = total;
     }
@@ -95,14 +72,12 @@ fn softmax(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
     for (var j = lid; j < p.n; j += WG) {
         m = max(m, x[base + j]);
     }
-    partial[lid] = m;
-    let row_max = combine(lid, true);
+    let row_max = workgroup_max(lid, m);
     var s = 0.0;
     for (var j = lid; j < p.n; j += WG) {
         s += exp(x[base + j] - row_max);
     }
-    partial[lid] = s;
-    let total = combine(lid, false);
+    let total = workgroup_sum(lid, s);
     if (p.log != 0u) {
         let log_total = log(total);
         for (var j = lid; j < p.n; j += WG) {

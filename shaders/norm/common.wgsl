@@ -26,25 +26,6 @@ struct Params {
 
 @group(0) @binding(0) var<uniform> p: Params;
 
-var<workgroup> partial: array<f32, WG>;
-
-// The sum of `value` over the workgroup; every invocation gets it. Call from uniform control
-// flow.
-fn workgroup_sum(lid: u32, value: f32) -> f32 {
-    partial[lid] = value;
-    for (var w = WG / 2u; w > 0u; w = w / 2u) {
-        workgroupBarrier();
-        if (lid < w) {
-            partial[lid] = partial[lid] + partial[lid + w];
-        }
-    }
-    workgroupBarrier();
-    let total = partial[0];
-    // Nobody may overwrite `partial` before everyone has read the total.
-    workgroupBarrier();
-    return total;
-}
-
 // The flat index of the channel's i-th value (i < n plane).
 fn at(ch: u32, i: u32) -> u32 {
     let s = i / p.plane;

@@ -740,6 +740,18 @@ fn losses() {
             EXACTISH,
             |v, _| v[0].mse(&v[1]),
         );
+        // Rows longer than a workgroup (the fused kernel strides along them), targets
+        // summing to 2 per row.
+        let logits = normal(&[3, 700], 112).mul_scalar(3.0);
+        let target = normal(&[3, 700], 113).softmax(-1).mul_scalar(2.0);
+        parity(
+            gpu,
+            "cross_entropy_soft, long rows",
+            &[&logits, &target],
+            Tol::Norm(1e-5),
+            TRANSCENDENTAL,
+            |v, _| v[0].cross_entropy_soft(&v[1]),
+        );
     });
 }
 

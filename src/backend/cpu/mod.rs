@@ -5,6 +5,7 @@ mod conv;
 mod elementwise;
 mod gemm;
 mod layout;
+mod loss;
 mod matmul;
 mod norm;
 mod optim;
@@ -140,6 +141,19 @@ impl Backend for Cpu {
     }
     fn softmax(&self, x: &CpuBuf, rows: usize, cols: usize, log: bool) -> CpuBuf {
         reduce::softmax(x.as_slice(), rows, cols, log)
+    }
+    fn softmax_xent(
+        &self,
+        z: &CpuBuf,
+        t: &CpuBuf,
+        rows: usize,
+        cols: usize,
+        scale: f32,
+    ) -> [CpuBuf; 2] {
+        loss::softmax_xent(z.as_slice(), t.as_slice(), rows, cols, scale)
+    }
+    fn squared_error(&self, p: &CpuBuf, t: &CpuBuf, scale: f32) -> [CpuBuf; 2] {
+        loss::squared_error(p.as_slice(), t.as_slice(), scale)
     }
     fn matmul(&self, a: &CpuBuf, b: &CpuBuf, dims: MatmulDims) -> CpuBuf {
         matmul::matmul(a.as_slice(), b.as_slice(), dims)

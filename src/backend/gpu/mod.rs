@@ -13,6 +13,7 @@ mod counters;
 mod elementwise;
 mod gemm;
 mod layout;
+mod loss;
 mod matmul;
 mod norm;
 mod optim;
@@ -360,6 +361,19 @@ impl Backend for Gpu {
     }
     fn softmax(&self, x: &GpuBuf, rows: usize, cols: usize, log: bool) -> GpuBuf {
         reduce::softmax(self, x, rows, cols, log)
+    }
+    fn softmax_xent(
+        &self,
+        z: &GpuBuf,
+        t: &GpuBuf,
+        rows: usize,
+        cols: usize,
+        scale: f32,
+    ) -> [GpuBuf; 2] {
+        loss::softmax_xent(self, z, t, rows, cols, scale)
+    }
+    fn squared_error(&self, p: &GpuBuf, t: &GpuBuf, scale: f32) -> [GpuBuf; 2] {
+        loss::squared_error(self, p, t, scale)
     }
     fn matmul(&self, a: &GpuBuf, b: &GpuBuf, dims: MatmulDims) -> GpuBuf {
         matmul::matmul(self, a, b, dims)

@@ -20,6 +20,8 @@ const ELEMENTWISE: &str = include_str!("../../../shaders/elementwise.wgsl");
 const REDUCE: &str = include_str!("../../../shaders/reduce.wgsl");
 const LAYOUT: &str = include_str!("../../../shaders/layout.wgsl");
 const OPTIM: &str = include_str!("../../../shaders/optim.wgsl");
+const LOSS: &str = include_str!("../../../shaders/loss.wgsl");
+const WORKGROUP: &str = include_str!("../../../shaders/workgroup.wgsl");
 const GEMM: &str = include_str!("../../../shaders/gemm.wgsl");
 const MATMUL: &str = include_str!("../../../shaders/matmul.wgsl");
 const CONV: &str = include_str!("../../../shaders/conv.wgsl");
@@ -104,6 +106,7 @@ pub(super) enum Shader {
     Reduce,
     Layout,
     Optim,
+    Loss,
     Norm(NormPass),
     Matmul(TileShape),
     Conv {
@@ -124,10 +127,11 @@ impl Shader {
         };
         let (body, mut consts) = match self {
             Shader::Elementwise => (ELEMENTWISE.to_string(), vec![]),
-            Shader::Reduce => (REDUCE.to_string(), vec![]),
+            Shader::Reduce => (format!("{WORKGROUP}\n{REDUCE}"), vec![]),
             Shader::Layout => (LAYOUT.to_string(), vec![]),
             Shader::Optim => (OPTIM.to_string(), vec![]),
-            Shader::Norm(pass) => (format!("{NORM}\n{}", pass.source()), vec![]),
+            Shader::Loss => (format!("{WORKGROUP}\n{LOSS}"), vec![]),
+            Shader::Norm(pass) => (format!("{WORKGROUP}\n{NORM}\n{}", pass.source()), vec![]),
             Shader::Matmul(tile) => gemm(MATMUL, tile),
             Shader::Conv { mode, tile, shape } => {
                 let (body, mut c) = gemm(CONV, tile);
@@ -174,6 +178,7 @@ impl Shader {
             Shader::Reduce,
             Shader::Layout,
             Shader::Optim,
+            Shader::Loss,
         ];
         all.extend(NormPass::ALL.map(Shader::Norm));
         for tile in TileShape::ALL {
@@ -397,6 +402,7 @@ mod tests {
                 Shader::Reduce => size_of::<super::super::reduce::Params>(),
                 Shader::Layout => size_of::<super::super::layout::Params>(),
                 Shader::Optim => size_of::<super::super::optim::Params>(),
+                Shader::Loss => size_of::<super::super::loss::Params>(),
                 Shader::Norm(_) => size_of::<super::super::norm::Params>(),
                 Shader::Matmul(_) => size_of::<super::super::matmul::Params>(),
                 Shader::Conv { .. } => size_of::<super::super::conv::Params>(),

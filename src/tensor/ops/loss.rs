@@ -1,11 +1,35 @@
-//! Fused losses: one recorded op each, with the gradient in closed form.
+//! Fused losses: one recorded op each, the loss and its gradient from one kernel
+//! (`Backend::softmax_xent`, `Backend::squared_error`), so a training step's loss costs a
+//! launch, a sum and, backwards, one product with the incoming gradient.
 
-use super::super::{Tensor, Var};
+use super::super::{Tensor, Var, dispatch_each};
+use crate::backend::Backend;
+
+impl Tensor {
+    /// [loss per row (rows), gradient (rows, classes)] of the softmax cross-entropy of
+    /// logits (rows, classes) against soft targets of the same shape, both scaled by `scale`.
+    fn softmax_xent(&self, target: &Tensor, scale: f32) -> [Tensor; 2] {
+        let (rows, cols) = (self.shape()[0], self.shape()[1]);
+        let [loss, grad] = dispatch_each!(self.storage(), target.storage() =>
+            |be, z, t| be.softmax_xent(z, t, rows, cols, scale));
+        [
+            Tensor::from_storage(loss, vec![rows]),
+            Tensor::from_storage(grad, self.shape().to_vec()),
+        ]
+    }
+
+    /// [scale (p - t)^2, 2 scale (p - t)], elementwise, shaped like `self`.
+    fn squared_error(&self, target: &Tensor, scale: f32) -> [Tensor; 2] {
+        let [loss, grad] = dispatch_each!(self.storage(), target.storage() =>
+            |be, p, t| be.squared_error(p, t, scale));
+        [loss, grad].map(|s| Tensor::from_storage(s, self.shape().to_vec()))
+    }
+}
 
 impl Var {
     /// Mean over the batch of the cross-entropy -sum_j t_j log softmax(z)_j, for logits z
     /// (batch, classes) and soft targets t of the same shape.
-    /// d/dz = (softmax(z) sum_j t_j - t) / batch.
+    /// d/dz = (softmax(z) sum_j t_j - t) / batch; d/dt = -log softmax(z) / batch.
     pub fn cross_entropy_soft(&self, target: &Var) -> Var {
         assert_eq!(
             self.shape(),
@@ -18,27 +42,26 @@ impl Var {
             "cross-entropy takes (batch, classes)"
         );
         let batch = self.shape()[0] as f32;
-        let (z, t) = (self.value().clone(), target.value().clone());
-        let log_p = z.log_softmax(-1);
-        let loss = t.mul(&log_p).sum_all().mul_scalar(-1.0 / batch);
-        Var::record(&[self, target], loss, move |g, needs| {
-            let scale = g.mul_scalar(1.0 / batch);
+        let z = self.value().clone();
+        let [rows, dz] = z.softmax_xent(target.value(), 1.0 / batch);
+        Var::record(&[self, target], rows.sum_all(), move |g, needs| {
             vec![
-                needs[0].then(|| log_p.exp().mul(&t.sum_axis(-1, true)).sub(&t).mul(&scale)),
-                needs[1].then(|| log_p.mul(&scale).neg()),
+                needs[0].then(|| dz.mul(g)),
+                // Targets are data in training: this rarely runs.
+                needs[1].then(|| z.log_softmax(-1).mul(&g.mul_scalar(-1.0 / batch))),
             ]
         })
     }
 
-    /// Mean of (p - t)^2 over all elements. d/dp = 2 (p - t) / count.
+    /// Mean of (p - t)^2 over all elements. d/dp = 2 (p - t) / count = -d/dt.
     pub fn mse(&self, target: &Var) -> Var {
         assert_eq!(self.shape(), target.shape(), "mse prediction and target");
-        let diff = self.value().sub(target.value());
-        let count = diff.numel() as f32;
-        let loss = diff.mul(&diff).mean_all();
-        Var::record(&[self, target], loss, move |g, needs| {
-            let dp = diff.mul(&g.mul_scalar(2.0 / count));
-            vec![needs[0].then(|| dp.clone()), needs[1].then(|| dp.neg())]
+        let count = self.value().numel() as f32;
+        let [squares, dp] = self.value().squared_error(target.value(), 1.0 / count);
+        Var::record(&[self, target], squares.sum_all(), move |g, needs| {
+            let dp = dp.mul(g);
+            let dt = needs[1].then(|| dp.neg());
+            vec![needs[0].then_some(dp), dt]
         })
     }
 }
