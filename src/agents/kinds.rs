@@ -329,6 +329,14 @@ pub mod az {
         Some("8"),
         "",
     );
+    pub const CACHE: Opt<usize> = Opt::new(
+        "cache",
+        "Evaluation cache",
+        "evaluations kept for positions the search meets again, 0 for none",
+        &settings::EVAL_CACHE,
+        Some("131072"),
+        "",
+    );
     pub const DEVICE: Opt<DeviceChoice> = Opt::new(
         "device",
         "Device",
@@ -534,6 +542,7 @@ pub static AZ: AgentKind = AgentKind {
         az::SEARCHES.decl,
         az::TIME.decl,
         az::BATCH.decl,
+        az::CACHE.decl,
         az::DEVICE.decl,
         az::C_PUCT.decl,
         az::TEMPERATURE.decl,

@@ -9,7 +9,8 @@ use super::{
 use crate::endgame::{Exact, Oracle, Value};
 use crate::games::{Checkers, Game, Rules};
 use crate::mcts::{
-    MoveStats, NetEvaluator, NodeId, Puct, PuctConfig, ROOT, Tree, Uct, most_visited, pick_child,
+    CachedEvaluator, MoveStats, NetEvaluator, NodeId, Puct, PuctConfig, ROOT, Tree, Uct,
+    most_visited, pick_child,
 };
 use crate::net::{NetGame, load_model};
 use crate::nn::PolicyValueNet;
@@ -259,6 +260,8 @@ pub struct AzConfig {
     /// sizes Gumbel's Sequential Halving).
     pub movetime: Option<Duration>,
     pub device: DeviceChoice,
+    /// Network evaluations kept for positions met again (0: none).
+    pub cache: usize,
     /// The move choice's temperature over root visits (0: the most visited).
     pub temperature: f32,
     pub puct: PuctConfig,
@@ -274,6 +277,7 @@ impl AzConfig {
             az::SEARCHES.with(Some(self.searches)),
             az::TIME.with(self.movetime.map(millis)),
             az::BATCH.with(Some(self.puct.batch)),
+            az::CACHE.with(Some(self.cache)),
             az::DEVICE.with(Some(self.device)),
             az::C_PUCT.with(Some(self.puct.c_puct)),
             az::TEMPERATURE.with(Some(self.temperature)),
@@ -298,7 +302,7 @@ pub struct AzAgent<G: Rules = Checkers> {
     movetime: Option<Duration>,
     temperature: f32,
     puct: PuctConfig,
-    evaluator: NetEvaluator<G>,
+    evaluator: CachedEvaluator<NetEvaluator<G>, G>,
     rng: StdRng,
     seed: u64,
     search: Option<Puct<G>>,
@@ -359,7 +363,7 @@ impl<G: NetGame> AzAgent<G> {
             movetime: config.movetime,
             temperature: config.temperature,
             puct: config.puct,
-            evaluator,
+            evaluator: CachedEvaluator::new(evaluator, config.cache),
             rng: StdRng::seed_from_u64(seed),
             seed,
             search: None,

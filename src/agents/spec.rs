@@ -298,6 +298,7 @@ impl AzConfig {
             searches: opts.value(&az::SEARCHES)?,
             movetime: opts.get(&az::TIME)?.map(Duration::from_millis),
             device: opts.value(&az::DEVICE)?,
+            cache: opts.value(&az::CACHE)?,
             temperature: opts.value(&az::TEMPERATURE)?,
             puct: PuctConfig {
                 batch: opts.value(&az::BATCH)?,

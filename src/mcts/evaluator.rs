@@ -270,7 +270,8 @@ type Finished<G> = Arc<Mutex<Vec<(CacheKey<G>, Evaluation)>>>;
 
 /// Remembers evaluations, keyed by everything the encoding sees, so transpositions and
 /// positions met again in later searches cost no network call. Forgets everything when it
-/// holds `capacity` entries (simple, and recent positions are soon cached again).
+/// holds `capacity` entries (simple, and recent positions are soon cached again); a
+/// capacity of 0 passes every batch straight to the network.
 pub struct CachedEvaluator<E, G: Rules = Checkers> {
     inner: E,
     capacity: usize,
@@ -285,7 +286,7 @@ impl<G: Rules, E: Evaluator<G>> CachedEvaluator<E, G> {
     pub fn new(inner: E, capacity: usize) -> Self {
         CachedEvaluator {
             inner,
-            capacity: capacity.max(1),
+            capacity,
             cache: HashMap::new(),
             finished: Arc::default(),
             hits: 0,
@@ -310,6 +311,10 @@ impl<G: Rules, E: Evaluator<G>> Evaluator<G> for CachedEvaluator<E, G> {
     }
 
     fn begin(&mut self, inputs: &[EvalInput<G>]) -> Begun {
+        if self.capacity == 0 {
+            self.misses += inputs.len() as u64;
+            return self.inner.begin(inputs);
+        }
         self.settle();
         let key = |i: &EvalInput<G>| (i.state, i.quiet, i.history.clone());
         let mut out: Vec<Option<Evaluation>> = inputs
@@ -402,6 +407,29 @@ mod tests {
             assert_eq!(by_index(a, ea), by_index(b, eb));
             assert_eq!(ea.value, eb.value);
             assert!((ea.priors.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        }
+    }
+
+    /// Positions met again cost no call of the inner evaluator and get its answer; a
+    /// capacity of 0 passes everything through.
+    #[test]
+    fn the_cache_answers_positions_met_again_unless_it_holds_none() {
+        let fens = ["B:W18,22,K30:B9,K14", "W:W21,22,23,25,26:B1,2,3,K20"];
+        let inputs: Vec<EvalInput> = fens.iter().map(|f| input(f, false)).collect();
+        let want = MaterialEvaluator::default().evaluate(&inputs);
+        for (capacity, hits) in [(16, 2), (0, 0)] {
+            let mut eval = CachedEvaluator::new(MaterialEvaluator::default(), capacity);
+            for _ in 0..2 {
+                let got = eval.evaluate(&inputs);
+                for (g, w) in got.iter().zip(&want) {
+                    assert_eq!((&g.priors, g.value), (&w.priors, w.value));
+                }
+            }
+            assert_eq!(
+                (eval.hits, eval.misses),
+                (hits, 4 - hits),
+                "capacity {capacity}"
+            );
         }
     }
 
