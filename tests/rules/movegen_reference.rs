@@ -192,6 +192,13 @@ fn arb_position() -> impl Strategy<Value = (Vec<(u8, Piece)>, bool)> {
                 },
             ));
         }
+        // The side that made the last move has a piece (the parser refuses a position where
+        // it has none): where it has none, it is the side to move instead, a finished game.
+        let last_mover_black = !black_to_move;
+        let black_to_move = match pieces.iter().any(|(_, p)| p.black == last_mover_black) {
+            true => black_to_move,
+            false => !black_to_move,
+        };
         (pieces, black_to_move)
     })
 }
