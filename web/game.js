@@ -173,10 +173,6 @@ export class GameSession {
     return { line: 0, ply: this.state ? this.state.ply : 0 };
   }
 
-  shownPly() {
-    return this.shownNode().ply;
-  }
-
   /** A side line of the game by number, or undefined. */
   sideLine(line) {
     return this.state?.variations?.find((l) => l.line === line);

@@ -637,7 +637,9 @@ export class PlayPage {
     const y = (share) => height - share * height;
     const points = [...shares.entries()].sort((p, q) => p[0] - q[0]);
     const path = points.map(([ply, share], i) => `${i ? "L" : "M"}${x(ply).toFixed(1)},${y(share).toFixed(1)}`).join(" ");
-    const shown = this.session.shownNode().line ? this.session.state.ply : this.session.shownPly();
+    // The graph plots the game: a side line's position marks the game's own.
+    const node = this.session.shownNode();
+    const shown = node.line ? state.ply : node.ply;
     svg.replaceChildren(
       svgEl("rect", { x: 0, y: 0, width, height, class: "graph-bg" }),
       svgEl("line", { x1: 0, x2: width, y1: height / 2, y2: height / 2, class: "graph-mid" }),

@@ -149,9 +149,12 @@ pub fn game_view<G: Board>(
                 line,
                 parent: side.parent,
                 from: side.from,
-                moves: variations
-                    .game_at(game, Node::new(line, side.end()))
-                    .map_or_else(|_| Vec::new(), |at| played(&at, side.from)),
+                moves: played(
+                    &variations
+                        .game_at(game, Node::new(line, side.end()))
+                        .expect("a side line's last position is one of its own"),
+                    side.from,
+                ),
             })
             .collect(),
         opening: G::opening(game),
@@ -195,8 +198,6 @@ pub fn ply_view<G: Board>(
     let line = variations.resolve(game, node)?.line;
     let at = variations.game_at(game, node)?;
     let pos = at.position();
-    // The game's own last position keeps a result imposed on it (a resignation); earlier
-    // positions end only by the rules.
     Ok(PlyView {
         line,
         ply: at.ply(),
@@ -205,6 +206,8 @@ pub fn ply_view<G: Board>(
         board: G::cells(pos),
         last_move: last_move(&at, at.ply()),
         legal: legal(&at),
+        // The game's own last position keeps a result imposed on it (a resignation); earlier
+        // positions end only by the rules.
         result: at.outcome().as_ref().map(ResultView::of),
     })
 }
