@@ -4,6 +4,7 @@
 //   MODE 0, forward:     out (c_out x n P)      = W (c_out x c_in kh kw) cols
 //   MODE 1, grad_input:  dx  (c_in x n h w)     = W^T-by-patch (c_in x c_out kh kw) shifted g
 //   MODE 2, grad_weight: dW  (c_out x c_in kh kw) = g (c_out x n P) cols^T
+//   MODE 3, the forward with its output's moments for a batch norm (conv_moments.wgsl)
 // Columns of the n-wide products run over (image, pixel); stores put them back in NCHW.
 //
 // Everything but the batch size is a constant of the compilation (one per layer shape), so
@@ -26,6 +27,7 @@ const OUT_W: u32 = (W + 2u * PAD_W - KW) / STRIDE_W + 1u;
 const TAPS: u32 = KH * KW;
 const PIXELS: u32 = OUT_H * OUT_W;
 const PLANE: u32 = H * W;
+const FORWARD: bool = MODE == 0u || MODE == 3u;
 
 // The forward's epilogue: out = relu?(product + bias? + residual?), each flag 0 or 1.
 struct Params {
@@ -92,7 +94,7 @@ fn b_n_fastest() -> bool {
 // The forward's weight rows and the weight gradient's output-gradient planes are contiguous
 // along k; the input gradient's A is a gather.
 fn a_vec4() -> bool {
-    return (MODE == 0u && C_IN * TAPS % 4u == 0u) || (MODE == 2u && PIXELS % 4u == 0u);
+    return (FORWARD && C_IN * TAPS % 4u == 0u) || (MODE == 2u && PIXELS % 4u == 0u);
 }
 
 // A 1x1 kernel of stride 1 without padding reads the input (forward, weight gradient) or the
@@ -105,7 +107,7 @@ fn b_vec4() -> bool {
 }
 
 fn a_index(i: u32, kk: u32) -> u32 {
-    if (MODE == 0u) {
+    if (FORWARD) {
         return i * C_IN * TAPS + kk;
     }
     if (MODE == 1u) {
@@ -125,7 +127,7 @@ fn load_a4(bat: u32, i: u32, kk: u32) -> vec4<f32> {
 }
 
 fn load_b(bat: u32, kk: u32, j: u32) -> f32 {
-    if (MODE == 0u) {
+    if (FORWARD) {
         return im2col(j / PIXELS, j % PIXELS, kk);
     }
     if (MODE == 1u) {
@@ -151,12 +153,12 @@ fn load_b4(bat: u32, kk: u32, j: u32) -> vec4<f32> {
     if (MODE == 2u) {
         return rhs[(kk / PIXELS * C_IN + j) * PIXELS / 4u + kk % PIXELS / 4u];
     }
-    let channels = select(C_OUT, C_IN, MODE == 0u);
+    let channels = select(C_OUT, C_IN, FORWARD);
     return rhs[(j / PIXELS * channels + kk) * PIXELS / 4u + j % PIXELS / 4u];
 }
 
 fn store_c(split: u32, bat: u32, i: u32, j: u32, v: f32) {
-    if (MODE == 0u) {
+    if (FORWARD) {
         // The forward is never split: its epilogue sees whole sums.
         let o = (j / PIXELS * C_OUT + i) * PIXELS + j % PIXELS;
         var y = v;
@@ -170,6 +172,7 @@ fn store_c(split: u32, bat: u32, i: u32, j: u32, v: f32) {
             y = max(y, 0.0);
         }
         out[o] = y;
+{{NOTE_OUTPUT}}
     } else if (MODE == 1u) {
         out[split * p.gemm.m * p.gemm.n + (j / PLANE * C_IN + i) * PLANE + j % PLANE] = v;
     } else {

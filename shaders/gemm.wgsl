@@ -17,6 +17,8 @@
 //   load_a4(batch, i, kk) -> vec4<f32> load_b4(batch, kk, j) -> vec4<f32>
 //       the quad starting there along the fast axis; called only where a_vec4() / b_vec4()
 //   store_c(split, batch, i, j, value)
+// and the host fills {{END_TILE}}: code every invocation runs once its tile is stored
+// (conv's moments), or nothing.
 
 struct GemmHeader {
     m: u32,
@@ -224,4 +226,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
 
 {{STORE}}
+{{END_TILE}}
 }

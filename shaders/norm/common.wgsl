@@ -3,7 +3,8 @@
 // and the backward. Two kernels each
 // way: a per-channel reduction (one workgroup per channel, its invocations striding over the
 // channel's n * plane values), then one elementwise pass. The forward reduction also moves the
-// running averages, so nothing else is launched for them.
+// running averages, so nothing else is launched for them. After a convolution that wrote its
+// output's moments, the forward reduction reads those instead of x.
 
 struct Params {
     n: u32,
@@ -19,7 +20,8 @@ struct Params {
     relu: u32,
     // where dbeta starts in the backward's per-channel sums buffer (dgamma at 0)
     dbeta_at: u32,
-    _pad0: u32,
+    // the moments' parts per channel (moments.wgsl)
+    parts: u32,
     _pad1: u32,
     _pad2: u32,
 }

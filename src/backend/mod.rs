@@ -92,6 +92,14 @@ impl ConvDims {
     pub fn unit_stride(&self) -> bool {
         self.stride_h == 1 && self.stride_w == 1
     }
+    /// The output as a batch norm of it sees it.
+    pub fn output(&self) -> NormDims {
+        NormDims {
+            n: self.n,
+            c: self.c_out,
+            plane: self.out_h() * self.out_w(),
+        }
+    }
 }
 
 /// A batch norm's layout: (n, c, plane), statistics per channel over its n * plane values.
@@ -315,6 +323,28 @@ pub trait Backend: Send + Sync {
         };
         let [run_mean, run_var] = fold_running(self, running, &mean, &var, d);
         [y, mean, var, run_mean, run_var]
+    }
+    /// A training batch norm of a convolution's output: `conv2d(x, w)` (no bias) and
+    /// [`Backend::batch_norm_train`] of it, as [conv output, y, mean, var, running mean,
+    /// running var]. This default runs the two; the GPU has the convolution write each
+    /// output tile's per-channel moments as it stores the tile and makes the statistics from
+    /// those, so that the normalisation is the only pass over the output.
+    #[allow(clippy::too_many_arguments)]
+    fn conv2d_batch_norm_train(
+        &self,
+        x: &Self::Buf,
+        w: &Self::Buf,
+        gamma: &Self::Buf,
+        beta: &Self::Buf,
+        running: Running<'_, Self::Buf>,
+        relu: bool,
+        d: ConvDims,
+        eps: f32,
+    ) -> [Self::Buf; 6] {
+        let conv = self.conv2d(x, w, None, d);
+        let [y, mean, var, run_mean, run_var] =
+            self.batch_norm_train(&conv, gamma, beta, running, relu, d.output(), eps);
+        [conv, y, mean, var, run_mean, run_var]
     }
     /// The backward of [`Backend::batch_norm_train`] from the output gradient `g`, with
     /// x^ = (x - mean) / sqrt(var + eps) and m = n plane values per channel:

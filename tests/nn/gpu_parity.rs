@@ -475,7 +475,8 @@ impl Drop for PlannedTiles<'_> {
 
 /// The shapes training runs at, on every tile path: az-small's 64-channel 3x3 layer over a
 /// batch of 256 boards (the forward and input gradient as 64 x 16384 products with k 576,
-/// the weight gradient's k of 16384 split among workgroups), and a product with B
+/// the weight gradient's k of 16384 split among workgroups), alone and with the batch norm
+/// after it (made from the forward's moments), and a product with B
 /// transposed large enough for the wide tile (a linear layer's forward).
 #[test]
 fn production_shapes_on_every_tile() {
@@ -487,6 +488,7 @@ fn production_shapes(gpu: &Device, g: &checkers_zero::backend::gpu::Gpu) {
     let _restore = PlannedTiles(g);
     let (x, w) = (normal(&[256, 64, 8, 8], 200), normal(&[64, 64, 3, 3], 201));
     let (a, b) = (normal(&[1024, 72], 202), normal(&[520, 72], 203));
+    let (gamma, beta) = (positive(&[64], 204), normal(&[64], 205));
     for tile in [TileShape::Wide, TileShape::Square, TileShape::Small] {
         g.force_tile(Some(tile));
         let name = format!("{} tile", tile.name());
@@ -497,6 +499,13 @@ fn production_shapes(gpu: &Device, g: &checkers_zero::backend::gpu::Gpu) {
             SUMMED,
             SUMMED,
             |v, _| v[0].conv2d(&v[1], None, (1, 1), (1, 1)),
+        );
+        conv_batch_norm_parity(
+            gpu,
+            &format!("az-small, batch 256, {name}"),
+            [&x, &w, &gamma, &beta],
+            (1, 1),
+            (1, 1),
         );
         parity(
             gpu,
@@ -716,6 +725,107 @@ fn batch_norm_train_and_eval() {
             },
         );
     });
+}
+
+/// (n, c_in, h, w, c_out, kernel, padding, stride).
+type ConvCase = (
+    usize,
+    usize,
+    usize,
+    usize,
+    usize,
+    (usize, usize),
+    (usize, usize),
+    (usize, usize),
+);
+
+/// A batch norm of a convolution's output, whose statistics the GPU makes from the moments
+/// the convolution writes per output tile (conv_moments.wgsl, norm/moments.wgsl): against the
+/// CPU's conv then batch norm, forward, running averages and every gradient.
+#[test]
+fn conv_then_batch_norm_from_the_convolutions_moments() {
+    on_gpu(|gpu| {
+        // Tiles partly filled across rows and columns; a strided, padded, non-square kernel; more columns than one wide tile.
+        let cases: [ConvCase; 3] = [
+            (3, 5, 7, 6, 9, (3, 3), (1, 1), (1, 1)),
+            (2, 3, 9, 7, 5, (2, 3), (1, 0), (3, 2)),
+            (5, 16, 8, 8, 70, (3, 3), (1, 1), (1, 1)),
+        ];
+        for (i, &(n, c_in, h, w, c_out, (kh, kw), pad, stride)) in cases.iter().enumerate() {
+            let seed = 300 + 10 * i as u64;
+            // Inputs and weights mostly positive: channel means far from zero beside their
+            // spread, where a variance from sums of squares would lose its digits.
+            let x = positive(&[n, c_in, h, w], seed).add_scalar(3.0);
+            let wt = positive(&[c_out, c_in, kh, kw], seed + 1).add_scalar(-0.6);
+            let (gamma, beta) = (positive(&[c_out], seed + 2), normal(&[c_out], seed + 3));
+            conv_batch_norm_parity(
+                gpu,
+                &format!("case {i}"),
+                [&x, &wt, &gamma, &beta],
+                pad,
+                stride,
+            );
+        }
+    });
+}
+
+/// The fused conv and batch norm on both devices: its value and gradients, and the running
+/// averages it moves.
+fn conv_batch_norm_parity(
+    gpu: &Device,
+    name: &str,
+    inputs: [&Tensor; 4],
+    pad: (usize, usize),
+    stride: (usize, usize),
+) {
+    let c_out = inputs[1].shape()[0];
+    let (run_mean, run_var) = (normal(&[c_out], 7), positive(&[c_out], 8));
+    let running = |dev: &Device| RunningStats {
+        mean: run_mean.to_device(dev),
+        var: run_var.to_device(dev),
+        momentum: 0.1,
+    };
+    for relu in [false, true] {
+        parity(
+            gpu,
+            &format!("conv then batch_norm2d train, {name} (relu {relu})"),
+            &inputs,
+            Tol::Norm(1e-5),
+            Tol::Norm(1e-5),
+            |v, dev| {
+                v[0].conv2d_batch_norm2d_train(
+                    &v[1],
+                    pad,
+                    stride,
+                    &v[2],
+                    &v[3],
+                    &running(dev),
+                    relu,
+                    1e-5,
+                )
+                .0
+            },
+        );
+    }
+    let moved = |dev: &Device| {
+        let [x, w, g, b] = inputs.map(|t| Var::constant(t.to_device(dev)));
+        let (_, r) =
+            x.conv2d_batch_norm2d_train(&w, pad, stride, &g, &b, &running(dev), false, 1e-5);
+        [r.mean.to_vec(), r.var.to_vec()]
+    };
+    let (cpu, on_gpu) = (moved(&Device::Cpu), moved(gpu));
+    assert_close(
+        &format!("{name} running mean"),
+        &cpu[0],
+        &on_gpu[0],
+        Tol::Norm(1e-5),
+    );
+    assert_close(
+        &format!("{name} running var"),
+        &cpu[1],
+        &on_gpu[1],
+        Tol::Norm(1e-5),
+    );
 }
 
 #[test]

@@ -5,10 +5,14 @@
 //! divides only by constants; a network has a handful of shapes.
 //!
 //! The forward applies bias, residual add and ReLU as it stores its outputs, so the inference
-//! form `conv2d_add_relu` is one dispatch; for that it is never split over k.
+//! form `conv2d_add_relu` is one dispatch; for that it is never split over k. In training,
+//! where a batch norm follows, the forward also writes each tile's per-channel moments
+//! (shaders/conv_moments.wgsl), from which the batch norm's statistics are made without
+//! reading the output for them.
 
 use super::gemm::{self, GemmHeader, GemmParams};
 use super::pipelines::{ConvMode, ConvShape, Shader};
+use super::tile::TileShape;
 use super::{Gpu, GpuBuf, to_u32};
 use crate::backend::ConvDims;
 use bytemuck::{Pod, Zeroable};
@@ -38,8 +42,8 @@ pub(super) struct Epilogue<'a> {
     pub relu: bool,
 }
 
-/// Runs one of the three products: (m x k) (k x n) with `lhs` and `rhs` bound as the shader
-/// names them.
+/// Runs one of the products: (m x k) (k x n) with `lhs` and `rhs` bound as the shader
+/// names them; `moments`, for the forward with moments, is bound after them.
 fn run(
     gpu: &Gpu,
     mode: ConvMode,
@@ -47,13 +51,9 @@ fn run(
     (m, n, k): (usize, usize, usize),
     (lhs, rhs): (&GpuBuf, &GpuBuf),
     epilogue: Epilogue,
+    moments: Option<&GpuBuf>,
 ) -> GpuBuf {
-    let (tile, header) = GemmHeader::plan(
-        (m, n, k),
-        1,
-        mode != ConvMode::Forward,
-        gpu.0.context.occupancy(),
-    );
+    let (tile, header) = plan(mode, (m, n, k), gpu);
     let p = Params {
         gemm: header,
         has_bias: epilogue.bias.is_some().into(),
@@ -75,17 +75,21 @@ fn run(
     };
     // The bias and residual bindings are declared by every mode; where unused any buffer
     // fills them.
-    gemm::run(
-        gpu,
-        Shader::Conv { mode, tile, shape },
-        &p,
-        &[
-            lhs,
-            rhs,
-            epilogue.bias.unwrap_or(lhs),
-            epilogue.residual.unwrap_or(lhs),
-        ],
-    )
+    let mut inputs = vec![
+        lhs,
+        rhs,
+        epilogue.bias.unwrap_or(lhs),
+        epilogue.residual.unwrap_or(lhs),
+    ];
+    inputs.extend(moments);
+    gemm::run(gpu, Shader::Conv { mode, tile, shape }, &p, &inputs)
+}
+
+/// The tile and launch of a product: the gradients may split k; the forwards are never
+/// split, so that their epilogue and moments see whole sums.
+fn plan(mode: ConvMode, mnk: (usize, usize, usize), gpu: &Gpu) -> (TileShape, GemmHeader) {
+    let may_split = matches!(mode, ConvMode::GradInput | ConvMode::GradWeight);
+    GemmHeader::plan(mnk, 1, may_split, gpu.0.context.occupancy())
 }
 
 fn taps(d: &ConvDims) -> usize {
@@ -96,6 +100,10 @@ fn pixels(d: &ConvDims) -> usize {
     d.out_h() * d.out_w()
 }
 
+fn forward_mnk(d: &ConvDims) -> (usize, usize, usize) {
+    (d.c_out, d.n * pixels(d), d.c_in * taps(d))
+}
+
 pub(super) fn forward(
     gpu: &Gpu,
     x: &GpuBuf,
@@ -103,14 +111,33 @@ pub(super) fn forward(
     d: ConvDims,
     epilogue: Epilogue,
 ) -> GpuBuf {
-    run(
+    let mode = ConvMode::Forward;
+    run(gpu, mode, &d, forward_mnk(&d), (w, x), epilogue, None)
+}
+
+/// The forward without bias, and its output's moments: (parts, c_out, 3) values (count,
+/// mean, sum of squared deviations from that mean) of disjoint parts of each channel's
+/// values, a part per column of output tiles. Returns (output, moments, parts).
+pub(super) fn forward_moments(
+    gpu: &Gpu,
+    x: &GpuBuf,
+    w: &GpuBuf,
+    d: ConvDims,
+) -> (GpuBuf, GpuBuf, usize) {
+    let mode = ConvMode::ForwardMoments;
+    let mnk = forward_mnk(&d);
+    let parts = plan(mode, mnk, gpu).1.tiles_n as usize;
+    let moments = gpu.alloc(parts * d.c_out * 3);
+    let out = run(
         gpu,
-        ConvMode::Forward,
+        mode,
         &d,
-        (d.c_out, d.n * pixels(&d), d.c_in * taps(&d)),
+        mnk,
         (w, x),
-        epilogue,
-    )
+        Epilogue::default(),
+        Some(&moments),
+    );
+    (out, moments, parts)
 }
 
 pub(super) fn grad_input(gpu: &Gpu, g: &GpuBuf, w: &GpuBuf, d: ConvDims) -> GpuBuf {
@@ -121,6 +148,7 @@ pub(super) fn grad_input(gpu: &Gpu, g: &GpuBuf, w: &GpuBuf, d: ConvDims) -> GpuB
         (d.c_in, d.n * d.h * d.w, d.c_out * taps(&d)),
         (w, g),
         Epilogue::default(),
+        None,
     )
 }
 
@@ -132,5 +160,6 @@ pub(super) fn grad_weight(gpu: &Gpu, x: &GpuBuf, g: &GpuBuf, d: ConvDims) -> Gpu
         (d.c_out, d.c_in * taps(&d), d.n * pixels(&d)),
         (g, x),
         Epilogue::default(),
+        None,
     )
 }

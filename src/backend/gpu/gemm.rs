@@ -55,7 +55,7 @@ pub(super) struct GemmHeader {
     k_split: u32,
     splits: u32,
     tiles_m: u32,
-    tiles_n: u32,
+    pub(super) tiles_n: u32,
 }
 
 impl GemmHeader {

@@ -441,7 +441,43 @@ impl Backend for Gpu {
         d: NormDims,
         eps: f32,
     ) -> [GpuBuf; 5] {
-        norm::train(self, x, gamma, beta, running, relu, d, eps)
+        norm::train(
+            self,
+            x,
+            norm::Source::Input,
+            gamma,
+            beta,
+            running,
+            relu,
+            d,
+            eps,
+        )
+    }
+    fn conv2d_batch_norm_train(
+        &self,
+        x: &GpuBuf,
+        w: &GpuBuf,
+        gamma: &GpuBuf,
+        beta: &GpuBuf,
+        running: Running<'_, GpuBuf>,
+        relu: bool,
+        d: ConvDims,
+        eps: f32,
+    ) -> [GpuBuf; 6] {
+        let (conv, moments, parts) = conv::forward_moments(self, x, w, d);
+        let source = norm::Source::Moments(&moments, parts);
+        let [y, mean, var, run_mean, run_var] = norm::train(
+            self,
+            &conv,
+            source,
+            gamma,
+            beta,
+            running,
+            relu,
+            d.output(),
+            eps,
+        );
+        [conv, y, mean, var, run_mean, run_var]
     }
     fn channel_sum(&self, x: &GpuBuf, d: NormDims) -> GpuBuf {
         norm::channel_sum(self, x, d)

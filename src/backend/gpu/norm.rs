@@ -1,7 +1,8 @@
 //! Training-mode batch norm (shaders/norm/): two kernels forward (the per-channel statistics,
 //! which also move the running averages, then the normalisation) and two backward (the
 //! per-channel gradient sums, then the input gradient). The formulas are on
-//! [`Backend::batch_norm_train`](super::Backend::batch_norm_train) and its gradient.
+//! [`Backend::batch_norm_train`](super::Backend::batch_norm_train) and its gradient. After a
+//! convolution that wrote its output's moments, the statistics are made from those.
 
 use super::pipelines::{Kernel, NormPass, Shader};
 use super::{Gpu, GpuBuf, groups_1d, to_u32};
@@ -21,7 +22,8 @@ pub(super) struct Params {
     unbias: f32,
     relu: u32,
     dbeta_at: u32,
-    _pad: [u32; 3],
+    parts: u32,
+    _pad: [u32; 2],
 }
 
 fn params(d: NormDims, eps: f32, momentum: f32) -> Params {
@@ -49,11 +51,21 @@ fn kernel(pass: NormPass) -> Kernel {
     }
 }
 
+/// Where the forward's statistics come from.
+pub(super) enum Source<'a> {
+    /// Two passes over x.
+    Input,
+    /// `parts` moments per channel written by the convolution that made x
+    /// (`conv::forward_moments`).
+    Moments(&'a GpuBuf, usize),
+}
+
 /// [y, mean, var, running mean, running var].
 #[allow(clippy::too_many_arguments)]
 pub(super) fn train(
     gpu: &Gpu,
     x: &GpuBuf,
+    source: Source<'_>,
     gamma: &GpuBuf,
     beta: &GpuBuf,
     running: Running<'_, GpuBuf>,
@@ -61,21 +73,26 @@ pub(super) fn train(
     d: NormDims,
     eps: f32,
 ) -> [GpuBuf; 5] {
+    let (pass, read, parts) = match source {
+        Source::Input => (NormPass::Stats, x, 0),
+        Source::Moments(moments, parts) => (NormPass::Moments, moments, parts),
+    };
     let p = Params {
         relu: relu.into(),
+        parts: to_u32(parts),
         ..params(d, eps, running.momentum)
     };
     let [mean, var, run_mean, run_var] = [(); 4].map(|_| gpu.alloc(d.c));
     let y = gpu.alloc(p.len as usize);
     gpu.launch(
-        kernel(NormPass::Stats),
+        kernel(pass),
         &p,
         &[
             &mean,
             &var,
             &run_mean,
             &run_var,
-            x,
+            read,
             running.mean,
             running.var,
         ],

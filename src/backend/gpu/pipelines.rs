@@ -25,12 +25,16 @@ const WORKGROUP: &str = include_str!("../../../shaders/workgroup.wgsl");
 const GEMM: &str = include_str!("../../../shaders/gemm.wgsl");
 const MATMUL: &str = include_str!("../../../shaders/matmul.wgsl");
 const CONV: &str = include_str!("../../../shaders/conv.wgsl");
+const CONV_MOMENTS: &str = include_str!("../../../shaders/conv_moments.wgsl");
 const NORM: &str = include_str!("../../../shaders/norm/common.wgsl");
+const NORM_STATISTICS: &str = include_str!("../../../shaders/norm/statistics.wgsl");
 
 /// The passes of training-mode batch norm, each its own module (shaders/norm/).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(super) enum NormPass {
     Stats,
+    /// The statistics from a convolution's moments (`ConvMode::ForwardMoments`).
+    Moments,
     Normalize,
     GradStats,
     GradInput,
@@ -40,21 +44,30 @@ pub(super) enum NormPass {
 
 impl NormPass {
     #[cfg(test)]
-    const ALL: [NormPass; 5] = [
+    const ALL: [NormPass; 6] = [
         NormPass::Stats,
+        NormPass::Moments,
         NormPass::Normalize,
         NormPass::GradStats,
         NormPass::GradInput,
         NormPass::ChannelSum,
     ];
 
-    fn source(self) -> &'static str {
+    fn source(self) -> String {
+        let statistics = |source: &str| format!("{NORM_STATISTICS}\n{source}");
         match self {
-            NormPass::Stats => include_str!("../../../shaders/norm/stats.wgsl"),
-            NormPass::Normalize => include_str!("../../../shaders/norm/normalize.wgsl"),
-            NormPass::GradStats => include_str!("../../../shaders/norm/grad_stats.wgsl"),
-            NormPass::GradInput => include_str!("../../../shaders/norm/grad_input.wgsl"),
-            NormPass::ChannelSum => include_str!("../../../shaders/norm/channel_sum.wgsl"),
+            NormPass::Stats => statistics(include_str!("../../../shaders/norm/stats.wgsl")),
+            NormPass::Moments => statistics(include_str!("../../../shaders/norm/moments.wgsl")),
+            NormPass::Normalize => include_str!("../../../shaders/norm/normalize.wgsl").to_string(),
+            NormPass::GradStats => {
+                include_str!("../../../shaders/norm/grad_stats.wgsl").to_string()
+            }
+            NormPass::GradInput => {
+                include_str!("../../../shaders/norm/grad_input.wgsl").to_string()
+            }
+            NormPass::ChannelSum => {
+                include_str!("../../../shaders/norm/channel_sum.wgsl").to_string()
+            }
         }
     }
 }
@@ -65,6 +78,8 @@ pub(super) enum ConvMode {
     Forward = 0,
     GradInput = 1,
     GradWeight = 2,
+    /// The forward writing its output's moments too (shaders/conv_moments.wgsl).
+    ForwardMoments = 3,
 }
 
 /// The shape of a convolution layer, batch size aside: compiled into its kernels.
@@ -119,10 +134,11 @@ pub(super) enum Shader {
 impl Shader {
     /// The complete WGSL of this module.
     pub(super) fn source(self) -> String {
-        let gemm = |family: &str, tile: TileShape| {
+        let gemm = |family: &str, tile: TileShape, end_tile: &str| {
             let tile = tile.tile();
             let mut consts = tile.register_block().to_vec();
             consts.extend(numbers(&tile.shader_consts()));
+            consts.push(("END_TILE", end_tile.to_string()));
             (format!("{GEMM}\n{family}"), consts)
         };
         let (body, mut consts) = match self {
@@ -132,9 +148,21 @@ impl Shader {
             Shader::Optim => (OPTIM.to_string(), vec![]),
             Shader::Loss => (format!("{WORKGROUP}\n{LOSS}"), vec![]),
             Shader::Norm(pass) => (format!("{WORKGROUP}\n{NORM}\n{}", pass.source()), vec![]),
-            Shader::Matmul(tile) => gemm(MATMUL, tile),
+            Shader::Matmul(tile) => gemm(MATMUL, tile, ""),
             Shader::Conv { mode, tile, shape } => {
-                let (body, mut c) = gemm(CONV, tile);
+                // Only the forward with moments has an end to its tiles and notes its values.
+                let (family, end_tile, note) = if mode == ConvMode::ForwardMoments {
+                    let family = format!("{CONV}\n{CONV_MOMENTS}");
+                    (
+                        family,
+                        "    end_tile(row0, col0, lid, li);",
+                        "        note_output(i, y);",
+                    )
+                } else {
+                    (CONV.to_string(), "", "")
+                };
+                let (body, mut c) = gemm(&family, tile, end_tile);
+                c.push(("NOTE_OUTPUT", note.to_string()));
                 c.extend(numbers(&[("MODE", mode as u32)]));
                 c.extend(numbers(&shape.shader_consts()));
                 (body, c)
@@ -184,7 +212,12 @@ impl Shader {
         for tile in TileShape::ALL {
             all.push(Shader::Matmul(tile));
             for shape in [board(64, 3, 1), strided, board(32, 1, 0)] {
-                for mode in [ConvMode::Forward, ConvMode::GradInput, ConvMode::GradWeight] {
+                for mode in [
+                    ConvMode::Forward,
+                    ConvMode::GradInput,
+                    ConvMode::GradWeight,
+                    ConvMode::ForwardMoments,
+                ] {
                     all.push(Shader::Conv { mode, tile, shape });
                 }
             }

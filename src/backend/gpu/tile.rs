@@ -87,9 +87,12 @@ impl TileShape {
     }
 }
 
-/// What the shader assumes of a tile: invocations own whole quads of rows and columns, and
-/// the quads of each operand slice divide evenly among the invocations.
+/// What the shader assumes of a tile: invocations own whole quads of rows and columns, the
+/// quads of each operand slice divide evenly among the invocations, and the moments'
+/// BM x COLS slots fit in either operand's two staged slices (conv_moments.wgsl parks them
+/// there).
 const fn well_formed(t: &Tile) -> bool {
+    let slots = t.bm * (t.bn / t.tn);
     t.tm.is_multiple_of(4)
         && t.tn.is_multiple_of(4)
         && t.bk.is_multiple_of(4)
@@ -97,6 +100,8 @@ const fn well_formed(t: &Tile) -> bool {
         && t.bn.is_multiple_of(t.tn)
         && (t.bm * t.bk / 4).is_multiple_of(t.threads())
         && (t.bn * t.bk / 4).is_multiple_of(t.threads())
+        && slots <= 2 * t.bk * t.bm
+        && slots <= 2 * t.bk * t.bn
 }
 const _: () = assert!(
     well_formed(&TileShape::Wide.tile())

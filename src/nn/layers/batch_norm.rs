@@ -113,21 +113,39 @@ impl BatchNorm2d {
     /// The layer, then a ReLU when `relu` (in training mode fused into the batch norm's own
     /// passes).
     pub fn forward_relu(&self, ctx: &Ctx, x: &Var, relu: bool) -> Var {
-        let (gamma, beta) = (ctx.param(&self.gamma), ctx.param(&self.beta));
         if !self.training {
+            let (gamma, beta) = (ctx.param(&self.gamma), ctx.param(&self.beta));
             let r = self.running().clone();
             let y = x.batch_norm2d_eval(&gamma, &beta, &r.mean, &r.var, EPS);
             return if relu { y.relu() } else { y };
         }
+        self.train_with(ctx, |gamma, beta, running, eps| {
+            x.batch_norm2d_train(gamma, beta, running, relu, eps)
+        })
+    }
+
+    /// A training forward made by `f` from gamma, beta and the running averages (returning
+    /// the output and the averages moved), which become the layer's: the batch norm itself, or
+    /// one fused with the convolution before it.
+    pub(crate) fn train_with(
+        &self,
+        ctx: &Ctx,
+        f: impl FnOnce(&Var, &Var, &RunningStats, f32) -> (Var, RunningStats),
+    ) -> Var {
+        let (gamma, beta) = (ctx.param(&self.gamma), ctx.param(&self.beta));
         let mut r = self.running();
         let running = RunningStats {
             mean: r.mean.clone(),
             var: r.var.clone(),
             momentum: MOMENTUM,
         };
-        let (y, moved) = x.batch_norm2d_train(&gamma, &beta, &running, relu, EPS);
+        let (y, moved) = f(&gamma, &beta, &running, EPS);
         (r.mean, r.var) = (moved.mean, moved.var);
         y
+    }
+
+    pub(crate) fn is_training(&self) -> bool {
+        self.training
     }
 }
 

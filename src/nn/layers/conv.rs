@@ -200,7 +200,9 @@ impl Conv2d {
     /// in evaluation mode (nothing recorded, no tracked input) runs as one fused conv with the
     /// batch norm folded into the weights and bias (computed once, then cached until one of
     /// the tensors it is made from is replaced), making no intermediate tensors; otherwise
-    /// the layers run, and are recorded, one by one.
+    /// the layers run, and are recorded, one by one, a training batch norm after a conv
+    /// without bias fused with it (`Var::conv2d_batch_norm2d_train`: on the GPU its
+    /// statistics come from the conv's store).
     pub fn forward_bn(
         &self,
         ctx: &Ctx,
@@ -223,13 +225,23 @@ impl Conv2d {
             );
             return Var::constant(y);
         }
-        let conv = self.forward(ctx, x);
+        // The ReLU goes into the batch norm's passes unless a residual comes between.
+        let bn_relu = relu && residual.is_none();
+        let y = if bn.is_training() && self.bias.is_none() {
+            let w = ctx.param(&self.weight);
+            bn.train_with(ctx, |gamma, beta, running, eps| {
+                let (padding, stride) = (self.padding, self.stride);
+                x.conv2d_batch_norm2d_train(&w, padding, stride, gamma, beta, running, bn_relu, eps)
+            })
+        } else {
+            bn.forward_relu(ctx, &self.forward(ctx, x), bn_relu)
+        };
         match residual {
             Some(r) => {
-                let y = r.add(&bn.forward(ctx, &conv));
+                let y = r.add(&y);
                 if relu { y.relu() } else { y }
             }
-            None => bn.forward_relu(ctx, &conv, relu),
+            None => y,
         }
     }
 }

@@ -6,7 +6,7 @@
 use super::super::{Tensor, Var, dispatch};
 use crate::backend::{Backend, ConvDims};
 
-fn conv_dims(
+pub(super) fn conv_dims(
     x: &[usize],
     w: &[usize],
     (pad_h, pad_w): (usize, usize),
@@ -133,8 +133,23 @@ impl Var {
         padding: (usize, usize),
         stride: (usize, usize),
     ) -> Var {
+        let value = self
+            .value()
+            .conv2d(weight.value(), bias.map(|b| b.value()), padding, stride);
+        self.record_conv2d(weight, bias, padding, stride, value)
+    }
+
+    /// Records `value`, computed as `conv2d(self, weight, bias)`, with the convolution's
+    /// backward.
+    pub(super) fn record_conv2d(
+        &self,
+        weight: &Var,
+        bias: Option<&Var>,
+        padding: (usize, usize),
+        stride: (usize, usize),
+        value: Tensor,
+    ) -> Var {
         let (x, w) = (self.value().clone(), weight.value().clone());
-        let value = x.conv2d(&w, bias.map(|b| b.value()), padding, stride);
         let mut inputs = vec![self, weight];
         inputs.extend(bias);
         Var::record(&inputs, value, move |g, needs| {

@@ -6,8 +6,11 @@
 //! differentiating the composition op by op would take about twenty. The forward also moves
 //! the running averages, so they cost no launches of their own.
 //! Evaluation mode is a per-channel affine map of recorded ops.
+//! A batch norm of a convolution's output records the same two ops, their forwards one
+//! backend call (`Backend::conv2d_batch_norm_train`).
 
-use super::super::{Tensor, Var, dispatch_each};
+use super::super::{Storage, Tensor, Var, dispatch_each};
+use super::conv::conv_dims;
 use crate::backend::{Backend, NormDims, Running};
 
 /// A batch norm's running averages, per channel, and how far each training batch moves them:
@@ -31,10 +34,45 @@ fn per_channel(t: &Var) -> Var {
     t.reshape(&[1, c, 1, 1])
 }
 
+fn check_per_channel(d: NormDims, gamma: &Tensor, beta: &Tensor, running: &RunningStats) {
+    for t in [gamma, beta, &running.mean, &running.var] {
+        assert_eq!(
+            t.shape(),
+            [d.c],
+            "batch_norm2d's gamma, beta and running averages are per channel"
+        );
+    }
+}
+
+/// A training forward's results: y, and per channel the batch mean and variance and the
+/// running averages moved.
+struct Trained {
+    y: Tensor,
+    mean: Tensor,
+    var: Tensor,
+    running: RunningStats,
+}
+
+impl Trained {
+    fn new(shape: &[usize], d: NormDims, momentum: f32, stats: [Storage; 5]) -> Trained {
+        let [y, mean, var, run_mean, run_var] = stats;
+        let channels = |s| Tensor::from_storage(s, vec![d.c]);
+        Trained {
+            y: Tensor::from_storage(y, shape.to_vec()),
+            mean: channels(mean),
+            var: channels(var),
+            running: RunningStats {
+                mean: channels(run_mean),
+                var: channels(run_var),
+                momentum,
+            },
+        }
+    }
+}
+
 impl Tensor {
-    /// Training-mode batch norm of (n, c, h, w) with per-channel `gamma` and `beta` (c):
-    /// returns (y, mean, var, running mean, running var), all but y of shape (c); y through a
-    /// ReLU with `relu`.
+    /// Training-mode batch norm of (n, c, h, w) with per-channel `gamma` and `beta` (c), y
+    /// through a ReLU with `relu`.
     fn batch_norm_train(
         &self,
         gamma: &Tensor,
@@ -42,26 +80,38 @@ impl Tensor {
         running: &RunningStats,
         relu: bool,
         eps: f32,
-    ) -> [Tensor; 5] {
+    ) -> Trained {
         let d = norm_dims(self.shape());
-        for t in [gamma, beta, &running.mean, &running.var] {
-            assert_eq!(
-                t.shape(),
-                [d.c],
-                "batch_norm2d's gamma, beta and running averages are per channel"
-            );
-        }
+        check_per_channel(d, gamma, beta, running);
         let momentum = running.momentum;
-        let [y, mean, var, run_mean, run_var] = dispatch_each!(self.storage(), gamma.storage(), beta.storage(), running.mean.storage(), running.var.storage() =>
+        let stats = dispatch_each!(self.storage(), gamma.storage(), beta.storage(), running.mean.storage(), running.var.storage() =>
             |be, x, g, b, rm, rv| be.batch_norm_train(x, g, b, Running { mean: rm, var: rv, momentum }, relu, d, eps));
-        let channels = |s| Tensor::from_storage(s, vec![d.c]);
-        [
-            Tensor::from_storage(y, self.shape().to_vec()),
-            channels(mean),
-            channels(var),
-            channels(run_mean),
-            channels(run_var),
-        ]
+        Trained::new(self.shape(), d, momentum, stats)
+    }
+
+    /// `conv2d(self, weight)` (no bias) and the training-mode batch norm of it: (the
+    /// convolution's output, the batch norm's results).
+    #[allow(clippy::too_many_arguments)]
+    fn conv2d_batch_norm_train(
+        &self,
+        weight: &Tensor,
+        padding: (usize, usize),
+        stride: (usize, usize),
+        gamma: &Tensor,
+        beta: &Tensor,
+        running: &RunningStats,
+        relu: bool,
+        eps: f32,
+    ) -> (Tensor, Trained) {
+        let cd = conv_dims(self.shape(), weight.shape(), padding, stride);
+        let d = cd.output();
+        check_per_channel(d, gamma, beta, running);
+        let momentum = running.momentum;
+        let [conv, stats @ ..] = dispatch_each!(self.storage(), weight.storage(), gamma.storage(), beta.storage(), running.mean.storage(), running.var.storage() =>
+            |be, x, w, g, b, rm, rv| be.conv2d_batch_norm_train(x, w, g, b, Running { mean: rm, var: rv, momentum }, relu, cd, eps));
+        let shape = [cd.n, cd.c_out, cd.out_h(), cd.out_w()];
+        let conv = Tensor::from_storage(conv, shape.to_vec());
+        (conv, Trained::new(&shape, d, momentum, stats))
     }
 
     /// The backward of [`Tensor::batch_norm_train`] given its output gradient `self`:
@@ -101,15 +151,57 @@ impl Var {
         relu: bool,
         eps: f32,
     ) -> (Var, RunningStats) {
+        let trained =
+            self.value()
+                .batch_norm_train(gamma.value(), beta.value(), running, relu, eps);
+        self.record_batch_norm(gamma, beta, relu, eps, trained)
+    }
+
+    /// `conv2d(self, weight)` (no bias) then [`Var::batch_norm2d_train`] of it: the same two
+    /// recorded ops, their forwards one backend call.
+    #[allow(clippy::too_many_arguments)]
+    pub fn conv2d_batch_norm2d_train(
+        &self,
+        weight: &Var,
+        padding: (usize, usize),
+        stride: (usize, usize),
+        gamma: &Var,
+        beta: &Var,
+        running: &RunningStats,
+        relu: bool,
+        eps: f32,
+    ) -> (Var, RunningStats) {
+        let (conv, trained) = self.value().conv2d_batch_norm_train(
+            weight.value(),
+            padding,
+            stride,
+            gamma.value(),
+            beta.value(),
+            running,
+            relu,
+            eps,
+        );
+        let conv = self.record_conv2d(weight, None, padding, stride, conv);
+        conv.record_batch_norm(gamma, beta, relu, eps, trained)
+    }
+
+    /// Records `trained.y`, computed as the training batch norm of `self`, with its backward.
+    fn record_batch_norm(
+        &self,
+        gamma: &Var,
+        beta: &Var,
+        relu: bool,
+        eps: f32,
+        trained: Trained,
+    ) -> (Var, RunningStats) {
+        let Trained {
+            y,
+            mean,
+            var,
+            running,
+        } = trained;
         let x = self.value().clone();
-        let [y, mean, var, run_mean, run_var] =
-            x.batch_norm_train(gamma.value(), beta.value(), running, relu, eps);
         let relu_out = relu.then(|| y.clone());
-        let moved = RunningStats {
-            mean: run_mean,
-            var: run_var,
-            momentum: running.momentum,
-        };
         let gamma_now = gamma.value().clone();
         let out = Var::record(&[self, gamma, beta], y, move |g, needs| {
             let [dx, dgamma, dbeta] =
@@ -120,7 +212,7 @@ impl Var {
                 needs[2].then_some(dbeta),
             ]
         });
-        (out, moved)
+        (out, running)
     }
 
     /// Evaluation mode: normalise with given (running) statistics.
