@@ -15,7 +15,9 @@
 # step so that it ends in a few minutes there). Then, each step under its own time limit and
 # the next one run whatever the last gave:
 #   1. bench nn --device gpu: az-tiny, az-small, az-large at batches 1-4096, training at 256
-#      and 1024; then az-small with wgpu's runtime checks on and off, alternating
+#      and 1024; then az-small as shipped, with wgpu's runtime checks on, and as the baseline
+#      before the split forward and the batch-norm statistics from the convolution's store
+#      (CHECKERS_ZERO_GPU_BASELINE), alternating
 #   2. the PyTorch reference on CUDA, strict FP32 (NVIDIA_TF32_OVERRIDE=0) and PyTorch's
 #      default (TF32 in convolutions), where python3 has torch with CUDA
 #   3. the timestamp profiler's per-kernel table (az-small inference 1024, training 256)
@@ -169,14 +171,19 @@ run() {
     : >"$nn"
     step "bench nn: ours" 240 "$nn" "$bin" bench nn --device gpu --net "$nets" \
         --batches "$batches" --train-batch "$trains" --seconds "$secs"
-    local ab_batch=1024 ab_train=256
-    [ -n "$quick" ] && ab_batch=64 ab_train=64
+    local ab_batches="1,64,1024" ab_batch=1024 ab_train=256
+    [ -n "$quick" ] && ab_batches="1,64" ab_batch=64 ab_train=64
+    local variant checks baseline
     for _ in $(seq "$ab_rounds"); do
-        for checks in 1 0; do
-            CHECKERS_ZERO_GPU_CHECKS=$checks step "bench nn: az-small, runtime checks $checks" 60 "$work/ab" \
-                "$bin" bench nn --device gpu --net az-small --batches "$ab_batch" \
+        for variant in shipped checks baseline; do
+            checks=0 baseline=0
+            [ "$variant" = checks ] && checks=1
+            [ "$variant" = baseline ] && baseline=1
+            CHECKERS_ZERO_GPU_CHECKS=$checks CHECKERS_ZERO_GPU_BASELINE=$baseline \
+                step "bench nn: az-small, $variant" 60 "$work/ab" \
+                "$bin" bench nn --device gpu --net az-small --batches "$ab_batches" \
                 --train-batch "$ab_train" --seconds "$secs"
-            sed "s/^{/{\"runtime_checks\": $checks, /" "$work/ab" >>"$nn"
+            sed "s/^{/{\"variant\": \"$variant\", /" "$work/ab" >>"$nn"
             : >"$work/ab"
         done
     done

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """summary.md of a GPU hardware check (bench/gpu-hardware.sh): the card, each step's outcome,
-ours beside PyTorch CUDA (strict FP32 and TF32), wgpu's runtime checks on and off, the
+ours beside PyTorch CUDA (strict FP32 and TF32), the switches' alternating runs, the
 profiler's heaviest kernels, self-play with the GPU's utilisation, training and the tests.
 
     python3 bench/hardware_summary.py OUT_FOLDER STEPS_FILE > OUT_FOLDER/summary.md
@@ -55,7 +55,7 @@ def header(out, steps):
 
 def network_table(nn):
     ours = {(r["net"], r["mode"], r["batch"]): r for r in nn
-            if r.get("impl") == "checkers-zero" and "runtime_checks" not in r}
+            if r.get("impl") == "checkers-zero" and "variant" not in r}
     torch = {}
     for r in nn:
         if r.get("impl") == "pytorch":
@@ -72,20 +72,27 @@ def network_table(nn):
               f"{r.get('dispatches', '-')} | {r.get('submits', '-')} | {r.get('waits', '-')} |")
 
 
-def checks_table(nn):
+def variants_table(nn):
+    """The alternating runs of az-small as shipped and with each switch (gpu-hardware.sh)."""
     runs = {}
     for r in nn:
-        if "runtime_checks" in r:
-            runs.setdefault((r["mode"], r["batch"], r["runtime_checks"]), []).append(
+        if "variant" in r:
+            runs.setdefault((r["mode"], r["batch"], r["variant"]), []).append(
                 r["positions_per_s"])
     if not runs:
         return
-    print("\n## wgpu's runtime checks in the product kernels (az-small, medians, alternating)\n")
-    print("| mode | batch | checks on | checks off (shipped) | off/on |\n|---|---:|---:|---:|---:|")
+    print("\n## Switches (az-small, positions/s, medians, alternating)\n")
+    print("`checks`: wgpu's runtime checks in the product kernels; `baseline`: the forward never "
+          "split over k, batch norm's statistics read from its input "
+          "(CHECKERS_ZERO_GPU_BASELINE).\n")
+    print("| mode | batch | shipped | checks | shipped/checks | baseline | shipped/baseline |\n"
+          "|---|---:|---:|---:|---:|---:|---:|")
     for mode, batch in sorted({(m, b) for m, b, _ in runs}):
-        on = statistics.median(runs.get((mode, batch, 1), [0]))
-        off = statistics.median(runs.get((mode, batch, 0), [0]))
-        print(f"| {mode} | {batch} | {fmt(on)} | {fmt(off)} | {ratio(off, on)} |")
+        med = {v: statistics.median(runs.get((mode, batch, v), [0]))
+               for v in ("shipped", "checks", "baseline")}
+        print(f"| {mode} | {batch} | {fmt(med['shipped'])} | {fmt(med['checks'])} | "
+              f"{ratio(med['shipped'], med['checks'])} | {fmt(med['baseline'])} | "
+              f"{ratio(med['shipped'], med['baseline'])} |")
 
 
 def profile_table(out):
@@ -158,7 +165,7 @@ def main():
     nn = records(os.path.join(out, "nn.jsonl"))
     header(out, steps)
     network_table(nn)
-    checks_table(nn)
+    variants_table(nn)
     profile_table(out)
     selfplay(out)
     tests(out)

@@ -29,7 +29,8 @@ const PIXELS: u32 = OUT_H * OUT_W;
 const PLANE: u32 = H * W;
 const FORWARD: bool = MODE == 0u || MODE == 3u;
 
-// The forward's epilogue: out = relu?(product + bias? + residual?), each flag 0 or 1.
+// The forward's epilogue (epilogue.wgsl): out = relu?(product + bias? + residual?), each
+// flag 0 or 1.
 struct Params {
     gemm: GemmHeader,
     has_bias: u32,
@@ -159,18 +160,13 @@ fn load_b4(bat: u32, kk: u32, j: u32) -> vec4<f32> {
 
 fn store_c(split: u32, bat: u32, i: u32, j: u32, v: f32) {
     if (FORWARD) {
-        // The forward is never split: its epilogue sees whole sums.
         let o = (j / PIXELS * C_OUT + i) * PIXELS + j % PIXELS;
-        var y = v;
-        if (p.has_bias != 0u) {
-            y += bias[i];
+        if (p.gemm.splits > 1u) {
+            // A split forward's parts: split_sum.wgsl adds them and applies the epilogue.
+            out[split * p.gemm.m * p.gemm.n + o] = v;
+            return;
         }
-        if (p.has_residual != 0u) {
-            y += residual[o];
-        }
-        if (p.relu != 0u) {
-            y = max(y, 0.0);
-        }
+        let y = epilogue(v, i, o);
         out[o] = y;
 {{NOTE_OUTPUT}}
     } else if (MODE == 1u) {

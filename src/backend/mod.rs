@@ -137,6 +137,25 @@ impl<B> Clone for Running<'_, B> {
 }
 impl<B> Copy for Running<'_, B> {}
 
+/// [`Backend::conv2d_batch_norm_train`] as its two ops, one after the other.
+#[allow(clippy::too_many_arguments)]
+fn conv_then_batch_norm<B: Backend + ?Sized>(
+    be: &B,
+    x: &B::Buf,
+    w: &B::Buf,
+    gamma: &B::Buf,
+    beta: &B::Buf,
+    running: Running<'_, B::Buf>,
+    relu: bool,
+    d: ConvDims,
+    eps: f32,
+) -> [B::Buf; 6] {
+    let conv = be.conv2d(x, w, None, d);
+    let [y, mean, var, run_mean, run_var] =
+        be.batch_norm_train(&conv, gamma, beta, running, relu, d.output(), eps);
+    [conv, y, mean, var, run_mean, run_var]
+}
+
 /// The running averages moved towards a batch's mean and (biased) variance.
 fn fold_running<B: Backend + ?Sized>(
     be: &B,
@@ -341,10 +360,7 @@ pub trait Backend: Send + Sync {
         d: ConvDims,
         eps: f32,
     ) -> [Self::Buf; 6] {
-        let conv = self.conv2d(x, w, None, d);
-        let [y, mean, var, run_mean, run_var] =
-            self.batch_norm_train(&conv, gamma, beta, running, relu, d.output(), eps);
-        [conv, y, mean, var, run_mean, run_var]
+        conv_then_batch_norm(self, x, w, gamma, beta, running, relu, d, eps)
     }
     /// The backward of [`Backend::batch_norm_train`] from the output gradient `g`, with
     /// x^ = (x - mean) / sqrt(var + eps) and m = n plane values per channel:

@@ -69,9 +69,20 @@ pub(crate) struct GpuContext {
     info: wgpu::AdapterInfo,
     limits: wgpu::Limits,
     pipelines: PipelineCache,
+    /// The later fusions off (`BASELINE_VARIABLE`).
+    baseline: bool,
     state: Mutex<State>,
     counters: Counters,
     fault: Fault,
+}
+
+/// Set to 1, the forward convolution is never split over k and a training batch norm reads
+/// its input for its statistics instead of the convolution's moments: the GPU path before
+/// those two were added, to time them against it on a card.
+pub(super) const BASELINE_VARIABLE: &str = "CHECKERS_ZERO_GPU_BASELINE";
+
+fn switched_on(variable: &str) -> bool {
+    std::env::var(variable).is_ok_and(|v| v == "1")
 }
 
 struct State {
@@ -288,9 +299,8 @@ impl GpuContext {
             queue,
             info,
             limits,
-            pipelines: PipelineCache::new(
-                std::env::var(super::pipelines::CHECKS_VARIABLE).is_ok_and(|v| v == "1"),
-            ),
+            pipelines: PipelineCache::new(switched_on(super::pipelines::CHECKS_VARIABLE)),
+            baseline: switched_on(BASELINE_VARIABLE),
             state: Mutex::new(state),
             counters: Counters::default(),
             fault,
@@ -640,6 +650,11 @@ impl GpuContext {
         let mut st = self.lock();
         self.submit(&mut st);
         st.profiler.take().map(Profiler::report).unwrap_or_default()
+    }
+
+    /// Whether `CHECKERS_ZERO_GPU_BASELINE` turned the later fusions off.
+    pub(super) fn baseline(&self) -> bool {
+        self.baseline
     }
 
     /// How many workgroups the products should have here (gemm.rs).

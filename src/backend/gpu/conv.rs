@@ -5,15 +5,17 @@
 //! divides only by constants; a network has a handful of shapes.
 //!
 //! The forward applies bias, residual add and ReLU as it stores its outputs, so the inference
-//! form `conv2d_add_relu` is one dispatch; for that it is never split over k. In training,
+//! form `conv2d_add_relu` is one dispatch. Where even the smallest tile leaves the device
+//! short of workgroups (small batches), the forward is split over k like the gradients and
+//! one more dispatch adds the parts and applies that epilogue (shaders/split_sum.wgsl). In training,
 //! where a batch norm follows, the forward also writes each tile's per-channel moments
 //! (shaders/conv_moments.wgsl), from which the batch norm's statistics are made without
 //! reading the output for them.
 
-use super::gemm::{self, GemmHeader, GemmParams};
-use super::pipelines::{ConvMode, ConvShape, Shader};
+use super::gemm::{self, GemmHeader, GemmParams, Occupancy};
+use super::pipelines::{ConvMode, ConvShape, Kernel, Shader};
 use super::tile::TileShape;
-use super::{Gpu, GpuBuf, to_u32};
+use super::{Gpu, GpuBuf, groups_1d, to_u32};
 use crate::backend::ConvDims;
 use bytemuck::{Pod, Zeroable};
 
@@ -32,6 +34,20 @@ impl GemmParams for Params {
     fn header(&self) -> GemmHeader {
         self.gemm
     }
+}
+
+/// Mirrors `Params` in split_sum.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub(super) struct SplitSumParams {
+    len: u32,
+    splits: u32,
+    channels: u32,
+    plane: u32,
+    has_bias: u32,
+    has_residual: u32,
+    relu: u32,
+    _pad: u32,
 }
 
 /// What the forward adds to its products as it stores them.
@@ -82,14 +98,65 @@ fn run(
         epilogue.residual.unwrap_or(lhs),
     ];
     inputs.extend(moments);
-    gemm::run(gpu, Shader::Conv { mode, tile, shape }, &p, &inputs)
+    let shader = Shader::Conv { mode, tile, shape };
+    if mode != ConvMode::Forward || header.splits() == 1 {
+        return gemm::run(gpu, shader, &p, &inputs);
+    }
+    let parts = gemm::run_parts(gpu, shader, &p, &inputs);
+    let len = m * n;
+    let out = gpu.alloc(len);
+    let sum = SplitSumParams {
+        len: to_u32(len),
+        splits: to_u32(header.splits()),
+        channels: to_u32(d.c_out),
+        plane: to_u32(pixels(d)),
+        has_bias: p.has_bias,
+        has_residual: p.has_residual,
+        relu: p.relu,
+        _pad: 0,
+    };
+    let kernel = Kernel {
+        shader: Shader::SplitSum,
+        entry: "main",
+    };
+    let [bias, residual] = [epilogue.bias, epilogue.residual].map(|b| b.unwrap_or(&parts));
+    gpu.launch(
+        kernel,
+        &sum,
+        &[&out, &parts, bias, residual],
+        groups_1d(len),
+    );
+    out
 }
 
-/// The tile and launch of a product: the gradients may split k; the forwards are never
-/// split, so that their epilogue and moments see whole sums.
+/// The tile and launch of a product. The gradients may split k. The forward with moments
+/// is never split (its moments need whole sums); the plain forward only where the smallest
+/// tile leaves the device short of workgroups, since its parts cost a dispatch to add up
+/// (and never under `CHECKERS_ZERO_GPU_BASELINE`).
 fn plan(mode: ConvMode, mnk: (usize, usize, usize), gpu: &Gpu) -> (TileShape, GemmHeader) {
-    let may_split = matches!(mode, ConvMode::GradInput | ConvMode::GradWeight);
-    GemmHeader::plan(mnk, 1, may_split, gpu.0.context.occupancy())
+    let context = &gpu.0.context;
+    plan_for(mode, mnk, context.occupancy(), context.baseline())
+}
+
+fn plan_for(
+    mode: ConvMode,
+    mnk: (usize, usize, usize),
+    occupancy: Occupancy,
+    baseline: bool,
+) -> (TileShape, GemmHeader) {
+    let plan = |may_split| GemmHeader::plan(mnk, 1, may_split, occupancy);
+    match mode {
+        ConvMode::GradInput | ConvMode::GradWeight => plan(true),
+        ConvMode::ForwardMoments => plan(false),
+        ConvMode::Forward => {
+            let whole = plan(false);
+            if whole.1.groups() < occupancy.min_groups && !baseline {
+                plan(true)
+            } else {
+                whole
+            }
+        }
+    }
 }
 
 fn taps(d: &ConvDims) -> usize {
@@ -162,4 +229,38 @@ pub(super) fn grad_weight(gpu: &Gpu, x: &GpuBuf, g: &GpuBuf, d: ConvDims) -> Gpu
         Epilogue::default(),
         None,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_forward_is_split_only_where_its_tiles_cannot_fill_the_device() {
+        let splits = |n: usize, k: usize, occupancy, baseline| {
+            let mode = ConvMode::Forward;
+            plan_for(mode, (64, n * 64, k), occupancy, baseline)
+                .1
+                .splits()
+        };
+        // az-small's 3x3 layer (k 576): split at one board, whole at 256 on either adapter.
+        for occupancy in [Occupancy::SOFTWARE, Occupancy::HARDWARE] {
+            assert!(splits(1, 576, occupancy, false) > 1);
+            assert_eq!(splits(256, 576, occupancy, false), 1);
+            assert_eq!(splits(1, 576, occupancy, true), 1, "not under the baseline");
+        }
+        // 64 boards fill a software adapter but not a hardware one.
+        assert_eq!(splits(64, 576, Occupancy::SOFTWARE, false), 1);
+        assert!(splits(64, 576, Occupancy::HARDWARE, false) > 1);
+        // az-tiny's (k 288) is too short to split.
+        assert_eq!(splits(1, 288, Occupancy::HARDWARE, false), 1);
+        // The forward with moments never is.
+        let moments = plan_for(
+            ConvMode::ForwardMoments,
+            (64, 64, 576),
+            Occupancy::HARDWARE,
+            false,
+        );
+        assert_eq!(moments.1.splits(), 1);
+    }
 }

@@ -102,6 +102,22 @@ impl GemmHeader {
     }
 }
 
+impl GemmHeader {
+    /// Values of one (batch, m, n) output.
+    fn len(&self) -> usize {
+        (self.batch * self.m * self.n) as usize
+    }
+
+    /// Workgroups of the launch, split-K parts included.
+    pub(super) fn groups(&self) -> usize {
+        (self.tiles_m * self.tiles_n * self.batch * self.splits) as usize
+    }
+
+    pub(super) fn splits(&self) -> usize {
+        self.splits as usize
+    }
+}
+
 /// The parameters of a product kernel: a struct whose first field is its header.
 pub(super) trait GemmParams: Pod {
     fn header(&self) -> GemmHeader;
@@ -116,7 +132,24 @@ pub(super) fn run<P: GemmParams>(
     inputs: &[&GpuBuf],
 ) -> GpuBuf {
     let h = params.header();
-    let len = (h.batch * h.m * h.n) as usize;
+    let (parts, len) = (run_parts(gpu, shader, params, inputs), h.len());
+    if h.splits > 1 {
+        reduce::sum_axis(gpu, &parts, 1, h.splits as usize, len)
+    } else {
+        parts
+    }
+}
+
+/// Records a product kernel, leaving split-K's partial products unsummed: `splits` arrays
+/// of (batch, m, n) one after another.
+pub(super) fn run_parts<P: GemmParams>(
+    gpu: &Gpu,
+    shader: Shader,
+    params: &P,
+    inputs: &[&GpuBuf],
+) -> GpuBuf {
+    let h = params.header();
+    let len = h.len();
     if len == 0 {
         return gpu.alloc(0);
     }
@@ -134,7 +167,6 @@ pub(super) fn run<P: GemmParams>(
             bytes.min(b.mem.buffer.size() - b.offset),
         )
     }));
-    let groups = (h.tiles_m * h.tiles_n * h.batch) as usize * splits;
     let flops = 2 * u64::from(h.batch) * u64::from(h.m) * u64::from(h.n) * u64::from(h.k);
     gpu.0.context.record(
         Kernel {
@@ -143,14 +175,10 @@ pub(super) fn run<P: GemmParams>(
         },
         bytemuck::bytes_of(params),
         &storage,
-        to_u32(groups),
+        to_u32(h.groups()),
         flops,
     );
-    if splits > 1 {
-        reduce::sum_axis(gpu, &out, 1, splits, len)
-    } else {
-        out
-    }
+    out
 }
 
 #[cfg(test)]

@@ -464,6 +464,11 @@ impl Backend for Gpu {
         d: ConvDims,
         eps: f32,
     ) -> [GpuBuf; 6] {
+        if self.0.context.baseline() {
+            return crate::backend::conv_then_batch_norm(
+                self, x, w, gamma, beta, running, relu, d, eps,
+            );
+        }
         let (conv, moments, parts) = conv::forward_moments(self, x, w, d);
         let source = norm::Source::Moments(&moments, parts);
         let [y, mean, var, run_mean, run_var] = norm::train(

@@ -26,6 +26,8 @@ const GEMM: &str = include_str!("../../../shaders/gemm.wgsl");
 const MATMUL: &str = include_str!("../../../shaders/matmul.wgsl");
 const CONV: &str = include_str!("../../../shaders/conv.wgsl");
 const CONV_MOMENTS: &str = include_str!("../../../shaders/conv_moments.wgsl");
+const EPILOGUE: &str = include_str!("../../../shaders/epilogue.wgsl");
+const SPLIT_SUM: &str = include_str!("../../../shaders/split_sum.wgsl");
 const NORM: &str = include_str!("../../../shaders/norm/common.wgsl");
 const NORM_STATISTICS: &str = include_str!("../../../shaders/norm/statistics.wgsl");
 
@@ -129,6 +131,8 @@ pub(super) enum Shader {
         tile: TileShape,
         shape: ConvShape,
     },
+    /// The sum of a split forward convolution's parts, with its epilogue.
+    SplitSum,
 }
 
 impl Shader {
@@ -151,15 +155,16 @@ impl Shader {
             Shader::Matmul(tile) => gemm(MATMUL, tile, ""),
             Shader::Conv { mode, tile, shape } => {
                 // Only the forward with moments has an end to its tiles and notes its values.
+                let conv = format!("{CONV}\n{EPILOGUE}");
                 let (family, end_tile, note) = if mode == ConvMode::ForwardMoments {
-                    let family = format!("{CONV}\n{CONV_MOMENTS}");
+                    let family = format!("{conv}\n{CONV_MOMENTS}");
                     (
                         family,
                         "    end_tile(row0, col0, lid, li);",
                         "        note_output(i, y);",
                     )
                 } else {
-                    (CONV.to_string(), "", "")
+                    (conv, "", "")
                 };
                 let (body, mut c) = gemm(&family, tile, end_tile);
                 c.push(("NOTE_OUTPUT", note.to_string()));
@@ -167,6 +172,7 @@ impl Shader {
                 c.extend(numbers(&shape.shader_consts()));
                 (body, c)
             }
+            Shader::SplitSum => (format!("{SPLIT_SUM}\n{EPILOGUE}"), vec![]),
         };
         consts.extend(numbers(&[("WG", WG)]));
         fill_placeholders(&format!("{COMMON}\n{body}"), &consts)
@@ -207,6 +213,7 @@ impl Shader {
             Shader::Layout,
             Shader::Optim,
             Shader::Loss,
+            Shader::SplitSum,
         ];
         all.extend(NormPass::ALL.map(Shader::Norm));
         for tile in TileShape::ALL {
@@ -439,6 +446,7 @@ mod tests {
                 Shader::Norm(_) => size_of::<super::super::norm::Params>(),
                 Shader::Matmul(_) => size_of::<super::super::matmul::Params>(),
                 Shader::Conv { .. } => size_of::<super::super::conv::Params>(),
+                Shader::SplitSum => size_of::<super::super::conv::SplitSumParams>(),
             };
             let m = module(shader);
             let var = m
