@@ -321,6 +321,15 @@ pub mod az {
         None,
         "searches bound the move",
     );
+    pub const SPEND: Opt<settings::TimeUse> = Opt::new(
+        "spend",
+        "Time use",
+        "fixed: every move searches its time; managed: the time is a game's mean per move, \
+         settled moves stop early and close ones search on with what they saved",
+        &settings::TIME_USE,
+        Some("fixed"),
+        "",
+    );
     pub const BATCH: Opt<usize> = Opt::new(
         "batch",
         "Leaves per network call",
@@ -541,6 +550,7 @@ pub static AZ: AgentKind = AgentKind {
         az::MODEL.decl,
         az::SEARCHES.decl,
         az::TIME.decl,
+        az::SPEND.decl,
         az::BATCH.decl,
         az::CACHE.decl,
         az::DEVICE.decl,

@@ -4,6 +4,7 @@
 
 pub mod alphabeta;
 pub mod checkers_eval;
+pub mod clock;
 pub mod error;
 pub mod kinds;
 pub mod learned;

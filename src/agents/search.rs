@@ -1,7 +1,9 @@
 //! The search agents: `mcts` (UCT with random rollouts) and `az` (PUCT with a trained
 //! policy-value network). Both keep their tree between moves of a game.
 
+use super::clock::{GameClock, MoveClock, Standing};
 use super::kinds::{self, az, millis};
+use super::settings::TimeUse;
 use super::{
     Agent, AgentError, AgentSource, Analysis, Decision, Limits, Line, Listener, MoveScore, Proven,
     Reporter, ScoreKind, perfect_decision, pv_text,
@@ -173,6 +175,20 @@ impl TreeSearch {
     }
 }
 
+/// The visits of the root's two most visited moves, and `done` simulations this move.
+fn standing<G: Rules>(tree: &Tree<G>, done: u64) -> Standing {
+    let (mut best, mut second) = (0, 0);
+    for s in tree.move_stats() {
+        let v = u64::from(s.visits);
+        if v > best {
+            (best, second) = (v, best);
+        } else if v > second {
+            second = v;
+        }
+    }
+    Standing { best, second, done }
+}
+
 /// The visits of all the root's moves.
 fn move_visits<G: Rules>(stats: &[MoveStats<G>]) -> u64 {
     stats.iter().map(|s| u64::from(s.visits)).sum()
@@ -259,6 +275,8 @@ pub struct AzConfig {
     /// Time per move, where the caller gives no limits of its own (then `searches` only
     /// sizes Gumbel's Sequential Halving).
     pub movetime: Option<Duration>,
+    /// Whether that time is every move's or a game's mean (PUCT only).
+    pub spend: TimeUse,
     pub device: DeviceChoice,
     /// Network evaluations kept for positions met again (0: none).
     pub cache: usize,
@@ -276,6 +294,7 @@ impl AzConfig {
             az::MODEL.with(self.model.as_ref().map(|p| p.display().to_string())),
             az::SEARCHES.with(Some(self.searches)),
             az::TIME.with(self.movetime.map(millis)),
+            az::SPEND.with(Some(self.spend)),
             az::BATCH.with(Some(self.puct.batch)),
             az::CACHE.with(Some(self.cache)),
             az::DEVICE.with(Some(self.device)),
@@ -300,6 +319,8 @@ pub struct AzAgent<G: Rules = Checkers> {
     name: String,
     searches: u32,
     movetime: Option<Duration>,
+    /// The game's time with `spend=managed` (and a time of its own); `None` otherwise.
+    clock: Option<GameClock>,
     temperature: f32,
     puct: PuctConfig,
     evaluator: CachedEvaluator<NetEvaluator<G>, G>,
@@ -361,6 +382,10 @@ impl<G: NetGame> AzAgent<G> {
             name,
             searches: config.searches,
             movetime: config.movetime,
+            clock: match (config.spend, config.movetime) {
+                (TimeUse::Managed, Some(t)) => Some(GameClock::new(t)),
+                _ => None,
+            },
             temperature: config.temperature,
             puct: config.puct,
             evaluator: CachedEvaluator::new(evaluator, config.cache),
@@ -437,6 +462,9 @@ impl<G: Rules> Agent<G> for AzAgent<G> {
     fn new_game(&mut self) {
         self.search = None;
         self.rng = StdRng::seed_from_u64(self.seed);
+        if let Some(clock) = &mut self.clock {
+            clock.new_game();
+        }
     }
 }
 
@@ -454,7 +482,7 @@ impl<G: Rules> AzAgent<G> {
         limits: &Limits,
         listener: Option<Listener<'_, G>>,
     ) -> Decision<G> {
-        let mut reporter = Reporter::new(listener, self.oracle.as_ref(), game);
+        let reporter = Reporter::new(listener, self.oracle.as_ref(), game);
         if let Some(d) = perfect_decision(
             self.oracle.as_ref(),
             game,
@@ -464,6 +492,48 @@ impl<G: Rules> AzAgent<G> {
         ) {
             return reporter.finish(d);
         }
+        let own = Limits {
+            movetime: self.movetime,
+            ..Limits::default()
+        };
+        // A forced move needs no thought when a clock is running (as alpha-beta's search).
+        if limits.or(&own).movetime.is_some()
+            && let [only] = G::distinct_moves(game.position())[..]
+        {
+            return Decision {
+                mv: only,
+                analysis: None,
+            };
+        }
+        // A managed clock where the caller leaves the time to the agent and the search is
+        // PUCT's (whose choice is the most visited move). Only searched moves draw on it and
+        // are booked: moves answered at once above cost a fixed clock nothing either.
+        let managed = limits.is_empty() && self.puct.search.gumbel().is_none();
+        let Some(clock) = self.clock.filter(|_| managed) else {
+            return self.search_tree(game, &limits.or(&own), reporter, None);
+        };
+        let move_clock = clock.next_move();
+        let start = Instant::now();
+        let limits = Limits {
+            movetime: Some(move_clock.most),
+            ..limits.clone()
+        };
+        let decision = self.search_tree(game, &limits, reporter, Some(move_clock));
+        if let Some(c) = &mut self.clock {
+            c.settle(start.elapsed());
+        }
+        decision
+    }
+
+    /// One move's search of the tree, within `limits` and, with a managed clock,
+    /// `move_clock`'s stops.
+    fn search_tree(
+        &mut self,
+        game: &Game<G>,
+        limits: &Limits,
+        mut reporter: Reporter<'_, G>,
+        move_clock: Option<MoveClock>,
+    ) -> Decision<G> {
         let search = match &mut self.search {
             Some(s) => {
                 s.follow(game);
@@ -475,19 +545,6 @@ impl<G: Rules> AzAgent<G> {
                 self.search.insert(s)
             }
         };
-        let limits = limits.or(&Limits {
-            movetime: self.movetime,
-            ..Limits::default()
-        });
-        // A forced move needs no thought when a clock is running (as alpha-beta's search).
-        if limits.movetime.is_some()
-            && let [only] = G::distinct_moves(game.position())[..]
-        {
-            return Decision {
-                mv: only,
-                analysis: None,
-            };
-        }
         let budget = Budget::new(&limits, self.searches);
         // Gumbel splits a known number of simulations; under a time limit, `searches` of
         // them, after which the root chooses as the nodes below it do.
@@ -499,7 +556,10 @@ impl<G: Rules> AzAgent<G> {
         let tree_search = TreeSearch::begin(search.tree(), true, &limits);
         let mut done = 0;
         let chunk = self.puct.batch as u64;
-        while budget.more(done, search.tree().bytes()) {
+        while budget.more(done, search.tree().bytes())
+            && !move_clock
+                .is_some_and(|c| c.stop(tree_search.start.elapsed(), standing(search.tree(), done)))
+        {
             let n = chunk.min(budget.simulations - done);
             search.run(&mut self.evaluator, n as u32, &mut self.rng);
             done += n;

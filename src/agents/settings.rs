@@ -259,6 +259,22 @@ crate::names::named_enum! {
 pub static EVAL: Setting<CheckersEvalKind> =
     Setting::new("an evaluation", Domain::Choice(CheckersEvalKind::NAMES));
 
+crate::names::named_enum! {
+    /// How `az` spends its time per move.
+    #[derive(Default)]
+    pub enum TimeUse {
+        /// Every move searches for its whole time.
+        Fixed = "fixed" (default),
+        /// The time is a game's mean per move: settled moves stop early, and close ones
+        /// search on with what they saved.
+        Managed = "managed",
+    }
+}
+
+/// How `az` spends its time.
+pub static TIME_USE: Setting<TimeUse> =
+    Setting::new("a way to spend the time", Domain::Choice(TimeUse::NAMES));
+
 /// Which tree search `az` runs.
 pub static SEARCH: Setting<SearchKind> =
     Setting::new("a search", Domain::Choice(SearchKind::NAMES));

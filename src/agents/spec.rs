@@ -297,6 +297,7 @@ impl AzConfig {
             model: opts.get(&az::MODEL)?.map(PathBuf::from),
             searches: opts.value(&az::SEARCHES)?,
             movetime: opts.get(&az::TIME)?.map(Duration::from_millis),
+            spend: opts.value(&az::SPEND)?,
             device: opts.value(&az::DEVICE)?,
             cache: opts.value(&az::CACHE)?,
             temperature: opts.value(&az::TEMPERATURE)?,

@@ -6,7 +6,7 @@
 
 use super::openings::{ArenaGame, OpeningSet};
 use super::series::{
-    MatchConfig, MatchGame, MatchReport, match_length, names, play_rounds, round_start,
+    MatchConfig, MatchGame, MatchReport, Thinking, match_length, names, play_rounds, round_start,
 };
 use crate::agents::{AgentError, AgentGame, AgentSpec};
 use crate::files::{FileError, file_error};
@@ -29,6 +29,9 @@ struct Entry {
     /// The result was the endgame databases' (`adjudicated` holds it), not a length cap's.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     proven: bool,
+    /// The first and the second agent's thinking.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    thinking: Option<[Thinking; 2]>,
 }
 
 /// What identifies the match a journal belongs to.
@@ -63,6 +66,7 @@ fn entry<G: ArenaGame>(g: &MatchGame<G>, opening_plies: usize) -> Entry {
             .collect(),
         adjudicated,
         proven,
+        thinking: g.thinking,
     }
 }
 
@@ -178,6 +182,7 @@ fn read<G: ArenaGame + AgentGame>(
             opening,
             first_color,
             game,
+            thinking: e.thinking,
         });
     }
     games.sort_by_key(|g| g.round);

@@ -4,10 +4,12 @@ use super::driver::{GameConfig, play_game};
 use super::openings::{ArenaGame, OpeningSet};
 use super::progress::Progress;
 use super::stats::Tally;
-use crate::agents::{AgentError, Player};
+use crate::agents::{Agent, AgentError, Decision, Limits, Listener, Player};
 use crate::games::{Checkers, Color, Game, Rules};
+use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 /// How each series of games between two agents is played (a match, each pair of a
 /// tournament, each opponent of a gauntlet).
@@ -48,6 +50,63 @@ pub struct MatchGame<G: Rules = Checkers> {
     /// The colour the first agent played.
     pub first_color: Color,
     pub game: Game<G>,
+    /// How long the first and the second agent thought (none in journals older than the
+    /// record of it).
+    pub thinking: Option<[Thinking; 2]>,
+}
+
+/// One side's thinking over a game: what equal time per move is checked against.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Thinking {
+    pub ms: u64,
+    pub moves: u32,
+}
+
+/// An agent whose moves are timed.
+struct Timed<'a, G: Rules> {
+    agent: &'a mut dyn Agent<G>,
+    spent: Duration,
+    moves: u32,
+}
+
+impl<'a, G: Rules> Timed<'a, G> {
+    fn new(agent: &'a mut dyn Agent<G>) -> Self {
+        Timed {
+            agent,
+            spent: Duration::ZERO,
+            moves: 0,
+        }
+    }
+
+    fn thinking(&self) -> Thinking {
+        Thinking {
+            ms: self.spent.as_millis().try_into().unwrap_or(u64::MAX),
+            moves: self.moves,
+        }
+    }
+}
+
+impl<G: Rules> Agent<G> for Timed<'_, G> {
+    fn name(&self) -> String {
+        self.agent.name()
+    }
+
+    fn select_reporting(
+        &mut self,
+        game: &Game<G>,
+        limits: &Limits,
+        listener: Option<Listener<'_, G>>,
+    ) -> Decision<G> {
+        let start = Instant::now();
+        let decision = self.agent.select_reporting(game, limits, listener);
+        self.spent += start.elapsed();
+        self.moves += 1;
+        decision
+    }
+
+    fn new_game(&mut self) {
+        self.agent.new_game();
+    }
 }
 
 impl<G: Rules> MatchGame<G> {
@@ -92,6 +151,26 @@ impl<G: Rules> MatchReport<G> {
         for c in [Color::Black, Color::White] {
             let t = self.tally(Some(c));
             s += &format!("    as {c}: +{} ={} -{}\n", t.wins, t.draws, t.losses);
+        }
+        let timed: Vec<&[Thinking; 2]> = self
+            .games
+            .iter()
+            .filter_map(|g| g.thinking.as_ref())
+            .collect();
+        if !timed.is_empty() {
+            let per_move = |side: usize| {
+                let ms: u64 = timed.iter().map(|t| t[side].ms).sum();
+                let moves: u64 = timed.iter().map(|t| u64::from(t[side].moves)).sum();
+                ms as f64 / moves.max(1) as f64
+            };
+            s += &format!(
+                "  thinking per move ({} games timed): {} {:.0} ms, {} {:.0} ms\n",
+                timed.len(),
+                self.first,
+                per_move(0),
+                self.second,
+                per_move(1)
+            );
         }
         s
     }
@@ -246,15 +325,17 @@ fn play_round<G: ArenaGame>(
     let mut second = config
         .second
         .build(game_seed(config.series.seed, round, 2))?;
+    let (mut first, mut second) = (Timed::new(first.as_mut()), Timed::new(second.as_mut()));
     let game = match first_color {
-        Color::Black => play_game(first.as_mut(), second.as_mut(), start, config.series.game),
-        Color::White => play_game(second.as_mut(), first.as_mut(), start, config.series.game),
+        Color::Black => play_game(&mut first, &mut second, start, config.series.game),
+        Color::White => play_game(&mut second, &mut first, start, config.series.game),
     };
     Ok(MatchGame {
         round,
         opening,
         first_color,
         game,
+        thinking: Some([first.thinking(), second.thinking()]),
     })
 }
 
@@ -310,7 +391,7 @@ mod tests {
 
     /// A pool of three plays three games at a time, each game's agents in a pool of one
     /// (no thread lends its core to another game's search), with the same results as one
-    /// game at a time.
+    /// game at a time, and each side's thinking timed.
     #[test]
     fn games_run_side_by_side_each_with_one_core() {
         let watched = Arc::new(Watched::default());
@@ -345,5 +426,17 @@ mod tests {
         );
         let one = in_pool(1);
         assert_eq!(three.pdn(), one.pdn());
+        // Each side's thinking is timed: the sides move in turn, and the watched agent
+        // sleeps a millisecond a move.
+        for g in &three.games {
+            let [first, second] = g.thinking.expect("every game is timed");
+            assert!(first.moves > 0 && first.moves.abs_diff(second.moves) <= 1);
+            assert!(first.ms >= u64::from(first.moves), "{first:?}");
+        }
+        assert!(
+            three
+                .summary()
+                .contains("thinking per move (12 games timed)")
+        );
     }
 }
