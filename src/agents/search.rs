@@ -545,7 +545,7 @@ impl<G: Rules> AzAgent<G> {
                 self.search.insert(s)
             }
         };
-        let budget = Budget::new(&limits, self.searches);
+        let budget = Budget::new(limits, self.searches);
         // Gumbel splits a known number of simulations; under a time limit, `searches` of
         // them, after which the root chooses as the nodes below it do.
         let planned = budget.simulations.min(match limits.nodes {
@@ -553,7 +553,7 @@ impl<G: Rules> AzAgent<G> {
             None => self.searches as u64,
         });
         search.start_decision(planned.min(u32::MAX as u64) as u32);
-        let tree_search = TreeSearch::begin(search.tree(), true, &limits);
+        let tree_search = TreeSearch::begin(search.tree(), true, limits);
         let mut done = 0;
         let chunk = self.puct.batch as u64;
         while budget.more(done, search.tree().bytes())
