@@ -284,7 +284,11 @@ fn forced_moves_take_no_time_under_a_clock() {
     let game = Game::<Checkers>::from_position(
         checkers_zero::games::checkers::parse_fen("B:W14:B9,1").unwrap(),
     );
-    for spec in ["az:time=2000,device=cpu", "alphabeta:time=2000"] {
+    for spec in [
+        "az:time=2000,device=cpu",
+        "az:time=2000,spend=managed,device=cpu",
+        "alphabeta:time=2000",
+    ] {
         let mut agent = AgentSpec::build::<Checkers>(&spec.parse().unwrap(), 1).unwrap();
         let start = Instant::now();
         let d = agent.select(&game, &Limits::default());
@@ -295,6 +299,31 @@ fn forced_moves_take_no_time_under_a_clock() {
             start.elapsed()
         );
     }
+}
+
+/// With `spend=managed` the time per move is a game's mean: moves together stay within it
+/// (here with room for each move's last batch of leaves on a loaded machine), and a bad
+/// value is refused with the values it takes.
+#[test]
+fn managed_time_keeps_a_games_moves_within_their_time() {
+    let spec = "az:time=60,spend=managed,device=cpu";
+    let mut agent = AgentSpec::build::<Checkers>(&spec.parse().unwrap(), 1).unwrap();
+    assert_eq!(agent.name(), "az:time=60,spend=managed");
+    let mut game = Game::<Checkers>::new();
+    let start = Instant::now();
+    for _ in 0..10 {
+        let d = agent.select(&game, &Limits::default());
+        game.play(d.mv);
+    }
+    assert!(
+        start.elapsed() < Duration::from_millis(10 * (60 + 30)),
+        "{:?} for 10 moves",
+        start.elapsed()
+    );
+    let e = AgentSpec::build::<Checkers>(&"az:spend=sometimes".parse().unwrap(), 1)
+        .err()
+        .unwrap();
+    assert!(e.0.contains("fixed") && e.0.contains("managed"), "{e}");
 }
 
 fn searched_nodes(summary: &str) -> u64 {
