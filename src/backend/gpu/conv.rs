@@ -193,7 +193,7 @@ pub(super) fn forward_moments(
 ) -> (GpuBuf, GpuBuf, usize) {
     let mode = ConvMode::ForwardMoments;
     let mnk = forward_mnk(&d);
-    let parts = plan(mode, mnk, gpu).1.tiles_n as usize;
+    let parts = plan(mode, mnk, gpu).1.tiles_n();
     let moments = gpu.alloc(parts * d.c_out * 3);
     let out = run(
         gpu,

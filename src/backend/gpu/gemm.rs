@@ -55,7 +55,7 @@ pub(super) struct GemmHeader {
     k_split: u32,
     splits: u32,
     tiles_m: u32,
-    pub(super) tiles_n: u32,
+    tiles_n: u32,
 }
 
 impl GemmHeader {
@@ -116,6 +116,11 @@ impl GemmHeader {
     pub(super) fn splits(&self) -> usize {
         self.splits as usize
     }
+
+    /// Output tiles along n (the columns).
+    pub(super) fn tiles_n(&self) -> usize {
+        self.tiles_n as usize
+    }
 }
 
 /// The parameters of a product kernel: a struct whose first field is its header.
@@ -132,9 +137,9 @@ pub(super) fn run<P: GemmParams>(
     inputs: &[&GpuBuf],
 ) -> GpuBuf {
     let h = params.header();
-    let (parts, len) = (run_parts(gpu, shader, params, inputs), h.len());
+    let parts = run_parts(gpu, shader, params, inputs);
     if h.splits > 1 {
-        reduce::sum_axis(gpu, &parts, 1, h.splits as usize, len)
+        reduce::sum_axis(gpu, &parts, 1, h.splits(), h.len())
     } else {
         parts
     }
