@@ -6,7 +6,9 @@
 //! most visited moves are still close when that is up searches on, up to `EXTEND` times its
 //! time more while the bank lasts. The bank never goes below zero, so a game's moves together
 //! never take more than their time each (Leela Chess Zero's smart pruning and a time
-//! extension for unsettled moves, in their simplest form).
+//! extension for unsettled moves, in their simplest form). Where an exact solver takes over
+//! at a ply known in advance (Othello's last empties), the bank is shared among the moves
+//! still to search, so none of it is left unspent.
 
 use std::time::Duration;
 
@@ -56,11 +58,15 @@ impl GameClock {
         }
     }
 
-    /// The next move's clock.
-    pub fn next_move(&self) -> MoveClock {
-        let most = self.per_move + self.bank.min(self.per_move * EXTEND);
+    /// The next move's clock, given how many moves this side will still search (this one
+    /// included) where that is known: the bank is then shared among them, so nothing is left
+    /// when an exact solver takes over.
+    pub fn next_move(&self, searched_left: Option<u32>) -> MoveClock {
+        let share = searched_left.map_or(SPREAD, |n| n.clamp(1, SPREAD));
+        let own_share = self.bank / share;
+        let most = self.per_move + self.bank.min((self.per_move * EXTEND).max(own_share));
         MoveClock {
-            own: (self.per_move + self.bank / SPREAD).min(most),
+            own: (self.per_move + own_share).min(most),
             most,
         }
     }
@@ -112,7 +118,7 @@ mod tests {
     #[test]
     fn a_settled_move_stops_early_a_close_one_searches_on_within_the_bank() {
         let mut clock = GameClock::new(100 * MS);
-        let first = clock.next_move();
+        let first = clock.next_move(None);
         assert_eq!(
             (first.own, first.most),
             (100 * MS, 100 * MS),
@@ -130,7 +136,7 @@ mod tests {
         assert_eq!(clock.bank(), 80 * MS);
         // A quarter of the bank goes into the next move's own time; close moves may take
         // all of it.
-        let second = clock.next_move();
+        let second = clock.next_move(None);
         assert_eq!((second.own, second.most), (120 * MS, 180 * MS));
         assert!(
             !second.stop(100 * MS, standing(500, 400, 900)),
@@ -154,7 +160,7 @@ mod tests {
         // Moves that stop at once, at their time, or at the most the bank allows (and a
         // few milliseconds over, as a search's last batch may).
         for i in 0..60u32 {
-            let move_clock = clock.next_move();
+            let move_clock = clock.next_move(None);
             let took = match i % 3 {
                 0 => 10 * MS,
                 1 => move_clock.own,
@@ -168,5 +174,30 @@ mod tests {
         // A move over its most is not paid back by the next ones' bank going negative.
         clock.settle(1000 * MS);
         assert_eq!(clock.bank(), Duration::ZERO);
+    }
+
+    #[test]
+    fn the_bank_is_spent_before_an_exact_solver_takes_over() {
+        let mut clock = GameClock::new(100 * MS);
+        clock.settle(Duration::ZERO);
+        clock.settle(Duration::ZERO);
+        clock.settle(Duration::ZERO);
+        assert_eq!(clock.bank(), 300 * MS);
+        // Many moves to come: a quarter of the bank now, up to twice the time in all.
+        assert_eq!(clock.next_move(Some(20)), clock.next_move(None));
+        assert_eq!(
+            (clock.next_move(None).own, clock.next_move(None).most),
+            (175 * MS, 300 * MS)
+        );
+        // Two searched moves left: half each; the last one takes all of it.
+        assert_eq!(
+            (clock.next_move(Some(2)).own, clock.next_move(Some(2)).most),
+            (250 * MS, 300 * MS)
+        );
+        assert_eq!(
+            (clock.next_move(Some(1)).own, clock.next_move(Some(1)).most),
+            (400 * MS, 400 * MS)
+        );
+        assert_eq!(clock.next_move(Some(0)), clock.next_move(Some(1)));
     }
 }

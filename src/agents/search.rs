@@ -512,7 +512,11 @@ impl<G: Rules> AzAgent<G> {
         let Some(clock) = self.clock.filter(|_| managed) else {
             return self.search_tree(game, &limits.or(&own), reporter, None);
         };
-        let move_clock = clock.next_move();
+        // This side's searched moves left: its moves until the oracle answers.
+        let searched_left = (self.oracle.as_ref())
+            .and_then(|o| o.plies_until_perfect(game.position()))
+            .map(|plies| plies.div_ceil(2));
+        let move_clock = clock.next_move(searched_left);
         let start = Instant::now();
         let limits = Limits {
             movetime: Some(move_clock.most),

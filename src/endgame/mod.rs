@@ -50,6 +50,13 @@ pub trait Perfect<G: Rules>: Send + Sync + std::fmt::Debug {
 
     /// What a person is told about `pos`: "database: win for White, 17 plies to conversion".
     fn describe(&self, pos: &G::Position, quiet: u32) -> Option<String>;
+
+    /// How many plies from `pos` until [`Perfect::perfect_move`] answers, where that is
+    /// known in advance (Othello's solver at a number of empties; not checkers' databases,
+    /// which wait for captures). A clock spends its savings before then.
+    fn plies_until_perfect(&self, _pos: &G::Position) -> Option<u32> {
+        None
+    }
 }
 
 /// A shared endgame oracle, as agents and drivers hold it.

@@ -889,6 +889,10 @@ impl super::Perfect<crate::games::Othello> for Endgame {
         Some((solved.best?, exact_of(solved.score)))
     }
 
+    fn plies_until_perfect(&self, pos: &Position) -> Option<u32> {
+        Some(empties(pos).saturating_sub(DEFAULT_EMPTIES))
+    }
+
     fn describe(&self, pos: &Position, _quiet: u32) -> Option<String> {
         if empties(pos) > DEFAULT_EMPTIES {
             return None;
