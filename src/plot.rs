@@ -1,6 +1,7 @@
-//! A training run's curves as chart files: `checkers-zero plot` writes them as PNG and SVG,
-//! one drawing function for both backends. (The browser dashboard draws its own interactive
-//! charts from the metrics.)
+//! Training runs' curves as chart files: `checkers-zero plot` writes them as PNG and SVG,
+//! one drawing function for both backends; several runs are drawn on the same charts, to
+//! compare recipes by their learning curves. (The browser dashboard draws its own
+//! interactive charts from the metrics.)
 
 use crate::files::{FileError, file_error};
 use plotters::coord::Shift;
@@ -20,6 +21,10 @@ const PLOTS: &[PlotKind] = &[
     PlotKind {
         name: "gauntlet",
         title: "Gauntlet: the best network against fixed opponents",
+    },
+    PlotKind {
+        name: "gauntlet_hours",
+        title: "Gauntlet by hours of training",
     },
     PlotKind {
         name: "elo",
@@ -113,8 +118,10 @@ struct GauntletPoint {
     elo_high: Option<f64>,
 }
 
-/// A run's metrics.jsonl, one record per finished iteration, and its gating threshold.
+/// A run's metrics.jsonl, one record per finished iteration, its gating threshold, and its
+/// name (the folder's) to tell runs apart on a shared chart.
 struct RunMetrics {
+    name: String,
     records: Vec<Record>,
     threshold: Option<f64>,
 }
@@ -155,7 +162,15 @@ fn read_metrics(run: &Path) -> Result<RunMetrics> {
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
         .and_then(|c| c.get("threshold")?.as_f64());
-    Ok(RunMetrics { records, threshold })
+    let name = run.file_name().map_or_else(
+        || run.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    Ok(RunMetrics {
+        name,
+        records,
+        threshold,
+    })
 }
 
 /// A line of points with, where it has one, a 95% interval at each point.
@@ -191,7 +206,32 @@ struct Chart {
     empty: &'static str,
 }
 
-fn chart(m: &RunMetrics, kind: &PlotKind) -> Option<Chart> {
+/// The chart `kind` of several runs together: each run's lines, named after the run where
+/// there is more than one; a reference line only where the runs agree on it.
+fn chart(runs: &[RunMetrics], kind: &PlotKind) -> Option<Chart> {
+    let mut together: Option<Chart> = None;
+    for run in runs {
+        let mut c = run_chart(run, kind)?;
+        if runs.len() > 1 {
+            for s in &mut c.series {
+                s.name = format!("{}: {}", run.name, s.name);
+            }
+        }
+        match &mut together {
+            None => together = Some(c),
+            Some(all) => {
+                if all.reference != c.reference {
+                    all.reference = None;
+                }
+                all.series.extend(c.series);
+            }
+        }
+    }
+    together
+}
+
+/// The chart `kind` of one run.
+fn run_chart(m: &RunMetrics, kind: &PlotKind) -> Option<Chart> {
     let per_iteration = |f: fn(&Record) -> f64| -> Vec<(f64, f64)> {
         m.records
             .iter()
@@ -208,17 +248,20 @@ fn chart(m: &RunMetrics, kind: &PlotKind) -> Option<Chart> {
         empty: "no iterations yet",
     };
     Some(match kind.name {
-        "gauntlet" => Chart {
-            y_range: Some((0.0, 1.0)),
-            reference: Some((0.5, "level".into())),
-            empty: "no gauntlet yet (train --gauntlet-every N)",
-            ..base(
-                "score (win 1, draw 1/2), 95% interval",
-                gauntlet_series(m, by_iteration, |g| {
-                    Some((g.score, g.score_low, g.score_high))
-                }),
-            )
-        },
+        "gauntlet" | "gauntlet_hours" => {
+            let hours = kind.name == "gauntlet_hours";
+            let x = if hours { by_hours } else { by_iteration };
+            Chart {
+                hours,
+                y_range: Some((0.0, 1.0)),
+                reference: Some((0.5, "level".into())),
+                empty: "no gauntlet yet (train --gauntlet-every N)",
+                ..base(
+                    "score (win 1, draw 1/2), 95% interval",
+                    gauntlet_series(m, x, |g| Some((g.score, g.score_low, g.score_high))),
+                )
+            }
+        }
         "elo" | "elo_hours" => {
             let hours = kind.name == "elo_hours";
             let x = if hours { by_hours } else { by_iteration };
@@ -428,9 +471,9 @@ fn draw<DB: DrawingBackend>(
 }
 
 /// The chart `name` (one of [`PLOTS`]) as an SVG document; `None` for an unknown name.
-fn svg(metrics: &RunMetrics, name: &str) -> Option<String> {
+fn svg(runs: &[RunMetrics], name: &str) -> Option<String> {
     let kind = PLOTS.iter().find(|p| p.name == name)?;
-    let c = chart(metrics, kind)?;
+    let c = chart(runs, kind)?;
     let mut out = String::new();
     draw(
         SVGBackend::with_string(&mut out, SIZE).into_drawing_area(),
@@ -441,8 +484,8 @@ fn svg(metrics: &RunMetrics, name: &str) -> Option<String> {
 }
 
 /// The chart `kind` as a PNG file's bytes.
-fn png(metrics: &RunMetrics, kind: &PlotKind) -> Result<Vec<u8>> {
-    let c = chart(metrics, kind).expect("every listed plot has a chart");
+fn png(runs: &[RunMetrics], kind: &PlotKind) -> Result<Vec<u8>> {
+    let c = chart(runs, kind).expect("every listed plot has a chart");
     let mut rgb = vec![0u8; (SIZE.0 * SIZE.1 * 3) as usize];
     draw(
         BitMapBackend::with_buffer(&mut rgb, SIZE).into_drawing_area(),
@@ -461,15 +504,22 @@ fn png(metrics: &RunMetrics, kind: &PlotKind) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// Writes every chart of the run in `run` as `out/<name>.svg` and `out/<name>.png`;
-/// returns the files written.
-pub fn write_plots(run: &Path, out: &Path) -> Result<Vec<PathBuf>> {
-    let metrics = read_metrics(run)?;
-    if metrics.records.is_empty() {
-        return Err(PlotError::Data(format!(
-            "{}: no finished iteration yet",
-            run.join("metrics.jsonl").display()
-        )));
+/// Writes every chart of the runs in `runs` (drawn together) as `out/<name>.svg` and
+/// `out/<name>.png`; returns the files written.
+pub fn write_plots(runs: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>> {
+    let mut metrics = Vec::new();
+    for run in runs {
+        let m = read_metrics(run)?;
+        if m.records.is_empty() {
+            return Err(PlotError::Data(format!(
+                "{}: no finished iteration yet",
+                run.join("metrics.jsonl").display()
+            )));
+        }
+        metrics.push(m);
+    }
+    if metrics.is_empty() {
+        return Err(PlotError::Data("no run to draw".into()));
     }
     std::fs::create_dir_all(out).map_err(file_error("create", out))?;
     let mut written = Vec::new();
@@ -558,7 +608,7 @@ mod tests {
     #[test]
     fn charts_carry_the_values_they_plot() {
         let m = read_metrics(&fixture()).unwrap();
-        let svg = svg(&m, "loss").unwrap();
+        let svg = svg(std::slice::from_ref(&m), "loss").unwrap();
         assert!(svg.starts_with("<svg") && svg.contains("Training loss"));
         let n = m.records.len();
         let lines: Vec<Vec<(f64, f64)>> = polylines(&svg)
@@ -591,13 +641,52 @@ mod tests {
             line.windows(2)
                 .all(|w| (w[1].0 - w[0].0 - step).abs() <= 1.0)
         );
-        assert!(super::svg(&m, "nothing").is_none());
+        assert!(super::svg(&[m], "nothing").is_none());
+    }
+
+    /// Several runs share each chart: every run's lines, named after their run, and a
+    /// reference line only where the runs agree on it.
+    #[test]
+    fn runs_drawn_together_keep_their_own_lines() {
+        let dir = scratch("together");
+        let other = dir.join("other");
+        std::fs::create_dir_all(&other).unwrap();
+        std::fs::copy(fixture().join("metrics.jsonl"), other.join("metrics.jsonl")).unwrap();
+        let runs = [
+            read_metrics(&fixture()).unwrap(),
+            read_metrics(&other).unwrap(),
+        ];
+        let one = svg(&runs[..1], "gauntlet_hours").unwrap();
+        let both = svg(&runs, "gauntlet_hours").unwrap();
+        assert!(one.contains("hours of training") && both.contains("hours of training"));
+        let points = |svg: &str| svg.matches("<circle").count();
+        assert!(points(&one) > 0);
+        assert_eq!(points(&both), 2 * points(&one));
+        for run in ["fixture", "other"] {
+            assert!(both.contains(&format!("{run}: alphabeta:depth=8")), "{run}");
+        }
+        // The gating threshold: the fixture's config has one, the other run none.
+        assert!(
+            svg(&runs[..1], "gating")
+                .unwrap()
+                .contains("threshold 0.55")
+        );
+        assert!(!svg(&runs, "gating").unwrap().contains("threshold"));
+        std::fs::copy(fixture().join("config.json"), other.join("config.json")).unwrap();
+        let runs = [
+            read_metrics(&fixture()).unwrap(),
+            read_metrics(&other).unwrap(),
+        ];
+        assert!(svg(&runs, "gating").unwrap().contains("threshold 0.55"));
+        let e = write_plots(&[], &dir.join("out")).err().unwrap();
+        assert!(e.to_string().contains("no run"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn every_chart_is_written_as_png_and_svg() {
         let dir = scratch("write");
-        let files = write_plots(&fixture(), &dir.join("out")).unwrap();
+        let files = write_plots(&[fixture()], &dir.join("out")).unwrap();
         assert_eq!(files.len(), 2 * PLOTS.len());
         for f in &files {
             let bytes = std::fs::read(f).unwrap();
@@ -616,11 +705,12 @@ mod tests {
         );
         // A run with no gauntlet says so instead of drawing an empty frame.
         let none = RunMetrics {
+            name: "none".into(),
             records: Vec::new(),
             threshold: None,
         };
         assert!(
-            super::svg(&none, "gauntlet")
+            super::svg(&[none], "gauntlet")
                 .unwrap()
                 .contains("no gauntlet yet")
         );

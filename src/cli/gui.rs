@@ -33,8 +33,9 @@ pub struct GuiArgs {
 
 #[derive(clap::Args)]
 pub struct PlotArgs {
-    /// The run folder (with its metrics.jsonl).
-    run: std::path::PathBuf,
+    /// The run folders (each with its metrics.jsonl); several are drawn on the same charts.
+    #[arg(required = true)]
+    runs: Vec<std::path::PathBuf>,
     /// Folder for the PNG and SVG files (created if missing).
     #[arg(long)]
     out: std::path::PathBuf,
@@ -59,7 +60,7 @@ pub fn serve(args: GuiArgs) -> Result<()> {
 
 #[cfg(feature = "plot")]
 pub fn plot(args: PlotArgs) -> Result<()> {
-    for file in checkers_zero::plot::write_plots(&args.run, &args.out)? {
+    for file in checkers_zero::plot::write_plots(&args.runs, &args.out)? {
         println!("{}", file.display());
     }
     Ok(())
