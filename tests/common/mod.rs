@@ -24,6 +24,14 @@ pub fn gpu_or_skip() -> Option<Device> {
     }
 }
 
+/// Runs `body` on the GPU beside the binary's other GPU tests, or skips where there is no
+/// GPU.
+pub fn on_gpu(body: impl FnOnce(&Device)) {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let _shared = GPU_USE.read().unwrap_or_else(|e| e.into_inner());
+    faults_first(&gpu, || body(&gpu));
+}
+
 /// Runs `body` on the GPU with no other test of the binary using it (for a test that counts
 /// the context's work or changes how it plans products), or skips where there is no GPU.
 #[cfg(feature = "gpu")]
@@ -33,7 +41,19 @@ pub fn on_gpu_alone(body: impl FnOnce(&Device, &checkers_zero::backend::gpu::Gpu
     let Device::Gpu(g) = &gpu else {
         unreachable!("Device::gpu() is a GPU")
     };
-    body(&gpu, g);
+    faults_first(&gpu, || body(&gpu, g));
+}
+
+/// Runs `body`; where `gpu` faulted meanwhile (a kernel that failed to compile, a lost
+/// device), the fault is what the test reports, not the zeros its kernels then read back.
+fn faults_first(gpu: &Device, body: impl FnOnce()) {
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body));
+    if let Err(e) = gpu.check() {
+        panic!("the GPU device faulted: {e}");
+    }
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
 }
 
 /// `count` random Othello boards (every cell own, the opponent's or empty) from `rng`.

@@ -3,7 +3,7 @@
 //! Without an adapter the test skips with a note, unless CHECKERS_ZERO_REQUIRE_ALL=1.
 
 use super::{cpu, param_values, rng};
-use crate::common::gpu_or_skip;
+use crate::common::on_gpu;
 use checkers_zero::nn::{Architecture, Ctx, Module, Optimizer, PolicyValueNet, alphazero_loss};
 use checkers_zero::tensor::{Device, Tensor, Var};
 
@@ -69,28 +69,26 @@ fn run(dev: &Device) -> Run {
 
 #[test]
 fn gpu_training_and_inference_match_the_cpu() {
-    let Some(gpu) = gpu_or_skip() else { return };
-    let _shared = crate::common::GPU_USE
-        .read()
-        .unwrap_or_else(|e| e.into_inner());
-    let (c, g) = (run(&cpu()), run(&gpu));
-    // f32 sums in another order, carried through three steps: 1e-4 relative is ~100x that.
-    assert_norm_close(&c.losses, &g.losses, 1e-4, "losses");
-    for (k, (a, b)) in c.params.iter().zip(&g.params).enumerate() {
-        assert_norm_close(a, b, 1e-4, &format!("parameter {k}"));
-    }
-    assert_norm_close(&c.policy, &g.policy, 1e-4, "policy");
-    assert_norm_close(&c.value, &g.value, 1e-4, "value");
+    on_gpu(|gpu| {
+        let (c, g) = (run(&cpu()), run(gpu));
+        // f32 sums in another order, carried through three steps: 1e-4 relative is ~100x that.
+        assert_norm_close(&c.losses, &g.losses, 1e-4, "losses");
+        for (k, (a, b)) in c.params.iter().zip(&g.params).enumerate() {
+            assert_norm_close(a, b, 1e-4, &format!("parameter {k}"));
+        }
+        assert_norm_close(&c.policy, &g.policy, 1e-4, "policy");
+        assert_norm_close(&c.value, &g.value, 1e-4, "value");
 
-    // A checkpoint written from the GPU model loads onto the CPU with the same numbers.
-    let path = std::env::temp_dir().join(format!("cz-nn-{}-device.ckpt", std::process::id()));
-    g.net.save(&path, None).unwrap();
-    let (mut moved, _) = PolicyValueNet::load(&path, &cpu()).unwrap();
-    std::fs::remove_file(&path).unwrap();
-    assert_eq!(param_values(&moved), g.params);
-    moved.set_train(false);
-    let x = Tensor::randn(&[2, 4, 8, 8], 1.0, &mut rng(10), &cpu());
-    let on_cpu = moved.predict(&x).0.to_vec();
-    let on_gpu = g.net.predict(&x.to_device(&gpu)).0.to_vec();
-    assert_norm_close(&on_cpu, &on_gpu, 1e-5, "moved policy");
+        // A checkpoint written from the GPU model loads onto the CPU with the same numbers.
+        let path = std::env::temp_dir().join(format!("cz-nn-{}-device.ckpt", std::process::id()));
+        g.net.save(&path, None).unwrap();
+        let (mut moved, _) = PolicyValueNet::load(&path, &cpu()).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(param_values(&moved), g.params);
+        moved.set_train(false);
+        let x = Tensor::randn(&[2, 4, 8, 8], 1.0, &mut rng(10), &cpu());
+        let on_cpu = moved.predict(&x).0.to_vec();
+        let on_gpu = g.net.predict(&x.to_device(gpu)).0.to_vec();
+        assert_norm_close(&on_cpu, &on_gpu, 1e-5, "moved policy");
+    });
 }

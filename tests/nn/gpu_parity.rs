@@ -16,16 +16,9 @@ use checkers_zero::net::ValueModel;
 use checkers_zero::net::towers::{TowerArch, TowerNet};
 use checkers_zero::nn::{Ctx, Module};
 use checkers_zero::tensor::{Device, DeviceChoice, RunningStats, Tape, Tensor, Var};
-use common::gpu_or_skip;
+use common::on_gpu;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
-/// Runs a test body on the GPU device, sharing it with the other parity tests.
-fn on_gpu(body: impl FnOnce(&Device)) {
-    let Some(gpu) = gpu_or_skip() else { return };
-    let _shared = common::GPU_USE.read().unwrap_or_else(|e| e.into_inner());
-    body(&gpu);
-}
-
 #[derive(Clone, Copy, Debug)]
 enum Tol {
     Elem { rtol: f32, atol: f32 },
@@ -1060,39 +1053,36 @@ fn uploads_never_overwrite_inputs_of_pending_work() {
 
 #[test]
 fn a_long_chain_of_ops_is_submitted_in_chunks_and_read_with_one_wait() {
-    let Some(gpu) = gpu_or_skip() else { return };
     // Alone on the device, so no other test's read-back submits in between.
-    let _alone = common::GPU_USE.write().unwrap_or_else(|e| e.into_inner());
-    let Device::Gpu(g) = &gpu else {
-        unreachable!("Device::gpu() is a GPU")
-    };
-    let (x0, k) = (normal(&[7, 13], 300), positive(&[13], 301));
-    let (mut x, kg) = (x0.to_device(&gpu), k.to_device(&gpu));
-    gpu.flush();
-    let before = g.counters();
-    let mut y = x0;
-    for i in 0..50 {
-        let c = 0.01 * i as f32;
-        x = x.mul(&kg).add_scalar(c).tanh().mul_scalar(1.5);
-        y = y.mul(&k).add_scalar(c).tanh().mul_scalar(1.5);
-    }
-    let recorded = g.counters() - before;
-    assert_eq!(recorded.dispatches, 200, "one dispatch per op");
-    assert_eq!(
-        recorded.submits,
-        200 / SUBMIT_EVERY as u64,
-        "the device starts on each full chunk while the rest is recorded"
-    );
-    assert_eq!(recorded.waits, 0, "nothing waits before a readback");
-    let got = x.to_vec();
-    let read = g.counters() - before;
-    assert_eq!(
-        (read.submits, read.waits, read.bytes_down),
-        (recorded.submits + 1, 1, 7 * 13 * 4),
-        "reading back submits the rest and waits once"
-    );
-    // 50 rounds of a contraction (tanh) keep the per-round few-ULP errors from growing.
-    assert_close("200-op chain", &y.to_vec(), &got, TRANSCENDENTAL);
+    common::on_gpu_alone(|gpu, g| {
+        let (x0, k) = (normal(&[7, 13], 300), positive(&[13], 301));
+        let (mut x, kg) = (x0.to_device(gpu), k.to_device(gpu));
+        gpu.flush();
+        let before = g.counters();
+        let mut y = x0;
+        for i in 0..50 {
+            let c = 0.01 * i as f32;
+            x = x.mul(&kg).add_scalar(c).tanh().mul_scalar(1.5);
+            y = y.mul(&k).add_scalar(c).tanh().mul_scalar(1.5);
+        }
+        let recorded = g.counters() - before;
+        assert_eq!(recorded.dispatches, 200, "one dispatch per op");
+        assert_eq!(
+            recorded.submits,
+            200 / SUBMIT_EVERY as u64,
+            "the device starts on each full chunk while the rest is recorded"
+        );
+        assert_eq!(recorded.waits, 0, "nothing waits before a readback");
+        let got = x.to_vec();
+        let read = g.counters() - before;
+        assert_eq!(
+            (read.submits, read.waits, read.bytes_down),
+            (recorded.submits + 1, 1, 7 * 13 * 4),
+            "reading back submits the rest and waits once"
+        );
+        // 50 rounds of a contraction (tanh) keep the per-round few-ULP errors from growing.
+        assert_close("200-op chain", &y.to_vec(), &got, TRANSCENDENTAL);
+    });
 }
 
 #[test]
