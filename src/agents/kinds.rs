@@ -325,7 +325,8 @@ pub mod az {
         "spend",
         "Time use",
         "fixed: every move searches its time; managed: the time is a game's mean per move, \
-         settled moves stop early and close ones search on with what they saved",
+         settled moves stop early and close ones (and the moves before an exact solver) \
+         search on with what they saved",
         &settings::TIME_USE,
         Some("fixed"),
         "",

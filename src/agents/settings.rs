@@ -266,7 +266,7 @@ crate::names::named_enum! {
         /// Every move searches for its whole time.
         Fixed = "fixed" (default),
         /// The time is a game's mean per move: settled moves stop early, and close ones
-        /// search on with what they saved.
+        /// (and the moves before an exact solver takes over) search on with what they saved.
         Managed = "managed",
     }
 }
