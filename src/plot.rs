@@ -521,6 +521,13 @@ pub fn write_plots(runs: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>> {
     if metrics.is_empty() {
         return Err(PlotError::Data("no run to draw".into()));
     }
+    // Runs in folders of the same name are told apart by their paths as given.
+    let names: std::collections::HashSet<&str> = metrics.iter().map(|m| &*m.name).collect();
+    if names.len() < metrics.len() {
+        for (m, run) in metrics.iter_mut().zip(runs) {
+            m.name = run.display().to_string();
+        }
+    }
     std::fs::create_dir_all(out).map_err(file_error("create", out))?;
     let mut written = Vec::new();
     for kind in PLOTS {
@@ -680,6 +687,16 @@ mod tests {
         assert!(svg(&runs, "gating").unwrap().contains("threshold 0.55"));
         let e = write_plots(&[], &dir.join("out")).err().unwrap();
         assert!(e.to_string().contains("no run"), "{e}");
+        // Two runs in folders of the same name are named by their paths.
+        let twin = dir.join("twin").join("fixture");
+        std::fs::create_dir_all(&twin).unwrap();
+        std::fs::copy(fixture().join("metrics.jsonl"), twin.join("metrics.jsonl")).unwrap();
+        write_plots(&[fixture(), twin.clone()], &dir.join("out")).unwrap();
+        let both = std::fs::read_to_string(dir.join("out/gauntlet.svg")).unwrap();
+        for run in [fixture(), twin] {
+            let name = format!("{}: alphabeta:depth=8", run.display());
+            assert!(both.contains(&name), "{name}");
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
