@@ -238,9 +238,12 @@ fn run_chart(m: &RunMetrics, kind: &PlotKind) -> Option<Chart> {
             .map(|r| (r.iteration as f64, f(r)))
             .collect()
     };
+    // A chart named `..._hours` is drawn over hours of training, the others over iterations.
+    let hours = kind.name.ends_with("_hours");
+    let x = if hours { by_hours } else { by_iteration };
     let base = |y_label, series| Chart {
         title: kind.title,
-        hours: false,
+        hours,
         y_label,
         series,
         y_range: None,
@@ -248,33 +251,23 @@ fn run_chart(m: &RunMetrics, kind: &PlotKind) -> Option<Chart> {
         empty: "no iterations yet",
     };
     Some(match kind.name {
-        "gauntlet" | "gauntlet_hours" => {
-            let hours = kind.name == "gauntlet_hours";
-            let x = if hours { by_hours } else { by_iteration };
-            Chart {
-                hours,
-                y_range: Some((0.0, 1.0)),
-                reference: Some((0.5, "level".into())),
-                empty: "no gauntlet yet (train --gauntlet-every N)",
-                ..base(
-                    "score (win 1, draw 1/2), 95% interval",
-                    gauntlet_series(m, x, |g| Some((g.score, g.score_low, g.score_high))),
-                )
-            }
-        }
-        "elo" | "elo_hours" => {
-            let hours = kind.name == "elo_hours";
-            let x = if hours { by_hours } else { by_iteration };
-            Chart {
-                hours,
-                reference: Some((0.0, "level".into())),
-                empty: "no finite Elo yet (train --gauntlet-every N)",
-                ..base(
-                    "Elo difference, 95% interval",
-                    gauntlet_series(m, x, |g| Some((g.elo?, g.elo_low?, g.elo_high?))),
-                )
-            }
-        }
+        "gauntlet" | "gauntlet_hours" => Chart {
+            y_range: Some((0.0, 1.0)),
+            reference: Some((0.5, "level".into())),
+            empty: "no gauntlet yet (train --gauntlet-every N)",
+            ..base(
+                "score (win 1, draw 1/2), 95% interval",
+                gauntlet_series(m, x, |g| Some((g.score, g.score_low, g.score_high))),
+            )
+        },
+        "elo" | "elo_hours" => Chart {
+            reference: Some((0.0, "level".into())),
+            empty: "no finite Elo yet (train --gauntlet-every N)",
+            ..base(
+                "Elo difference, 95% interval",
+                gauntlet_series(m, x, |g| Some((g.elo?, g.elo_low?, g.elo_high?))),
+            )
+        },
         "loss" => base(
             "loss per sample",
             vec![
