@@ -2,6 +2,7 @@
 
 pub mod agents;
 pub mod arena;
+pub mod cpu_time;
 pub mod endgame;
 pub mod engine;
 pub mod files;

@@ -27,6 +27,10 @@ const PLOTS: &[PlotKind] = &[
         title: "Gauntlet by hours of training",
     },
     PlotKind {
+        name: "gauntlet_cpu_hours",
+        title: "Gauntlet by CPU hours of training",
+    },
+    PlotKind {
         name: "elo",
         title: "Elo difference to each gauntlet opponent",
     },
@@ -91,6 +95,9 @@ struct Record {
     /// Training time so far, over every resumed process of the run.
     #[serde(default = "nan", deserialize_with = "nullable")]
     elapsed_s: f64,
+    /// CPU time so far, all the trainer's threads (runs from older builds have none).
+    #[serde(default = "nan", deserialize_with = "nullable")]
+    cpu_s: f64,
 }
 
 fn nan() -> f64 {
@@ -194,8 +201,7 @@ impl Series {
 /// What one chart shows.
 struct Chart {
     title: &'static str,
-    /// The x axis: iterations, or hours of training.
-    hours: bool,
+    x: XAxis,
     y_label: &'static str,
     series: Vec<Series>,
     /// A fixed y range (scores); else from the data.
@@ -238,12 +244,11 @@ fn run_chart(m: &RunMetrics, kind: &PlotKind) -> Option<Chart> {
             .map(|r| (r.iteration as f64, f(r)))
             .collect()
     };
-    // A chart named `..._hours` is drawn over hours of training, the others over iterations.
-    let hours = kind.name.ends_with("_hours");
-    let x = if hours { by_hours } else { by_iteration };
+    let axis = XAxis::of(kind.name);
+    let x = axis.value();
     let base = |y_label, series| Chart {
         title: kind.title,
-        hours,
+        x: axis,
         y_label,
         series,
         y_range: None,
@@ -251,10 +256,13 @@ fn run_chart(m: &RunMetrics, kind: &PlotKind) -> Option<Chart> {
         empty: "no iterations yet",
     };
     Some(match kind.name {
-        "gauntlet" | "gauntlet_hours" => Chart {
+        "gauntlet" | "gauntlet_hours" | "gauntlet_cpu_hours" => Chart {
             y_range: Some((0.0, 1.0)),
             reference: Some((0.5, "level".into())),
-            empty: "no gauntlet yet (train --gauntlet-every N)",
+            empty: match axis {
+                XAxis::CpuHours => "no gauntlet with CPU times (runs of older builds lack them)",
+                _ => "no gauntlet yet (train --gauntlet-every N)",
+            },
             ..base(
                 "score (win 1, draw 1/2), 95% interval",
                 gauntlet_series(m, x, |g| Some((g.score, g.score_low, g.score_high))),
@@ -316,12 +324,44 @@ fn run_chart(m: &RunMetrics, kind: &PlotKind) -> Option<Chart> {
     })
 }
 
-fn by_iteration(r: &Record) -> f64 {
-    r.iteration as f64
+/// What a chart's x axis counts.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum XAxis {
+    Iteration,
+    /// Wall-clock hours of training.
+    Hours,
+    /// CPU hours: the trainer's threads together, so the work done on a shared machine.
+    CpuHours,
 }
 
-fn by_hours(r: &Record) -> f64 {
-    r.elapsed_s / 3600.0
+impl XAxis {
+    /// From a chart's name: `..._cpu_hours`, `..._hours`, else iterations.
+    fn of(name: &str) -> XAxis {
+        if name.ends_with("_cpu_hours") {
+            XAxis::CpuHours
+        } else if name.ends_with("_hours") {
+            XAxis::Hours
+        } else {
+            XAxis::Iteration
+        }
+    }
+
+    /// A record's place on the axis (NaN where the record lacks it).
+    fn value(self) -> fn(&Record) -> f64 {
+        match self {
+            XAxis::Iteration => |r| r.iteration as f64,
+            XAxis::Hours => |r| r.elapsed_s / 3600.0,
+            XAxis::CpuHours => |r| r.cpu_s / 3600.0,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            XAxis::Iteration => "iteration",
+            XAxis::Hours => "hours of training",
+            XAxis::CpuHours => "CPU hours of training (all threads)",
+        }
+    }
 }
 
 /// One series per gauntlet opponent, in order of first appearance, at `x` of each record:
@@ -419,14 +459,10 @@ fn draw<DB: DrawingBackend>(
         .build_cartesian_2d(x0..x1, y0..y1)?;
     chart
         .configure_mesh()
-        .x_desc(if c.hours {
-            "hours of training"
-        } else {
-            "iteration"
-        })
-        .x_label_formatter(&|x| match c.hours {
-            true => format!("{x:.1}"),
-            false => format!("{x:.0}"),
+        .x_desc(c.x.label())
+        .x_label_formatter(&|x| match c.x {
+            XAxis::Iteration => format!("{x:.0}"),
+            XAxis::Hours | XAxis::CpuHours => format!("{x:.1}"),
         })
         .y_desc(c.y_label)
         .axis_desc_style((FONT, 15))
@@ -642,6 +678,52 @@ mod tests {
                 .all(|w| (w[1].0 - w[0].0 - step).abs() <= 1.0)
         );
         assert!(super::svg(&[m], "nothing").is_none());
+    }
+
+    /// The CPU-hours chart puts each gauntlet at its record's CPU time, not its wall time
+    /// or iteration; a run whose metrics have no CPU times says so instead of drawing.
+    #[test]
+    fn cpu_hours_place_points_at_their_cpu_time() {
+        let dir = scratch("cpu");
+        let lines: Vec<serde_json::Value> =
+            std::fs::read_to_string(fixture().join("metrics.jsonl"))
+                .unwrap()
+                .lines()
+                .map(|line| serde_json::from_str(line).unwrap())
+                .collect();
+        let gauntlet = lines.iter().find(|v| !v["gauntlet"].is_null()).unwrap()["gauntlet"].clone();
+        let mut cpu_hours = Vec::new();
+        let text: String = lines
+            .into_iter()
+            .map(|mut v| {
+                // A gauntlet every iteration, at uneven CPU steps (unlike iterations and the
+                // fixture's wall times).
+                let it = v["iteration"].as_u64().unwrap() as f64;
+                v["cpu_s"] = (it * it * 360.0).into();
+                v["gauntlet"] = gauntlet.clone();
+                cpu_hours.push(it * it * 0.1);
+                format!("{v}\n")
+            })
+            .collect();
+        std::fs::write(dir.join("metrics.jsonl"), text).unwrap();
+        let svg = svg(&[read_metrics(&dir).unwrap()], "gauntlet_cpu_hours").unwrap();
+        assert!(svg.contains("CPU hours of training"));
+        let mut xs: Vec<f64> = svg
+            .split("<circle cx=\"")
+            .skip(1)
+            .map(|el| el.split('"').next().unwrap().parse().unwrap())
+            .collect();
+        xs.sort_by(f64::total_cmp);
+        xs.dedup_by(|a, b| (*a - *b).abs() < 0.5);
+        assert_eq!(xs.len(), cpu_hours.len(), "one x a gauntlet: {xs:?}");
+        let scale = (xs[xs.len() - 1] - xs[0]) / (cpu_hours[cpu_hours.len() - 1] - cpu_hours[0]);
+        for (x, h) in xs.iter().zip(&cpu_hours) {
+            let want = xs[0] + scale * (h - cpu_hours[0]);
+            assert!((x - want).abs() <= 1.0, "{x} against {want}");
+        }
+        let none = super::svg(&[read_metrics(&fixture()).unwrap()], "gauntlet_cpu_hours").unwrap();
+        assert!(none.contains("no gauntlet with CPU times"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// Several runs share each chart: every run's lines, named after their run, and a

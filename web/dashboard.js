@@ -17,6 +17,8 @@ const POLL_MS = 3000;
 const X_AXES = {
   iteration: { label: "iteration", whole: true, of: (line) => line.iteration },
   hours: { label: "hours of training", whole: false, of: (line) => line.elapsed_s / 3600 },
+  // The trainer's CPU time: the work done on a shared machine (older runs lack it: no points).
+  cpu: { label: "CPU hours of training", whole: false, of: (line) => line.cpu_s / 3600 },
 };
 
 /** One line a run: `value` of each metrics line. */

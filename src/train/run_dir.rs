@@ -138,32 +138,44 @@ impl RunDir {
     /// Keeps only the metrics lines of work the checkpoint holds: those whose `key` (the
     /// trainer's progress counter: iteration, games, generation) is at most `done`. A trainer
     /// logs a step's line before the checkpoint that marks the step done, so a kill between
-    /// the two leaves a line that the resumed run writes again; this drops it.
-    pub fn resume_metrics_at(&mut self, key: &str, done: u64) -> Result<(), TrainError> {
+    /// the two leaves a line that the resumed run writes again; this drops it. Returns the
+    /// last line kept, whose running totals the resumed run carries on from.
+    pub fn resume_metrics_at(
+        &mut self,
+        key: &str,
+        done: u64,
+    ) -> Result<Option<serde_json::Value>, TrainError> {
         self.keep_metrics(|record| record[key].as_u64().is_some_and(|n| n <= done))
     }
 
-    /// Rewrites metrics.jsonl with the lines `keep` accepts (a torn last line is never kept).
+    /// Rewrites metrics.jsonl with the lines `keep` accepts (a torn last line is never kept);
+    /// returns the last line kept.
     pub(super) fn keep_metrics(
         &mut self,
         keep: impl Fn(&serde_json::Value) -> bool,
-    ) -> Result<(), TrainError> {
+    ) -> Result<Option<serde_json::Value>, TrainError> {
         let path = self.metrics_path();
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(io(&path)(e)),
         };
-        let kept: String = text
-            .lines()
-            .filter(|line| serde_json::from_str::<serde_json::Value>(line).is_ok_and(|v| keep(&v)))
-            .map(|l| format!("{l}\n"))
-            .collect();
+        let mut last = None;
+        let mut kept = String::new();
+        for line in text.lines() {
+            if let Ok(record) = serde_json::from_str::<serde_json::Value>(line)
+                && keep(&record)
+            {
+                kept.push_str(line);
+                kept.push('\n');
+                last = Some(record);
+            }
+        }
         if kept != text {
             self.metrics = None;
             crate::files::write_atomic(&path, kept.as_bytes()).map_err(io(&path))?;
         }
-        Ok(())
+        Ok(last)
     }
 
     /// Logs a trainer's report with a `"trainer"` key naming the trainer.

@@ -76,6 +76,11 @@ fn a_short_run_checkpoints_and_a_resumed_run_continues_it_exactly() {
         assert!(r.gating_wdl.unwrap().iter().sum::<u32>() == 2);
         assert!(r.simulations_per_s > 0.0 && r.mean_batch >= 1.0);
     }
+    let cpu: Vec<f64> = m
+        .iter()
+        .map(|r| r.cpu_s.expect("CPU time recorded"))
+        .collect();
+    assert!(0.0 < cpu[0] && cpu[0] < cpu[1], "CPU time adds up: {cpu:?}");
     assert!(
         m[0].gauntlet.is_none(),
         "the gauntlet plays every second iteration"
@@ -105,7 +110,11 @@ fn a_short_run_checkpoints_and_a_resumed_run_continues_it_exactly() {
         .unwrap();
     let extra = std::fs::read_to_string(straight.join("metrics.jsonl")).unwrap();
     let second_line = extra.lines().nth(1).unwrap();
-    let mut text = std::fs::read_to_string(split.join("metrics.jsonl")).unwrap();
+    let first_line = std::fs::read_to_string(split.join("metrics.jsonl")).unwrap();
+    // A CPU time the resumed run must carry on from, far above the dropped line's.
+    let mut first: serde_json::Value = serde_json::from_str(first_line.trim()).unwrap();
+    first["cpu_s"] = 1000.0.into();
+    let mut text = format!("{first}\n");
     text += &format!("{second_line}\n");
     std::fs::write(split.join("metrics.jsonl"), text).unwrap();
     let more = ConfigOverrides {
@@ -122,6 +131,11 @@ fn a_short_run_checkpoints_and_a_resumed_run_continues_it_exactly() {
             .collect::<Vec<_>>(),
         [1, 2],
         "each iteration logged once"
+    );
+    let cpu = metrics(&split)[1].cpu_s.unwrap();
+    assert!(
+        cpu > 1000.0,
+        "the resumed run counts on from its last line: {cpu}"
     );
     assert_eq!(
         weights(&straight.join("state.ckpt")),
@@ -158,6 +172,29 @@ fn a_short_run_checkpoints_and_a_resumed_run_continues_it_exactly() {
         .err()
         .unwrap();
     assert!(err.to_string().contains("already holds a run"), "{err}");
+
+    // A run whose lines have no CPU time (an older build's) records none from then on,
+    // rather than a total that leaves out its first iterations.
+    let text: String = std::fs::read_to_string(split.join("metrics.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+            v.as_object_mut().unwrap().remove("cpu_s");
+            format!("{v}\n")
+        })
+        .collect();
+    std::fs::write(split.join("metrics.jsonl"), text).unwrap();
+    let three = ConfigOverrides {
+        iterations: Some(3),
+        ..Default::default()
+    };
+    Pipeline::<Checkers>::resume(&split, &three, Device::Cpu, false)
+        .unwrap()
+        .run()
+        .unwrap();
+    let m = metrics(&split);
+    assert_eq!((m.len(), m[2].cpu_s), (3, None));
 
     for dir in [straight, split] {
         std::fs::remove_dir_all(dir).unwrap();

@@ -18,6 +18,7 @@ use crate::agents::Player;
 use crate::agents::{AzConfig, AzNetwork};
 use crate::arena::gauntlet::{GauntletConfig, GauntletRecord, run_gauntlet};
 use crate::arena::{GameConfig, MatchConfig, OpeningSet, Series, run_match};
+use crate::cpu_time::process_cpu_seconds;
 use crate::files::write_atomic;
 use crate::games::{Checkers, Color, DrawReason, GameName, Outcome, WinReason};
 use crate::mcts::{CachedEvaluator, NetEvaluator, PuctConfig};
@@ -210,6 +211,11 @@ pub struct IterationRecord {
     pub mean_batch: f64,
     pub cache_hit_rate: f64,
     pub elapsed_s: f64,
+    /// CPU seconds of this process over the run so far (all its threads; a GPU's work and
+    /// actors' games not included): the work done, where wall time also counts what other
+    /// programs took of a shared machine. Absent where the run's first iterations predate it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_s: Option<f64>,
     /// How the games came from actors (a learner's runs only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ingest: Option<IngestReport>,
@@ -310,6 +316,9 @@ pub struct Pipeline<G: AzGame = Checkers> {
     opt: Optimizer,
     best: PolicyValueNet,
     progress: bool,
+    /// CPU seconds of the finished iterations; `None` for a run whose earlier iterations did
+    /// not record them (older builds) or a platform without the clock.
+    cpu_s: Option<f64>,
 }
 
 const CONFIG_FILE: &str = "config.json";
@@ -388,6 +397,7 @@ impl<G: AzGame> Pipeline<G> {
             opt,
             state,
             progress,
+            cpu_s: Some(0.0),
         })
     }
 
@@ -449,7 +459,11 @@ impl<G: AzGame> Pipeline<G> {
         }
         state.config = config;
         let (best, _, _) = load_model::<G>(&model_path(dir, state.best_iteration), &device)?;
-        run.resume_metrics_at("iteration", state.iteration as u64)?;
+        let last = run.resume_metrics_at("iteration", state.iteration as u64)?;
+        let cpu_s = match last {
+            None => Some(0.0),
+            Some(line) => line["cpu_s"].as_f64(),
+        };
         Ok(Pipeline {
             run,
             device,
@@ -458,6 +472,7 @@ impl<G: AzGame> Pipeline<G> {
             opt,
             best,
             progress,
+            cpu_s,
         })
     }
 
@@ -506,6 +521,7 @@ impl<G: AzGame> Pipeline<G> {
         source: &mut dyn GameSource<G>,
     ) -> Result<IterationRecord, TrainError> {
         let start = Instant::now();
+        let cpu_start = process_cpu_seconds();
         let it = self.state.iteration + 1;
         let c = self.state.config.clone();
 
@@ -566,6 +582,10 @@ impl<G: AzGame> Pipeline<G> {
 
         self.state.iteration = it;
         self.state.elapsed_s += start.elapsed().as_secs_f64();
+        self.cpu_s = match (self.cpu_s, cpu_start, process_cpu_seconds()) {
+            (Some(before), Some(from), Some(to)) => Some(before + (to - from)),
+            _ => None,
+        };
         let outcome = IterationOutcome {
             samples: new_samples,
             stats,
@@ -791,6 +811,7 @@ impl<G: AzGame> Pipeline<G> {
             mean_batch: report.inference.mean_batch(),
             cache_hit_rate: report.cache_hit_rate,
             elapsed_s: self.state.elapsed_s,
+            cpu_s: self.cpu_s,
             ingest: done.ingest.clone(),
         }
     }
