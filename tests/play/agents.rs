@@ -643,3 +643,54 @@ fn several_lines_value_each_of_the_best_moves() {
         assert_eq!(firsts.len(), 3, "{spec}: three different moves");
     }
 }
+
+/// On a clock, Othello's agents solve a few empties above the solver's sure reach (16) where
+/// the position is won, and play a move the solver proves keeps the win; a search bounded by
+/// depth never tries (its moves stay the same however fast the machine).
+#[test]
+fn othello_agents_on_a_clock_solve_a_won_position_above_the_sure_reach() {
+    use checkers_zero::endgame::othello::{empties, solve_wld};
+    let mut rng = StdRng::seed_from_u64(19);
+    // A random game's position at 19 empties that the side to move wins (with more than
+    // one move, so that the choice means something).
+    let won = loop {
+        let mut pos = Game::<Othello>::at_start().position().to_owned();
+        while empties(&pos) > 19 && !pos.is_terminal() {
+            let moves = pos.legal_moves();
+            pos = pos.apply(moves[rng.random_range(0..moves.len())]);
+        }
+        if empties(&pos) == 19
+            && pos.legal_moves().len() > 1
+            && solve_wld(&pos, None).unwrap().score == 1
+        {
+            break pos;
+        }
+    };
+    let game = Game::from_position(won);
+    for spec in [
+        "alphabeta:time=4000",
+        "az:time=4000,device=cpu",
+        "az:time=4000,spend=managed,device=cpu",
+    ] {
+        let mut agent = othello_agent(spec, 1);
+        let started = Instant::now();
+        let d = agent.select(&game, &Limits::default());
+        let proven = d.analysis.and_then(|a| a.proven).map(|p| p.result);
+        assert_eq!(proven, Some(Value::Win), "{spec}");
+        assert_eq!(
+            solve_wld(&won.apply(d.mv), None).unwrap().score,
+            -1,
+            "{spec}: keeps the win"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{spec}: solved, not searched out"
+        );
+    }
+    let d = othello_agent("alphabeta:depth=2", 1).select(&game, &Limits::default());
+    assert_eq!(
+        d.analysis.and_then(|a| a.proven),
+        None,
+        "depth 2 sees no end"
+    );
+}
