@@ -16,14 +16,14 @@ use super::kinds::{self, AgentKind, LimitOptions, alphabeta, millis};
 use super::settings::MAX_DEPTH;
 use super::{
     Agent, AgentError, Analysis, Decision, Distance, Limits, Line, Listener, MoveScore, Proven,
-    Reporter, SOLVE_SHARE, ScoreKind, StopFlag, perfect_decision, pv_text, solved_decision,
+    Reporter, ScoreKind, StopFlag, perfect_decision, pv_text,
 };
 use crate::endgame::{Exact, Oracle, Value};
 use crate::games::{Game, Outcome, Rules};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Scores are in hundredths of a unit (checkers: a man; Othello: a disc). A win at ply p
 /// scores `WIN - p`, so nearer wins are preferred and farther losses resisted.
@@ -708,28 +708,7 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
         {
             return reporter.finish(d);
         }
-        // On a clock, a solve above the oracle's sure reach may take a share of the move.
-        let own = limits.or(&self.config.limits);
-        let start = Instant::now();
-        let solve = |time: Duration| {
-            let time = time / SOLVE_SHARE;
-            solved_decision(
-                self.oracle.as_ref(),
-                game,
-                limits,
-                ScoreKind::Value,
-                value,
-                time,
-            )
-        };
-        if let Some(d) = own.movetime.and_then(solve) {
-            return reporter.finish(d);
-        }
-        let limits = Limits {
-            movetime: own.movetime.map(|t| t.saturating_sub(start.elapsed())),
-            ..own
-        };
-        let (scored, depth) = self.search(game, &limits, false, &mut reporter);
+        let (scored, depth) = self.search(game, limits, false, &mut reporter);
         let analysis = self.analysis(game, &scored, depth);
         reporter.finish(Decision {
             mv: scored[0].mv,

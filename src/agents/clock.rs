@@ -87,14 +87,6 @@ impl GameClock {
 }
 
 impl MoveClock {
-    /// This move's clock after `spent` of it went elsewhere (a solve that did not finish).
-    pub fn less(self, spent: Duration) -> MoveClock {
-        MoveClock {
-            own: self.own.saturating_sub(spent),
-            most: self.most.saturating_sub(spent),
-        }
-    }
-
     /// Whether the search should stop, `elapsed` into its move.
     pub fn stop(&self, elapsed: Duration, s: Standing) -> bool {
         if elapsed >= self.most {

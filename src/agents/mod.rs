@@ -223,39 +223,7 @@ pub(crate) fn perfect_decision<G: Rules>(
 ) -> Option<Decision<G>> {
     let (pos, quiet) = (game.position(), game.quiet_plies());
     let (mv, exact) = oracle?.perfect_move(pos, quiet, limits.stop.as_ref().map(StopFlag::flag))?;
-    Some(oracle_decision(mv, exact, score_kind, value))
-}
-
-/// The share of a move's time that a solve beyond the oracle's sure reach may take
-/// ([`crate::endgame::Perfect::perfect_move_within`]): a half, so that a solve cut short leaves the search
-/// the other.
-pub(crate) const SOLVE_SHARE: u32 = 2;
-
-/// [`perfect_decision`] a little earlier, where a solve within `time` proves a win or a draw
-/// (Othello's solver above its sure reach); agents on a clock try it with a share of their
-/// move's time.
-pub(crate) fn solved_decision<G: Rules>(
-    oracle: Option<&Oracle<G>>,
-    game: &Game<G>,
-    limits: &Limits,
-    score_kind: ScoreKind,
-    value: impl Fn(Exact) -> f32,
-    time: Duration,
-) -> Option<Decision<G>> {
-    let (pos, quiet) = (game.position(), game.quiet_plies());
-    let stop = limits.stop.as_ref().map(StopFlag::flag);
-    let (mv, exact) = oracle?.perfect_move_within(pos, quiet, stop, time)?;
-    Some(oracle_decision(mv, exact, score_kind, value))
-}
-
-/// The oracle's move as a decision whose analysis says why.
-fn oracle_decision<G: Rules>(
-    mv: G::Move,
-    exact: Exact,
-    score_kind: ScoreKind,
-    value: impl Fn(Exact) -> f32,
-) -> Decision<G> {
-    Decision {
+    Some(Decision {
         mv,
         analysis: Some(Analysis {
             moves: vec![MoveScore {
@@ -272,7 +240,7 @@ fn oracle_decision<G: Rules>(
             pv: vec![mv],
             lines: Vec::new(),
         }),
-    }
+    })
 }
 
 /// How often the tree searches (`mcts`, `az`) send a listener a snapshot.

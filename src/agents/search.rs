@@ -6,7 +6,7 @@ use super::kinds::{self, az, millis};
 use super::settings::TimeUse;
 use super::{
     Agent, AgentError, AgentSource, Analysis, Decision, Limits, Line, Listener, MoveScore, Proven,
-    Reporter, SOLVE_SHARE, ScoreKind, perfect_decision, pv_text, solved_decision,
+    Reporter, ScoreKind, perfect_decision, pv_text,
 };
 use crate::endgame::{Exact, Oracle, Value};
 use crate::games::{Checkers, Game, Rules};
@@ -509,46 +509,20 @@ impl<G: Rules> AzAgent<G> {
         // PUCT's (whose choice is the most visited move). Only searched moves draw on it and
         // are booked: moves answered at once above cost a fixed clock nothing either.
         let managed = limits.is_empty() && self.puct.search.gumbel().is_none();
-        let start = Instant::now();
-        // On a clock, a solve above the oracle's sure reach may take a share of the move.
-        let solve = |time: Duration| {
-            let time = time / SOLVE_SHARE;
-            solved_decision(
-                self.oracle.as_ref(),
-                game,
-                limits,
-                ScoreKind::Value,
-                Exact::unit,
-                time,
-            )
-        };
         let Some(clock) = self.clock.filter(|_| managed) else {
-            let limits = limits.or(&own);
-            if let Some(d) = limits.movetime.and_then(solve) {
-                return reporter.finish(d);
-            }
-            let limits = Limits {
-                movetime: limits.movetime.map(|t| t.saturating_sub(start.elapsed())),
-                ..limits
-            };
-            return self.search_tree(game, &limits, reporter, None);
+            return self.search_tree(game, &limits.or(&own), reporter, None);
         };
         // This side's searched moves left: its moves until the oracle answers.
         let searched_left = (self.oracle.as_ref())
             .and_then(|o| o.plies_until_perfect(game.position()))
             .map(|plies| plies.div_ceil(2));
         let move_clock = clock.next_move(searched_left);
-        let decision = match solve(move_clock.own) {
-            Some(d) => reporter.finish(d),
-            None => {
-                let move_clock = move_clock.less(start.elapsed());
-                let limits = Limits {
-                    movetime: Some(move_clock.most),
-                    ..limits.clone()
-                };
-                self.search_tree(game, &limits, reporter, Some(move_clock))
-            }
+        let start = Instant::now();
+        let limits = Limits {
+            movetime: Some(move_clock.most),
+            ..limits.clone()
         };
+        let decision = self.search_tree(game, &limits, reporter, Some(move_clock));
         if let Some(c) = &mut self.clock {
             c.settle(start.elapsed());
         }

@@ -11,7 +11,6 @@ pub use egdb::Value;
 use crate::games::{Checkers, DrawReason, Game, Othello, Outcome, Rules, WinReason};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
 
 /// An exact result for the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,20 +47,6 @@ pub trait Perfect<G: Rules>: Send + Sync + std::fmt::Debug {
         quiet: u32,
         stop: Option<&AtomicBool>,
     ) -> Option<(G::Move, Exact)>;
-
-    /// A move that keeps a win or a draw, where a solve beyond [`Perfect::perfect_move`]'s
-    /// sure reach proves one within `time` (Othello's solver some empties early, as far as
-    /// the time allows). `None` otherwise, a proven loss included: the agent's search then
-    /// looks for the opponent's mistakes with the time left.
-    fn perfect_move_within(
-        &self,
-        _pos: &G::Position,
-        _quiet: u32,
-        _stop: Option<&AtomicBool>,
-        _time: Duration,
-    ) -> Option<(G::Move, Exact)> {
-        None
-    }
 
     /// What a person is told about `pos`: "database: win for White, 17 plies to conversion".
     fn describe(&self, pos: &G::Position, quiet: u32) -> Option<String>;

@@ -23,7 +23,6 @@
 
 use crate::games::othello::{Move, Position};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
 
 /// Empties at which agents should hand the game to [`solve`]. On a loaded 2-core Xeon
 /// (`checkers-zero bench endgame`, 20 positions each) 16 empties take a median of 0.01-0.03
@@ -69,21 +68,7 @@ pub fn solve(pos: &Position, stop: Option<&AtomicBool>) -> Option<Solved> {
 /// `best` a move that keeps that result. Faster than [`solve`]: one null window around 0
 /// cuts every line that only changes the margin. `None` when `stop` became true.
 pub fn solve_wld(pos: &Position, stop: Option<&AtomicBool>) -> Option<Solved> {
-    wld(Solver::new(stop, empties(pos))?, pos)
-}
-
-/// [`solve_wld`] that gives up at `deadline` (read as often as the stop flag).
-pub fn solve_wld_by(
-    pos: &Position,
-    stop: Option<&AtomicBool>,
-    deadline: Instant,
-) -> Option<Solved> {
     let mut solver = Solver::new(stop, empties(pos))?;
-    solver.deadline = Some(deadline);
-    wld(solver, pos)
-}
-
-fn wld(mut solver: Solver<'_>, pos: &Position) -> Option<Solved> {
     // Fail-soft on (-1, 1): a result <= -1 bounds a loss, >= 1 a win, and 0 is exact.
     let (score, best) = solver.root(pos, -1, 1);
     solver.finish(score.signum(), best)
@@ -122,8 +107,6 @@ struct Entry {
 struct Solver<'a> {
     nodes: u64,
     stop: Option<&'a AtomicBool>,
-    /// When to give up, as if `stop` were set.
-    deadline: Option<Instant>,
     stopped: bool,
     table: Vec<Entry>,
     /// 64 less the table's size in bits: the hash's top bits pick the slot.
@@ -142,7 +125,6 @@ impl<'a> Solver<'a> {
         Some(Solver {
             nodes: 0,
             stop,
-            deadline: None,
             stopped: false,
             table: vec![Entry::default(); size],
             shift: 64 - bits,
@@ -157,14 +139,14 @@ impl<'a> Solver<'a> {
         })
     }
 
-    /// Counts a position and reads the stop flag and the clock every [`STOP_CHECK_MASK`] + 1
-    /// of them; true when the search must unwind.
+    /// Counts a position and reads the stop flag every [`STOP_CHECK_MASK`] + 1 of them;
+    /// true when the search must unwind.
     #[inline(always)]
     fn visit(&mut self) -> bool {
         self.nodes += 1;
         if self.nodes & STOP_CHECK_MASK == 0
-            && (self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
-                || self.deadline.is_some_and(|d| Instant::now() >= d))
+            && let Some(stop) = self.stop
+            && stop.load(Ordering::Relaxed)
         {
             self.stopped = true;
         }
@@ -840,63 +822,6 @@ mod tests {
         }
     }
 
-    /// A solve with a deadline gives up at it; with time enough it is the plain solve.
-    #[test]
-    fn a_deadline_cuts_a_solve_short() {
-        // The position of the stop test below: far longer than the deadline.
-        let deep = random_positions(4, 1, 22..=22)[0];
-        let started = Instant::now();
-        assert_eq!(
-            solve_wld_by(&deep, None, started + Duration::from_millis(10)),
-            None
-        );
-        assert!(started.elapsed() < Duration::from_secs(2));
-        for pos in random_positions(6, 4, 12..=14) {
-            let far = Instant::now() + Duration::from_secs(600);
-            assert_eq!(solve_wld_by(&pos, None, far), solve_wld(&pos, None));
-        }
-    }
-
-    /// A solve early plays a move that keeps the win or the draw, and leaves a lost
-    /// position to the search; it is not tried within the sure reach nor without the time.
-    #[test]
-    fn a_solve_early_keeps_wins_and_draws_and_leaves_losses_to_the_search() {
-        use crate::endgame::Perfect;
-        let plenty = Duration::from_secs(600);
-        let (mut kept, mut left) = (0, 0);
-        for pos in random_positions(7, 16, 17..=19) {
-            let wld = solve_wld(&pos, None).unwrap().score;
-            match Endgame.perfect_move_within(&pos, 0, None, plenty) {
-                Some((mv, exact)) => {
-                    kept += 1;
-                    assert!(wld >= 0, "{pos:?}");
-                    assert_eq!(exact.unit(), wld as f32);
-                    let child = pos.apply(mv);
-                    assert_eq!(-solve_wld(&child, None).unwrap().score, wld, "{pos:?}");
-                }
-                None => {
-                    left += 1;
-                    assert_eq!(wld, -1, "{pos:?}");
-                }
-            }
-        }
-        assert!(
-            kept > 0 && left > 0,
-            "both kinds met: {kept} kept, {left} left"
-        );
-        let sure = random_positions(8, 1, 16..=16)[0];
-        assert_eq!(Endgame.perfect_move_within(&sure, 0, None, plenty), None);
-        assert!(Endgame.perfect_move(&sure, 0, None).is_some());
-        let deep = random_positions(4, 1, 22..=22)[0];
-        let started = Instant::now();
-        let short = Duration::from_millis(1);
-        assert_eq!(Endgame.perfect_move_within(&deep, 0, None, short), None);
-        assert!(
-            started.elapsed() < Duration::from_millis(100),
-            "not even tried"
-        );
-    }
-
     #[test]
     fn stop_flag_returns_none() {
         let pos = random_positions(4, 1, 22..=22)[0];
@@ -923,16 +848,6 @@ mod tests {
             solve(&small, None).unwrap().score
         );
     }
-}
-
-/// About how long [`solve_wld`] takes at `empties` (the median of `checkers-zero bench
-/// endgame --wld`, 6 to 10 positions, on a loaded 2-core AMD EPYC: about 0.05 s up to 21
-/// empties, 0.33 s at 22, 4.4 s at 24, a factor of about 3.6 an empty above 20): a solve
-/// early is tried only where the time allowed covers it, since a solve cut short is time
-/// the search loses.
-fn typical_wld_time(empties: u32) -> Duration {
-    let above = empties.saturating_sub(20).min(20) as i32;
-    Duration::from_secs_f64(0.03 * 3.6f64.powi(above))
 }
 
 /// Empties at which searches take a position's value from a solve at every node (a few
@@ -972,21 +887,6 @@ impl super::Perfect<crate::games::Othello> for Endgame {
         }
         let solved = solve(pos, stop)?;
         Some((solved.best?, exact_of(solved.score)))
-    }
-
-    fn perfect_move_within(
-        &self,
-        pos: &Position,
-        _quiet: u32,
-        stop: Option<&AtomicBool>,
-        time: Duration,
-    ) -> Option<(Move, super::Exact)> {
-        let n = empties(pos);
-        if n <= DEFAULT_EMPTIES || time < typical_wld_time(n) {
-            return None;
-        }
-        let solved = solve_wld_by(pos, stop, Instant::now() + time)?;
-        (solved.score >= 0).then_some((solved.best?, exact_of(solved.score)))
     }
 
     fn plies_until_perfect(&self, pos: &Position) -> Option<u32> {
