@@ -6,16 +6,7 @@
 pub fn process_cpu_seconds() -> Option<f64> {
     #[cfg(unix)]
     {
-        let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-        // SAFETY: getrusage writes a whole rusage into the pointer it is given and nothing else.
-        let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) };
-        if rc != 0 {
-            return None;
-        }
-        // SAFETY: rc 0 means the struct was filled (and zeroed memory is a valid rusage anyway).
-        let usage = unsafe { usage.assume_init() };
-        let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-        Some(seconds(usage.ru_utime) + seconds(usage.ru_stime))
+        usage_seconds(libc::RUSAGE_SELF)
     }
     #[cfg(not(unix))]
     {
@@ -23,20 +14,26 @@ pub fn process_cpu_seconds() -> Option<f64> {
     }
 }
 
+/// User and system CPU seconds that getrusage reports for `who`.
+#[cfg(unix)]
+fn usage_seconds(who: libc::c_int) -> Option<f64> {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage writes a whole rusage into the pointer it is given and nothing else.
+    if unsafe { libc::getrusage(who, usage.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    // SAFETY: zeroed memory is a valid rusage, and getrusage filled it.
+    let usage = unsafe { usage.assume_init() };
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Some(seconds(usage.ru_utime) + seconds(usage.ru_stime))
+}
+
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
 
     fn thread_cpu_seconds() -> f64 {
-        let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-        // SAFETY: as in process_cpu_seconds.
-        assert_eq!(
-            unsafe { libc::getrusage(libc::RUSAGE_THREAD, usage.as_mut_ptr()) },
-            0
-        );
-        let usage = unsafe { usage.assume_init() };
-        let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-        seconds(usage.ru_utime) + seconds(usage.ru_stime)
+        usage_seconds(libc::RUSAGE_THREAD).unwrap()
     }
 
     /// Another thread's work counts: 0.3 s of CPU spent on a spawned thread (by that thread's
