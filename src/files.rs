@@ -33,6 +33,20 @@ pub fn checksum(bytes: &[u8]) -> u64 {
     })
 }
 
+/// The file in a training run's folder that holds its learning curve, played afterwards
+/// from the networks the run kept (`train::alphazero::curve`; `plot` and the dashboard draw it).
+pub const CURVE_FILE: &str = "curve.jsonl";
+
+/// The complete lines of a JSON-lines file as JSON values: a last line without its newline
+/// is one a writer is still appending, and is left out, as are lines that are not JSON.
+pub fn complete_json_lines(text: &str) -> Vec<serde_json::Value> {
+    let complete = text.rfind('\n').map_or("", |end| &text[..end]);
+    complete
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
 /// Writes `bytes` to a temporary file beside `path`, syncs it, then renames it over `path`.
 /// The temporary is locked while it is written, so the temporaries of writers that were
 /// killed mid-write (`.NAME.tmpPID`, unlocked once their process is gone) are removed first.

@@ -3,7 +3,7 @@
 //! compare recipes by their learning curves. (The browser dashboard draws its own
 //! interactive charts from the metrics.)
 
-use crate::files::{FileError, file_error};
+use crate::files::{CURVE_FILE, FileError, complete_json_lines, file_error};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::Deserialize;
@@ -29,6 +29,14 @@ const PLOTS: &[PlotKind] = &[
     PlotKind {
         name: "gauntlet_cpu_hours",
         title: "Gauntlet by CPU hours of training",
+    },
+    PlotKind {
+        name: "curve_hours",
+        title: "Learning curve: the best networks played afterwards, by hours",
+    },
+    PlotKind {
+        name: "curve_cpu_hours",
+        title: "Learning curve: the best networks played afterwards, by CPU hours",
     },
     PlotKind {
         name: "elo",
@@ -126,10 +134,12 @@ struct GauntletPoint {
 }
 
 /// A run's metrics.jsonl, one record per finished iteration, its gating threshold, and its
-/// name (the folder's) to tell runs apart on a shared chart.
+/// name (the folder's) to tell runs apart on a shared chart; with the points of its
+/// learning curve played afterwards (`checkers-zero curve`), if it has one.
 struct RunMetrics {
     name: String,
     records: Vec<Record>,
+    curve: Vec<Record>,
     threshold: Option<f64>,
 }
 
@@ -173,9 +183,18 @@ fn read_metrics(run: &Path) -> Result<RunMetrics> {
         || run.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
+    // The curve's points have a metrics line's iteration, times and gauntlet; its first
+    // line (the settings it was played with) has no iteration.
+    let curve = std::fs::read_to_string(run.join(CURVE_FILE))
+        .map(|t| complete_json_lines(&t))
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|l| serde_json::from_value(l).ok())
+        .collect();
     Ok(RunMetrics {
         name,
         records,
+        curve,
         threshold,
     })
 }
@@ -265,7 +284,21 @@ fn run_chart(m: &RunMetrics, kind: &PlotKind) -> Option<Chart> {
             },
             ..base(
                 "score (win 1, draw 1/2), 95% interval",
-                gauntlet_series(m, x, |g| Some((g.score, g.score_low, g.score_high))),
+                gauntlet_series(&m.records, x, |g| {
+                    Some((g.score, g.score_low, g.score_high))
+                }),
+            )
+        },
+        "curve_hours" | "curve_cpu_hours" => Chart {
+            y_range: Some((0.0, 1.0)),
+            reference: Some((0.5, "level".into())),
+            empty: match axis {
+                XAxis::CpuHours => "no curve with CPU times (runs of older builds lack them)",
+                _ => "no curve played (checkers-zero curve RUN)",
+            },
+            ..base(
+                "score (win 1, draw 1/2), 95% interval",
+                gauntlet_series(&m.curve, x, |g| Some((g.score, g.score_low, g.score_high))),
             )
         },
         "elo" | "elo_hours" => Chart {
@@ -273,7 +306,7 @@ fn run_chart(m: &RunMetrics, kind: &PlotKind) -> Option<Chart> {
             empty: "no finite Elo yet (train --gauntlet-every N)",
             ..base(
                 "Elo difference, 95% interval",
-                gauntlet_series(m, x, |g| Some((g.elo?, g.elo_low?, g.elo_high?))),
+                gauntlet_series(&m.records, x, |g| Some((g.elo?, g.elo_low?, g.elo_high?))),
             )
         },
         "loss" => base(
@@ -367,12 +400,12 @@ impl XAxis {
 /// One series per gauntlet opponent, in order of first appearance, at `x` of each record:
 /// `pick` gives a point's value and interval, or none.
 fn gauntlet_series(
-    m: &RunMetrics,
+    records: &[Record],
     x: fn(&Record) -> f64,
     pick: fn(&GauntletPoint) -> Option<(f64, f64, f64)>,
 ) -> Vec<Series> {
     let mut series: Vec<Series> = Vec::new();
-    for r in &m.records {
+    for r in records {
         for g in r.gauntlet.iter().flatten() {
             let Some((y, low, high)) =
                 pick(g).filter(|p| [p.0, p.1, p.2].iter().all(|v| v.is_finite()))
@@ -680,6 +713,61 @@ mod tests {
         assert!(super::svg(&[m], "nothing").is_none());
     }
 
+    /// The distinct x positions of a chart's points (its interval markers are circles) are
+    /// one linear map of `want`, in order.
+    fn assert_points_at(svg: &str, want: &[f64]) {
+        let mut xs: Vec<f64> = svg
+            .split("<circle cx=\"")
+            .skip(1)
+            .map(|el| el.split('"').next().unwrap().parse().unwrap())
+            .collect();
+        xs.sort_by(f64::total_cmp);
+        xs.dedup_by(|a, b| (*a - *b).abs() < 0.5);
+        assert_eq!(xs.len(), want.len(), "one x a point: {xs:?}");
+        let scale = (xs[xs.len() - 1] - xs[0]) / (want[want.len() - 1] - want[0]);
+        for (x, h) in xs.iter().zip(want) {
+            let expected = xs[0] + scale * (h - want[0]);
+            assert!((x - expected).abs() <= 1.0, "{x} against {expected}");
+        }
+    }
+
+    /// A learning curve played afterwards is drawn from its own file, at its points' CPU
+    /// times, its settings line skipped; the gauntlet charts keep to the metrics.
+    #[test]
+    fn a_curve_is_drawn_from_its_file_at_its_points_cpu_times() {
+        let dir = scratch("curve");
+        let metrics = std::fs::read_to_string(fixture().join("metrics.jsonl")).unwrap();
+        std::fs::write(dir.join("metrics.jsonl"), &metrics).unwrap();
+        let no_curve = svg(&[read_metrics(&dir).unwrap()], "curve_cpu_hours").unwrap();
+        assert!(no_curve.contains("no curve with CPU times"), "{no_curve}");
+        let record = serde_json::json!({"opponent": "alphabeta:depth=5", "score": 0.25,
+            "score_low": 0.1, "score_high": 0.5});
+        let cpu_hours = [0.0, 0.3, 1.2];
+        let mut text =
+            String::from(r#"{"curve": {"agent": "az", "opponents": [], "games": 2, "seed": 0}}"#);
+        text.push('\n');
+        for (i, h) in cpu_hours.iter().enumerate() {
+            let point = serde_json::json!({"iteration": i * 4, "best_iteration": i * 4,
+                "elapsed_s": 100.0 * i as f64, "cpu_s": h * 3600.0, "gauntlet": [record]});
+            text.push_str(&format!("{point}\n"));
+        }
+        std::fs::write(dir.join(CURVE_FILE), text).unwrap();
+        let m = read_metrics(&dir).unwrap();
+        assert_eq!(m.curve.len(), 3);
+        let curve = svg(std::slice::from_ref(&m), "curve_cpu_hours").unwrap();
+        assert!(
+            curve.contains("alphabeta:depth=5"),
+            "the curve's opponent in its legend"
+        );
+        assert_points_at(&curve, &cpu_hours);
+        let gauntlet = svg(&[m], "gauntlet").unwrap();
+        assert!(
+            !gauntlet.contains("alphabeta:depth=5"),
+            "the curve stays off the gauntlet chart"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// The CPU-hours chart puts each gauntlet at its record's CPU time, not its wall time
     /// or iteration; a run whose metrics have no CPU times says so instead of drawing.
     #[test]
@@ -708,19 +796,7 @@ mod tests {
         std::fs::write(dir.join("metrics.jsonl"), text).unwrap();
         let svg = svg(&[read_metrics(&dir).unwrap()], "gauntlet_cpu_hours").unwrap();
         assert!(svg.contains("CPU hours of training"));
-        let mut xs: Vec<f64> = svg
-            .split("<circle cx=\"")
-            .skip(1)
-            .map(|el| el.split('"').next().unwrap().parse().unwrap())
-            .collect();
-        xs.sort_by(f64::total_cmp);
-        xs.dedup_by(|a, b| (*a - *b).abs() < 0.5);
-        assert_eq!(xs.len(), cpu_hours.len(), "one x a gauntlet: {xs:?}");
-        let scale = (xs[xs.len() - 1] - xs[0]) / (cpu_hours[cpu_hours.len() - 1] - cpu_hours[0]);
-        for (x, h) in xs.iter().zip(&cpu_hours) {
-            let want = xs[0] + scale * (h - cpu_hours[0]);
-            assert!((x - want).abs() <= 1.0, "{x} against {want}");
-        }
+        assert_points_at(&svg, &cpu_hours);
         let none = super::svg(&[read_metrics(&fixture()).unwrap()], "gauntlet_cpu_hours").unwrap();
         assert!(none.contains("no gauntlet with CPU times"));
         std::fs::remove_dir_all(&dir).unwrap();
@@ -799,6 +875,7 @@ mod tests {
         let none = RunMetrics {
             name: "none".into(),
             records: Vec::new(),
+            curve: Vec::new(),
             threshold: None,
         };
         assert!(

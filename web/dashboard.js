@@ -39,7 +39,10 @@ const opponents = (pick) => (lines, x) => {
   return [...byName].map(([name, points]) => ({ name, points }));
 };
 
-/** The charts, from the fields of `train`'s metrics lines (docs/gui.md). */
+/**
+ * The charts, from the fields of `train`'s metrics lines, or with `source: "curve"` from the
+ * points of the run's learning curve played afterwards (docs/gui.md).
+ */
 const CHARTS = [
   {
     id: "policy-loss",
@@ -60,6 +63,16 @@ const CHARTS = [
     yRange: [0, 1],
     reference: 0.5,
     empty: "no gauntlet in these runs (train --gauntlet-every N)",
+    lines: opponents((g) => [g.score, g.score_low, g.score_high]),
+  },
+  {
+    id: "curve",
+    title: "Learning curve: the best networks, played afterwards",
+    yLabel: "score (win 1, draw ½)",
+    yRange: [0, 1],
+    reference: 0.5,
+    empty: "no learning curve in these runs (checkers-zero curve RUN)",
+    source: "curve",
     lines: opponents((g) => [g.score, g.score_low, g.score_high]),
   },
   {
@@ -190,20 +203,24 @@ export class Dashboard {
 
   /**
    * Fetches the metrics of `names` whose files changed since they were last read (their
-   * line count or time of change); returns the names fetched.
+   * line count or time of change), with their learning curves; returns the names fetched.
    */
   async loadMetrics(names) {
     const changed = new Set();
     await Promise.all(
       [...new Set(names)].map(async (name) => {
         const run = this.run(name);
-        const stamp = `${run?.iterations}/${run?.modified}`;
+        const stamp = `${run?.iterations}/${run?.modified}/${run?.curve_points}`;
         if (this.metrics.get(name)?.stamp === stamp) return;
+        const list = (value) => (Array.isArray(value) ? value : []);
         try {
-          const lines = await api(`${runPath(name)}/metrics`);
-          this.metrics.set(name, { stamp, lines: Array.isArray(lines) ? lines : [] });
+          const [lines, curve] = await Promise.all([
+            api(`${runPath(name)}/metrics`),
+            run?.curve_points ? api(`${runPath(name)}/curve`) : [],
+          ]);
+          this.metrics.set(name, { stamp, lines: list(lines), curve: list(curve) });
         } catch (err) {
-          this.metrics.set(name, { stamp, lines: [], error: messageOf(err) });
+          this.metrics.set(name, { stamp, lines: [], curve: [], error: messageOf(err) });
         }
         changed.add(name);
       }),
@@ -274,7 +291,7 @@ export class Dashboard {
         return dashes.get(name);
       };
       const series = runs.flatMap((run) =>
-        spec.lines(this.metrics.get(run.name)?.lines ?? [], x.of).map((line) => ({
+        spec.lines(this.metrics.get(run.name)?.[spec.source ?? "lines"] ?? [], x.of).map((line) => ({
           label: line.name ? `${run.name}: ${line.name}` : run.name,
           color: this.colors.get(run.name),
           dash: dash(line.name),

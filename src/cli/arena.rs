@@ -1,4 +1,5 @@
-//! `match`, `tournament` and `gauntlet`: agents against each other over the openings.
+//! `match`, `tournament`, `gauntlet` and `curve`: agents against each other over the
+//! openings.
 
 use super::{at_least_one, parse_player, thread_pool};
 use anyhow::{Context, Result};
@@ -8,7 +9,11 @@ use checkers_zero::arena::{
     TournamentConfig, journal_status, run_gauntlet as play_gauntlet, run_match as play_match,
     run_match_journaled, run_tournament as play_tournament,
 };
+use checkers_zero::files::CURVE_FILE;
 use checkers_zero::games::{GameName, on_game};
+use checkers_zero::train::alphazero::{
+    CurveConfig, CurvePoint, CurveSettings, run_curve as play_curve, run_game,
+};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -33,6 +38,35 @@ pub struct GauntletArgs {
     pub(super) json: bool,
     #[command(flatten)]
     pub(super) series: SeriesArgs,
+}
+
+#[derive(clap::Args)]
+pub struct CurveArgs {
+    /// The run folder `train` wrote (it keeps every iteration's network in models/).
+    pub(super) run: PathBuf,
+    /// A point every this many iterations (and at iteration 0 and the last).
+    #[arg(long, default_value_t = 8, value_parser = at_least_one::<u32>)]
+    pub(super) every: u32,
+    /// How each network plays: an az spec without model=.
+    #[arg(long, default_value = "az:searches=200,device=cpu")]
+    pub(super) agent: String,
+    /// Opponent specs, separated by `;` (specs hold commas) or given by repeating the flag.
+    #[arg(
+        long,
+        value_delimiter = ';',
+        default_value = "alphabeta:depth=4;alphabeta:depth=6"
+    )]
+    pub(super) opponents: Vec<String>,
+    /// Games per opponent and point (default: every opening twice, once from each side).
+    #[arg(long, value_parser = at_least_one::<usize>)]
+    pub(super) games: Option<usize>,
+    /// Seed of the agents' random choices and of the opening order, the same at every point.
+    #[arg(long, default_value_t = 0)]
+    pub(super) seed: u64,
+    /// Games played at a time, each on one core (default: all cores). Results do not
+    /// depend on it.
+    #[arg(long)]
+    pub(super) threads: Option<usize>,
 }
 
 #[derive(clap::Args)]
@@ -231,5 +265,87 @@ fn gauntlet_for<G: AgentGame + ArenaGame>(args: &GauntletArgs) -> Result<()> {
             (text, r.pdn.clone())
         },
         json,
+    )
+}
+
+pub fn run_curve(args: CurveArgs) -> Result<()> {
+    let game = run_game(&args.run)?;
+    on_game!(game, G => curve_for::<G>(&args))
+}
+
+fn curve_for<G: AgentGame + ArenaGame>(args: &CurveArgs) -> Result<()> {
+    let opponents: Vec<String> = args
+        .opponents
+        .iter()
+        .filter(|o| !o.trim().is_empty())
+        .cloned()
+        .collect();
+    let players = opponents
+        .iter()
+        .map(|o| parse_player::<G>(o).with_context(|| format!("--opponents {o:?}")))
+        .collect::<Result<Vec<_>>>()?;
+    if players.is_empty() {
+        anyhow::bail!("--opponents: expected at least one opponent spec");
+    }
+    let config = CurveConfig::<G> {
+        run: args.run.clone(),
+        every: args.every,
+        settings: CurveSettings {
+            agent: args.agent.clone(),
+            opponents,
+            games: args.games,
+            seed: args.seed,
+        },
+        opponents: players,
+        series: Series {
+            games: args.games,
+            openings: OpeningSet::Standard,
+            seed: args.seed,
+            game: GameConfig::default(),
+            progress: true,
+        },
+    };
+    let pool = thread_pool(args.threads)?;
+    let t = Instant::now();
+    let points =
+        pool.install(|| play_curve(&config, |p, played| println!("{}", point_line(p, played))))?;
+    println!(
+        "{} points in {} ({:.1} s)",
+        points.len(),
+        args.run.join(CURVE_FILE).display(),
+        t.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// `iteration 24 (best 22; 0.41 h, 0.38 CPU h): vs alphabeta:depth=4 62.5% (45.1-77.1%), ...`
+fn point_line(p: &CurvePoint, played: bool) -> String {
+    let cpu = p
+        .cpu_s
+        .map_or(String::new(), |s| format!(", {:.2} CPU h", s / 3600.0));
+    let results: Vec<String> = p
+        .gauntlet
+        .iter()
+        .map(|g| {
+            format!(
+                "vs {} {:.1}% ({:.1}-{:.1}%)",
+                g.opponent,
+                100.0 * g.score,
+                100.0 * g.score_low,
+                100.0 * g.score_high
+            )
+        })
+        .collect();
+    format!(
+        "iteration {} (best {}; {:.2} h{cpu}): {}{}",
+        p.iteration,
+        p.best_iteration,
+        p.elapsed_s / 3600.0,
+        results.join(", "),
+        if played {
+            ""
+        } else {
+            " (its network's games, played for an earlier point)"
+        }
     )
 }

@@ -70,6 +70,10 @@ pub enum Command {
     Tournament(arena::TournamentArgs),
     /// One agent against a list of opponents over the ballots: score and Elo per opponent.
     Gauntlet(arena::GauntletArgs),
+    /// Play a training run's best networks, afterwards, against fixed opponents: its learning
+    /// curve by hours and CPU hours of training (curve.jsonl in the run, drawn by `plot` and
+    /// the dashboard).
+    Curve(arena::CurveArgs),
     /// Speak the engine line protocol on stdin/stdout (see docs/engine.md).
     Engine {
         /// The game.
@@ -113,6 +117,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Match(args) => arena::run_match(args),
         Command::Tournament(args) => arena::run_tournament(args),
         Command::Gauntlet(args) => arena::run_gauntlet(args),
+        Command::Curve(args) => arena::run_curve(args),
         Command::Train(args) => train::train_az(*args),
         Command::TrainTd(args) => train::train_td(args),
         Command::TrainGa(args) => train::train_ga(args),

@@ -4,6 +4,7 @@
 
 use super::error::ApiError;
 use super::{AppState, Shared};
+use crate::files::{CURVE_FILE, complete_json_lines};
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -25,6 +26,7 @@ pub fn routes() -> Router<Shared> {
     Router::new()
         .route("/api/runs", get(list))
         .route("/api/runs/{name}/metrics", get(metrics))
+        .route("/api/runs/{name}/curve", get(curve))
         .route("/api/runs/{name}/config", get(config))
         .route("/api/runs/{name}/games", get(games))
         .route("/api/runs/{name}/games/{file}", get(game))
@@ -41,15 +43,6 @@ fn read_text(path: &FsPath) -> Result<String, ApiError> {
             )
         }
     })
-}
-
-/// The complete lines of metrics.jsonl as JSON (a line still being written is left out).
-fn metric_lines(text: &str) -> Vec<Value> {
-    let complete = text.rfind('\n').map_or("", |end| &text[..end]);
-    complete
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
 }
 
 async fn list(State(state): State<Shared>) -> Result<Json<Vec<Value>>, ApiError> {
@@ -71,7 +64,8 @@ fn run_summary(name: &str, dir: &FsPath) -> Value {
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok());
     let metrics = dir.join("metrics.jsonl");
-    let iterations = std::fs::read_to_string(&metrics).map_or(0, |t| metric_lines(&t).len());
+    let iterations = std::fs::read_to_string(&metrics).map_or(0, |t| complete_json_lines(&t).len());
+    let curve_points = curve_points(dir).len();
     let modified = |path: &FsPath| std::fs::metadata(path).and_then(|m| m.modified()).ok();
     let metrics_modified = modified(&metrics);
     let last_write = metrics_modified.max(modified(&dir.join(LOCK_FILE)));
@@ -81,6 +75,7 @@ fn run_summary(name: &str, dir: &FsPath) -> Value {
         "game": config.as_ref().map(|c| c.get("game").cloned().unwrap_or(json!("checkers"))),
         "network": config.as_ref().and_then(|c| c.get("network")),
         "iterations": iterations,
+        "curve_points": curve_points,
         "modified": metrics_modified
             .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
             .map(|d| d.as_secs()),
@@ -124,7 +119,21 @@ async fn metrics(
     Path(name): Path<String>,
 ) -> Result<Json<Vec<Value>>, ApiError> {
     let text = read_text(&run_dir(&state, &name)?.join("metrics.jsonl"))?;
-    Ok(Json(metric_lines(&text)))
+    Ok(Json(complete_json_lines(&text)))
+}
+
+/// The points of the run's learning curve played afterwards (`checkers-zero curve`): the
+/// lines of curve.jsonl after its settings, none where it has no curve.
+fn curve_points(dir: &FsPath) -> Vec<Value> {
+    let text = std::fs::read_to_string(dir.join(CURVE_FILE)).unwrap_or_default();
+    complete_json_lines(&text).into_iter().skip(1).collect()
+}
+
+async fn curve(
+    State(state): State<Shared>,
+    Path(name): Path<String>,
+) -> Result<Json<Vec<Value>>, ApiError> {
+    Ok(Json(curve_points(&run_dir(&state, &name)?)))
 }
 
 async fn config(

@@ -1093,6 +1093,43 @@ fn the_dashboard_lists_runs_their_metrics_config_and_games() {
     );
 }
 
+/// A run's learning curve played afterwards (`checkers-zero curve`) is served beside its
+/// metrics: its points without the settings line, a line still being written left out.
+#[test]
+fn the_dashboard_serves_a_runs_learning_curve() {
+    let runs = common::ScratchDir::new("gui-curve-runs");
+    let run = runs.0.join("curved");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(
+        run.join("metrics.jsonl"),
+        format!("{}\n", fixture_lines()[0]),
+    )
+    .unwrap();
+    let server = start(&runs.0);
+    let a = server.addr;
+    assert_eq!(listed(a, "curved")["curve_points"], 0);
+    assert_eq!(
+        ok(a, "GET", "/api/runs/curved/curve", Value::Null),
+        json!([])
+    );
+    let point = |i: u32| {
+        json!({"iteration": i, "best_iteration": i, "elapsed_s": 60 * i, "cpu_s": 100 * i,
+            "gauntlet": []})
+    };
+    let header = json!({"curve": {"agent": "az", "opponents": ["random"], "games": 2, "seed": 0}});
+    let torn = point(8).to_string();
+    std::fs::write(
+        run.join("curve.jsonl"),
+        format!("{header}\n{}\n{}\n{}", point(0), point(4), &torn[..10]),
+    )
+    .unwrap();
+    assert_eq!(listed(a, "curved")["curve_points"], 2);
+    assert_eq!(
+        ok(a, "GET", "/api/runs/curved/curve", Value::Null),
+        json!([point(0), point(4)])
+    );
+}
+
 /// `live` follows the trainer's own lock (the run folder's `RunDir`), the metrics follow
 /// the lines it logs, and runs started after the server appear in the list.
 #[test]

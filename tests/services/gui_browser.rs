@@ -1422,6 +1422,23 @@ fn the_dashboard_compares_runs_in_a_real_browser() {
         })
         .collect();
     write_run(&runs.join("az-a"), Some(config.clone()), &lines, Some(&pdn));
+    // Run a has a learning curve played afterwards (`checkers-zero curve`): two points.
+    let curve_point = |i: u32, score: f64| {
+        json!({"iteration": i, "best_iteration": i, "elapsed_s": 60.0 * i as f64,
+            "cpu_s": 100.0 * i as f64, "gauntlet": [{"opponent": "alphabeta:depth=4",
+            "score": score, "score_low": score / 2.0, "score_high": (score + 1.0) / 2.0}]})
+    };
+    std::fs::write(
+        runs.join("az-a/curve.jsonl"),
+        format!(
+            "{}\n{}\n{}\n",
+            json!({"curve": {"agent": "az:searches=200", "opponents": ["alphabeta:depth=4"],
+                "games": 2, "seed": 0}}),
+            curve_point(0, 0.2),
+            curve_point(2, 0.6)
+        ),
+    )
+    .unwrap();
     write_run(
         &runs.join("az-b"),
         Some(config.clone()),
@@ -1470,6 +1487,15 @@ fn the_dashboard_compares_runs_in_a_real_browser() {
                     "az-b: vs alphabeta:depth=8"
                 ]
             );
+            // The learning curve: run a's points alone (run b has none).
+            until(
+                &c,
+                "run a's curve",
+                &legend_has("curve", &["az-a: vs alphabeta:depth=4"]),
+            )
+            .await;
+            let labels: Vec<String> = legend(&c, "curve").await.into_iter().map(|e| e.0).collect();
+            assert_eq!(labels, ["iteration", "az-a: vs alphabeta:depth=4"]);
             let colors = run_js(&c, "return [...document.querySelectorAll('figure[data-chart=\"lr\"] .u-legend .u-series .u-marker')].slice(1).map(m => getComputedStyle(m).borderColor);").await;
             assert_ne!(colors[0], colors[1], "each run its own colour: {colors}");
 

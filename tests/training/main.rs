@@ -4,4 +4,5 @@
 mod common;
 
 mod alphazero;
+mod curve;
 mod learners;

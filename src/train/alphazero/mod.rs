@@ -8,8 +8,10 @@
 //!   come from (`GameSource`: its own self-play or remote actors).
 //! - [`optimise`]: training the network on the replay window.
 //! - [`ingest`]: how games from remote actors arrived, for the metrics.
+//! - [`curve`]: a run's learning curve played afterwards from the networks it kept.
 
 pub mod config;
+pub mod curve;
 pub mod ingest;
 pub mod optimise;
 pub mod pipeline;
@@ -18,5 +20,6 @@ pub use config::{
     AzGame, ConfigError, ConfigOverrides, OptimizerKind, Preset, TrainConfig, config_json,
     from_json_object, parse_config_json, read_config_file,
 };
+pub use curve::{CurveConfig, CurvePoint, CurveSettings, run_curve};
 pub use ingest::IngestReport;
 pub use pipeline::{AzState, GameSource, IterationRecord, LocalSelfPlay, Pipeline, run_game};

@@ -323,7 +323,8 @@ pub struct Pipeline<G: AzGame = Checkers> {
 
 const CONFIG_FILE: &str = "config.json";
 
-fn model_path(dir: &Path, iteration: u32) -> PathBuf {
+/// Where a run keeps iteration `iteration`'s network.
+pub(super) fn model_path(dir: &Path, iteration: u32) -> PathBuf {
     dir.join("models").join(format!("iter-{iteration:04}.ckpt"))
 }
 
