@@ -275,32 +275,32 @@ fn run_chart(m: &RunMetrics, kind: &PlotKind) -> Option<Chart> {
         empty: "no iterations yet",
     };
     Some(match kind.name {
-        "gauntlet" | "gauntlet_hours" | "gauntlet_cpu_hours" => Chart {
-            y_range: Some((0.0, 1.0)),
-            reference: Some((0.5, "level".into())),
-            empty: match axis {
-                XAxis::CpuHours => "no gauntlet with CPU times (runs of older builds lack them)",
-                _ => "no gauntlet yet (train --gauntlet-every N)",
-            },
-            ..base(
-                "score (win 1, draw 1/2), 95% interval",
-                gauntlet_series(&m.records, x, |g| {
-                    Some((g.score, g.score_low, g.score_high))
-                }),
-            )
-        },
-        "curve_hours" | "curve_cpu_hours" => Chart {
-            y_range: Some((0.0, 1.0)),
-            reference: Some((0.5, "level".into())),
-            empty: match axis {
-                XAxis::CpuHours => "no curve with CPU times (runs of older builds lack them)",
-                _ => "no curve played (checkers-zero curve RUN)",
-            },
-            ..base(
-                "score (win 1, draw 1/2), 95% interval",
-                gauntlet_series(&m.curve, x, |g| Some((g.score, g.score_low, g.score_high))),
-            )
-        },
+        // Scores against fixed opponents: the in-run gauntlet's, or the curve's played
+        // afterwards.
+        "gauntlet" | "gauntlet_hours" | "gauntlet_cpu_hours" | "curve_hours"
+        | "curve_cpu_hours" => {
+            let curve = kind.name.starts_with("curve");
+            Chart {
+                y_range: Some((0.0, 1.0)),
+                reference: Some((0.5, "level".into())),
+                empty: match (curve, axis) {
+                    (false, XAxis::CpuHours) => {
+                        "no gauntlet with CPU times (runs of older builds lack them)"
+                    }
+                    (false, _) => "no gauntlet yet (train --gauntlet-every N)",
+                    (true, XAxis::CpuHours) => {
+                        "no curve with CPU times (runs of older builds lack them)"
+                    }
+                    (true, _) => "no curve played (checkers-zero curve RUN)",
+                },
+                ..base(
+                    "score (win 1, draw 1/2), 95% interval",
+                    gauntlet_series(if curve { &m.curve } else { &m.records }, x, |g| {
+                        Some((g.score, g.score_low, g.score_high))
+                    }),
+                )
+            }
+        }
         "elo" | "elo_hours" => Chart {
             reference: Some((0.0, "level".into())),
             empty: "no finite Elo yet (train --gauntlet-every N)",
