@@ -39,6 +39,14 @@ const opponents = (pick) => (lines, x) => {
   return [...byName].map(([name, points]) => ({ name, points }));
 };
 
+/** A chart of scores against fixed opponents, one line per opponent. */
+const SCORES = {
+  yLabel: "score (win 1, draw ½)",
+  yRange: [0, 1],
+  reference: 0.5,
+  lines: opponents((g) => [g.score, g.score_low, g.score_high]),
+};
+
 /**
  * The charts, from the fields of `train`'s metrics lines, or with `source: "curve"` from the
  * points of the run's learning curve played afterwards (docs/gui.md).
@@ -59,21 +67,15 @@ const CHARTS = [
   {
     id: "gauntlet",
     title: "Gauntlet: the best network against fixed opponents",
-    yLabel: "score (win 1, draw ½)",
-    yRange: [0, 1],
-    reference: 0.5,
+    ...SCORES,
     empty: "no gauntlet in these runs (train --gauntlet-every N)",
-    lines: opponents((g) => [g.score, g.score_low, g.score_high]),
   },
   {
     id: "curve",
     title: "Learning curve: the best networks, played afterwards",
-    yLabel: "score (win 1, draw ½)",
-    yRange: [0, 1],
-    reference: 0.5,
+    ...SCORES,
     empty: "no learning curve in these runs (checkers-zero curve RUN)",
     source: "curve",
-    lines: opponents((g) => [g.score, g.score_low, g.score_high]),
   },
   {
     id: "elo",

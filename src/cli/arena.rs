@@ -280,14 +280,14 @@ fn curve_for<G: AgentGame + ArenaGame>(args: &CurveArgs) -> Result<()> {
         .filter(|o| !o.trim().is_empty())
         .cloned()
         .collect();
-    let players = opponents
-        .iter()
-        .map(|o| parse_player::<G>(o).with_context(|| format!("--opponents {o:?}")))
-        .collect::<Result<Vec<_>>>()?;
-    if players.is_empty() {
+    if opponents.is_empty() {
         anyhow::bail!("--opponents: expected at least one opponent spec");
     }
-    let config = CurveConfig::<G> {
+    // Checked here, before any point plays, so a typo names its flag.
+    for o in &opponents {
+        parse_player::<G>(o).with_context(|| format!("--opponents {o:?}"))?;
+    }
+    let config = CurveConfig {
         run: args.run.clone(),
         every: args.every,
         settings: CurveSettings {
@@ -296,19 +296,13 @@ fn curve_for<G: AgentGame + ArenaGame>(args: &CurveArgs) -> Result<()> {
             games: args.games,
             seed: args.seed,
         },
-        opponents: players,
-        series: Series {
-            games: args.games,
-            openings: OpeningSet::Standard,
-            seed: args.seed,
-            game: GameConfig::default(),
-            progress: true,
-        },
+        game: GameConfig::default(),
+        progress: true,
     };
     let pool = thread_pool(args.threads)?;
     let t = Instant::now();
-    let points =
-        pool.install(|| play_curve(&config, |p, played| println!("{}", point_line(p, played))))?;
+    let points = pool
+        .install(|| play_curve::<G>(&config, |p, played| println!("{}", point_line(p, played))))?;
     println!(
         "{} points in {} ({:.1} s)",
         points.len(),

@@ -3,8 +3,7 @@
 //! without replaying; a point whose best network played for an earlier one reuses its games;
 //! other settings and agents that are no network's are refused.
 
-use checkers_zero::agents::AgentSpec;
-use checkers_zero::arena::{GameConfig, OpeningSet, Series};
+use checkers_zero::arena::GameConfig;
 use checkers_zero::games::Checkers;
 use checkers_zero::tensor::Device;
 use checkers_zero::train::alphazero::{
@@ -43,8 +42,7 @@ fn short_run(dir: &Path) -> Vec<IterationRecord> {
         .collect()
 }
 
-fn config(run: &Path, every: u32, seed: u64) -> CurveConfig<Checkers> {
-    let opponent: AgentSpec = "random".parse().unwrap();
+fn config(run: &Path, every: u32, seed: u64) -> CurveConfig {
     CurveConfig {
         run: run.to_owned(),
         every,
@@ -54,24 +52,19 @@ fn config(run: &Path, every: u32, seed: u64) -> CurveConfig<Checkers> {
             games: Some(2),
             seed,
         },
-        opponents: vec![opponent.into()],
-        series: Series {
-            games: Some(2),
-            openings: OpeningSet::Standard,
-            seed,
-            game: GameConfig {
-                max_plies: Some(30),
-                exact_endings: false,
-            },
-            progress: false,
+        game: GameConfig {
+            max_plies: Some(30),
+            exact_endings: false,
         },
+        progress: false,
     }
 }
 
 /// Runs the curve, returning its points and which of them were played (not reused).
-fn curve(config: &CurveConfig<Checkers>) -> (Vec<CurvePoint>, Vec<(u32, bool)>) {
+fn curve(config: &CurveConfig) -> (Vec<CurvePoint>, Vec<(u32, bool)>) {
     let mut seen = Vec::new();
-    let points = run_curve(config, |p, played| seen.push((p.iteration, played))).unwrap();
+    let points =
+        run_curve::<Checkers>(config, |p, played| seen.push((p.iteration, played))).unwrap();
     (points, seen)
 }
 
@@ -133,7 +126,7 @@ fn a_curve_places_each_best_network_at_the_runs_clock_and_resumes_without_replay
     );
 
     // Other settings would mix two curves in one file.
-    let e = run_curve(&config(&run, 2, 9), |_, _| {})
+    let e = run_curve::<Checkers>(&config(&run, 2, 9), |_, _| {})
         .unwrap_err()
         .to_string();
     assert!(e.contains("other settings"), "{e}");
@@ -141,7 +134,9 @@ fn a_curve_places_each_best_network_at_the_runs_clock_and_resumes_without_replay
     let mut bad = config(&run, 2, 1);
     bad.settings.agent = "alphabeta:depth=2".into();
     std::fs::remove_file(&file).unwrap();
-    let e = run_curve(&bad, |_, _| {}).unwrap_err().to_string();
+    let e = run_curve::<Checkers>(&bad, |_, _| {})
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("must be an az spec without model="), "{e}");
     std::fs::remove_dir_all(&run).unwrap();
 }
@@ -174,7 +169,7 @@ fn a_point_whose_best_network_already_played_reuses_its_games() {
     // A network the run no longer has cannot play.
     std::fs::remove_file(run.join("curve.jsonl")).unwrap();
     std::fs::remove_file(run.join("models/iter-0001.ckpt")).unwrap();
-    let e = run_curve(&config(&run, 1, 1), |_, _| {})
+    let e = run_curve::<Checkers>(&config(&run, 1, 1), |_, _| {})
         .unwrap_err()
         .to_string();
     assert!(e.contains("iter-0001.ckpt: missing"), "{e}");

@@ -11,7 +11,7 @@
 use super::pipeline::model_path;
 use crate::agents::{AgentGame, AgentSpec, Player};
 use crate::arena::openings::ArenaGame;
-use crate::arena::{GauntletConfig, GauntletRecord, Series, run_gauntlet};
+use crate::arena::{GameConfig, GauntletConfig, GauntletRecord, OpeningSet, Series, run_gauntlet};
 use crate::files::{CURVE_FILE, complete_json_lines, write_atomic};
 use crate::train::errors::{TrainError, io_error};
 use serde::{Deserialize, Serialize};
@@ -45,39 +45,31 @@ pub struct CurvePoint {
     pub gauntlet: Vec<GauntletRecord>,
 }
 
-/// Where a point lies in the run, from its metrics line.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Milestone {
-    iteration: u32,
-    best_iteration: u32,
-    elapsed_s: f64,
-    cpu_s: Option<f64>,
-}
-
-pub struct CurveConfig<G: AgentGame> {
+pub struct CurveConfig {
     pub run: PathBuf,
     /// A point every this many iterations, and at iteration 0 and the last.
     pub every: u32,
     pub settings: CurveSettings,
-    pub opponents: Vec<Player<G>>,
-    /// How each opponent is played; its seed is the settings' for every point, so the
-    /// points differ only in the network.
-    pub series: Series,
+    /// How each game is played (a length cap, exact endings).
+    pub game: GameConfig,
+    /// Show each match's progress.
+    pub progress: bool,
 }
 
-/// The iterations a curve plays: 0 (the network the run started from), every `every`-th,
-/// and the last the metrics record.
-fn milestones(run: &Path, every: u32) -> Result<Vec<Milestone>, TrainError> {
+/// The points a curve plays, their games still to come: iteration 0 (the network the run
+/// started from), every `every`-th, and the last the metrics record, each at the run's clock.
+fn milestones(run: &Path, every: u32) -> Result<Vec<CurvePoint>, TrainError> {
     let path = run.join("metrics.jsonl");
     let text = std::fs::read_to_string(&path).map_err(io_error(&path))?;
-    let lines: Vec<Milestone> = complete_json_lines(&text)
+    let lines: Vec<CurvePoint> = complete_json_lines(&text)
         .iter()
         .filter_map(|l| {
-            Some(Milestone {
+            Some(CurvePoint {
                 iteration: u32::try_from(l["iteration"].as_u64()?).ok()?,
                 best_iteration: u32::try_from(l["best_iteration"].as_u64()?).ok()?,
                 elapsed_s: l["elapsed_s"].as_f64()?,
                 cpu_s: l["cpu_s"].as_f64(),
+                gauntlet: Vec::new(),
             })
         })
         .collect();
@@ -87,11 +79,12 @@ fn milestones(run: &Path, every: u32) -> Result<Vec<Milestone>, TrainError> {
             path.display()
         )));
     };
-    let start = Milestone {
+    let start = CurvePoint {
         iteration: 0,
         best_iteration: 0,
         elapsed_s: 0.0,
         cpu_s: lines[0].cpu_s.map(|_| 0.0),
+        gauntlet: Vec::new(),
     };
     let every = every.max(1);
     Ok(std::iter::once(start)
@@ -139,70 +132,80 @@ fn write_curve(
 }
 
 /// Plays the curve's missing points on the current rayon pool, calling `on_point` with each
-/// point as it is written and whether its games were played (not reused); returns every point, in order.
+/// point as it is written and whether its games were played (not reused); returns every
+/// point, in order. Every point plays the settings' games with the settings' seed, so the
+/// points differ only in the network.
 pub fn run_curve<G: AgentGame + ArenaGame>(
-    config: &CurveConfig<G>,
+    config: &CurveConfig,
     mut on_point: impl FnMut(&CurvePoint, bool),
 ) -> Result<Vec<CurvePoint>, TrainError> {
-    let base: AgentSpec = config.settings.agent.parse()?;
+    let settings = &config.settings;
+    let base: AgentSpec = settings.agent.parse()?;
     if base.kind != "az" || base.get("model").is_some() {
         return Err(TrainError::Config(format!(
             "the curve's agent {:?} must be an az spec without model= (each point names its \
              network), e.g. az:searches=200,device=cpu",
-            config.settings.agent
+            settings.agent
         )));
     }
+    let opponents = settings
+        .opponents
+        .iter()
+        .map(|o| Ok(o.parse::<AgentSpec>()?.into()))
+        .collect::<Result<Vec<Player<G>>, TrainError>>()?;
+    let series = Series {
+        games: settings.games,
+        openings: OpeningSet::Standard,
+        seed: settings.seed,
+        game: config.game,
+        progress: config.progress,
+    };
     let path = config.run.join(CURVE_FILE);
     let mut points = match read_curve(&path)? {
-        Some((settings, points)) if settings == config.settings => points,
-        Some((settings, _)) => {
+        Some((earlier, points)) if earlier == *settings => points,
+        Some((earlier, _)) => {
             return Err(TrainError::Config(format!(
                 "{} was played with other settings ({}); give the same, or move it away to \
                  start another curve",
                 path.display(),
-                serde_json::to_string(&settings).expect("plain data")
+                serde_json::to_string(&earlier).expect("plain data")
             )));
         }
         None => Vec::new(),
     };
-    for m in milestones(&config.run, config.every)? {
-        if points.iter().any(|p| p.iteration == m.iteration) {
+    for mut point in milestones(&config.run, config.every)? {
+        if points.iter().any(|p| p.iteration == point.iteration) {
             continue;
         }
-        let earlier = points.iter().find(|p| p.best_iteration == m.best_iteration);
+        let earlier = points
+            .iter()
+            .find(|p| p.best_iteration == point.best_iteration);
         let played = earlier.is_none();
-        let gauntlet = match earlier {
+        point.gauntlet = match earlier {
             Some(p) => p.gauntlet.clone(),
             None => {
                 let mut agent = base.clone();
-                let model = model_path(&config.run, m.best_iteration);
+                let model = model_path(&config.run, point.best_iteration);
                 if !model.is_file() {
                     return Err(TrainError::Config(format!(
                         "{}: missing, so iteration {}'s best network cannot play (a run keeps \
                          every iteration's network in models/)",
                         model.display(),
-                        m.iteration
+                        point.iteration
                     )));
                 }
                 agent.set("model", &model.to_string_lossy());
                 run_gauntlet(&GauntletConfig {
                     player: agent.into(),
-                    opponents: config.opponents.clone(),
-                    series: config.series,
+                    opponents: opponents.clone(),
+                    series,
                 })?
                 .records()
             }
         };
-        let point = CurvePoint {
-            iteration: m.iteration,
-            best_iteration: m.best_iteration,
-            elapsed_s: m.elapsed_s,
-            cpu_s: m.cpu_s,
-            gauntlet,
-        };
         points.push(point.clone());
         points.sort_by_key(|p| p.iteration);
-        write_curve(&path, &config.settings, &points)?;
+        write_curve(&path, settings, &points)?;
         on_point(&point, played);
     }
     Ok(points)
