@@ -102,9 +102,13 @@ fn a_vec4() -> bool {
 // output gradient (input gradient) as it is: B's quads along pixels are whole vec4s. Other
 // kernels gather B.
 const POINTWISE: bool = TAPS == 1u && STRIDE_H == 1u && STRIDE_W == 1u && PAD_H == 0u && PAD_W == 0u;
+// The forward's quads of 4 pixels lie in one output row (quads start at multiples of 4): at
+// stride 1 they read 4 neighbouring cells of one input row, whose index is worked out once
+// for the quad instead of once a cell (the gather's arithmetic rivalled its multiply-adds).
+const ROW_QUADS: bool = FORWARD && !POINTWISE && STRIDE_W == 1u && OUT_W % 4u == 0u;
 
 fn b_vec4() -> bool {
-    return POINTWISE && PIXELS % 4u == 0u;
+    return (POINTWISE && PIXELS % 4u == 0u) || ROW_QUADS;
 }
 
 fn a_index(i: u32, kk: u32) -> u32 {
@@ -148,9 +152,28 @@ fn load_b(bat: u32, kk: u32, j: u32) -> f32 {
     return im2col(kk / PIXELS, kk % PIXELS, j);
 }
 
-// Pointwise only: kk and j are (channel, (image, pixel)), or the reverse for the weight
-// gradient, and the planes of input and output are the same.
+// The input cell at `x` of the row starting at `row`, or 0 in the padding.
+fn row_cell(row: u32, x: i32) -> f32 {
+    if (x < 0 || x >= i32(W)) {
+        return 0.0;
+    }
+    return rhs_at(row + u32(x));
+}
+
+// ROW_QUADS: the im2col cells of patch index kk at pixels j..j+3, one output row's.
+// Pointwise: kk and j are (channel, (image, pixel)), or the reverse for the weight gradient,
+// and the planes of input and output are the same.
 fn load_b4(bat: u32, kk: u32, j: u32) -> vec4<f32> {
+    if (ROW_QUADS) {
+        let pix = j % PIXELS;
+        let iy = i32(pix / OUT_W * STRIDE_H + kk % TAPS / KW) - i32(PAD_H);
+        if (iy < 0 || iy >= i32(H)) {
+            return vec4(0.0);
+        }
+        let row = ((j / PIXELS * C_IN + kk / TAPS) * H + u32(iy)) * W;
+        let x = i32(pix % OUT_W + kk % KW) - i32(PAD_W);
+        return vec4(row_cell(row, x), row_cell(row, x + 1), row_cell(row, x + 2), row_cell(row, x + 3));
+    }
     if (MODE == 2u) {
         return rhs[(kk / PIXELS * C_IN + j) * PIXELS / 4u + kk % PIXELS / 4u];
     }

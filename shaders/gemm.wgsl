@@ -6,14 +6,15 @@
 // buffer before the single barrier of each step.
 //
 // Operands move in quads: 4 consecutive values along an operand's fastest axis in memory,
-// read as one vec4 where the family says its quads are 16-byte aligned and the quad lies
-// inside the matrix, else as 4 checked scalars (edges, unaligned sizes, gathers).
+// read whole where the family says it can (an aligned vec4, or a gather whose index it works
+// out once a quad) and the quad lies inside the matrix, else as 4 checked scalars (edges,
+// unaligned sizes, other gathers).
 //
 // The including family file defines `p` (a struct whose first field `gemm` is a GemmHeader)
 // and these functions, called only with indices inside the matrices:
 //   load_a(batch, i, kk) -> f32        load_b(batch, kk, j) -> f32
 //   a_k_fastest() -> bool              b_n_fastest() -> bool   (memory order)
-//   a_vec4() -> bool                   b_vec4() -> bool        (quads are aligned vec4s)
+//   a_vec4() -> bool                   b_vec4() -> bool        (quads are read whole)
 //   load_a4(batch, i, kk) -> vec4<f32> load_b4(batch, kk, j) -> vec4<f32>
 //       the quad starting there along the fast axis; called only where a_vec4() / b_vec4()
 //   store_c(split, batch, i, j, value)

@@ -10,8 +10,13 @@ use checkers_zero::tensor::{Device, Tensor, Var};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
-/// Dispatches of one az-small training step at batch 256 (forward, loss, backward, Adam).
+/// Dispatches of one az-small training step at batch 256 (forward, loss, backward, Adam) on
+/// a software adapter (173 on lavapipe).
 const TRAIN_DISPATCHES: u64 = 180;
+/// A hardware GPU wants more workgroups (gemm.rs, `Occupancy`): at 256 boards the input
+/// gradient of each of az-small's twelve 64-channel 3x3 convolutions has too few output tiles
+/// and is split over k in two, one more dispatch each to add the parts (185 on an NVIDIA H200).
+const HARDWARE_SPLITS: u64 = 12;
 /// Dispatches of one az-small inference batch: 23, and one more for each of its nine 3x3
 /// convolutions where too few tiles split them over k (batch 1; on a hardware GPU up to about
 /// 128 boards).
@@ -47,9 +52,14 @@ fn budgets(gpu: &Device, g: &checkers_zero::backend::gpu::Gpu) {
     let losses = step();
     let used = g.counters() - before;
     assert!(losses.iter().flatten().all(|l| l.is_finite()), "{losses:?}");
+    let budget = if g.is_software() {
+        TRAIN_DISPATCHES
+    } else {
+        TRAIN_DISPATCHES + HARDWARE_SPLITS
+    };
     assert!(
-        used.dispatches <= TRAIN_DISPATCHES,
-        "a training step took {} dispatches, over its budget of {TRAIN_DISPATCHES}",
+        used.dispatches <= budget,
+        "a training step took {} dispatches, over its budget of {budget}",
         used.dispatches
     );
     assert_eq!(used.waits, 1, "a training step waits once, for its losses");

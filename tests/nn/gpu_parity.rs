@@ -430,6 +430,11 @@ fn conv2d_forward_and_gradients() {
             (2, 3, 9, 8, 2, 1, 8, 0, 0, 2, 1, false),
             (2, 5, 6, 7, 3, 1, 1, 0, 0, 2, 3, true),
             (1, 2, 9, 9, 3, 2, 3, 1, 0, 3, 2, true),
+            // Output rows a multiple of 4 wide at a column stride of 1, whose quads of pixels
+            // are gathered whole: a row stride of 2 with wider column padding, and a 5-wide
+            // kernel whose quads start off the row and run past it.
+            (2, 3, 9, 10, 4, 3, 3, 1, 2, 2, 1, true),
+            (1, 2, 5, 8, 3, 2, 5, 0, 2, 1, 1, false),
         ];
         for (i, (n, c_in, h, w, c_out, kh, kw, ph, pw, sh, sw, bias)) in
             cases.into_iter().enumerate()

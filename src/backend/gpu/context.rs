@@ -659,10 +659,15 @@ impl GpuContext {
 
     /// How many workgroups the products should have here (gemm.rs).
     pub(super) fn occupancy(&self) -> Occupancy {
-        match self.info.device_type {
-            wgpu::DeviceType::Cpu => Occupancy::SOFTWARE,
-            _ => Occupancy::HARDWARE,
+        if self.is_software() {
+            Occupancy::SOFTWARE
+        } else {
+            Occupancy::HARDWARE
         }
+    }
+
+    pub(super) fn is_software(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::Cpu
     }
 
     pub(super) fn adapter_name(&self) -> String {

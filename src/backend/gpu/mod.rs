@@ -133,6 +133,12 @@ impl Gpu {
         self.0.context.adapter_name()
     }
 
+    /// Whether the adapter is a software rasteriser on the CPU (lavapipe), which gets fewer,
+    /// larger tiles than a hardware GPU.
+    pub fn is_software(&self) -> bool {
+        self.0.context.is_software()
+    }
+
     /// Submits all recorded work and the copies of `bufs` to the host, without waiting:
     /// the device computes while the caller goes on, and [`GpuReading::finish`] then waits
     /// for this submission alone, not for work submitted after it.
