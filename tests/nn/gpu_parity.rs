@@ -553,14 +553,14 @@ fn fused_conv_add_relu() {
     // fuses them into the conv's pass over each image.
     on_gpu(|gpu| {
         // (n, c_in, c_out, stride): odd channel counts in small tiles, batch 1 with filters
-        // filling two tile rows unevenly, the same with k = 630 (too few tiles: split over k,
+        // filling two tile rows unevenly, the same with k = 1080 (too few tiles: split over k,
         // the epilogue applied by the sum of the parts), and enough boards for the 64x64 and
         // 64x128 tiles.
         for (i, (n, c_in, c_out, stride)) in [
             (3, 4, 5, 1),
             (3, 4, 5, 2),
             (1, 3, 70, 1),
-            (1, 70, 70, 1),
+            (1, 120, 70, 1),
             (2, 70, 9, 2),
             (64, 8, 64, 1),
             (128, 8, 64, 1),

@@ -6,8 +6,9 @@
 //!
 //! The forward applies bias, residual add and ReLU as it stores its outputs, so the inference
 //! form `conv2d_add_relu` is one dispatch. Where even the smallest tile leaves the device
-//! short of workgroups (small batches), the forward is split over k like the gradients and
-//! one more dispatch adds the parts and applies that epilogue (shaders/split_sum.wgsl). In training,
+//! short of workgroups (small batches) and k is long (az-large's layers, not az-small's), the
+//! forward is split over k like the gradients and one more dispatch adds the parts and applies that
+//! epilogue (shaders/split_sum.wgsl). In training,
 //! where a batch norm follows, the forward also writes each tile's per-channel moments
 //! (shaders/conv_moments.wgsl), from which the batch norm's statistics are made without
 //! reading the output for them.
@@ -129,10 +130,15 @@ fn run(
     out
 }
 
+/// The shortest k worth a forward split: az-small's 3x3 layers (k 576) were never faster
+/// split (on an NVIDIA H200 0.91-1.00x at 1 to 128 boards, on lavapipe 0.94x at one),
+/// az-large's (k 1152) always (on the H200 1.19-1.67x at 1 to 32 boards).
+const MIN_FORWARD_SPLIT_K: usize = 1024;
+
 /// The tile and launch of a product. The gradients may split k. The forward with moments
 /// is never split (its moments need whole sums); the plain forward only where the smallest
-/// tile leaves the device short of workgroups, since its parts cost a dispatch to add up
-/// (and never under `CHECKERS_ZERO_GPU_BASELINE`).
+/// tile leaves the device short of workgroups and k is at least `MIN_FORWARD_SPLIT_K`, since
+/// its parts cost a dispatch to add up (and never under `CHECKERS_ZERO_GPU_BASELINE`).
 fn plan(mode: ConvMode, mnk: (usize, usize, usize), gpu: &Gpu) -> (TileShape, GemmHeader) {
     let context = &gpu.0.context;
     plan_for(mode, mnk, context.occupancy(), context.baseline())
@@ -150,7 +156,8 @@ fn plan_for(
         ConvMode::ForwardMoments => plan(false),
         ConvMode::Forward => {
             let whole = plan(false);
-            if whole.1.groups() < occupancy.min_groups && !baseline {
+            if whole.1.groups() < occupancy.min_groups && mnk.2 >= MIN_FORWARD_SPLIT_K && !baseline
+            {
                 plan(true)
             } else {
                 whole
@@ -243,17 +250,25 @@ mod tests {
                 .1
                 .splits()
         };
-        // az-small's 3x3 layer (k 576): split at one board, whole at 256 on either adapter.
+        // A 128-channel 3x3 layer (k 1152): split at one board, whole at 256 on either
+        // adapter, and never under the baseline.
         for occupancy in [Occupancy::SOFTWARE, Occupancy::HARDWARE] {
-            assert!(splits(1, 576, occupancy, false) > 1);
-            assert_eq!(splits(256, 576, occupancy, false), 1);
-            assert_eq!(splits(1, 576, occupancy, true), 1, "not under the baseline");
+            assert!(splits(1, 1152, occupancy, false) > 1);
+            assert_eq!(splits(256, 1152, occupancy, false), 1);
+            assert_eq!(
+                splits(1, 1152, occupancy, true),
+                1,
+                "not under the baseline"
+            );
         }
         // 64 boards fill a software adapter but not a hardware one.
-        assert_eq!(splits(64, 576, Occupancy::SOFTWARE, false), 1);
-        assert!(splits(64, 576, Occupancy::HARDWARE, false) > 1);
-        // az-tiny's (k 288) is too short to split.
-        assert_eq!(splits(1, 288, Occupancy::HARDWARE, false), 1);
+        assert_eq!(splits(64, 1152, Occupancy::SOFTWARE, false), 1);
+        assert!(splits(64, 1152, Occupancy::HARDWARE, false) > 1);
+        // az-small's 64-channel layer (k 576) and az-tiny's (k 288) stay whole.
+        for occupancy in [Occupancy::SOFTWARE, Occupancy::HARDWARE] {
+            assert_eq!(splits(1, 576, occupancy, false), 1);
+            assert_eq!(splits(1, 288, occupancy, false), 1);
+        }
         // The forward with moments never is.
         let moments = plan_for(
             ConvMode::ForwardMoments,
