@@ -7,11 +7,10 @@
 //! The forward applies bias, residual add and ReLU as it stores its outputs, so the inference
 //! form `conv2d_add_relu` is one dispatch. Where even the smallest tile leaves the device
 //! short of workgroups (small batches) and k is long (az-large's layers, not az-small's), the
-//! forward is split over k like the gradients and one more dispatch adds the parts and applies that
-//! epilogue (shaders/split_sum.wgsl). In training,
-//! where a batch norm follows, the forward also writes each tile's per-channel moments
-//! (shaders/conv_moments.wgsl), from which the batch norm's statistics are made without
-//! reading the output for them.
+//! forward is split over k like the gradients and one more dispatch adds the parts and
+//! applies that epilogue (shaders/split_sum.wgsl). In training, where a batch norm follows,
+//! the forward also writes each tile's per-channel moments (shaders/conv_moments.wgsl), from
+//! which the batch norm's statistics are made without reading the output for them.
 
 use super::gemm::{self, GemmHeader, GemmParams, Occupancy};
 use super::pipelines::{ConvMode, ConvShape, Kernel, Shader};
