@@ -102,6 +102,92 @@ impl ConvDims {
     }
 }
 
+/// A convolution whose taps a table gives (a tap convolution): input (n, c_in, cells_in),
+/// weight (c_out, c_in x taps), output (n, c_out, cells_out), where output cell `s` reads
+/// through tap `t` the input cell `table[s * taps + t]`, or zero where that is [`NO_CELL`].
+/// A board on which cells are not a grid (checkers' dark squares and their diagonal
+/// neighbours) convolves this way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TapDims {
+    pub n: usize,
+    pub c_in: usize,
+    pub cells_in: usize,
+    pub c_out: usize,
+    pub cells_out: usize,
+    pub taps: usize,
+}
+
+/// A tap that reads no cell (off the board): it reads zero.
+pub const NO_CELL: u32 = u32::MAX;
+
+impl TapDims {
+    /// Rows of the product's right side: one per input channel and tap.
+    pub fn patch(&self) -> usize {
+        self.c_in * self.taps
+    }
+
+    /// For gathering the product's right side, (patch, cells_out) an image, from an image's
+    /// (c_in x cells_in) values followed by one zero: each entry's column in that row.
+    fn column_index(&self, table: &[u32]) -> Vec<u32> {
+        let zero = (self.c_in * self.cells_in) as u32;
+        let mut index = Vec::with_capacity(self.patch() * self.cells_out);
+        for c in 0..self.c_in {
+            for t in 0..self.taps {
+                index.extend((0..self.cells_out).map(|s| match table[s * self.taps + t] {
+                    NO_CELL => zero,
+                    cell => (c * self.cells_in) as u32 + cell,
+                }));
+            }
+        }
+        index
+    }
+}
+
+/// A tap convolution's right side, (n, patch, cells_out): a column gather from the images,
+/// each with a zero column appended.
+fn tap_columns<B: Backend + ?Sized>(be: &B, x: &B::Buf, d: TapDims, table: &[u32]) -> B::Buf {
+    let width = d.c_in * d.cells_in;
+    let padded = be.pad2d(x, 1, d.n, width, [0, 0, 0, 1], 0.0);
+    be.gather_cols(&padded, d.n, width + 1, &d.column_index(table))
+}
+
+/// [`Backend::tap_conv`] composed of the primitive kernels: the gathered columns, a batched
+/// product with the weight, then the bias, residual and ReLU as their own passes.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn composed_tap_conv<B: Backend + ?Sized>(
+    be: &B,
+    x: &B::Buf,
+    w: &B::Buf,
+    bias: Option<&B::Buf>,
+    residual: Option<&B::Buf>,
+    relu: bool,
+    d: TapDims,
+    table: &[u32],
+) -> B::Buf {
+    let columns = tap_columns(be, x, d, table);
+    let dims = MatmulDims {
+        batch_a: 1,
+        batch_b: d.n,
+        m: d.c_out,
+        k: d.patch(),
+        n: d.cells_out,
+        trans_a: false,
+        trans_b: false,
+    };
+    let mut y = be.matmul(w, &columns, dims);
+    let shape = [d.n, d.c_out, d.cells_out];
+    if let Some(b) = bias {
+        y = be.binary(BinaryOp::Add, &y, &shape, b, &[1, d.c_out, 1], &shape);
+    }
+    if let Some(r) = residual {
+        y = be.binary(BinaryOp::Add, &y, &shape, r, &shape, &shape);
+    }
+    if relu {
+        y = be.unary(UnaryOp::Relu, &y);
+    }
+    y
+}
+
 /// A batch norm's layout: (n, c, plane), statistics per channel over its n * plane values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NormDims {
@@ -406,6 +492,44 @@ pub trait Backend: Send + Sync {
         [dx, dgamma, dbeta]
     }
     /// Gradient of the conv input from the output gradient `g` (n, c_out, ho, wo).
+    /// relu?(tap_conv(x, w) + bias? + residual?) (see [`TapDims`]); `residual` shaped like
+    /// the output. This default composes the primitive kernels (the GPU's path); the CPU
+    /// backend reads the taps straight into its SGEMM's panels and adds the rest in its store.
+    #[allow(clippy::too_many_arguments)]
+    fn tap_conv(
+        &self,
+        x: &Self::Buf,
+        w: &Self::Buf,
+        bias: Option<&Self::Buf>,
+        residual: Option<&Self::Buf>,
+        relu: bool,
+        d: TapDims,
+        table: &[u32],
+    ) -> Self::Buf {
+        composed_tap_conv(self, x, w, bias, residual, relu, d, table)
+    }
+    /// The weight gradient of a tap convolution of `x` given the output gradient `g`:
+    /// per image g (c_out, cells_out) times its columns transposed, summed over the images.
+    fn tap_conv_grad_weight(
+        &self,
+        x: &Self::Buf,
+        g: &Self::Buf,
+        d: TapDims,
+        table: &[u32],
+    ) -> Self::Buf {
+        let columns = tap_columns(self, x, d, table);
+        let dims = MatmulDims {
+            batch_a: d.n,
+            batch_b: d.n,
+            m: d.c_out,
+            k: d.cells_out,
+            n: d.patch(),
+            trans_a: false,
+            trans_b: true,
+        };
+        let per_image = self.matmul(g, &columns, dims);
+        self.sum_axis(&per_image, 1, d.n, d.c_out * d.patch())
+    }
     fn conv2d_grad_input(&self, g: &Self::Buf, w: &Self::Buf, d: ConvDims) -> Self::Buf;
     /// Gradient of the conv weight from the input and the output gradient.
     fn conv2d_grad_weight(&self, x: &Self::Buf, g: &Self::Buf, d: ConvDims) -> Self::Buf;

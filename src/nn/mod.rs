@@ -37,7 +37,8 @@ pub use checkpoint::{
     declared_kind, read_header,
 };
 pub use layers::{
-    BatchNorm2d, Conv2d, Flatten, Linear, Relu, Reshape, ResidualBlock, Sequential, Sigmoid, Tanh,
+    BatchNorm2d, Conv2d, DarkConv, DarkInput, Flatten, Linear, Relu, Reshape, ResidualBlock,
+    Sequential, Sigmoid, Tanh,
 };
 pub use loss::{AlphaZeroLoss, alphazero_loss, cross_entropy_soft, mse};
 /// For composite modules outside `nn` (the game networks of `crate::net`).
@@ -45,7 +46,7 @@ pub(crate) use module::visit_parts;
 pub use module::{Ctx, Module, Param, ParamId, flat_params, set_flat_params};
 pub use optim::{OptimConfig, Optimizer, OptimizerState};
 pub use policy_value::{
-    Architecture, NetPreset, ONNX_INPUT, ONNX_POLICY, ONNX_VALUE, POLICY_SIZE, PolicyHead,
+    Architecture, Body, NetPreset, ONNX_INPUT, ONNX_POLICY, ONNX_VALUE, POLICY_SIZE, PolicyHead,
     PolicyValueNet, dark_square_index,
 };
 pub use schedule::LrSchedule;

@@ -1,12 +1,16 @@
 //! The policy-value network family (built in PyTorch too, by bench/pytorch_reference.py): a
 //! 3x3 conv stem, a body of residual (or plain) blocks, a policy head (see [`PolicyHead`]:
 //! checkers' 128 logits, 32 dark squares x 4 diagonal directions, or a dense head for any
-//! other action space) and a value head giving a value in (-1, 1).
+//! other action space) and a value head giving a value in (-1, 1). A checkers network can
+//! instead compute on the dark squares alone ([`Body::Dark`]): the same stem, blocks and heads
+//! with each 3x3 conv a dark-square conv (a square and its diagonal neighbours) and each 1x1
+//! conv a per-square linear map.
 
 mod export;
 
 pub use export::{ONNX_INPUT, ONNX_POLICY, ONNX_VALUE};
 
+use super::layers::{BoardConv, DarkConv, DarkInput, SQUARES, dark_cells};
 use super::{
     BatchNorm2d, Checkpoint, CheckpointError, Conv2d, Ctx, Linear, Module, Optimizer, ResidualBlock,
 };
@@ -54,7 +58,20 @@ pub struct Architecture {
     pub channels: usize,
     /// Residual blocks after the stem; for a plain network, conv layers including the stem.
     pub blocks: usize,
-    pub residual: bool,
+    pub body: Body,
+}
+
+/// What a network's body is made of. Checkpoints store it as one byte (bincode writes a unit
+/// variant as its index): `Plain` and `Residual` are the bytes 0 and 1 of the `residual`
+/// flag it replaced, so older checkpoints read as they are. Keep the order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Body {
+    /// Plain 3x3 conv layers over the 8x8 board.
+    Plain,
+    /// Residual blocks of 3x3 convs over the 8x8 board.
+    Residual,
+    /// Residual blocks over checkers' 32 dark squares (the dark-square policy head only).
+    Dark,
 }
 
 crate::names::named_enum! {
@@ -68,25 +85,30 @@ crate::names::named_enum! {
         AzLarge = "az-large",
         /// 14 input planes, 7 plain conv layers of 128 channels.
         Plain7x128 = "plain-7x128",
+        /// 8 input planes, 32 channels, 4 residual blocks on the dark squares (checkers).
+        DarkTiny = "dark-tiny",
+        /// 8 input planes, 64 channels, 6 residual blocks on the dark squares (checkers).
+        DarkSmall = "dark-small",
     }
 }
 crate::names::serde_as_text!(NetPreset);
 
 impl Architecture {
     pub fn preset(preset: NetPreset) -> Architecture {
-        // input planes, channels, blocks, residual
-        let (input_planes, channels, blocks, residual) = match preset {
-            NetPreset::AzTiny => (8, 32, 4, true),
-            NetPreset::AzSmall => (8, 64, 6, true),
-            NetPreset::AzLarge => (8, 128, 10, true),
-            NetPreset::Plain7x128 => (14, 128, 7, false),
+        let (input_planes, channels, blocks, body) = match preset {
+            NetPreset::AzTiny => (8, 32, 4, Body::Residual),
+            NetPreset::AzSmall => (8, 64, 6, Body::Residual),
+            NetPreset::AzLarge => (8, 128, 10, Body::Residual),
+            NetPreset::Plain7x128 => (14, 128, 7, Body::Plain),
+            NetPreset::DarkTiny => (8, 32, 4, Body::Dark),
+            NetPreset::DarkSmall => (8, 64, 6, Body::Dark),
         };
         Architecture {
             name: preset.name().to_string(),
             input_planes,
             channels,
             blocks,
-            residual,
+            body,
         }
     }
 
@@ -100,10 +122,9 @@ impl Architecture {
 
     /// Blocks in the body: a plain network's stem is one of its conv layers.
     fn body_blocks(&self) -> usize {
-        if self.residual {
-            self.blocks
-        } else {
-            self.blocks.saturating_sub(1)
+        match self.body {
+            Body::Residual | Body::Dark => self.blocks,
+            Body::Plain => self.blocks.saturating_sub(1),
         }
     }
 }
@@ -114,10 +135,10 @@ impl crate::nn::CheckpointKind for Architecture {
 
 impl std::fmt::Display for Architecture {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let kind = if self.residual {
-            "residual blocks"
-        } else {
-            "plain conv layers"
+        let kind = match self.body {
+            Body::Residual => "residual blocks",
+            Body::Plain => "plain conv layers",
+            Body::Dark => "residual blocks on the dark squares",
         };
         write!(
             f,
@@ -131,12 +152,8 @@ impl std::fmt::Display for Architecture {
 /// order of torch's boolean mask `mask[:, r, col] = (r + col) % 2 == 1` applied to the flattened
 /// output: plane-major, then row, then column.
 pub fn dark_square_index() -> Vec<u32> {
-    (0..POLICY_PLANES * BOARD * BOARD)
-        .filter(|i| {
-            let (r, col) = (i / BOARD % BOARD, i % BOARD);
-            (r + col) % 2 == 1
-        })
-        .map(|i| i as u32)
+    (0..POLICY_PLANES)
+        .flat_map(|plane| dark_cells().map(move |cell| (plane * BOARD * BOARD + cell) as u32))
         .collect()
 }
 
@@ -144,17 +161,19 @@ pub fn dark_square_index() -> Vec<u32> {
 pub struct PolicyValueNet {
     arch: Architecture,
     head: PolicyHead,
-    stem: Conv2d,
+    stem: BoardConv,
     stem_bn: BatchNorm2d,
     body: Vec<ResidualBlock>,
-    policy: Conv2d,
+    policy: BoardConv,
     /// The dense head's linear layer (none for the dark-square head).
     policy_fc: Option<Linear>,
-    value_conv: Conv2d,
+    value_conv: BoardConv,
     value_bn: BatchNorm2d,
     value_fc1: Linear,
     value_fc2: Linear,
-    dark: Vec<u32>,
+    /// Where the dark-square head's logits are, in policy order (direction-major, then
+    /// square), in the 8x8 policy conv's output flattened per position.
+    dark: Option<Vec<u32>>,
 }
 
 impl PolicyValueNet {
@@ -174,30 +193,56 @@ impl PolicyValueNet {
             arch.input_planes > 0 && arch.channels > 0 && arch.blocks > 0,
             "empty architecture {arch}"
         );
+        assert!(
+            arch.body != Body::Dark || head == PolicyHead::DarkSquares,
+            "{arch} needs the dark-square policy head"
+        );
         let c = arch.channels;
-        let stem = Conv2d::new(arch.input_planes, c, 3, 1, false, device, rng);
-        let stem_bn = BatchNorm2d::new(c, device);
-        let body = (0..arch.body_blocks())
-            .map(|_| ResidualBlock::new(c, arch.residual, device, rng))
-            .collect();
-        let (policy, policy_fc) = match head {
-            PolicyHead::DarkSquares => {
-                (Conv2d::new(c, POLICY_PLANES, 1, 0, true, device, rng), None)
-            }
-            PolicyHead::Dense { outputs } => (
-                Conv2d::new(c, DENSE_PLANES, 1, 0, true, device, rng),
-                Some(Linear::new(
-                    DENSE_PLANES * BOARD * BOARD,
-                    outputs,
-                    true,
-                    device,
-                    rng,
-                )),
-            ),
+        // Layers in the order of the network's parameters (the checkpoint's order).
+        let (stem, body): (BoardConv, Vec<ResidualBlock>) = if arch.body == Body::Dark {
+            let input = DarkInput::Planes(arch.input_planes);
+            let stem = BoardConv::Dark(DarkConv::new(input, c, true, false, device, rng));
+            let body = (0..arch.body_blocks())
+                .map(|_| ResidualBlock::dark(c, device, rng))
+                .collect();
+            (stem, body)
+        } else {
+            let stem = Conv2d::new(arch.input_planes, c, 3, 1, false, device, rng);
+            let residual = arch.body == Body::Residual;
+            let body = (0..arch.body_blocks())
+                .map(|_| ResidualBlock::new(c, residual, device, rng))
+                .collect();
+            (BoardConv::Grid(stem), body)
         };
-        let value_conv = Conv2d::new(c, 1, 1, 0, false, device, rng);
+        let stem_bn = BatchNorm2d::new(c, device);
+        // A 1x1 conv over the body's cells, with or without bias.
+        let pointwise = |c_out: usize, bias: bool, mut rng: &mut dyn rand::RngCore| match arch.body
+        {
+            Body::Dark => {
+                let input = DarkInput::Squares(c);
+                BoardConv::Dark(DarkConv::new(input, c_out, false, bias, device, &mut rng))
+            }
+            Body::Plain | Body::Residual => {
+                BoardConv::Grid(Conv2d::new(c, c_out, 1, 0, bias, device, &mut rng))
+            }
+        };
+        let (policy, policy_fc) = match head {
+            PolicyHead::DarkSquares => (pointwise(POLICY_PLANES, true, rng), None),
+            PolicyHead::Dense { outputs } => {
+                let conv = pointwise(DENSE_PLANES, true, rng);
+                let fc = Linear::new(DENSE_PLANES * BOARD * BOARD, outputs, true, device, rng);
+                (conv, Some(fc))
+            }
+        };
+        let value_conv = pointwise(1, false, rng);
         let value_bn = BatchNorm2d::new(1, device);
-        let value_fc1 = Linear::new(BOARD * BOARD, 64, true, device, rng);
+        let cells = match arch.body {
+            Body::Dark => SQUARES,
+            Body::Plain | Body::Residual => BOARD * BOARD,
+        };
+        let value_fc1 = Linear::new(cells, 64, true, device, rng);
+        // The dark-square body's policy is already (direction, square), the policy's order.
+        let dark = (arch.body != Body::Dark).then(dark_square_index);
         let value_fc2 = Linear::new(64, 1, true, device, rng);
         PolicyValueNet {
             arch,
@@ -211,7 +256,7 @@ impl PolicyValueNet {
             value_bn,
             value_fc1,
             value_fc2,
-            dark: dark_square_index(),
+            dark,
         }
     }
 
@@ -332,17 +377,21 @@ impl Module for PolicyValueNet {
             .fold(stem, |h, block| block.forward(ctx, &h));
         let p = self.policy.forward(ctx, &h);
         let logits = match &self.policy_fc {
-            None => p
-                .reshape(&[n, POLICY_PLANES * BOARD * BOARD])
-                .gather_cols(&self.dark),
+            None => {
+                let p = p.reshape(&[n, p.value().numel() / n]);
+                match &self.dark {
+                    Some(dark) => p.gather_cols(dark),
+                    None => p,
+                }
+            }
             // A ReLU between, as in AlphaGo Zero's head: without it conv and linear would
             // compose to one linear map of the body's output.
             Some(fc) => fc.forward(ctx, &p.reshape(&[n, DENSE_PLANES * BOARD * BOARD]).relu()),
         };
         let v = self
             .value_conv
-            .forward_bn(ctx, &self.value_bn, &h, None, true)
-            .reshape(&[n, BOARD * BOARD]);
+            .forward_bn(ctx, &self.value_bn, &h, None, true);
+        let v = v.reshape(&[n, v.value().numel() / n]);
         let v = self
             .value_fc2
             .forward(ctx, &self.value_fc1.forward(ctx, &v).relu())
@@ -352,4 +401,21 @@ impl Module for PolicyValueNet {
     }
 
     crate::nn::module::visit_parts!();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Body;
+
+    /// bincode's standard encoding, as checkpoints write it.
+    fn bytes<T: serde::Serialize>(value: &T) -> Vec<u8> {
+        bincode::serde::encode_to_vec(value, bincode::config::standard()).unwrap()
+    }
+
+    #[test]
+    fn the_body_is_stored_as_the_residual_flag_was() {
+        assert_eq!(bytes(&false), bytes(&Body::Plain));
+        assert_eq!(bytes(&true), bytes(&Body::Residual));
+        assert_eq!(bytes(&Body::Dark), [2]);
+    }
 }

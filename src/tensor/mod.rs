@@ -10,7 +10,7 @@ pub mod ops;
 mod shape;
 mod tape;
 
-pub use ops::RunningStats;
+pub use ops::{RunningStats, TapTable};
 pub use shape::{broadcast_shapes, numel};
 pub use tape::{Gradients, Tape, Var};
 

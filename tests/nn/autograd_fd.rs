@@ -10,7 +10,8 @@
 //! about 1e-7 |L| / H ~ 1e-5 |L| per element; 1e-2 is far above both, and far below the
 //! error of any wrong rule (a missing term or transposition gives O(1)).
 
-use checkers_zero::tensor::{Device, RunningStats, Tape, Tensor, Var};
+use checkers_zero::backend::NO_CELL;
+use checkers_zero::tensor::{Device, RunningStats, TapTable, Tape, Tensor, Var};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -284,6 +285,22 @@ fn convolution() {
             |v| v[0].conv2d(&v[1], None, pad, stride),
         );
     }
+}
+
+#[test]
+fn tap_convolution() {
+    let mut rng = StdRng::seed_from_u64(8);
+    // Cell 3 is read by no tap (its gradient is zero), one entry reads nothing.
+    let table = TapTable::new(5, 3, vec![0, 1, NO_CELL, 1, 2, 0, 2, 4, 1, 4, 0, 2]);
+    let x = rand_t(&[2, 3, 5], -1.0, 1.0, &mut rng);
+    let w = rand_t(&[4, 9], -1.0, 1.0, &mut rng);
+    let b = rand_t(&[4], -1.0, 1.0, &mut rng);
+    check("tap_conv", &[x.clone(), w.clone(), b], |v| {
+        v[0].tap_conv(&v[1], Some(&v[2]), &table)
+    });
+    check("tap_conv no bias", &[x, w], |v| {
+        v[0].tap_conv(&v[1], None, &table)
+    });
 }
 
 #[test]

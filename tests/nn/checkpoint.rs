@@ -2,7 +2,7 @@
 
 use super::{cpu, param_values, rng};
 use checkers_zero::nn::{
-    Architecture, Checkpoint, CheckpointError, Ctx, FORMAT_VERSION, Module, Optimizer,
+    Architecture, Body, Checkpoint, CheckpointError, Ctx, FORMAT_VERSION, Module, Optimizer,
     PolicyValueNet, alphazero_loss,
 };
 use checkers_zero::tensor::{Tensor, Var};
@@ -18,7 +18,7 @@ fn tiny() -> Architecture {
         input_planes: 5,
         channels: 8,
         blocks: 2,
-        residual: true,
+        body: Body::Residual,
     }
 }
 

@@ -4,7 +4,9 @@
 
 use super::{cpu, param_values, rng};
 use crate::common::on_gpu;
-use checkers_zero::nn::{Architecture, Ctx, Module, Optimizer, PolicyValueNet, alphazero_loss};
+use checkers_zero::nn::{
+    Architecture, Body, Ctx, Module, Optimizer, PolicyValueNet, alphazero_loss,
+};
 use checkers_zero::tensor::{Device, Tensor, Var};
 
 /// ||a - b|| <= rel ||a||: the backends sum in different orders.
@@ -39,7 +41,7 @@ fn run(dev: &Device) -> Run {
         input_planes: 4,
         channels: 8,
         blocks: 2,
-        residual: true,
+        body: Body::Residual,
     };
     let mut r = rng(9);
     let mut net = PolicyValueNet::new(arch, dev, &mut r);

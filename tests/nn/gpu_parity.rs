@@ -462,6 +462,43 @@ fn conv2d_forward_and_gradients() {
     });
 }
 
+#[test]
+fn tap_conv_forward_and_gradients() {
+    // The GPU composes the primitive kernels (gather, batched product, adds); the CPU reads
+    // the taps into its SGEMM's panels.
+    on_gpu(|gpu| {
+        // (n, c_in, cells_in, c_out, cells_out, taps), as in tests/nn/taps.rs.
+        let cases = [
+            (2, 3, 6, 4, 5, 3),
+            (9, 5, 32, 7, 32, 5),
+            (3, 32, 32, 70, 32, 5),
+            (5, 8, 64, 32, 32, 5),
+        ];
+        for (i, (n, c_in, cells_in, c_out, cells_out, taps)) in cases.into_iter().enumerate() {
+            let seed = 400 + 10 * i as u64;
+            let table = crate::taps::random_table(cells_in, cells_out, taps, seed);
+            let x = normal(&[n, c_in, cells_in], seed + 1);
+            let w = normal(&[c_out, c_in * taps], seed + 2);
+            let b = normal(&[c_out], seed + 3);
+            let name = format!("tap_conv {n}x{c_in}x{cells_in} * {c_out}x{cells_out}x{taps}");
+            let t = table.clone();
+            parity(gpu, &name, &[&x, &w, &b], SUMMED, SUMMED, move |v, _| {
+                v[0].tap_conv(&v[1], Some(&v[2]), &t)
+            });
+            let res = normal(&[n, c_out, cells_out], seed + 4);
+            for (residual, relu) in [(None, true), (Some(&res), false), (Some(&res), true)] {
+                let run = |dev: &Device| {
+                    let r = residual.map(|r| r.to_device(dev));
+                    let (x, w, b) = (x.to_device(dev), w.to_device(dev), b.to_device(dev));
+                    x.tap_conv(&w, Some(&b), r.as_ref(), relu, &table).to_vec()
+                };
+                let what = format!("{name} residual {} relu {relu}", residual.is_some());
+                assert_close(&what, &run(&Device::Cpu), &run(gpu), SUMMED);
+            }
+        }
+    });
+}
+
 /// Every product back on its planned tile when a test that forced one ends, even by a panic.
 struct PlannedTiles<'a>(&'a checkers_zero::backend::gpu::Gpu);
 

@@ -16,8 +16,8 @@ use super::{cpu, rng};
 use checkers_zero::net::ValueModel;
 use checkers_zero::net::towers::{TowerArch, TowerNet};
 use checkers_zero::nn::{
-    Architecture, BatchNorm2d, Conv2d, Ctx, Flatten, Linear, Module, Param, PolicyValueNet, Relu,
-    ResidualBlock, Sequential, Sigmoid, Tanh, alphazero_loss,
+    Architecture, BatchNorm2d, Body, Conv2d, Ctx, Flatten, Linear, Module, Param, PolicyValueNet,
+    Relu, ResidualBlock, Sequential, Sigmoid, Tanh, alphazero_loss,
 };
 use checkers_zero::tensor::{Tensor, Var};
 use rand::Rng;
@@ -323,7 +323,7 @@ fn residual_policy_value_network_heads() {
             input_planes: 3,
             channels: 4,
             blocks: 1,
-            residual: true,
+            body: Body::Residual,
         },
         21,
     );
@@ -337,9 +337,23 @@ fn plain_policy_value_network_heads() {
             input_planes: 2,
             channels: 3,
             blocks: 2,
-            residual: false,
+            body: Body::Plain,
         },
         31,
+    );
+}
+
+#[test]
+fn dark_square_policy_value_network_heads() {
+    heads_of_policy_value_network(
+        Architecture {
+            name: "fd-dark".into(),
+            input_planes: 3,
+            channels: 4,
+            blocks: 1,
+            body: Body::Dark,
+        },
+        41,
     );
 }
 

@@ -21,6 +21,7 @@ mod onnx;
 mod optim;
 mod othello_value;
 mod policy_value;
+mod taps;
 mod xor;
 
 use checkers_zero::nn::{Module, Param};

@@ -7,7 +7,7 @@
 use crate::common::skip;
 use checkers_zero::games::{Checkers, Game, NetInput, Othello, checkers};
 use checkers_zero::net::{Lineage, NetGame, save_model};
-use checkers_zero::nn::{Architecture, Ctx, Module, NetPreset, PolicyValueNet};
+use checkers_zero::nn::{Architecture, Body, Ctx, Module, NetPreset, PolicyValueNet};
 use checkers_zero::tensor::{Device, Tensor, Var};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -41,7 +41,7 @@ fn onnx_runtime_gives_our_policy_and_value() {
     let tiny = Architecture::preset(NetPreset::AzTiny);
     let plain = Architecture {
         name: "plain-5x32".into(),
-        residual: false,
+        body: Body::Plain,
         blocks: 5,
         ..tiny.clone()
     };
@@ -51,6 +51,8 @@ fn onnx_runtime_gives_our_policy_and_value() {
     };
     compare_random::<Checkers>(&dir, "checkers-tiny", tiny.clone(), history, 1);
     compare_random::<Checkers>(&dir, "checkers-plain", plain.clone(), Default::default(), 2);
+    let dark = Architecture::preset(NetPreset::DarkTiny);
+    compare_random::<Checkers>(&dir, "checkers-dark", dark, Default::default(), 6);
     compare_random::<Othello>(&dir, "othello-tiny", tiny, (), 3);
     compare_random::<Othello>(&dir, "othello-plain", plain, (), 4);
 

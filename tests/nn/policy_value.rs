@@ -21,6 +21,24 @@ fn preset_parameter_counts_match_pytorch() {
         let net = PolicyValueNet::new(Architecture::preset(preset), &cpu(), &mut rng(0));
         assert_eq!(net.num_params(), count, "{name}");
     }
+    // The dark-square networks, counted by hand: a stem of c x (8 planes x 5 taps) and its
+    // batch norm (2c), blocks of two c x 5c convs with batch norms, a policy map of 4 x c + 4,
+    // the value map (c) and its batch norm (2), then 32 x 64 + 64 and 64 + 1.
+    for (name, c, blocks) in [("dark-tiny", 32, 4), ("dark-small", 64, 6)] {
+        let count = c * 40
+            + 2 * c
+            + blocks * 2 * (c * 5 * c + 2 * c)
+            + 4 * c
+            + 4
+            + c
+            + 2
+            + 32 * 64
+            + 64
+            + 65;
+        let preset: NetPreset = name.parse().unwrap();
+        let net = PolicyValueNet::new(Architecture::preset(preset), &cpu(), &mut rng(0));
+        assert_eq!(net.num_params(), count, "{name}");
+    }
     // Six more input planes add 6 x 32 x 3 x 3 stem weights.
     let wide = Architecture::preset(NetPreset::AzTiny).with_input_planes(14);
     assert_eq!(
@@ -34,9 +52,9 @@ fn unknown_preset_is_an_error() {
     let e = "az-huge".parse::<NetPreset>().unwrap_err();
     assert_eq!(
         e.to_string(),
-        "\"az-huge\": expected az-tiny, az-small, az-large, plain-7x128"
+        "\"az-huge\": expected az-tiny, az-small, az-large, plain-7x128, dark-tiny, dark-small"
     );
-    assert_eq!(NetPreset::NAMES.len(), 4);
+    assert_eq!(NetPreset::NAMES.len(), 6);
 }
 
 #[test]

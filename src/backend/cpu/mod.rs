@@ -14,7 +14,9 @@ mod reduce;
 pub use gemm::{KERNEL_VAR, Kernel, fma_peak};
 pub use matmul::sgemm_kernel;
 
-use super::{Backend, BinaryOp, ConvDims, MatmulDims, NormDims, OptimStep, Running, UnaryOp};
+use super::{
+    Backend, BinaryOp, ConvDims, MatmulDims, NormDims, OptimStep, Running, TapDims, UnaryOp,
+};
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// A CPU buffer: shared, immutable once made.
@@ -192,6 +194,24 @@ impl Backend for Cpu {
     ) -> CpuBuf {
         let residual = residual.map(|r| r.as_slice());
         conv::forward(x.as_slice(), w, Some(bias.as_slice()), residual, relu, d)
+    }
+    fn tap_conv(
+        &self,
+        x: &CpuBuf,
+        w: &CpuBuf,
+        bias: Option<&CpuBuf>,
+        residual: Option<&CpuBuf>,
+        relu: bool,
+        d: TapDims,
+        table: &[u32],
+    ) -> CpuBuf {
+        let kernel = Kernel::selected();
+        if !kernel.is_ours() {
+            return super::composed_tap_conv(self, x, w, bias, residual, relu, d, table);
+        }
+        let (bias, residual) = (bias.map(|b| b.as_slice()), residual.map(|r| r.as_slice()));
+        let (x, w) = (x.as_slice(), w.as_slice());
+        conv::taps::forward(kernel, x, w, bias, residual, relu, d, table)
     }
     fn batch_norm_train(
         &self,

@@ -1,12 +1,11 @@
 //! 2-D convolution: a kernel of any height and width, zero padding and a stride per axis.
 
-use super::batch_norm::EvalState;
+use super::fold::{FoldCache, add_residual};
 use super::{BatchNorm2d, uniform_fan_in};
 use crate::nn::onnx::{Attr, Graph};
 use crate::nn::{Ctx, Module, Param};
 use crate::tensor::{Device, Tensor, Var};
 use rand::Rng;
-use std::sync::{PoisonError, RwLock};
 
 #[derive(Clone, Debug)]
 pub struct Conv2d {
@@ -16,38 +15,6 @@ pub struct Conv2d {
     stride: (usize, usize),
     /// The last batch norm folded into this conv for inference.
     folded: FoldCache,
-}
-
-/// The tensors a fold is made from, in a fixed order: conv weight, conv bias, and the batch
-/// norm's gamma, beta, running mean and running variance.
-type FoldInputs<T> = [Option<T>; 6];
-
-/// A batch norm folded into a conv's weight and bias, with the tensors it was made from.
-struct Folded {
-    from: FoldInputs<Tensor>,
-    weight: Tensor,
-    bias: Tensor,
-}
-
-/// The last fold, served only while every tensor it was made from is still the very one in
-/// use (`Tensor::same_data`). Tensors are immutable and everything that changes a parameter or
-/// a running statistic (an optimizer step, a checkpoint load, a training forward, moving to a
-/// device) puts a new tensor in its place, so a stale fold is never served; holding the old
-/// tensors keeps their buffers alive, so an address cannot be reused while it is compared.
-/// A clone starts empty.
-#[derive(Default)]
-struct FoldCache(RwLock<Option<Folded>>);
-
-impl Clone for FoldCache {
-    fn clone(&self) -> FoldCache {
-        FoldCache::default()
-    }
-}
-
-impl std::fmt::Debug for FoldCache {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("FoldCache")
-    }
 }
 
 impl Conv2d {
@@ -104,62 +71,16 @@ impl Conv2d {
         );
         Conv2d { stride, ..self }
     }
-
-    /// This conv's weight and bias with `bn` (evaluation mode) folded in, from the cache when
-    /// none of the tensors they are made from has changed since.
-    fn fold(&self, bn: &EvalState<'_>) -> (Tensor, Tensor) {
-        let from: FoldInputs<&Tensor> = [
-            Some(self.weight.value()),
-            self.bias.as_ref().map(Param::value),
-            Some(bn.gamma),
-            Some(bn.beta),
-            Some(bn.mean),
-            Some(bn.var),
-        ];
-        let fresh = |f: &Folded| {
-            f.from.iter().zip(&from).all(|(a, b)| match (a, b) {
-                (Some(a), Some(b)) => a.same_data(b),
-                (None, None) => true,
-                _ => false,
-            })
-        };
-        if let Some(f) = self
-            .folded
-            .0
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-            .filter(|f| fresh(f))
-        {
-            return (f.weight.clone(), f.bias.clone());
-        }
-        // bn(conv(x) + b) = conv(x) * scale + (b * scale + shift), per output channel.
-        let (scale, shift) = bn.affine();
-        let c_out = scale.numel();
-        let weight = self.weight.value().mul(&scale.reshape(&[c_out, 1, 1, 1]));
-        let bias = match &self.bias {
-            Some(b) => b.value().mul(&scale).add(&shift),
-            None => shift,
-        };
-        // Replaced whole, so a panic elsewhere cannot leave it torn.
-        *self
-            .folded
-            .0
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = Some(Folded {
-            from: from.map(|t| t.cloned()),
-            weight: weight.clone(),
-            bias: bias.clone(),
-        });
-        (weight, bias)
-    }
 }
 
 impl Conv2d {
     /// The weight and bias inference computes with when `bn` follows this conv: `bn` folded
     /// in; `None` while `bn` is in training mode.
     fn folded(&self, bn: &BatchNorm2d) -> Option<(Tensor, Tensor)> {
-        bn.with_eval_state(|s| self.fold(&s))
+        bn.with_eval_state(|s| {
+            let bias = self.bias.as_ref().map(Param::value);
+            self.folded.fold(self.weight.value(), bias, &s)
+        })
     }
 
     /// Adds this conv to an ONNX graph as a Conv node reading `x`, with `bn` (which must be
@@ -236,13 +157,7 @@ impl Conv2d {
         } else {
             bn.forward_relu(ctx, &self.forward(ctx, x), bn_relu)
         };
-        match residual {
-            Some(r) => {
-                let y = r.add(&y);
-                if relu { y.relu() } else { y }
-            }
-            None => y,
-        }
+        add_residual(y, residual, relu)
     }
 }
 

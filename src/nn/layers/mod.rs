@@ -4,6 +4,8 @@
 mod activation;
 mod batch_norm;
 mod conv;
+mod dark_conv;
+mod fold;
 mod linear;
 mod residual;
 mod sequential;
@@ -11,8 +13,9 @@ mod sequential;
 pub use activation::{Flatten, Relu, Reshape, Sigmoid, Tanh};
 pub use batch_norm::BatchNorm2d;
 pub use conv::Conv2d;
+pub use dark_conv::{DarkConv, DarkInput, SQUARES, dark_cells};
 pub use linear::Linear;
-pub use residual::ResidualBlock;
+pub use residual::{BoardConv, ResidualBlock};
 pub use sequential::Sequential;
 
 use super::Param;

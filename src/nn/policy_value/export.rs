@@ -38,11 +38,14 @@ impl PolicyValueNet {
         let p = net.policy.onnx(&mut g, "policy", None, &h);
         let p = g.node("Flatten", &[&p], &[Attr::Int("axis", 1)]);
         let logits = match &net.policy_fc {
-            None => {
-                let dark: Vec<i64> = net.dark.iter().map(|&i| i as i64).collect();
-                let dark = g.int64s("policy.dark_squares", &dark);
-                g.node("Gather", &[&p, &dark], &[Attr::Int("axis", 1)])
-            }
+            None => match &net.dark {
+                Some(dark) => {
+                    let dark: Vec<i64> = dark.iter().map(|&i| i as i64).collect();
+                    let dark = g.int64s("policy.dark_squares", &dark);
+                    g.node("Gather", &[&p, &dark], &[Attr::Int("axis", 1)])
+                }
+                None => p,
+            },
             Some(fc) => {
                 let p = g.node("Relu", &[&p], &[]);
                 fc.onnx(&mut g, "policy_fc", &p)
@@ -75,7 +78,7 @@ impl PolicyValueNet {
 #[cfg(test)]
 mod tests {
     use crate::nn::onnx::tests::ops;
-    use crate::nn::{Architecture, Module, PolicyHead, PolicyValueNet};
+    use crate::nn::{Architecture, Body, Module, PolicyHead, PolicyValueNet};
     use crate::tensor::Device;
     use rand::SeedableRng;
 
@@ -83,44 +86,67 @@ mod tests {
     fn the_graph_is_the_evaluation_mode_forward() {
         let stem = ["Conv", "Relu"];
         let residual = ["Conv", "Relu", "Conv", "Add", "Relu"];
-        let value = [
-            "Conv", "Relu", "Flatten", "Gemm", "Relu", "Gemm", "Tanh", "Reshape",
-        ];
+        let value = ["Conv", "Relu", "Flatten"];
+        let value_fc = ["Gemm", "Relu", "Gemm", "Tanh", "Reshape"];
         let dark = ["Conv", "Flatten", "Gather", "Identity"];
         let dense = ["Conv", "Flatten", "Relu", "Gemm", "Identity"];
-        let cases = [
+        // A dark-square conv: its taps gathered, a Gemm, back to (n, c, 32).
+        let taps = [
+            "Reshape",
+            "Pad",
+            "Gather",
+            "Reshape",
+            "Gemm",
+            "Reshape",
+            "Transpose",
+        ];
+        let dark_stem = [&taps[..], &["Relu"]].concat();
+        let dark_block = [&taps[..], &["Relu"], &taps, &["Add", "Relu"]].concat();
+        let dark_policy = [&taps[..], &["Flatten", "Identity"]].concat();
+        let dark_value = [&taps[..], &["Relu", "Flatten"]].concat();
+        let cases: [(Body, usize, PolicyHead, Vec<&str>); 3] = [
             (
-                true,
+                Body::Residual,
+                2,
                 PolicyHead::DarkSquares,
-                [&stem[..], &residual, &residual, &dark],
+                [&stem[..], &residual, &residual, &dark, &value, &value_fc].concat(),
             ),
             // A plain network's stem is one of its 3 layers.
             (
-                false,
+                Body::Plain,
+                3,
                 PolicyHead::Dense { outputs: 65 },
-                [&stem[..], &stem, &stem, &dense],
+                [&stem[..], &stem, &stem, &dense, &value, &value_fc].concat(),
+            ),
+            (
+                Body::Dark,
+                1,
+                PolicyHead::DarkSquares,
+                [
+                    &dark_stem,
+                    &dark_block,
+                    &dark_policy,
+                    &dark_value,
+                    &value_fc[..],
+                ]
+                .concat(),
             ),
         ];
-        for (residual, head, body) in cases {
+        for (body, blocks, head, want) in cases {
             let arch = Architecture {
                 name: "test".into(),
                 input_planes: 3,
                 channels: 4,
-                blocks: if residual { 2 } else { 3 },
-                residual,
+                blocks,
+                body,
             };
             let mut rng = rand::rngs::StdRng::seed_from_u64(1);
             let mut net = PolicyValueNet::with_head(arch, head, &Device::Cpu, &mut rng);
             let onnx = net.to_onnx(&[]);
             net.set_train(false);
             assert_eq!(net.to_onnx(&[]), onnx, "the same graph in either mode");
-            let want: Vec<&str> = body
-                .concat()
-                .into_iter()
-                .chain(value)
-                .chain(["Identity"])
-                .collect();
-            assert_eq!(ops(&onnx), want, "{head:?}");
+            let want: Vec<&str> = want.into_iter().chain(["Identity"]).collect();
+            assert_eq!(ops(&onnx), want, "{body:?} {head:?}");
         }
     }
 }

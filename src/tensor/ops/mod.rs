@@ -11,5 +11,7 @@ mod norm;
 mod optim;
 mod reduce;
 mod softmax;
+mod taps;
 
 pub use norm::RunningStats;
+pub use taps::TapTable;

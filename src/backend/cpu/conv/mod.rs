@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 mod bordered;
 mod columns;
 mod direct;
+pub(crate) mod taps;
 
 /// Multiply-adds of one image's product from which a batch smaller than the thread pool
 /// splits each image's product across the threads (az-small's 64-channel 3x3 conv has
@@ -203,6 +204,7 @@ pub(crate) fn forward_on(
 enum Operand<'a> {
     Columns(&'a [f32]),
     Bordered(Bordered<'a>),
+    Taps(taps::TapPanels<'a>),
 }
 
 impl<'a> Operand<'a> {
@@ -258,6 +260,7 @@ impl ConvRows<'_> {
                     &strided
                 }
                 Operand::Bordered(b) => b,
+                Operand::Taps(t) => t,
             };
             let out = OutLayout {
                 ldc: pixels,
