@@ -18,11 +18,26 @@ pub(super) struct TapPanels<'a> {
     d: TapDims,
     /// The table tap-major: `by_tap[t * cells_out + s]` is the cell tap t of cell s reads.
     by_tap: &'a [u32],
+    /// On the AVX-512 kernel, for images of 32 cells in and out (a dark-square layer).
+    #[cfg(target_arch = "x86_64")]
+    lanes: Option<&'a avx512::Lanes>,
 }
 
 impl Panels for TapPanels<'_> {
     fn pack(&self, k: Range<usize>, cols: Range<usize>, nr: usize, dst: &mut [f32]) {
         let d = &self.d;
+        #[cfg(target_arch = "x86_64")]
+        if let Some(lanes) = self.lanes
+            && cols.len() == avx512::CELLS
+            && nr == avx512::CELLS
+            && cols.start.is_multiple_of(avx512::CELLS)
+        {
+            let image = cols.start / avx512::CELLS * d.c_in * d.cells_in;
+            // SAFETY: lanes are made only for the AVX-512 kernel, which runs only on a CPU
+            // with AVX-512F; the image's planes and the panel's rows are in bounds.
+            unsafe { avx512::pack(&self.x[image..], d, lanes, k, dst) };
+            return;
+        }
         let width = cols.len();
         for (p, row) in k.zip(dst.chunks_exact_mut(nr)) {
             let (c, t) = (p / d.taps, p % d.taps);
@@ -41,6 +56,73 @@ impl Panels for TapPanels<'_> {
                 (j, at) = (j + len, at + len);
             }
             row[width..].fill(0.0);
+        }
+    }
+}
+
+/// Packing a 32-cell image's panel rows with two permutes a row: a row of the panel is a
+/// channel's 32 cells (two vectors) permuted by the tap, zero where the tap reads nothing.
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::TapDims;
+    use crate::backend::NO_CELL;
+    use std::arch::x86_64::*;
+    use std::ops::Range;
+
+    /// Cells of an image the permutes serve, in and out: one panel of the AVX-512 tile.
+    pub const CELLS: usize = 32;
+
+    /// Per tap, the cell each of the 32 outputs reads (0 where none) and the mask of those
+    /// that read one.
+    pub struct Lanes {
+        index: Vec<[i32; CELLS]>,
+        mask: Vec<u32>,
+    }
+
+    impl Lanes {
+        /// For a table of 32 cells in and out, tap-major (`by_tap`).
+        pub fn new(d: &TapDims, by_tap: &[u32]) -> Option<Lanes> {
+            if d.cells_in != CELLS || d.cells_out != CELLS {
+                return None;
+            }
+            let mut lanes = Lanes {
+                index: vec![[0; CELLS]; d.taps],
+                mask: vec![0; d.taps],
+            };
+            for (t, reads) in by_tap.chunks_exact(CELLS).enumerate() {
+                for (s, &cell) in reads.iter().enumerate() {
+                    if cell != NO_CELL {
+                        lanes.index[t][s] = cell as i32;
+                        lanes.mask[t] |= 1 << s;
+                    }
+                }
+            }
+            Some(lanes)
+        }
+    }
+
+    /// Panel rows `k` (32 values each) of the image whose planes start `x`.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F; `x` holds the image's `c_in` planes of 32 cells; `dst` holds
+    /// `k.len()` rows of 32.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn pack(x: &[f32], d: &TapDims, lanes: &Lanes, k: Range<usize>, dst: &mut [f32]) {
+        for (p, row) in k.zip(dst.chunks_exact_mut(CELLS)) {
+            let (c, t) = (p / d.taps, p % d.taps);
+            let plane = &x[c * CELLS..][..CELLS];
+            let (index, mask) = (&lanes.index[t], lanes.mask[t]);
+            // SAFETY: every load and store is of 16 values inside `plane`, `index` or `row`.
+            unsafe {
+                let lo = _mm512_loadu_ps(plane.as_ptr());
+                let hi = _mm512_loadu_ps(plane.as_ptr().add(16));
+                for h in 0..2 {
+                    let at = _mm512_loadu_epi32(index.as_ptr().add(16 * h));
+                    let keep = (mask >> (16 * h)) as u16;
+                    let v = _mm512_maskz_permutex2var_ps(keep, lo, at, hi);
+                    _mm512_storeu_ps(row.as_mut_ptr().add(16 * h), v);
+                }
+            }
         }
     }
 }
@@ -75,6 +157,10 @@ pub(crate) fn forward(
     let by_tap: Vec<u32> = (0..d.taps)
         .flat_map(|t| (0..d.cells_out).map(move |s| table[s * d.taps + t]))
         .collect();
+    #[cfg(target_arch = "x86_64")]
+    let lanes = (kernel == Kernel::Avx512)
+        .then(|| avx512::Lanes::new(&d, &by_tap))
+        .flatten();
     out.par_chunks_mut(group * image)
         .enumerate()
         .for_each_init(Vec::new, |product, (j, dst)| {
@@ -83,6 +169,8 @@ pub(crate) fn forward(
                 x: &x[images.start * input..images.end * input],
                 d,
                 by_tap: &by_tap,
+                #[cfg(target_arch = "x86_64")]
+                lanes: lanes.as_ref(),
             };
             let rows = ConvRows {
                 packed: Some((&packed, 0..d.c_out)),
