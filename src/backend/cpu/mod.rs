@@ -210,8 +210,7 @@ impl Backend for Cpu {
             return super::composed_tap_conv(self, x, w, bias, residual, relu, d, table);
         }
         let (bias, residual) = (bias.map(|b| b.as_slice()), residual.map(|r| r.as_slice()));
-        let (x, w) = (x.as_slice(), w.as_slice());
-        conv::taps::forward(kernel, x, w, bias, residual, relu, d, table)
+        conv::taps::forward(kernel, x.as_slice(), w, bias, residual, relu, d, table)
     }
     fn batch_norm_train(
         &self,

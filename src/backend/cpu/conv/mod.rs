@@ -95,18 +95,28 @@ const PACK_CACHE: usize = 128;
 
 /// `w` packed for `kernel` and `d`: the packing kept for it, or a new one, then kept.
 fn cached(kernel: Kernel, w: &CpuBuf, d: &ConvDims) -> Arc<Packing> {
+    cached_as(
+        w,
+        |p| p.fits(kernel, d),
+        || Packing::new(kernel, w.as_slice(), d),
+    )
+}
+
+/// The packing kept for `w` that `fits`, or `make`'s, then kept.
+fn cached_as(
+    w: &CpuBuf,
+    fits: impl Fn(&Packing) -> bool,
+    make: impl FnOnce() -> Packing,
+) -> Arc<Packing> {
     static CACHE: Mutex<PackCache> = Mutex::new(Vec::new());
     let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
     // A Weak keeps its allocation, so a live entry's pointer is never another buffer's.
     cache.retain(|(buf, _)| buf.strong_count() > 0);
     let me = Arc::downgrade(&w.0);
-    if let Some((_, p)) = cache
-        .iter()
-        .find(|(buf, p)| buf.ptr_eq(&me) && p.fits(kernel, d))
-    {
+    if let Some((_, p)) = cache.iter().find(|(buf, p)| buf.ptr_eq(&me) && fits(p)) {
         return p.clone();
     }
-    let packed = Arc::new(Packing::new(kernel, w.as_slice(), d));
+    let packed = Arc::new(make());
     if cache.len() == PACK_CACHE {
         cache.remove(0);
     }

@@ -6,7 +6,7 @@
 
 use super::super::CpuBuf;
 use super::super::gemm::{Kernel, PackedA, Panels, tile_shape};
-use super::{ConvRows, MAX_GROUP, Operand};
+use super::{ConvRows, MAX_GROUP, Operand, Packing, cached_as};
 use crate::backend::TapDims;
 use rayon::prelude::*;
 use std::ops::Range;
@@ -133,7 +133,7 @@ mod avx512 {
 pub(crate) fn forward(
     kernel: Kernel,
     x: &[f32],
-    w: &[f32],
+    w: &CpuBuf,
     bias: Option<&[f32]>,
     residual: Option<&[f32]>,
     relu: bool,
@@ -141,7 +141,14 @@ pub(crate) fn forward(
     table: &[u32],
 ) -> CpuBuf {
     let k = d.patch();
-    let packed = PackedA::new(kernel, (d.c_out, k), w, (k, 1));
+    // Inference's weights are one buffer a model version: packed once, then kept.
+    let fits = |p: &Packing| matches!(p, Packing::Gemm(a) if a.fits(kernel, (d.c_out, k)));
+    let make = || Packing::Gemm(PackedA::new(kernel, (d.c_out, k), w.as_slice(), (k, 1)));
+    let packing = cached_as(w, fits, make);
+    let Packing::Gemm(packed) = &*packing else {
+        unreachable!("a tap convolution's weights are packed for the SGEMM")
+    };
+    let w = w.as_slice();
     let pixels = d.cells_out;
     let image = d.c_out * pixels;
     let mut out = vec![0.0f32; d.n * image];
@@ -173,7 +180,7 @@ pub(crate) fn forward(
                 lanes: lanes.as_ref(),
             };
             let rows = ConvRows {
-                packed: Some((&packed, 0..d.c_out)),
+                packed: Some((packed, 0..d.c_out)),
                 w,
                 bias,
                 residual: residual.map(|r| &r[images.start * image..images.end * image]),
