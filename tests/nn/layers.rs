@@ -1,6 +1,6 @@
 //! Layers against hand-worked values, and the forward context's bookkeeping.
 
-use super::{assert_close, cpu, rng, tensor};
+use super::{assert_close, cpu, moved_batch_norm, rng, tensor};
 use checkers_zero::nn::{
     BatchNorm2d, Conv2d, Ctx, Flatten, Linear, Module, Optimizer, Param, Relu, Reshape,
     ResidualBlock, Sequential,
@@ -148,18 +148,10 @@ fn fused_conv_batch_norm_inference_matches_the_layers() {
     let mut r = rng(7);
     for (kernel, pad, conv_bias) in [(3, 1, false), (3, 1, true), (1, 0, true)] {
         let conv = Conv2d::new(5, 6, kernel, pad, conv_bias, &dev, &mut r);
-        let mut bn = BatchNorm2d::new(6, &dev);
-        // Training forwards move the running statistics away from (0, 1); gamma and beta too.
-        for seed in 0..3 {
+        let bn = moved_batch_norm(6, |seed| {
             let x = Var::constant(Tensor::randn(&[4, 5, 8, 8], 2.0, &mut rng(seed), &dev));
-            bn.forward(&Ctx::inference(), &conv.forward(&Ctx::inference(), &x));
-        }
-        let mut seed = 10;
-        bn.params_mut(&mut |p| {
-            p.set(Tensor::randn(p.shape(), 1.0, &mut rng(seed), &dev));
-            seed += 1;
+            conv.forward(&Ctx::inference(), &x)
         });
-        bn.set_train(false);
         let x = Var::constant(Tensor::randn(&[3, 5, 8, 8], 1.0, &mut rng(20), &dev));
         let res = Var::constant(Tensor::randn(&[3, 6, 8, 8], 1.0, &mut rng(21), &dev));
         for (residual, relu) in [(None, false), (None, true), (Some(&res), true)] {

@@ -24,8 +24,8 @@ mod policy_value;
 mod taps;
 mod xor;
 
-use checkers_zero::nn::{Module, Param};
-use checkers_zero::tensor::{Device, Tensor};
+use checkers_zero::nn::{BatchNorm2d, Ctx, Module, Param};
+use checkers_zero::tensor::{Device, Tensor, Var};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
@@ -58,4 +58,22 @@ pub fn param_values<M: Module + ?Sized>(m: &M) -> Vec<Vec<f32>> {
     let mut out = Vec::new();
     m.params(&mut |p: &Param| out.push(p.value().to_vec()));
     out
+}
+
+/// A batch norm of `channels` far from the identity (which a fold that went wrong, or none,
+/// would pass): training forwards of `output(seed)` for three seeds move its running
+/// statistics, then gamma and beta are drawn at random; left in evaluation mode.
+pub fn moved_batch_norm(channels: usize, output: impl Fn(u64) -> Var) -> BatchNorm2d {
+    let dev = cpu();
+    let mut bn = BatchNorm2d::new(channels, &dev);
+    for seed in 0..3 {
+        bn.forward(&Ctx::inference(), &output(seed));
+    }
+    let mut seed = 10;
+    bn.params_mut(&mut |p| {
+        p.set(Tensor::randn(p.shape(), 1.0, &mut rng(seed), &dev));
+        seed += 1;
+    });
+    bn.set_train(false);
+    bn
 }

@@ -1,9 +1,9 @@
 //! Tap convolutions (`Tensor::tap_conv`) against their definition, and the dark-square
 //! convolution built on them.
 
-use super::{assert_close, cpu, rng};
+use super::{assert_close, cpu, moved_batch_norm, rng};
 use checkers_zero::backend::NO_CELL;
-use checkers_zero::nn::{BatchNorm2d, Ctx, DarkConv, DarkInput, Module};
+use checkers_zero::nn::{Ctx, DarkConv, DarkInput, Module};
 use checkers_zero::tensor::{TapTable, Tensor, Var};
 use rand::Rng;
 use rand::seq::SliceRandom;
@@ -164,22 +164,15 @@ fn fused_dark_conv_batch_norm_inference_matches_the_layers() {
         (DarkInput::Squares(5), false, true),
     ] {
         let conv = DarkConv::new(input, 6, diagonal, bias, &dev, &mut r);
-        let mut bn = BatchNorm2d::new(6, &dev);
         let shape = match input {
             DarkInput::Planes(p) => vec![4, p, 8, 8],
             DarkInput::Squares(c) => vec![4, c, 32],
         };
-        for seed in 0..3 {
+        let bn = moved_batch_norm(6, |seed| {
             let x = Var::constant(Tensor::randn(&shape, 2.0, &mut rng(seed), &dev));
             let y = conv.forward(&Ctx::inference(), &x);
-            bn.forward(&Ctx::inference(), &y.reshape(&[4, 6, 32, 1]));
-        }
-        let mut seed = 10;
-        bn.params_mut(&mut |p| {
-            p.set(Tensor::randn(p.shape(), 1.0, &mut rng(seed), &dev));
-            seed += 1;
+            y.reshape(&[4, 6, 32, 1])
         });
-        bn.set_train(false);
         let x = Var::constant(Tensor::randn(&shape, 1.0, &mut rng(20), &dev));
         let res = Var::constant(Tensor::randn(&[4, 6, 32], 1.0, &mut rng(21), &dev));
         for (residual, relu) in [(None, false), (None, true), (Some(&res), true)] {

@@ -4,7 +4,7 @@ use super::fold::{FoldCache, add_residual};
 use super::{BatchNorm2d, uniform_fan_in};
 use crate::nn::onnx::{Attr, Graph};
 use crate::nn::{Ctx, Module, Param};
-use crate::tensor::{Device, Tensor, Var};
+use crate::tensor::{Device, Var};
 use rand::Rng;
 
 #[derive(Clone, Debug)]
@@ -74,15 +74,6 @@ impl Conv2d {
 }
 
 impl Conv2d {
-    /// The weight and bias inference computes with when `bn` follows this conv: `bn` folded
-    /// in; `None` while `bn` is in training mode.
-    fn folded(&self, bn: &BatchNorm2d) -> Option<(Tensor, Tensor)> {
-        bn.with_eval_state(|s| {
-            let bias = self.bias.as_ref().map(Param::value);
-            self.folded.fold(self.weight.value(), bias, &s)
-        })
-    }
-
     /// Adds this conv to an ONNX graph as a Conv node reading `x`, with `bn` (which must be
     /// in evaluation mode) folded in as inference folds it, its weights named `name.*`.
     /// Returns the node's output.
@@ -93,18 +84,7 @@ impl Conv2d {
         bn: Option<&BatchNorm2d>,
         x: &str,
     ) -> String {
-        let (weight, bias) = match bn {
-            Some(bn) => {
-                let (w, b) = self
-                    .folded(bn)
-                    .expect("a batch norm is exported in evaluation mode");
-                (w, Some(b))
-            }
-            None => (
-                self.weight.value().clone(),
-                self.bias.as_ref().map(|b| b.value().clone()),
-            ),
-        };
+        let (weight, bias) = self.folded.exported(&self.weight, self.bias.as_ref(), bn);
         let kernel: Vec<i64> = weight.shape()[2..].iter().map(|&k| k as i64).collect();
         let (ph, pw) = (self.padding.0 as i64, self.padding.1 as i64);
         let strides = vec![self.stride.0 as i64, self.stride.1 as i64];
@@ -134,7 +114,9 @@ impl Conv2d {
     ) -> Var {
         let untracked =
             !ctx.is_recording() && !x.is_tracked() && residual.is_none_or(|r| !r.is_tracked());
-        let folded = untracked.then(|| self.folded(bn)).flatten();
+        let folded = untracked
+            .then(|| self.folded.folded(&self.weight, self.bias.as_ref(), bn))
+            .flatten();
         if let Some((w, b)) = folded {
             let y = x.value().conv2d_add_relu(
                 &w,

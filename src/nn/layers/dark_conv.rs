@@ -10,7 +10,7 @@ use super::{BatchNorm2d, uniform_fan_in};
 use crate::backend::NO_CELL;
 use crate::nn::onnx::{Attr, Graph};
 use crate::nn::{Ctx, Module, Param};
-use crate::tensor::{Device, TapTable, Tensor, Var};
+use crate::tensor::{Device, TapTable, Var};
 use rand::Rng;
 
 /// The dark squares of a board.
@@ -131,15 +131,6 @@ impl DarkConv {
         x.reshape(&[n, self.input.channels(), self.input.cells()])
     }
 
-    /// The weight and bias inference computes with when `bn` follows this layer: `bn`
-    /// folded in; `None` while `bn` is in training mode.
-    fn folded(&self, bn: &BatchNorm2d) -> Option<(Tensor, Tensor)> {
-        bn.with_eval_state(|s| {
-            let bias = self.bias.as_ref().map(Param::value);
-            self.folded.fold(self.weight.value(), bias, &s)
-        })
-    }
-
     /// relu?(bn(self(x)) + residual?), `residual` shaped like the output, (n, c_out, 32).
     /// Inference with `bn` in evaluation mode (nothing recorded, no tracked input) runs as one
     /// fused tap convolution with the batch norm folded into its weight and bias.
@@ -153,7 +144,10 @@ impl DarkConv {
     ) -> Var {
         let untracked =
             !ctx.is_recording() && !x.is_tracked() && residual.is_none_or(|r| !r.is_tracked());
-        if let Some((w, b)) = untracked.then(|| self.folded(bn)).flatten() {
+        if let Some((w, b)) = untracked
+            .then(|| self.folded.folded(&self.weight, self.bias.as_ref(), bn))
+            .flatten()
+        {
             let x = self.cells(x);
             let residual = residual.map(Var::value);
             let y = x
@@ -183,18 +177,7 @@ impl DarkConv {
         bn: Option<&BatchNorm2d>,
         x: &str,
     ) -> String {
-        let (weight, bias) = match bn {
-            Some(bn) => {
-                let (w, b) = self
-                    .folded(bn)
-                    .expect("a batch norm is exported in evaluation mode");
-                (w, Some(b))
-            }
-            None => (
-                self.weight.value().clone(),
-                self.bias.as_ref().map(|b| b.value().clone()),
-            ),
-        };
+        let (weight, bias) = self.folded.exported(&self.weight, self.bias.as_ref(), bn);
         let (c_in, cells_in) = (self.input.channels(), self.input.cells());
         let (taps, cells_out, c_out) =
             (self.table.taps(), self.table.cells_out(), weight.shape()[0]);

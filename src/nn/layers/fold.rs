@@ -1,7 +1,9 @@
 //! A batch norm folded into the layer before it, for inference: the conv (or dark-square
 //! conv) computes bn(layer(x)) in one product with the scaled weights and a bias.
 
+use super::BatchNorm2d;
 use super::batch_norm::EvalState;
+use crate::nn::Param;
 use crate::tensor::{Tensor, Var};
 use std::sync::{PoisonError, RwLock};
 
@@ -38,14 +40,39 @@ impl std::fmt::Debug for FoldCache {
 }
 
 impl FoldCache {
+    /// The weight and bias inference computes with when `bn` follows the layer of `weight`
+    /// and `bias`: `bn` folded in; `None` while `bn` is in training mode.
+    pub(super) fn folded(
+        &self,
+        weight: &Param,
+        bias: Option<&Param>,
+        bn: &BatchNorm2d,
+    ) -> Option<(Tensor, Tensor)> {
+        bn.with_eval_state(|s| self.fold(weight.value(), bias.map(Param::value), &s))
+    }
+
+    /// The weight and bias an exported graph holds: with `bn` (which must be in evaluation
+    /// mode) folded in as inference folds it, or the layer's own without one.
+    pub(super) fn exported(
+        &self,
+        weight: &Param,
+        bias: Option<&Param>,
+        bn: Option<&BatchNorm2d>,
+    ) -> (Tensor, Option<Tensor>) {
+        match bn {
+            Some(bn) => {
+                let (w, b) = self
+                    .folded(weight, bias, bn)
+                    .expect("a batch norm is exported in evaluation mode");
+                (w, Some(b))
+            }
+            None => (weight.value().clone(), bias.map(|b| b.value().clone())),
+        }
+    }
+
     /// `weight` (output channels first, any rank) and `bias` with `bn` folded in, from the
     /// cache when none of the tensors they are made from has changed since.
-    pub(super) fn fold(
-        &self,
-        weight: &Tensor,
-        bias: Option<&Tensor>,
-        bn: &EvalState<'_>,
-    ) -> (Tensor, Tensor) {
+    fn fold(&self, weight: &Tensor, bias: Option<&Tensor>, bn: &EvalState<'_>) -> (Tensor, Tensor) {
         let from: FoldInputs<&Tensor> = [
             Some(weight),
             bias,
