@@ -1,6 +1,6 @@
 //! 2-D convolution: a kernel of any height and width, zero padding and a stride per axis.
 
-use super::fold::{FoldCache, add_residual};
+use super::fold::{FoldCache, add_residual, untracked};
 use super::{BatchNorm2d, uniform_fan_in};
 use crate::nn::onnx::{Attr, Graph};
 use crate::nn::{Ctx, Module, Param};
@@ -112,8 +112,7 @@ impl Conv2d {
         residual: Option<&Var>,
         relu: bool,
     ) -> Var {
-        let untracked =
-            !ctx.is_recording() && !x.is_tracked() && residual.is_none_or(|r| !r.is_tracked());
+        let untracked = untracked(ctx, x, residual);
         let folded = untracked
             .then(|| self.folded.folded(&self.weight, self.bias.as_ref(), bn))
             .flatten();

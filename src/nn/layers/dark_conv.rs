@@ -5,7 +5,7 @@
 //! 64 x 9 = 576. It is a tap convolution (`Tensor::tap_conv`) through a table of those
 //! neighbours; its output is (n, c_out, 32), which a batch norm reads as (n, c_out, 32, 1).
 
-use super::fold::{FoldCache, add_residual};
+use super::fold::{FoldCache, add_residual, untracked};
 use super::{BatchNorm2d, uniform_fan_in};
 use crate::backend::NO_CELL;
 use crate::nn::onnx::{Attr, Graph};
@@ -142,8 +142,7 @@ impl DarkConv {
         residual: Option<&Var>,
         relu: bool,
     ) -> Var {
-        let untracked =
-            !ctx.is_recording() && !x.is_tracked() && residual.is_none_or(|r| !r.is_tracked());
+        let untracked = untracked(ctx, x, residual);
         if let Some((w, b)) = untracked
             .then(|| self.folded.folded(&self.weight, self.bias.as_ref(), bn))
             .flatten()

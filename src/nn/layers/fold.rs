@@ -3,7 +3,7 @@
 
 use super::BatchNorm2d;
 use super::batch_norm::EvalState;
-use crate::nn::Param;
+use crate::nn::{Ctx, Param};
 use crate::tensor::{Tensor, Var};
 use std::sync::{PoisonError, RwLock};
 
@@ -114,6 +114,12 @@ impl FoldCache {
         });
         (folded_weight, folded_bias)
     }
+}
+
+/// Whether a layer's forward can run folded: nothing is recorded and neither its input nor
+/// the residual is tracked.
+pub(super) fn untracked(ctx: &Ctx, x: &Var, residual: Option<&Var>) -> bool {
+    !ctx.is_recording() && !x.is_tracked() && residual.is_none_or(|r| !r.is_tracked())
 }
 
 /// relu?(y + residual?): the end of a layer with a batch norm, when a residual comes between
