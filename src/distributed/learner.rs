@@ -253,6 +253,13 @@ impl RemoteGames {
     /// The learner of `run`: claims the stream, opens the inbox and works out what was
     /// trained on from the run's checkpoint.
     pub fn open<G: AzGame>(run: &Pipeline<G>, o: &LearnerOptions) -> Result<Self, TrainError> {
+        if run.has_teacher() {
+            return Err(TrainError::Config(
+                "teacher: a learner's games are its actors', played by its best network; \
+                 run the teacher's iterations with train, then resume them as a learner"
+                    .into(),
+            ));
+        }
         let dir = run.dir().to_owned();
         let meta_path = dir.join("learner.json");
         let meta = match (read_json::<LearnerFile>(&meta_path)?, &o.name) {

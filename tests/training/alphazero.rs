@@ -493,3 +493,79 @@ fn bad_settings_fail_before_any_work() {
         assert!(!dir.exists(), "nothing written for a refused run");
     }
 }
+
+#[test]
+fn a_teacher_plays_the_first_iterations_self_play_whatever_its_network() {
+    // The shipped az-tiny teaches a dark-tiny run for its first iteration of two.
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/default.bin");
+    let taught = |name: &str, network: NetPreset, teacher_iterations: u32| {
+        let dir = scratch(name);
+        let config = TrainConfig {
+            network,
+            teacher: (teacher_iterations > 0).then(|| shipped.clone()),
+            teacher_iterations,
+            ..tiny(2)
+        };
+        let mut p = Pipeline::<Checkers>::create(&dir, config, Device::Cpu, false).unwrap();
+        p.run().unwrap();
+        drop(p);
+        let games =
+            |it: u32| std::fs::read_to_string(dir.join(format!("games/iter-{it:04}.pdn"))).unwrap();
+        let (first, second) = (games(1), games(2));
+        let flags: Vec<bool> = metrics(&dir).iter().map(|r| r.teacher).collect();
+        std::fs::remove_dir_all(&dir).unwrap();
+        (first, second, flags)
+    };
+    let (dark, dark_after, flags) = taught("teacher-dark", NetPreset::DarkTiny, 1);
+    assert_eq!(flags, [true, false], "the teacher plays iteration 1 only");
+    assert!(dark.contains("[Black \"teacher\"]"), "{dark}");
+    assert!(!dark_after.contains("teacher"), "{dark_after}");
+    // The same teacher plays the same games whatever network the run trains; untaught, the
+    // run's own fresh network plays others.
+    let (small, _, _) = taught("teacher-small", NetPreset::AzSmall, 1);
+    assert_eq!(dark, small);
+    let (alone, _, flags) = taught("teacher-none", NetPreset::DarkTiny, 0);
+    assert_eq!(flags, [false, false]);
+    let moves = |pdn: &str| {
+        pdn.lines()
+            .filter(|l| !l.starts_with('['))
+            .collect::<String>()
+    };
+    assert_ne!(moves(&dark), moves(&alone));
+
+    // A teacher of another encoding, none at all, or no file: refused before any work.
+    let refused = [
+        (
+            TrainConfig {
+                teacher: Some(shipped.clone()),
+                teacher_iterations: 1,
+                history: 1,
+                ..tiny(1)
+            },
+            "its encoding is",
+        ),
+        (
+            TrainConfig {
+                teacher_iterations: 1,
+                ..tiny(1)
+            },
+            "teacher_iterations needs a teacher",
+        ),
+        (
+            TrainConfig {
+                teacher: Some("/nonexistent/model.bin".into()),
+                teacher_iterations: 1,
+                ..tiny(1)
+            },
+            "teacher /nonexistent/model.bin",
+        ),
+    ];
+    for (config, needle) in refused {
+        let to = scratch("teacher-refused");
+        let err = Pipeline::<Checkers>::create(&to, config, Device::Cpu, false)
+            .err()
+            .unwrap();
+        assert!(err.to_string().contains(needle), "{err}");
+        assert!(!to.exists(), "no run folder for a refused start");
+    }
+}

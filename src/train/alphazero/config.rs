@@ -227,6 +227,14 @@ train_config! {
     /// Iterations over which the learning rate rises to its schedule: iteration i < N trains
     /// at (i + 1) / (N + 1) of it (`--init` makes it 2 unless given).
     lr_warmup: u32 = 0u32, 0u32;
+    /// A model file whose network plays the self-play games of the first `teacher_iterations`
+    /// iterations instead of the run's best, so the run's networks learn from a trained
+    /// network's searches from the start, whatever its size (a dark-square network from
+    /// az-tiny's games). Its game and encoding must be the run's; gating is among the run's
+    /// own networks.
+    teacher: Option<PathBuf> = None, None;
+    /// Iterations whose self-play the teacher plays (iterations 1 to this).
+    teacher_iterations: u32 = 0u32, 0u32;
 }
 
 crate::names::named_enum! {
@@ -307,6 +315,11 @@ impl TrainConfig {
             .find(|(_, v)| !(v.is_finite() && *v > 0.0))
         {
             return Err(ConfigError(format!("{key} must be a number > 0 (got {v})")));
+        }
+        if self.teacher_iterations > 0 && self.teacher.is_none() {
+            return Err(ConfigError(
+                "teacher_iterations needs a teacher (a model file)".into(),
+            ));
         }
         Ok(())
     }

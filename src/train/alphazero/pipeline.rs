@@ -126,6 +126,31 @@ fn initial_weights<G: AzGame>(
     Ok(Some(net))
 }
 
+/// The network `config.teacher` names, checked against the run's game and encoding (any
+/// architecture); `None` when the teacher plays none of the iterations still to come.
+fn teacher<G: AzGame>(
+    config: &TrainConfig,
+    iteration: u32,
+    device: &Device,
+) -> Result<Option<PolicyValueNet>, TrainError> {
+    let Some(path) = config.teacher.as_ref() else {
+        return Ok(None);
+    };
+    if iteration >= config.teacher_iterations {
+        return Ok(None);
+    }
+    let refuse = |why: String| TrainError::Config(format!("teacher {}: {why}", path.display()));
+    let (net, encoding, _) = load_model::<G>(path, device).map_err(|e| refuse(e.to_string()))?;
+    let want = config.model::<G>()?.encoding;
+    if encoding != want {
+        return Err(refuse(format!(
+            "its encoding is {encoding:?}, this run's {want:?} (set history and legal_hops to \
+             the file's)"
+        )));
+    }
+    Ok(Some(net))
+}
+
 /// Where iteration `it`'s network of the run in `dir` came from.
 fn lineage(config: &TrainConfig, dir: &Path, it: u32) -> Lineage {
     Lineage {
@@ -219,6 +244,9 @@ pub struct IterationRecord {
     /// How the games came from actors (a learner's runs only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ingest: Option<IngestReport>,
+    /// The teacher played the self-play games (`teacher`), not the best network.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub teacher: bool,
 }
 
 impl IterationRecord {
@@ -242,8 +270,14 @@ impl IterationRecord {
         let source = match &self.ingest {
             Some(i) => i.summary(),
             None => format!(
-                "{:.0} sims/s, batch {:.0}",
-                self.simulations_per_s, self.mean_batch
+                "{}{:.0} sims/s, batch {:.0}",
+                if self.teacher {
+                    "self-play by the teacher, "
+                } else {
+                    ""
+                },
+                self.simulations_per_s,
+                self.mean_batch
             ),
         };
         format!(
@@ -315,6 +349,8 @@ pub struct Pipeline<G: AzGame = Checkers> {
     net: PolicyValueNet,
     opt: Optimizer,
     best: PolicyValueNet,
+    /// The network that plays self-play while the teacher's iterations last.
+    teacher: Option<PolicyValueNet>,
     progress: bool,
     /// CPU seconds of the finished iterations; `None` for a run whose earlier iterations did
     /// not record them (older builds) or a platform without the clock.
@@ -352,8 +388,9 @@ impl<G: AzGame> Pipeline<G> {
         progress: bool,
     ) -> Result<Self, TrainError> {
         config.validate_for::<G>()?;
-        // A bad --init is refused before the run folder is made.
+        // A bad --init or --teacher is refused before the run folder is made.
         let init = initial_weights::<G>(&mut config, &device)?;
+        teacher::<G>(&config, 0, &device)?;
         let run = RunDir::create(dir, &[CONFIG_FILE, "state.ckpt"])?;
         Pipeline::start(run, config, init, device, progress)
     }
@@ -379,6 +416,7 @@ impl<G: AzGame> Pipeline<G> {
         let mut rng = StdRng::seed_from_u64(derive_seed(config.seed, 0, 0));
         let net = init.unwrap_or_else(|| model.build(&device, &mut rng));
         let opt = Optimizer::new(config.optim(), config.lr, &net);
+        let teacher = teacher::<G>(&config, 0, &device)?;
         let lineage = lineage(&config, dir, 0);
         save_model::<G>(&model_path(dir, 0), &net, model.encoding, &lineage, None)?;
         save_model::<G>(&run.best(), &net, model.encoding, &lineage, None)?;
@@ -394,6 +432,7 @@ impl<G: AzGame> Pipeline<G> {
             run,
             device,
             best: net.clone(),
+            teacher,
             net,
             opt,
             state,
@@ -458,6 +497,7 @@ impl<G: AzGame> Pipeline<G> {
                     .into(),
             ));
         }
+        let teacher = teacher::<G>(&config, state.iteration, &device)?;
         state.config = config;
         let (best, _, _) = load_model::<G>(&model_path(dir, state.best_iteration), &device)?;
         let last = run.resume_metrics_at("iteration", state.iteration as u64)?;
@@ -472,6 +512,7 @@ impl<G: AzGame> Pipeline<G> {
             net,
             opt,
             best,
+            teacher,
             progress,
             cpu_s,
         })
@@ -614,10 +655,24 @@ impl<G: AzGame> Pipeline<G> {
         bar
     }
 
+    /// Whether a teacher plays some iteration still to come.
+    pub fn has_teacher(&self) -> bool {
+        self.teacher.is_some()
+    }
+
+    /// Whether the teacher plays iteration `it`'s self-play.
+    fn taught(&self, it: u32) -> bool {
+        self.teacher.is_some() && it <= self.state.config.teacher_iterations
+    }
+
     fn self_play(&self, it: u32) -> Result<SelfPlayReport<G>, TrainError> {
         let c = &self.state.config;
+        let player = match &self.teacher {
+            Some(teacher) if self.taught(it) => teacher,
+            _ => &self.best,
+        };
         let net = NetEvaluator::<G>::new(
-            self.best.clone(),
+            player.clone(),
             self.state.model.encoding,
             self.device.clone(),
         )
@@ -746,6 +801,11 @@ impl<G: AzGame> Pipeline<G> {
         if n == 0 {
             return Ok(());
         }
+        let player = if self.taught(it) {
+            "teacher".to_string()
+        } else {
+            format!("iter-{:04}", self.state.best_iteration)
+        };
         let pdn: String = report
             .games
             .iter()
@@ -754,8 +814,8 @@ impl<G: AzGame> Pipeline<G> {
                 g.game.to_pdn(&[
                     ("Event", format!("self-play iteration {it}")),
                     ("Round", (g.index + 1).to_string()),
-                    ("Black", format!("iter-{:04}", self.state.best_iteration)),
-                    ("White", format!("iter-{:04}", self.state.best_iteration)),
+                    ("Black", player.clone()),
+                    ("White", player.clone()),
                 ]) + "\n"
             })
             .collect();
@@ -814,6 +874,7 @@ impl<G: AzGame> Pipeline<G> {
             elapsed_s: self.state.elapsed_s,
             cpu_s: self.cpu_s,
             ingest: done.ingest.clone(),
+            teacher: self.taught(it),
         }
     }
 }
