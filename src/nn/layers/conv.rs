@@ -1,6 +1,6 @@
 //! 2-D convolution: a kernel of any height and width, zero padding and a stride per axis.
 
-use super::fold::{FoldCache, add_residual, untracked};
+use super::fold::{FoldCache, add_residual};
 use super::{BatchNorm2d, uniform_fan_in};
 use crate::nn::onnx::{Attr, Graph};
 use crate::nn::{Ctx, Module, Param};
@@ -112,10 +112,9 @@ impl Conv2d {
         residual: Option<&Var>,
         relu: bool,
     ) -> Var {
-        let untracked = untracked(ctx, x, residual);
-        let folded = untracked
-            .then(|| self.folded.folded(&self.weight, self.bias.as_ref(), bn))
-            .flatten();
+        let folded =
+            self.folded
+                .for_inference(ctx, x, residual, &self.weight, self.bias.as_ref(), bn);
         if let Some((w, b)) = folded {
             let y = x.value().conv2d_add_relu(
                 &w,

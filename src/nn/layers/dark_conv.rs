@@ -5,7 +5,7 @@
 //! 64 x 9 = 576. It is a tap convolution (`Tensor::tap_conv`) through a table of those
 //! neighbours; its output is (n, c_out, 32), which a batch norm reads as (n, c_out, 32, 1).
 
-use super::fold::{FoldCache, add_residual, untracked};
+use super::fold::{FoldCache, add_residual};
 use super::{BatchNorm2d, uniform_fan_in};
 use crate::backend::NO_CELL;
 use crate::nn::onnx::{Attr, Graph};
@@ -142,10 +142,9 @@ impl DarkConv {
         residual: Option<&Var>,
         relu: bool,
     ) -> Var {
-        let untracked = untracked(ctx, x, residual);
-        if let Some((w, b)) = untracked
-            .then(|| self.folded.folded(&self.weight, self.bias.as_ref(), bn))
-            .flatten()
+        if let Some((w, b)) =
+            self.folded
+                .for_inference(ctx, x, residual, &self.weight, self.bias.as_ref(), bn)
         {
             let x = self.cells(x);
             let residual = residual.map(Var::value);

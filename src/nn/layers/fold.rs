@@ -42,13 +42,30 @@ impl std::fmt::Debug for FoldCache {
 impl FoldCache {
     /// The weight and bias inference computes with when `bn` follows the layer of `weight`
     /// and `bias`: `bn` folded in; `None` while `bn` is in training mode.
-    pub(super) fn folded(
+    fn folded(
         &self,
         weight: &Param,
         bias: Option<&Param>,
         bn: &BatchNorm2d,
     ) -> Option<(Tensor, Tensor)> {
         bn.with_eval_state(|s| self.fold(weight.value(), bias.map(Param::value), &s))
+    }
+
+    /// The folded weight and bias a forward computes with: `Some` only for inference (see
+    /// [`untracked`]) with `bn` in evaluation mode.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn for_inference(
+        &self,
+        ctx: &Ctx,
+        x: &Var,
+        residual: Option<&Var>,
+        weight: &Param,
+        bias: Option<&Param>,
+        bn: &BatchNorm2d,
+    ) -> Option<(Tensor, Tensor)> {
+        untracked(ctx, x, residual)
+            .then(|| self.folded(weight, bias, bn))
+            .flatten()
     }
 
     /// The weight and bias an exported graph holds: with `bn` (which must be in evaluation
@@ -118,7 +135,7 @@ impl FoldCache {
 
 /// Whether a layer's forward can run folded: nothing is recorded and neither its input nor
 /// the residual is tracked.
-pub(super) fn untracked(ctx: &Ctx, x: &Var, residual: Option<&Var>) -> bool {
+fn untracked(ctx: &Ctx, x: &Var, residual: Option<&Var>) -> bool {
     !ctx.is_recording() && !x.is_tracked() && residual.is_none_or(|r| !r.is_tracked())
 }
 

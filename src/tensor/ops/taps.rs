@@ -50,10 +50,6 @@ impl TapTable {
         }
     }
 
-    pub fn cells_in(&self) -> usize {
-        self.cells_in
-    }
-
     pub fn cells_out(&self) -> usize {
         self.index.len() / self.taps
     }
