@@ -6,14 +6,14 @@
 //! bincode body (the game as PDN, its samples). The header is read before the body, so a
 //! record of another game is named as such rather than failing to decode as this one.
 
-use crate::games::{Game, Rules};
+use crate::games::{Color, DrawReason, Game, Outcome, Rules, WinReason};
 use crate::nn::checksum;
 use crate::selfplay::{Sample, SelfPlayGame};
 use serde::{Deserialize, Serialize};
 
 const MAGIC: &[u8; 4] = b"CZGR";
 /// The record format this build writes and reads.
-pub const FORMAT: u16 = 1;
+pub const FORMAT: u16 = 2;
 const PREFIX: usize = 4 + 2 + 8;
 /// Records larger than this are refused before decoding (a long game is far smaller).
 const MAX_RECORD: usize = 16 << 20;
@@ -34,10 +34,32 @@ pub struct RecordHeader {
 #[serde(bound = "")]
 struct RecordBody<G: Rules> {
     pdn: String,
-    /// Ended by the self-play length cap (the learner's rules adjudicate the last position).
-    adjudicated: bool,
+    ending: Ending,
     samples: Vec<Sample<G>>,
     simulations: u64,
+}
+
+/// How a game ended: the moves show an ending by the rules; the others are imposed on the
+/// last position and must be carried beside the moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+enum Ending {
+    Rules,
+    /// By the self-play length cap: the learner's own rules adjudicate the last position.
+    Adjudicated,
+    /// By the actor's endgame databases: the winner, or none for a draw. The learner may
+    /// have no databases to check it with, and trusts it as it trusts the samples' values.
+    Proven(Option<Color>),
+}
+
+impl Ending {
+    fn of<G: Rules>(game: &Game<G>) -> Ending {
+        match game.outcome() {
+            _ if !game.is_imposed() => Ending::Rules,
+            Some(Outcome::Win(winner, WinReason::Proven)) => Ending::Proven(Some(winner)),
+            Some(Outcome::Draw(DrawReason::Proven)) => Ending::Proven(None),
+            _ => Ending::Adjudicated,
+        }
+    }
 }
 
 /// Why a record was refused.
@@ -88,7 +110,7 @@ fn bincode_config() -> impl bincode::config::Config {
 pub fn encode<G: Rules>(header: &RecordHeader, game: &SelfPlayGame<G>) -> Vec<u8> {
     let body = RecordBody::<G> {
         pdn: game.game.to_pdn(&[]),
-        adjudicated: game.game.is_imposed(),
+        ending: Ending::of(&game.game),
         samples: game.samples.clone(),
         simulations: game.simulations,
     };
@@ -153,11 +175,15 @@ pub fn decode<G: Rules>(
         return Err(Rejection::Undecodable("bytes after the body".into()));
     }
     let mut game = Game::<G>::from_pdn(&body.pdn).map_err(|e| Rejection::BadGame(e.to_string()))?;
-    match (game.outcome(), body.adjudicated) {
-        (None, true) => game.impose(G::adjudicate(game.position())),
-        (None, false) => return Err(Rejection::BadGame("the game is not finished".into())),
-        (Some(_), true) => return Err(Rejection::BadGame("adjudicated after it ended".into())),
-        (Some(_), false) => {}
+    match (game.outcome(), body.ending) {
+        (Some(_), Ending::Rules) => {}
+        (None, Ending::Rules) => return Err(Rejection::BadGame("the game is not finished".into())),
+        (Some(_), _) => return Err(Rejection::BadGame("ended again after it ended".into())),
+        (None, Ending::Adjudicated) => game.impose(G::adjudicate(game.position())),
+        (None, Ending::Proven(Some(winner))) => {
+            game.impose(Outcome::Win(winner, WinReason::Proven))
+        }
+        (None, Ending::Proven(None)) => game.impose(Outcome::Draw(DrawReason::Proven)),
     }
     check_samples(&body.samples).map_err(Rejection::BadSamples)?;
     Ok((
@@ -204,7 +230,8 @@ mod tests {
     use crate::train::alphazero::TrainConfig;
 
     /// Finished self-play games with a material evaluator and a tiny search: one ended by
-    /// the rules, one by the length cap.
+    /// the rules, one by the length cap, and that one again ended as databases end games, by
+    /// a win and by a draw.
     fn games() -> Vec<SelfPlayGame<Checkers>> {
         let mut out = Vec::new();
         for max_plies in [400, 30] {
@@ -218,6 +245,14 @@ mod tests {
                 .self_play()
             };
             out.extend(material_games(&config, 1, 7));
+        }
+        for proven in [
+            Outcome::Win(Color::White, WinReason::Proven),
+            Outcome::Draw(DrawReason::Proven),
+        ] {
+            let mut g = out[1].clone();
+            g.game.impose(proven);
+            out.push(g);
         }
         out
     }
@@ -238,7 +273,12 @@ mod tests {
             let (h, back) = decode::<Checkers>(&bytes, "net", 9).unwrap();
             assert_eq!(h, header_for("net"));
             assert_eq!(back.game.moves(), g.game.moves());
-            assert_eq!(back.game.outcome(), g.game.outcome());
+            assert_eq!(
+                back.game.outcome(),
+                g.game.outcome(),
+                "{:?}",
+                g.game.outcome()
+            );
             assert_eq!(back.samples, g.samples);
             assert_eq!((back.index, back.simulations), (9, g.simulations));
         }
@@ -271,6 +311,9 @@ mod tests {
             g,
         );
         assert_eq!(kind(&othello), "other game");
+        let mut twice = g.clone();
+        twice.game.impose(Outcome::Draw(DrawReason::Proven));
+        assert_eq!(kind(&encode(&header_for("net"), &twice)), "bad game");
         // A sound frame around a body that is not one.
         let mut payload =
             bincode::serde::encode_to_vec(header_for("net"), bincode_config()).unwrap();

@@ -9,6 +9,13 @@ pub use skip::{must_run_everything, skip};
 
 use checkers_zero::tensor::Device;
 
+/// Agents and drivers in this test binary find no endgame databases where a test names
+/// none, whatever the machine running it has installed: a search's own proofs are what a
+/// test calling this checks.
+pub fn without_installed_databases() {
+    checkers_zero::endgame::checkers::name_default_dir(None);
+}
+
 /// The tests of one binary that use the GPU share the device; a test that counts its
 /// submits needs it alone.
 pub static GPU_USE: std::sync::RwLock<()> = std::sync::RwLock::new(());

@@ -217,6 +217,7 @@ fn reporting_does_not_change_the_choice() {
 /// where the search sees no end.
 #[test]
 fn alphabeta_proves_wins_and_losses_with_their_plies() {
+    crate::common::without_installed_databases();
     // Black's man on 7 takes the king on 10, then the lone man on 8 is run down.
     for (fen, result, plies, words) in [
         ("B:WK10,8:BK15,7", Value::Win, 5, "win in 3 moves"),

@@ -481,6 +481,7 @@ async fn displayed(c: &Client, css: &str) -> bool {
 /// the status and beside each player.
 #[test]
 fn the_board_shows_what_it_promises() {
+    crate::common::without_installed_databases();
     with_browser(
         Path::new("tests/data/runs"),
         "1400,1000",
