@@ -282,7 +282,7 @@ mod tests {
             assert!(bytes < 1 << 20, "{file} is {bytes} bytes");
         }
         let (net, encoding, optimizer) = Checkers::default_model(&Device::Cpu).unwrap();
-        assert_eq!(net.arch().name, "az-tiny");
+        assert_eq!(net.arch().name, "dark-tiny");
         assert_eq!(encoding, Encoding::default());
         assert!(optimizer.is_none(), "a model to play carries no optimizer");
         let (net, _, optimizer) = Othello::default_model(&Device::Cpu).unwrap();

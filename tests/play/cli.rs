@@ -274,7 +274,9 @@ fn train_init_warms_up_unless_told_and_refuses_another_network() {
     ];
     let mut args = vec!["train", "--out", path, "--init", shipped];
     args.extend(tiny);
-    let out = run(&args, &[]);
+    // The shipped network's own preset; any other is refused below.
+    let its_network = ["--network", "dark-tiny"];
+    let out = run(&[&args[..], &its_network].concat(), &[]);
     assert!(out.status.success(), "{}", stderr(&out));
     let config = std::fs::read_to_string(dir.join("config.json")).unwrap();
     assert!(config.contains("\"lr_warmup\": 2"), "{config}");
@@ -282,7 +284,7 @@ fn train_init_warms_up_unless_told_and_refuses_another_network() {
     std::fs::remove_dir_all(&dir).unwrap();
 
     args.extend(["--lr-warmup", "0"]);
-    let out = run(&args, &[]);
+    let out = run(&[&args[..], &its_network].concat(), &[]);
     assert!(out.status.success(), "{}", stderr(&out));
     let config = std::fs::read_to_string(dir.join("config.json")).unwrap();
     assert!(config.contains("\"lr_warmup\": 0"), "{config}");

@@ -275,9 +275,9 @@ fn with_payload(bytes: &[u8], payload: &[u8]) -> Vec<u8> {
 fn a_huge_length_is_refused_not_allocated() {
     let bytes = sound_model();
     let payload = &bytes[payload_start(&bytes)..];
-    // The architecture's name comes first; its length is one varint byte ("az-tiny"). In its
-    // place: bincode's marker of a u64 varint and 2^59.
-    assert_eq!(payload[0], 7);
+    // The architecture's name comes first; its length is one varint byte ("dark-tiny"). In
+    // its place: bincode's marker of a u64 varint and 2^59.
+    assert_eq!(payload[0], 9);
     let mut damaged = vec![0xFD];
     damaged.extend_from_slice(&(1u64 << 59).to_le_bytes());
     damaged.extend_from_slice(&payload[1..]);

@@ -255,12 +255,13 @@ fn a_gumbel_run_trains_on_improved_policies_and_resumes_exactly() {
 
 #[test]
 fn a_run_starts_from_a_models_weights_records_its_lineage_and_warms_up() {
-    // The shipped network is az-tiny for checkers without extra planes: the cpu preset's.
+    // The shipped network is dark-tiny for checkers without extra planes.
     let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/default.bin");
     let dir = scratch("init");
     let config = TrainConfig {
         init: Some(shipped.clone()),
         lr_warmup: 2,
+        network: NetPreset::DarkTiny,
         ..tiny(1)
     };
     let mut p = Pipeline::<Checkers>::create(&dir, config, Device::Cpu, false).unwrap();
@@ -496,7 +497,7 @@ fn bad_settings_fail_before_any_work() {
 
 #[test]
 fn a_teacher_plays_the_first_iterations_self_play_whatever_its_network() {
-    // The shipped az-tiny teaches a dark-tiny run for its first iteration of two.
+    // The shipped network teaches a dark-tiny run for its first iteration of two.
     let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/default.bin");
     let taught = |name: &str, network: NetPreset, teacher_iterations: u32| {
         let dir = scratch(name);
