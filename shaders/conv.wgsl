@@ -29,34 +29,9 @@ const PIXELS: u32 = OUT_H * OUT_W;
 const PLANE: u32 = H * W;
 const FORWARD: bool = MODE == 0u || MODE == 3u;
 
-// The forward's epilogue (epilogue.wgsl): out = relu?(product + bias? + residual?), each
-// flag 0 or 1.
-struct Params {
-    gemm: GemmHeader,
-    has_bias: u32,
-    has_residual: u32,
-    relu: u32,
-    _pad: u32,
-}
-
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read_write> out: array<f32>;
-// forward and grad_input: the weight; grad_weight: the output gradient
-@group(0) @binding(2) var<storage, read> lhs: array<vec4<f32>>;
-// forward and grad_weight: the input; grad_input: the output gradient
-@group(0) @binding(3) var<storage, read> rhs: array<vec4<f32>>;
-// forward: the bias and the residual (shaped like the output) when their flags are set;
-// otherwise, and in the other modes, any buffer
-@group(0) @binding(4) var<storage, read> bias: array<f32>;
-@group(0) @binding(5) var<storage, read> residual: array<f32>;
-
-fn lhs_at(x: u32) -> f32 {
-    return lhs[x / 4u][x % 4u];
-}
-
-fn rhs_at(x: u32) -> f32 {
-    return rhs[x / 4u][x % 4u];
-}
+// The parameters and bindings (conv_io.wgsl): lhs is the weight in the forward and the input
+// gradient, the output gradient in the weight gradient; rhs is the input in the forward and
+// the weight gradient, the output gradient in the input gradient.
 
 // The output row (or column) that kernel row `k` read from input row `i`, or -1 if none:
 // o stride + k - pad = i, so i + pad - k must be a non-negative multiple of the stride.

@@ -493,8 +493,9 @@ pub trait Backend: Send + Sync {
     }
     /// Gradient of the conv input from the output gradient `g` (n, c_out, ho, wo).
     /// relu?(tap_conv(x, w) + bias? + residual?) (see [`TapDims`]); `residual` shaped like
-    /// the output. This default composes the primitive kernels (the GPU's path); the CPU
-    /// backend reads the taps straight into its SGEMM's panels and adds the rest in its store.
+    /// the output. The CPU backend reads the taps straight into its SGEMM's panels (under the
+    /// portable GEMM it composes the primitive kernels, `composed_tap_conv`); the GPU's tiled
+    /// product looks each column cell up in the table as it loads its tiles.
     #[allow(clippy::too_many_arguments)]
     fn tap_conv(
         &self,
@@ -505,11 +506,11 @@ pub trait Backend: Send + Sync {
         relu: bool,
         d: TapDims,
         table: &[u32],
-    ) -> Self::Buf {
-        composed_tap_conv(self, x, w, bias, residual, relu, d, table)
-    }
+    ) -> Self::Buf;
     /// The weight gradient of a tap convolution of `x` given the output gradient `g`:
     /// per image g (c_out, cells_out) times its columns transposed, summed over the images.
+    /// This default composes the primitive kernels (the CPU's path); the GPU looks the
+    /// columns up in its product.
     fn tap_conv_grad_weight(
         &self,
         x: &Self::Buf,

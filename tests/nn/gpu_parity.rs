@@ -464,8 +464,8 @@ fn conv2d_forward_and_gradients() {
 
 #[test]
 fn tap_conv_forward_and_gradients() {
-    // The GPU composes the primitive kernels (gather, batched product, adds); the CPU reads
-    // the taps into its SGEMM's panels.
+    // The GPU looks each column cell up in the table as its tiled product loads it; the CPU
+    // reads the taps into its SGEMM's panels.
     on_gpu(|gpu| {
         // (n, c_in, cells_in, c_out, cells_out, taps), as in tests/nn/taps.rs.
         let cases = [
@@ -511,8 +511,9 @@ impl Drop for PlannedTiles<'_> {
 /// The shapes training runs at, on every tile path: az-small's 64-channel 3x3 layer over a
 /// batch of 256 boards (the forward and input gradient as 64 x 16384 products with k 576,
 /// the weight gradient's k of 16384 split among workgroups), alone and with the batch norm
-/// after it (made from the forward's moments), and a product with B
-/// transposed large enough for the wide tile (a linear layer's forward).
+/// after it (made from the forward's moments), dark-tiny's tap convolution over as many boards
+/// (k 160 forward, 8192 in the weight gradient), and a product with B transposed large
+/// enough for the wide tile (a linear layer's forward).
 #[test]
 fn production_shapes_on_every_tile() {
     // Forcing a tile changes every product's plan: no other GPU test runs meanwhile.
@@ -524,6 +525,8 @@ fn production_shapes(gpu: &Device, g: &checkers_zero::backend::gpu::Gpu) {
     let (x, w) = (normal(&[256, 64, 8, 8], 200), normal(&[64, 64, 3, 3], 201));
     let (a, b) = (normal(&[1024, 72], 202), normal(&[520, 72], 203));
     let (gamma, beta) = (positive(&[64], 204), normal(&[64], 205));
+    let (dark_x, dark_w) = (normal(&[256, 32, 32], 206), normal(&[32, 32 * 5], 207));
+    let dark_table = crate::taps::random_table(32, 32, 5, 208);
     for tile in [TileShape::Wide, TileShape::Square, TileShape::Small] {
         g.force_tile(Some(tile));
         let name = format!("{} tile", tile.name());
@@ -541,6 +544,15 @@ fn production_shapes(gpu: &Device, g: &checkers_zero::backend::gpu::Gpu) {
             [&x, &w, &gamma, &beta],
             (1, 1),
             (1, 1),
+        );
+        let table = dark_table.clone();
+        parity(
+            gpu,
+            &format!("dark-tiny tap conv, batch 256, {name}"),
+            &[&dark_x, &dark_w],
+            SUMMED,
+            SUMMED,
+            move |v, _| v[0].tap_conv(&v[1], None, &table),
         );
         parity(
             gpu,

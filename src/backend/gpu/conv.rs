@@ -19,7 +19,7 @@ use super::{Gpu, GpuBuf, groups_1d, to_u32};
 use crate::backend::ConvDims;
 use bytemuck::{Pod, Zeroable};
 
-/// Mirrors `Params` in conv.wgsl.
+/// Mirrors `Params` in conv_io.wgsl (conv.wgsl's and tap_conv.wgsl's).
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
 pub(super) struct Params {
@@ -28,6 +28,19 @@ pub(super) struct Params {
     has_residual: u32,
     relu: u32,
     _pad: u32,
+}
+
+impl Params {
+    /// The product planned as `gemm` with `epilogue`'s flags.
+    pub(super) fn new(gemm: GemmHeader, epilogue: &Epilogue) -> Params {
+        Params {
+            gemm,
+            has_bias: epilogue.bias.is_some().into(),
+            has_residual: epilogue.residual.is_some().into(),
+            relu: epilogue.relu.into(),
+            _pad: 0,
+        }
+    }
 }
 
 impl GemmParams for Params {
@@ -70,13 +83,7 @@ fn run(
     moments: Option<&GpuBuf>,
 ) -> GpuBuf {
     let (tile, header) = plan(mode, (m, n, k), gpu);
-    let p = Params {
-        gemm: header,
-        has_bias: epilogue.bias.is_some().into(),
-        has_residual: epilogue.residual.is_some().into(),
-        relu: epilogue.relu.into(),
-        _pad: 0,
-    };
+    let p = Params::new(header, &epilogue);
     let shape = ConvShape {
         c_in: to_u32(d.c_in),
         h: to_u32(d.h),

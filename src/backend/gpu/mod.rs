@@ -22,6 +22,7 @@ mod pipelines;
 mod pool;
 mod profiler;
 mod reduce;
+mod taps;
 mod tile;
 
 pub use context::{AdapterSummary, GpuError, SUBMIT_EVERY};
@@ -29,7 +30,9 @@ pub use counters::GpuCounters;
 pub use profiler::KernelTime;
 pub use tile::TileShape;
 
-use super::{Backend, BinaryOp, ConvDims, MatmulDims, NormDims, OptimStep, Running, UnaryOp};
+use super::{
+    Backend, BinaryOp, ConvDims, MatmulDims, NormDims, OptimStep, Running, TapDims, UnaryOp,
+};
 use bytemuck::Pod;
 use context::GpuContext;
 use pipelines::{Kernel, WG};
@@ -511,6 +514,26 @@ impl Backend for Gpu {
     }
     fn conv2d_grad_weight(&self, x: &GpuBuf, g: &GpuBuf, d: ConvDims) -> GpuBuf {
         conv::grad_weight(self, x, g, d)
+    }
+    fn tap_conv(
+        &self,
+        x: &GpuBuf,
+        w: &GpuBuf,
+        bias: Option<&GpuBuf>,
+        residual: Option<&GpuBuf>,
+        relu: bool,
+        d: TapDims,
+        table: &[u32],
+    ) -> GpuBuf {
+        let epilogue = conv::Epilogue {
+            bias,
+            residual,
+            relu,
+        };
+        taps::forward(self, x, w, d, table, epilogue)
+    }
+    fn tap_conv_grad_weight(&self, x: &GpuBuf, g: &GpuBuf, d: TapDims, table: &[u32]) -> GpuBuf {
+        taps::grad_weight(self, x, g, d, table)
     }
     fn optim_step(
         &self,

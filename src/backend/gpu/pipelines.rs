@@ -24,10 +24,12 @@ const LOSS: &str = include_str!("../../../shaders/loss.wgsl");
 const WORKGROUP: &str = include_str!("../../../shaders/workgroup.wgsl");
 const GEMM: &str = include_str!("../../../shaders/gemm.wgsl");
 const MATMUL: &str = include_str!("../../../shaders/matmul.wgsl");
+const CONV_IO: &str = include_str!("../../../shaders/conv_io.wgsl");
 const CONV: &str = include_str!("../../../shaders/conv.wgsl");
 const CONV_MOMENTS: &str = include_str!("../../../shaders/conv_moments.wgsl");
 const EPILOGUE: &str = include_str!("../../../shaders/epilogue.wgsl");
 const SPLIT_SUM: &str = include_str!("../../../shaders/split_sum.wgsl");
+const TAP_CONV: &str = include_str!("../../../shaders/tap_conv.wgsl");
 const NORM: &str = include_str!("../../../shaders/norm/common.wgsl");
 const NORM_STATISTICS: &str = include_str!("../../../shaders/norm/statistics.wgsl");
 
@@ -116,6 +118,29 @@ impl ConvShape {
     }
 }
 
+/// The shape of a tap convolution layer (tensor/ops/taps.rs), batch size and table aside:
+/// compiled into its kernels (the table is bound, as it is data rather than shape).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) struct TapShape {
+    pub c_in: u32,
+    pub cells_in: u32,
+    pub c_out: u32,
+    pub cells_out: u32,
+    pub taps: u32,
+}
+
+impl TapShape {
+    fn shader_consts(&self) -> [(&'static str, u32); 5] {
+        [
+            ("C_IN", self.c_in),
+            ("CELLS_IN", self.cells_in),
+            ("C_OUT", self.c_out),
+            ("CELLS_OUT", self.cells_out),
+            ("TAPS", self.taps),
+        ]
+    }
+}
+
 /// A shader module: a kernel family with its specialisation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(super) enum Shader {
@@ -133,6 +158,12 @@ pub(super) enum Shader {
     },
     /// The sum of a split forward convolution's parts, with its epilogue.
     SplitSum,
+    /// A tap convolution's forward or weight gradient (the only modes it has).
+    TapConv {
+        mode: ConvMode,
+        tile: TileShape,
+        shape: TapShape,
+    },
 }
 
 impl Shader {
@@ -155,7 +186,7 @@ impl Shader {
             Shader::Matmul(tile) => gemm(MATMUL, tile, ""),
             Shader::Conv { mode, tile, shape } => {
                 // Only the forward with moments has an end to its tiles and notes its values.
-                let conv = format!("{CONV}\n{EPILOGUE}");
+                let conv = format!("{CONV_IO}\n{CONV}\n{EPILOGUE}");
                 let (family, end_tile, note) = if mode == ConvMode::ForwardMoments {
                     let family = format!("{conv}\n{CONV_MOMENTS}");
                     (
@@ -173,6 +204,16 @@ impl Shader {
                 (body, c)
             }
             Shader::SplitSum => (format!("{SPLIT_SUM}\n{EPILOGUE}"), vec![]),
+            Shader::TapConv { mode, tile, shape } => {
+                assert!(
+                    matches!(mode, ConvMode::Forward | ConvMode::GradWeight),
+                    "a tap convolution has no {mode:?} kernel"
+                );
+                let (body, mut c) = gemm(&format!("{CONV_IO}\n{TAP_CONV}\n{EPILOGUE}"), tile, "");
+                c.extend(numbers(&[("MODE", mode as u32)]));
+                c.extend(numbers(&shape.shader_consts()));
+                (body, c)
+            }
         };
         consts.extend(numbers(&[("WG", WG)]));
         fill_placeholders(&format!("{COMMON}\n{body}"), &consts)
@@ -228,6 +269,27 @@ impl Shader {
                     all.push(Shader::Conv { mode, tile, shape });
                 }
             }
+            // A dark-square layer, and one whose sizes are multiples of nothing.
+            for shape in [
+                TapShape {
+                    c_in: 32,
+                    cells_in: 32,
+                    c_out: 32,
+                    cells_out: 32,
+                    taps: 5,
+                },
+                TapShape {
+                    c_in: 3,
+                    cells_in: 6,
+                    c_out: 4,
+                    cells_out: 5,
+                    taps: 3,
+                },
+            ] {
+                for mode in [ConvMode::Forward, ConvMode::GradWeight] {
+                    all.push(Shader::TapConv { mode, tile, shape });
+                }
+            }
         }
         all
     }
@@ -280,6 +342,13 @@ impl Kernel {
                     s.c_in, s.h, s.w, s.c_out, s.kh, s.kw
                 )
             }
+            Shader::TapConv { mode, tile, shape } => {
+                let s = shape;
+                format!(
+                    "TapConv {mode:?} {}x{} to {}x{}, {} taps ({tile:?} tile)",
+                    s.c_in, s.cells_in, s.c_out, s.cells_out, s.taps
+                )
+            }
             Shader::Matmul(tile) => format!("Matmul ({tile:?} tile)"),
             Shader::Norm(pass) => format!("Norm {pass:?}"),
             other => format!("{other:?}"),
@@ -313,9 +382,13 @@ impl Shader {
     /// padding tests of conv.wgsl), the workgroup tiles are indexed by quads that the tile's
     /// shape keeps inside them (`well_formed` in tile.rs), and the register block is named
     /// variables. naga's checks would clamp every index and bound every loop with a counter
-    /// (3.4x slower training on an H200).
+    /// (3.4x slower training on an H200). The tap convolution's table reads stay inside the
+    /// table, whose length the host checks, and a table entry past the input reads zero.
     fn trusted(self) -> bool {
-        matches!(self, Shader::Matmul(_) | Shader::Conv { .. })
+        matches!(
+            self,
+            Shader::Matmul(_) | Shader::Conv { .. } | Shader::TapConv { .. }
+        )
     }
 }
 
@@ -420,7 +493,9 @@ mod tests {
             assert!(!m.entry_points.is_empty(), "{shader:?} has no entry point");
             for ep in &m.entry_points {
                 let want = match shader {
-                    Shader::Matmul(tile) | Shader::Conv { tile, .. } => {
+                    Shader::Matmul(tile)
+                    | Shader::Conv { tile, .. }
+                    | Shader::TapConv { tile, .. } => {
                         let t = tile.tile();
                         [t.bn / t.tn, t.bm / t.tm, 1]
                     }
@@ -445,7 +520,9 @@ mod tests {
                 Shader::Loss => size_of::<super::super::loss::Params>(),
                 Shader::Norm(_) => size_of::<super::super::norm::Params>(),
                 Shader::Matmul(_) => size_of::<super::super::matmul::Params>(),
-                Shader::Conv { .. } => size_of::<super::super::conv::Params>(),
+                Shader::Conv { .. } | Shader::TapConv { .. } => {
+                    size_of::<super::super::conv::Params>()
+                }
                 Shader::SplitSum => size_of::<super::super::conv::SplitSumParams>(),
             };
             let m = module(shader);
