@@ -14,8 +14,8 @@
 # Mesa's lavapipe through, to try the check on a machine without one; --quick shrinks every
 # step so that it ends in a few minutes there). Then, each step under its own time limit and
 # the next one run whatever the last gave:
-#   1. bench nn --device gpu: az-tiny, az-small, az-large at batches 1-4096, training at 256
-#      and 1024; then az-small as shipped, with wgpu's runtime checks on, and as the baseline
+#   1. bench nn --device gpu: az-tiny, az-small, az-large and the built-in dark-tiny at
+#      batches 1-4096, training at 256 and 1024; then az-small as shipped, with wgpu's runtime checks on, and as the baseline
 #      before the split forward and the batch-norm statistics from the convolution's store
 #      (CHECKERS_ZERO_GPU_BASELINE), alternating
 #   2. the PyTorch reference on CUDA, strict FP32 (NVIDIA_TF32_OVERRIDE=0) and PyTorch's
@@ -170,6 +170,10 @@ run() {
     local nn="$out/nn.jsonl"
     : >"$nn"
     step "bench nn: ours" 240 "$nn" "$bin" bench nn --device gpu --net "$nets" \
+        --batches "$batches" --train-batch "$trains" --seconds "$secs"
+    # The built-in checkers network, a dark-square one (tap convolutions); PyTorch has no
+    # reference for it.
+    step "bench nn: dark-tiny" 60 "$nn" "$bin" bench nn --device gpu --net dark-tiny \
         --batches "$batches" --train-batch "$trains" --seconds "$secs"
     local ab_batches="1,64,1024" ab_batch=1024 ab_train=256
     [ -n "$quick" ] && ab_batches="1,64" ab_batch=64 ab_train=64
