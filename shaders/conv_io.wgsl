@@ -27,3 +27,12 @@ fn lhs_at(x: u32) -> f32 {
 fn rhs_at(x: u32) -> f32 {
     return rhs[x / 4u][x % 4u];
 }
+
+// A's values, at the index each family's a_index(i, kk) gives.
+fn load_a(bat: u32, i: u32, kk: u32) -> f32 {
+    return lhs_at(a_index(i, kk));
+}
+
+fn load_a4(bat: u32, i: u32, kk: u32) -> vec4<f32> {
+    return lhs[a_index(i, kk) / 4u];
+}

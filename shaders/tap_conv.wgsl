@@ -58,14 +58,6 @@ fn a_index(i: u32, kk: u32) -> u32 {
     return (kk / CELLS_OUT * C_OUT + i) * CELLS_OUT + kk % CELLS_OUT;
 }
 
-fn load_a(bat: u32, i: u32, kk: u32) -> f32 {
-    return lhs_at(a_index(i, kk));
-}
-
-fn load_a4(bat: u32, i: u32, kk: u32) -> vec4<f32> {
-    return lhs[a_index(i, kk) / 4u];
-}
-
 fn load_b(bat: u32, kk: u32, j: u32) -> f32 {
     if (FORWARD) {
         return column(j / CELLS_OUT, j % CELLS_OUT, kk);
