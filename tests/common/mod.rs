@@ -16,6 +16,25 @@ pub fn without_installed_databases() {
     checkers_zero::endgame::checkers::name_default_dir(None);
 }
 
+/// The program under test, started as a user with no endgame databases would start it:
+/// whatever the machine running the tests has installed (`CHECKERS_ZERO_EGDB`, the data
+/// folder) changes no answer, and nothing is written to the user's data folder.
+pub fn program() -> std::process::Command {
+    without_installed_databases_in(std::process::Command::new(env!(
+        "CARGO_BIN_EXE_checkers-zero"
+    )))
+}
+
+/// `command` (the program, or a shell that starts it) with no installed databases in reach:
+/// the variable naming a folder is dropped and the data folder is an empty one.
+pub fn without_installed_databases_in(mut command: std::process::Command) -> std::process::Command {
+    command.env_remove("CHECKERS_ZERO_EGDB").env(
+        "XDG_DATA_HOME",
+        concat!(env!("CARGO_TARGET_TMPDIR"), "/no-installed-data"),
+    );
+    command
+}
+
 /// The tests of one binary that use the GPU share the device; a test that counts its
 /// submits needs it alone.
 pub static GPU_USE: std::sync::RwLock<()> = std::sync::RwLock::new(());

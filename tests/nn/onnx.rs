@@ -14,7 +14,6 @@ use rand::{Rng, SeedableRng};
 use std::path::Path;
 use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_checkers-zero");
 const RUNNER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/nn/onnx_run.py");
 /// Positions a network is compared on.
 const POSITIONS: usize = 48;
@@ -116,7 +115,7 @@ fn compare<G: NetGame>(
     seed: u64,
 ) {
     let onnx = dir.join(format!("{name}.onnx"));
-    let mut export = Command::new(BIN);
+    let mut export = crate::common::program();
     export.arg("export").arg(path).arg("--onnx").arg(&onnx);
     succeed(&mut export, name);
 

@@ -4,7 +4,7 @@
 use std::process::{Command, Output};
 
 fn run(args: &[&str], env_remove: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_checkers-zero"));
+    let mut cmd = crate::common::program();
     cmd.args(args);
     for var in env_remove {
         cmd.env_remove(var);
@@ -75,7 +75,7 @@ fn the_adapter_gate_refuses_a_software_adapter_unless_allowed() {
 #[test]
 fn a_closed_pipe_ends_the_output_quietly() {
     for args in [&["agents"][..], &["perft", "--depth", "3"][..]] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
+        let mut child = crate::common::program()
             .args(args)
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
@@ -350,7 +350,7 @@ fn long_perfts_stop_on_an_interrupt() {
         &["perft", "--depth", "18", "--divide"],
         &["bench", "perft", "--depth", "18", "--repeat", "1"],
     ] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
+        let mut child = crate::common::program()
             .args(args)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())

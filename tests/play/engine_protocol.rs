@@ -27,7 +27,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_checkers-zero");
 /// allocation fails on any machine, however much memory it has.
 #[cfg(unix)]
 fn with_memory_cap(kib: u64, args: &[&str]) -> Command {
-    let mut command = Command::new("sh");
+    let mut command = crate::common::without_installed_databases_in(Command::new("sh"));
     command
         .arg("-c")
         .arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\""))
@@ -38,7 +38,7 @@ fn with_memory_cap(kib: u64, args: &[&str]) -> Command {
 
 impl Engine {
     fn start() -> Engine {
-        let mut command = Command::new(BIN);
+        let mut command = crate::common::program();
         command.arg("engine");
         Engine::spawn(command)
     }

@@ -354,7 +354,7 @@ fn agents_with_the_databases_play_perfect_moves() {
 fn a_match_ends_games_at_database_positions_with_their_exact_result() {
     let db = four();
     let journal = scratch("journal").with_extension("jsonl");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
+    let out = crate::common::program()
         .args([
             "match",
             "alphabeta:depth=3",

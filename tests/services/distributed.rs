@@ -15,8 +15,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_checkers-zero");
-
 /// A redis-server of the test's own.
 struct Redis {
     child: Child,
@@ -229,7 +227,7 @@ fn tiny(iterations: u32, games: u32) -> Vec<String> {
 }
 
 fn spawn(args: &[String], log: &Path) -> Child {
-    Command::new(BIN)
+    common::program()
         .args(args)
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(log).unwrap())
@@ -352,7 +350,7 @@ fn a_learner_and_two_actors_train_end_to_end() {
 
     // One learner per stream: another run on the same name is refused.
     let other = dir.join("other");
-    let out = Command::new(BIN)
+    let out = common::program()
         .args(["learner", "--name", "e2e", "--out"])
         .arg(&other)
         .args(redis.args())
