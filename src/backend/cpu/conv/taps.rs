@@ -18,29 +18,22 @@ pub(super) struct TapPanels<'a> {
     d: TapDims,
     /// The table tap-major: `by_tap[t * cells_out + s]` is the cell tap t of cell s reads.
     by_tap: &'a [u32],
-    /// On the AVX-512 kernel, for images of 32 cells in and out (a dark-square layer).
+    /// On our SIMD kernels, for images of 32 cells in and out (a dark-square layer).
     #[cfg(target_arch = "x86_64")]
-    lanes: Option<&'a avx512::Lanes>,
+    fast: Option<&'a Fast>,
 }
 
 impl Panels for TapPanels<'_> {
     fn pack(&self, k: Range<usize>, cols: Range<usize>, nr: usize, dst: &mut [f32]) {
         let d = &self.d;
         #[cfg(target_arch = "x86_64")]
-        if let Some(lanes) = self.lanes
-            && cols.len() == avx512::CELLS
-            && nr == avx512::CELLS
-            && cols.start.is_multiple_of(avx512::CELLS)
+        if let Some(fast) = self.fast
+            && fast.pack(self.x, d, k.clone(), cols.clone(), nr, dst)
         {
-            let image = cols.start / avx512::CELLS * d.c_in * d.cells_in;
-            // SAFETY: lanes are made only for the AVX-512 kernel, which runs only on a CPU
-            // with AVX-512F; the image's planes and the panel's rows are in bounds.
-            unsafe { avx512::pack(&self.x[image..], d, lanes, k, dst) };
             return;
         }
         let width = cols.len();
-        for (p, row) in k.zip(dst.chunks_exact_mut(nr)) {
-            let (c, t) = (p / d.taps, p % d.taps);
+        for ((c, t), row) in channel_taps(k, d.taps).zip(dst.chunks_exact_mut(nr)) {
             let reads = &self.by_tap[t * d.cells_out..][..d.cells_out];
             // The columns a run an image: cells s0.. of image g.
             let (mut j, mut at) = (cols.start, 0);
@@ -60,17 +53,191 @@ impl Panels for TapPanels<'_> {
     }
 }
 
-/// Packing a 32-cell image's panel rows with two permutes a row: a row of the panel is a
-/// channel's 32 cells (two vectors) permuted by the tap, zero where the tap reads nothing.
+/// The (channel, tap) of each of the product's rows `k`, counted on rather than divided
+/// out: a division a row cost as much as packing the row.
+fn channel_taps(k: Range<usize>, taps: usize) -> impl Iterator<Item = (usize, usize)> {
+    let first = (k.start / taps, k.start % taps);
+    std::iter::successors(Some(first), move |&(c, t)| {
+        Some(if t + 1 == taps {
+            (c + 1, 0)
+        } else {
+            (c, t + 1)
+        })
+    })
+    .take(k.len())
+}
+
+/// Cells of an image the SIMD packings serve, in and out: a dark-square layer's 32.
 #[cfg(target_arch = "x86_64")]
-mod avx512 {
-    use super::TapDims;
+const CELLS: usize = 32;
+
+/// A 32-cell tap table laid out for one of our kernels' packings, which move a channel's
+/// cells with vector permutes where the plain loop reads them one by one (the loop was most
+/// of a dark-square network's inference time on AVX2).
+#[cfg(target_arch = "x86_64")]
+enum Fast {
+    Avx512(avx512::Lanes),
+    Avx2(avx2::Lanes),
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Fast {
+    /// For `kernel`'s panels of a table of 32 cells in and out, tap-major (`by_tap`).
+    fn new(kernel: Kernel, d: &TapDims, by_tap: &[u32]) -> Option<Fast> {
+        if d.cells_in != CELLS || d.cells_out != CELLS {
+            return None;
+        }
+        match kernel {
+            Kernel::Avx512 => Some(Fast::Avx512(avx512::Lanes::new(by_tap))),
+            Kernel::Avx2 => avx2::Lanes::new(by_tap).map(Fast::Avx2),
+            Kernel::Portable => None,
+        }
+    }
+
+    /// Packs rows `k` of columns `cols` when they are one whole panel of one image (as every
+    /// panel is when the images are grouped), and says whether it did.
+    fn pack(
+        &self,
+        x: &[f32],
+        d: &TapDims,
+        k: Range<usize>,
+        cols: Range<usize>,
+        nr: usize,
+        dst: &mut [f32],
+    ) -> bool {
+        let width = match self {
+            Fast::Avx512(_) => avx512::WIDTH,
+            Fast::Avx2(_) => avx2::WIDTH,
+        };
+        if cols.len() != width || nr != width || !cols.start.is_multiple_of(width) {
+            return false;
+        }
+        let image = &x[cols.start / CELLS * d.c_in * CELLS..];
+        // SAFETY: each layout is made only for its kernel, which runs only on a CPU with its
+        // instructions; the image's planes and the panel's rows are in bounds.
+        match self {
+            Fast::Avx512(lanes) => unsafe { avx512::pack(image, d, lanes, k, dst) },
+            Fast::Avx2(lanes) => {
+                let half = cols.start % CELLS / avx2::WIDTH;
+                unsafe { avx2::pack(image, d, lanes, half, k, dst) }
+            }
+        }
+        true
+    }
+}
+
+/// Packing half a 32-cell image's panel row (the AVX2 tile's 16 columns) as two vectors of 8:
+/// each permuted out of the one or two 8-cell vectors of the channel it reads (a dark-square
+/// tap reads cells of the two board rows around its own, so at most two) and blended, and
+/// zero in the lanes that read nothing.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{CELLS, TapDims};
     use crate::backend::NO_CELL;
     use std::arch::x86_64::*;
     use std::ops::Range;
 
-    /// Cells of an image the permutes serve, in and out: one panel of the AVX-512 tile.
-    pub const CELLS: usize = 32;
+    /// Columns of a panel: the AVX2 tile's width.
+    pub const WIDTH: usize = 16;
+    /// Vectors of 8 cells in an image.
+    const VECTORS: usize = CELLS / 8;
+
+    /// How one output vector of a tap is made: the lane each output reads in its source
+    /// vector, the lanes (all ones) that read the second source and those that read any, and
+    /// the two source vectors.
+    #[derive(Clone, Copy, Default)]
+    struct Gather {
+        index: [i32; 8],
+        second: [i32; 8],
+        keep: [i32; 8],
+        from: [usize; 2],
+    }
+
+    /// Per tap, its output vectors' gathers.
+    pub struct Lanes(Vec<[Gather; VECTORS]>);
+
+    impl Lanes {
+        /// For a table of 32 cells in and out, tap-major; none when an output vector reads
+        /// more than two of the image's vectors (the plain loop packs such tables).
+        pub fn new(by_tap: &[u32]) -> Option<Lanes> {
+            let mut lanes = Lanes(vec![[Gather::default(); VECTORS]; by_tap.len() / CELLS]);
+            for (gathers, reads) in lanes.0.iter_mut().zip(by_tap.chunks_exact(CELLS)) {
+                for (g, reads) in gathers.iter_mut().zip(reads.chunks_exact(8)) {
+                    let mut from: Vec<usize> = reads
+                        .iter()
+                        .filter(|&&cell| cell != NO_CELL)
+                        .map(|&cell| cell as usize / 8)
+                        .collect();
+                    from.sort_unstable();
+                    from.dedup();
+                    if from.len() > 2 {
+                        return None;
+                    }
+                    g.from = [from.first(), from.last()].map(|v| v.copied().unwrap_or(0));
+                    for (lane, &cell) in reads.iter().enumerate() {
+                        if cell != NO_CELL {
+                            g.index[lane] = (cell % 8) as i32;
+                            g.keep[lane] = -1;
+                            if cell as usize / 8 != g.from[0] {
+                                g.second[lane] = -1;
+                            }
+                        }
+                    }
+                }
+            }
+            Some(lanes)
+        }
+    }
+
+    /// Panel rows `k` (16 values each) of half `half` (0 or 1) of the image whose planes start
+    /// `x`.
+    ///
+    /// # Safety
+    /// The CPU has AVX2; `x` holds the image's `c_in` planes of 32 cells; `dst` holds
+    /// `k.len()` rows of 16.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn pack(
+        x: &[f32],
+        d: &TapDims,
+        lanes: &Lanes,
+        half: usize,
+        k: Range<usize>,
+        dst: &mut [f32],
+    ) {
+        for ((c, t), row) in super::channel_taps(k, d.taps).zip(dst.chunks_exact_mut(WIDTH)) {
+            let plane = &x[c * CELLS..][..CELLS];
+            for (h, g) in lanes.0[t][2 * half..][..2].iter().enumerate() {
+                // SAFETY: every load and store is of 8 values inside `plane`, `g` or `row`
+                // (`from` holds vectors of the plane).
+                unsafe {
+                    let vector = |v: usize| _mm256_loadu_ps(plane.as_ptr().add(8 * v));
+                    let mask =
+                        |m: &[i32; 8]| _mm256_castsi256_ps(_mm256_loadu_si256(m.as_ptr().cast()));
+                    let at = _mm256_loadu_si256(g.index.as_ptr().cast());
+                    let first = _mm256_permutevar8x32_ps(vector(g.from[0]), at);
+                    let second = _mm256_permutevar8x32_ps(vector(g.from[1]), at);
+                    let both = _mm256_blendv_ps(first, second, mask(&g.second));
+                    _mm256_storeu_ps(
+                        row.as_mut_ptr().add(8 * h),
+                        _mm256_and_ps(both, mask(&g.keep)),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Packing a 32-cell image's panel rows with two permutes a row: a row of the panel is a
+/// channel's 32 cells (two vectors) permuted by the tap, zero where the tap reads nothing.
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::{CELLS, TapDims};
+    use crate::backend::NO_CELL;
+    use std::arch::x86_64::*;
+    use std::ops::Range;
+
+    /// Columns of a panel: the AVX-512 tile's width, a whole image.
+    pub const WIDTH: usize = CELLS;
 
     /// Per tap, the cell each of the 32 outputs reads (0 where none) and the mask of those
     /// that read one.
@@ -80,14 +247,12 @@ mod avx512 {
     }
 
     impl Lanes {
-        /// For a table of 32 cells in and out, tap-major (`by_tap`).
-        pub fn new(d: &TapDims, by_tap: &[u32]) -> Option<Lanes> {
-            if d.cells_in != CELLS || d.cells_out != CELLS {
-                return None;
-            }
+        /// For a table of 32 cells in and out, tap-major.
+        pub fn new(by_tap: &[u32]) -> Lanes {
+            let taps = by_tap.len() / CELLS;
             let mut lanes = Lanes {
-                index: vec![[0; CELLS]; d.taps],
-                mask: vec![0; d.taps],
+                index: vec![[0; CELLS]; taps],
+                mask: vec![0; taps],
             };
             for (t, reads) in by_tap.chunks_exact(CELLS).enumerate() {
                 for (s, &cell) in reads.iter().enumerate() {
@@ -97,7 +262,7 @@ mod avx512 {
                     }
                 }
             }
-            Some(lanes)
+            lanes
         }
     }
 
@@ -108,8 +273,7 @@ mod avx512 {
     /// `k.len()` rows of 32.
     #[target_feature(enable = "avx512f")]
     pub unsafe fn pack(x: &[f32], d: &TapDims, lanes: &Lanes, k: Range<usize>, dst: &mut [f32]) {
-        for (p, row) in k.zip(dst.chunks_exact_mut(CELLS)) {
-            let (c, t) = (p / d.taps, p % d.taps);
+        for ((c, t), row) in super::channel_taps(k, d.taps).zip(dst.chunks_exact_mut(CELLS)) {
             let plane = &x[c * CELLS..][..CELLS];
             let (index, mask) = (&lanes.index[t], lanes.mask[t]);
             // SAFETY: every load and store is of 16 values inside `plane`, `index` or `row`.
@@ -171,9 +335,7 @@ pub(crate) fn forward(
         .flat_map(|t| (0..d.cells_out).map(move |s| table[s * d.taps + t]))
         .collect();
     #[cfg(target_arch = "x86_64")]
-    let lanes = (kernel == Kernel::Avx512)
-        .then(|| avx512::Lanes::new(&d, &by_tap))
-        .flatten();
+    let fast = Fast::new(kernel, &d, &by_tap);
     let compute = |product: &mut Vec<f32>, (j, dst): (usize, &mut [f32])| {
         let images = j * group..j * group + dst.len() / image;
         let panels = TapPanels {
@@ -181,7 +343,7 @@ pub(crate) fn forward(
             d,
             by_tap: &by_tap,
             #[cfg(target_arch = "x86_64")]
-            lanes: lanes.as_ref(),
+            fast: fast.as_ref(),
         };
         let rows = ConvRows {
             packed: Some((packed, 0..d.c_out)),
@@ -205,4 +367,114 @@ pub(crate) fn forward(
             .for_each_init(Vec::new, compute);
     }
     CpuBuf::new(out)
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::*;
+    use crate::backend::NO_CELL;
+
+    /// A linear congruential generator: the tables' shuffles, fixed.
+    fn numbers() -> impl FnMut() -> usize {
+        let mut state = 12345u64;
+        move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as usize
+        }
+    }
+
+    /// A tap-major table of 32 cells in and out whose taps read cells anywhere in the image
+    /// (every 8-cell vector), some none.
+    fn scattered_table(taps: usize) -> Vec<u32> {
+        let mut next = numbers();
+        let mut by_tap = Vec::new();
+        for _ in 0..taps {
+            let mut cells: Vec<u32> = (0..CELLS as u32).collect();
+            for i in (1..CELLS).rev() {
+                cells.swap(i, next() % (i + 1));
+            }
+            by_tap.extend(
+                cells
+                    .iter()
+                    .map(|&c| if next().is_multiple_of(5) { NO_CELL } else { c }),
+            );
+        }
+        by_tap
+    }
+
+    /// A tap-major table of 32 cells in and out whose every 8 outputs read cells of their own
+    /// 8 and of one neighbouring 8 (as a dark-square tap reads the board rows around its
+    /// own), some none.
+    fn local_table(taps: usize) -> Vec<u32> {
+        let mut next = numbers();
+        let mut by_tap = Vec::new();
+        for _ in 0..taps {
+            for q in 0..CELLS / 8 {
+                let other = if q == 0 || (q < 3 && next().is_multiple_of(2)) {
+                    q + 1
+                } else {
+                    q - 1
+                };
+                for _ in 0..8 {
+                    let v = if next().is_multiple_of(2) { q } else { other };
+                    by_tap.push(if next().is_multiple_of(5) {
+                        NO_CELL
+                    } else {
+                        (8 * v + next() % 8) as u32
+                    });
+                }
+            }
+        }
+        by_tap
+    }
+
+    /// Each SIMD packing this CPU runs writes the panels the plain loop writes, bit for bit:
+    /// every whole panel of three images, from a row block that starts mid-channel, for a
+    /// table of local reads (which every packing takes) and one of scattered reads (which
+    /// AVX-512's takes and AVX2's leaves to the plain loop).
+    #[test]
+    fn every_simd_packing_packs_what_the_plain_loop_does() {
+        let d = TapDims {
+            n: 3,
+            c_in: 4,
+            cells_in: CELLS,
+            c_out: 1,
+            cells_out: CELLS,
+            taps: 5,
+        };
+        let x: Vec<f32> = (0..d.n * d.c_in * CELLS).map(|i| i as f32 + 0.5).collect();
+        for (name, by_tap) in [
+            ("local", local_table(d.taps)),
+            ("scattered", scattered_table(d.taps)),
+        ] {
+            for kernel in Kernel::supported().into_iter().filter(|k| k.is_ours()) {
+                let fast = Fast::new(kernel, &d, &by_tap);
+                let taken = name == "local" || kernel == Kernel::Avx512;
+                assert_eq!(fast.is_some(), taken, "{kernel:?} takes the {name} table");
+                let Some(fast) = fast else { continue };
+                let nr = tile_shape(kernel).1;
+                let panels = |fast| TapPanels {
+                    x: &x,
+                    d,
+                    by_tap: &by_tap,
+                    fast,
+                };
+                let k = 3..d.patch();
+                for j0 in (0..d.n * CELLS).step_by(nr) {
+                    let mut want = vec![f32::NAN; k.len() * nr];
+                    let mut got = want.clone();
+                    panels(None).pack(k.clone(), j0..j0 + nr, nr, &mut want);
+                    panels(Some(&fast)).pack(k.clone(), j0..j0 + nr, nr, &mut got);
+                    let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(
+                        bits(&got),
+                        bits(&want),
+                        "{kernel:?}, {name} table, columns from {j0}"
+                    );
+                }
+            }
+        }
+    }
 }
