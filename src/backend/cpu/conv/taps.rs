@@ -373,33 +373,24 @@ pub(crate) fn forward(
 mod tests {
     use super::*;
     use crate::backend::NO_CELL;
-
-    /// A linear congruential generator: the tables' shuffles, fixed.
-    fn numbers() -> impl FnMut() -> usize {
-        let mut state = 12345u64;
-        move || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) as usize
-        }
-    }
+    use rand::rngs::StdRng;
+    use rand::seq::SliceRandom;
+    use rand::{Rng, SeedableRng};
 
     /// A tap-major table of 32 cells in and out whose taps read cells anywhere in the image
     /// (every 8-cell vector), some none.
-    fn scattered_table(taps: usize) -> Vec<u32> {
-        let mut next = numbers();
+    fn scattered_table(taps: usize, rng: &mut StdRng) -> Vec<u32> {
         let mut by_tap = Vec::new();
         for _ in 0..taps {
             let mut cells: Vec<u32> = (0..CELLS as u32).collect();
-            for i in (1..CELLS).rev() {
-                cells.swap(i, next() % (i + 1));
-            }
-            by_tap.extend(
-                cells
-                    .iter()
-                    .map(|&c| if next().is_multiple_of(5) { NO_CELL } else { c }),
-            );
+            cells.shuffle(rng);
+            by_tap.extend(cells.iter().map(|&c| {
+                if rng.random_range(0..5) == 0 {
+                    NO_CELL
+                } else {
+                    c
+                }
+            }));
         }
         by_tap
     }
@@ -407,22 +398,21 @@ mod tests {
     /// A tap-major table of 32 cells in and out whose every 8 outputs read cells of their own
     /// 8 and of one neighbouring 8 (as a dark-square tap reads the board rows around its
     /// own), some none.
-    fn local_table(taps: usize) -> Vec<u32> {
-        let mut next = numbers();
+    fn local_table(taps: usize, rng: &mut StdRng) -> Vec<u32> {
         let mut by_tap = Vec::new();
         for _ in 0..taps {
             for q in 0..CELLS / 8 {
-                let other = if q == 0 || (q < 3 && next().is_multiple_of(2)) {
+                let other = if q == 0 || (q < 3 && rng.random()) {
                     q + 1
                 } else {
                     q - 1
                 };
                 for _ in 0..8 {
-                    let v = if next().is_multiple_of(2) { q } else { other };
-                    by_tap.push(if next().is_multiple_of(5) {
+                    let v = if rng.random() { q } else { other };
+                    by_tap.push(if rng.random_range(0..5) == 0 {
                         NO_CELL
                     } else {
-                        (8 * v + next() % 8) as u32
+                        (8 * v + rng.random_range(0..8)) as u32
                     });
                 }
             }
@@ -445,9 +435,10 @@ mod tests {
             taps: 5,
         };
         let x: Vec<f32> = (0..d.n * d.c_in * CELLS).map(|i| i as f32 + 0.5).collect();
+        let rng = &mut StdRng::seed_from_u64(1);
         for (name, by_tap) in [
-            ("local", local_table(d.taps)),
-            ("scattered", scattered_table(d.taps)),
+            ("local", local_table(d.taps, rng)),
+            ("scattered", scattered_table(d.taps, rng)),
         ] {
             for kernel in Kernel::supported().into_iter().filter(|k| k.is_ours()) {
                 let fast = Fast::new(kernel, &d, &by_tap);
