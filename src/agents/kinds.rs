@@ -339,6 +339,15 @@ pub mod az {
         Some("8"),
         "",
     );
+    pub const THREADS: Opt<usize> = Opt::new(
+        "threads",
+        "Threads",
+        "threads evaluating leaves for one search, each with its own copy of the network and \
+         one core (more batches of leaves in flight at once)",
+        &settings::SEARCH_THREADS,
+        Some("1"),
+        "",
+    );
     pub const CACHE: Opt<usize> = Opt::new(
         "cache",
         "Evaluation cache",
@@ -553,6 +562,7 @@ pub static AZ: AgentKind = AgentKind {
         az::TIME.decl,
         az::SPEND.decl,
         az::BATCH.decl,
+        az::THREADS.decl,
         az::CACHE.decl,
         az::DEVICE.decl,
         az::C_PUCT.decl,

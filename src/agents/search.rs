@@ -11,8 +11,8 @@ use super::{
 use crate::endgame::{Exact, Oracle, Value};
 use crate::games::{Checkers, Game, Rules};
 use crate::mcts::{
-    CachedEvaluator, MoveStats, NetEvaluator, NodeId, Puct, PuctConfig, ROOT, Tree, Uct,
-    most_visited, pick_child,
+    CachedEvaluator, Evaluator, MoveStats, NetEvaluator, NodeId, Puct, PuctConfig, ROOT,
+    ThreadedEvaluator, Tree, Uct, most_visited, pick_child,
 };
 use crate::net::{NetGame, load_model};
 use crate::nn::PolicyValueNet;
@@ -278,6 +278,8 @@ pub struct AzConfig {
     /// Whether that time is every move's or a game's mean (PUCT only).
     pub spend: TimeUse,
     pub device: DeviceChoice,
+    /// Threads evaluating batches of leaves (more than one: that many batches in flight).
+    pub threads: usize,
     /// Network evaluations kept for positions met again (0: none).
     pub cache: usize,
     /// The move choice's temperature over root visits (0: the most visited).
@@ -296,6 +298,7 @@ impl AzConfig {
             az::TIME.with(self.movetime.map(millis)),
             az::SPEND.with(Some(self.spend)),
             az::BATCH.with(Some(self.puct.batch)),
+            az::THREADS.with(Some(self.threads)),
             az::CACHE.with(Some(self.cache)),
             az::DEVICE.with(Some(self.device)),
             az::C_PUCT.with(Some(self.puct.c_puct)),
@@ -323,7 +326,7 @@ pub struct AzAgent<G: Rules = Checkers> {
     clock: Option<GameClock>,
     temperature: f32,
     puct: PuctConfig,
-    evaluator: CachedEvaluator<NetEvaluator<G>, G>,
+    evaluator: CachedEvaluator<Box<dyn Evaluator<G> + Send>, G>,
     rng: StdRng,
     seed: u64,
     search: Option<Puct<G>>,
@@ -336,6 +339,7 @@ impl<G: NetGame> AzAgent<G> {
     pub fn new(config: AzConfig, seed: u64) -> Result<Self, AgentError> {
         az::SEARCHES.check(&kinds::AZ, config.searches)?;
         az::BATCH.check(&kinds::AZ, config.puct.batch)?;
+        az::THREADS.check(&kinds::AZ, config.threads)?;
         if let Some(path) = config.model.as_ref().filter(|p| !p.is_file()) {
             return Err(AgentError(format!(
                 "az: no model file at {} (train one with `checkers-zero train`, or leave out \
@@ -362,18 +366,38 @@ impl<G: NetGame> AzAgent<G> {
             None => G::default_model(&device),
         }
         .map_err(|e| AgentError(format!("az: {e}")))?;
-        let evaluator = NetEvaluator::new(net, encoding, device)
-            .map_err(|e| AgentError(format!("az: {what}: {e}")))?;
-        Ok(AzAgent::with_evaluator(
-            evaluator,
-            &config,
-            config.name(),
-            seed,
-        ))
+        AzAgent::of_network(net, encoding, device, &config, config.name(), seed)
+            .map_err(|e| AgentError(format!("az: {what}: {e}")))
+    }
+
+    /// The agent of `net`, evaluating on `config.threads` threads (each with its own copy)
+    /// when that is more than one.
+    fn of_network(
+        net: PolicyValueNet,
+        encoding: G::Encoding,
+        device: Device,
+        config: &AzConfig,
+        name: String,
+        seed: u64,
+    ) -> Result<Self, String> {
+        let evaluator = |net| NetEvaluator::new(net, encoding, device.clone());
+        let evaluator: Box<dyn Evaluator<G> + Send> = if config.threads > 1 {
+            let copies = (0..config.threads).map(|_| evaluator(net.clone()));
+            let copies = copies
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| e.to_string())?;
+            Box::new(
+                ThreadedEvaluator::new(copies)
+                    .map_err(|e| format!("cannot start the search's threads: {e}"))?,
+            )
+        } else {
+            Box::new(evaluator(net).map_err(|e| e.to_string())?)
+        };
+        Ok(AzAgent::with_evaluator(evaluator, config, name, seed))
     }
 
     fn with_evaluator(
-        evaluator: NetEvaluator<G>,
+        evaluator: Box<dyn Evaluator<G> + Send>,
         config: &AzConfig,
         name: String,
         seed: u64,
@@ -418,14 +442,17 @@ impl<G: Rules> std::fmt::Debug for AzNetwork<G> {
 
 impl<G: NetGame> AgentSource<G> for AzNetwork<G> {
     fn build(&self, seed: u64) -> Result<Box<dyn Agent<G>>, AgentError> {
-        let evaluator = NetEvaluator::new(self.net.clone(), self.encoding, self.device.clone())
-            .map_err(|e| AgentError(format!("{}: {e}", self.name)))?;
-        Ok(Box::new(AzAgent::with_evaluator(
-            evaluator,
+        let agent = AzAgent::of_network(
+            self.net.clone(),
+            self.encoding,
+            self.device.clone(),
             &self.config,
             self.name.clone(),
             seed,
-        )))
+        );
+        Ok(Box::new(
+            agent.map_err(|e| AgentError(format!("{}: {e}", self.name)))?,
+        ))
     }
 }
 
@@ -558,19 +585,19 @@ impl<G: Rules> AzAgent<G> {
         });
         search.start_decision(planned.min(u32::MAX as u64) as u32);
         let tree_search = TreeSearch::begin(search.tree(), true, limits);
-        let mut done = 0;
-        let chunk = self.puct.batch as u64;
-        while budget.more(done, search.tree().bytes())
-            && !move_clock
-                .is_some_and(|c| c.stop(tree_search.start.elapsed(), standing(search.tree(), done)))
-        {
-            let n = chunk.min(budget.simulations - done);
-            search.run(&mut self.evaluator, n as u32, &mut self.rng);
-            done += n;
-            if reporter.due() {
-                reporter.send(tree_search.snapshot(search.tree(), done));
-            }
-        }
+        let done = search.run_while(
+            &mut self.evaluator,
+            budget.simulations,
+            &mut self.rng,
+            |tree, done| {
+                if done > 0 && reporter.due() {
+                    reporter.send(tree_search.snapshot(tree, done));
+                }
+                budget.more(done, tree.bytes())
+                    && !move_clock
+                        .is_some_and(|c| c.stop(tree_search.start.elapsed(), standing(tree, done)))
+            },
+        );
         let root_choice = match search.gumbel_choice() {
             Some(c) => Some(c),
             None if self.temperature > 0.0 && search.tree().root().is_expanded() => Some(

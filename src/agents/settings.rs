@@ -214,6 +214,8 @@ pub static EXPLORATION: Setting<f32> = at_least("an exploration constant", 0.0);
 /// Leaves per network call. Each batch's buffers are allocated up front, so the bound keeps
 /// a typo from asking for gigabytes; past a few hundred leaves virtual loss spoils the search.
 pub static BATCH: Setting<usize> = whole("leaves per network call", 1, 1024);
+/// Threads a search evaluates its batches on, each with its own copy of the network.
+pub static SEARCH_THREADS: Setting<usize> = whole("a number of threads", 1, 256);
 pub static EVAL_CACHE: Setting<usize> = whole("positions, 0 for none", 0, 1 << 24);
 
 /// The temperature of a move choice: 0 plays the most visited move, 1 samples in proportion

@@ -299,6 +299,7 @@ impl AzConfig {
             movetime: opts.get(&az::TIME)?.map(Duration::from_millis),
             spend: opts.value(&az::SPEND)?,
             device: opts.value(&az::DEVICE)?,
+            threads: opts.value(&az::THREADS)?,
             cache: opts.value(&az::CACHE)?,
             temperature: opts.value(&az::TEMPERATURE)?,
             puct: PuctConfig {

@@ -53,16 +53,36 @@ pub trait Evaluator<G: Rules = Checkers> {
     /// One evaluation per input, in order.
     fn evaluate(&mut self, inputs: &[EvalInput<G>]) -> Vec<Evaluation>;
 
-    /// Whether [`begin`](Self::begin) returns before the batch is computed (a network on a
-    /// GPU), so that a caller gains by beginning the next batch before finishing this one.
-    fn overlaps(&self) -> bool {
-        false
+    /// How many batches a caller gains by having begun at once: more than one where
+    /// [`begin`](Self::begin) returns before the batch is computed (a network on a GPU, or
+    /// on threads of its own), so that the next batch can be gathered and begun meanwhile.
+    fn in_flight(&self) -> usize {
+        1
     }
 
     /// Begins evaluating `inputs`; [`Begun::finish`] gives the evaluations. This default
     /// evaluates them at once.
     fn begin(&mut self, inputs: &[EvalInput<G>]) -> Begun {
         Begun::ready(self.evaluate(inputs))
+    }
+}
+
+/// A boxed evaluator (an agent's, chosen at run time) is one.
+impl<G: Rules, E: Evaluator<G> + ?Sized> Evaluator<G> for Box<E> {
+    fn history(&self) -> usize {
+        (**self).history()
+    }
+
+    fn evaluate(&mut self, inputs: &[EvalInput<G>]) -> Vec<Evaluation> {
+        (**self).evaluate(inputs)
+    }
+
+    fn in_flight(&self) -> usize {
+        (**self).in_flight()
+    }
+
+    fn begin(&mut self, inputs: &[EvalInput<G>]) -> Begun {
+        (**self).begin(inputs)
     }
 }
 
@@ -134,6 +154,10 @@ impl Evaluator for MaterialEvaluator {
     }
 }
 
+/// Batches worth having on a GPU at once: it computes one while the host gathers and
+/// submits the next.
+const GPU_IN_FLIGHT: usize = 2;
+
 /// A policy-value network in evaluation mode on its device.
 pub struct NetEvaluator<G: Rules = Checkers> {
     net: PolicyValueNet,
@@ -201,9 +225,13 @@ impl<G: Rules> Evaluator<G> for NetEvaluator<G> {
         self.begin(inputs).finish()
     }
 
-    fn overlaps(&self) -> bool {
-        // A GPU runs what was submitted while the host goes on; the CPU computes eagerly.
-        !matches!(self.device, Device::Cpu)
+    fn in_flight(&self) -> usize {
+        // A GPU runs one batch while the host gathers and submits the next; the CPU computes
+        // eagerly.
+        match self.device {
+            Device::Cpu => 1,
+            _ => GPU_IN_FLIGHT,
+        }
     }
 
     fn begin(&mut self, inputs: &[EvalInput<G>]) -> Begun {
@@ -306,8 +334,8 @@ impl<G: Rules, E: Evaluator<G>> Evaluator<G> for CachedEvaluator<E, G> {
         out
     }
 
-    fn overlaps(&self) -> bool {
-        self.inner.overlaps()
+    fn in_flight(&self) -> usize {
+        self.inner.in_flight()
     }
 
     fn begin(&mut self, inputs: &[EvalInput<G>]) -> Begun {

@@ -6,7 +6,8 @@
 //! - [`tree`]: the arena tree, exact terminal values (draw rules too), tree reuse.
 //! - [`uct`]: UCT with random rollouts; [`puct`]: AlphaZero's search (priors, noise,
 //!   batching), with PUCT's or [`gumbel`]'s selection.
-//! - [`evaluator`]: what PUCT asks of a network, a material stand-in and a cache.
+//! - [`evaluator`]: what PUCT asks of a network, a material stand-in and a cache;
+//!   [`threaded`]: evaluators on threads of their own, for one search on several cores.
 //!
 //! The `mcts` and `az` agents built on these live in `agents::search`.
 
@@ -14,6 +15,7 @@ pub mod evaluator;
 pub mod gumbel;
 
 pub mod puct;
+pub mod threaded;
 pub mod tree;
 pub mod uct;
 
@@ -24,5 +26,6 @@ pub use evaluator::{
 };
 pub use gumbel::{GumbelConfig, Search, SearchKind};
 pub use puct::{Leaves, PlayoutCap, Puct, PuctConfig, Temperature, most_visited, pick_child};
+pub use threaded::ThreadedEvaluator;
 pub use tree::{MoveStats, Node, NodeId, ROOT, Tree};
 pub use uct::Uct;

@@ -171,6 +171,13 @@ pub struct Leaves<G: Rules = Checkers> {
     exact: usize,
 }
 
+impl<G: Rules> Leaves<G> {
+    /// The simulations these leaves complete once applied.
+    fn simulations(&self) -> usize {
+        self.ids.len() + self.exact
+    }
+}
+
 /// A search over one game's tree.
 pub struct Puct<G: Rules = Checkers> {
     pub config: PuctConfig,
@@ -237,23 +244,52 @@ impl<G: Rules> Puct<G> {
 
     /// Runs `simulations` more simulations, in batches of up to `config.batch` leaves.
     pub fn run(&mut self, eval: &mut dyn Evaluator<G>, simulations: u32, rng: &mut impl Rng) {
-        let mut done = 0;
-        while done < simulations {
-            let batch = self.config.batch.max(1).min((simulations - done) as usize);
-            done += self.round(eval, batch, rng) as u32;
-        }
+        self.run_while(eval, simulations.into(), rng, |_, _| true);
     }
 
-    /// One round: gathers leaves, evaluates them in one call, applies the answers. Returns
-    /// the simulations completed (at least one).
-    fn round(&mut self, eval: &mut dyn Evaluator<G>, batch: usize, rng: &mut impl Rng) -> usize {
-        let leaves = self.gather(batch, eval.history(), rng);
-        let evals = if leaves.inputs.is_empty() {
-            Vec::new()
-        } else {
-            eval.evaluate(&leaves.inputs)
-        };
-        self.apply(leaves, evals)
+    /// Runs up to `simulations` more simulations while `more(tree, done)` holds (asked before
+    /// the first batch and after each batch is applied, with the simulations done so far);
+    /// returns the simulations done. With an evaluator that takes several batches at once (a
+    /// GPU, or threads of its own), up to its [`in_flight`](Evaluator::in_flight) batches
+    /// are begun before the oldest is applied, the later ones gathered under the earlier
+    /// ones' virtual loss, and the next is begun as soon as one is applied, so the
+    /// evaluator is never left waiting on the tree; once `more` fails, the batches still in
+    /// flight are applied and no more begun.
+    pub fn run_while(
+        &mut self,
+        eval: &mut dyn Evaluator<G>,
+        simulations: u64,
+        rng: &mut impl Rng,
+        mut more: impl FnMut(&Tree<G>, u64) -> bool,
+    ) -> u64 {
+        let most = eval.in_flight().max(1);
+        let mut flying = std::collections::VecDeque::with_capacity(most);
+        let (mut begun, mut done) = (0, 0);
+        let mut open = more(&self.tree, done);
+        loop {
+            while open && flying.len() < most && begun < simulations {
+                let batch = (self.config.batch.max(1) as u64).min(simulations - begun);
+                let leaves = self.gather(batch as usize, eval.history(), rng);
+                if leaves.inputs.is_empty() {
+                    // Only exact values, or a descent into a leaf still being evaluated.
+                    let exact = self.apply(leaves, Vec::new()) as u64;
+                    (begun, done) = (begun + exact, done + exact);
+                    if exact == 0 {
+                        break;
+                    }
+                    open = more(&self.tree, done);
+                    continue;
+                }
+                begun += leaves.simulations() as u64;
+                let evaluations = eval.begin(&leaves.inputs);
+                flying.push_back((leaves, evaluations));
+            }
+            let Some((leaves, evaluations)) = flying.pop_front() else {
+                return done;
+            };
+            done += self.apply(leaves, evaluations.finish()) as u64;
+            open = open && more(&self.tree, done);
+        }
     }
 
     /// Gathers up to `batch` leaves (each under virtual loss, so the next descent looks
@@ -299,7 +335,7 @@ impl<G: Rules> Puct<G> {
             self.tree.expand(leaf, &input.actions, &e.priors, e.value);
             self.tree.backup(leaf, e.value);
         }
-        leaves.ids.len() + leaves.exact
+        leaves.simulations()
     }
 
     /// Draws the root's Dirichlet noise (Gamma samples, normalised) once the root is

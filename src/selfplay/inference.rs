@@ -117,10 +117,6 @@ pub fn inference_service<G: Rules>(
     (service, client)
 }
 
-/// Batches begun on the device and not yet answered, at most, when the evaluator overlaps
-/// (a GPU): the device computes one while the service gathers and submits the next.
-const IN_FLIGHT: usize = 2;
-
 /// A batch begun and the requests it answers.
 struct InFlight<G: Rules> {
     requests: Vec<Request<G>>,
@@ -137,11 +133,11 @@ impl<G: Rules> InferenceService<G> {
     /// Answers requests with `eval` until every client is gone. A batch is run when it holds
     /// `max_batch` positions, when every live client is waiting on it or on a batch already
     /// begun (each has at most one request in flight, so nothing more can come), or when
-    /// `wait` has passed. With an evaluator that overlaps, up to `IN_FLIGHT` batches are begun
-    /// before the oldest is finished.
+    /// `wait` has passed. Up to the evaluator's [`in_flight`](Evaluator::in_flight) batches are
+    /// begun before the oldest is finished.
     pub fn serve(self, eval: &mut dyn Evaluator<G>) -> InferenceStats {
         let mut stats = InferenceStats::default();
-        let most = if eval.overlaps() { IN_FLIGHT } else { 1 };
+        let most = eval.in_flight().max(1);
         let mut flying: std::collections::VecDeque<InFlight<G>> = Default::default();
         loop {
             let waiting: usize = flying.iter().map(InFlight::clients).sum();
@@ -282,8 +278,8 @@ mod tests {
         fn evaluate(&mut self, inputs: &[EvalInput]) -> Vec<Evaluation> {
             self.inner.evaluate(inputs)
         }
-        fn overlaps(&self) -> bool {
-            true
+        fn in_flight(&self) -> usize {
+            2
         }
         fn begin(&mut self, inputs: &[EvalInput]) -> Begun {
             let now = self.open.fetch_add(1, Ordering::SeqCst) + 1;
@@ -338,7 +334,7 @@ mod tests {
         );
         assert_eq!(
             most_open.load(Ordering::SeqCst),
-            IN_FLIGHT,
+            eval.in_flight(),
             "a second batch was begun while the first was on the device"
         );
     }

@@ -98,6 +98,21 @@ fn puct_finds_the_shots_with_one_leaf_and_with_batches() {
     }
 }
 
+/// A search whose batches are evaluated on threads of their own (three batches in flight
+/// over two threads) still finds every shot, and completes exactly its simulations.
+#[test]
+fn puct_finds_the_shots_with_batches_on_threads() {
+    use checkers_zero::mcts::ThreadedEvaluator;
+    let mut eval = ThreadedEvaluator::new(vec![MaterialEvaluator::default(); 2]).unwrap();
+    for &(fen, mv, line) in SHOTS {
+        let (game, best) = shot(fen, mv);
+        let mut search = Puct::new(PuctConfig::default(), &game);
+        search.run(&mut eval, 1500, &mut StdRng::seed_from_u64(1));
+        assert_eq!(search.tree().root().visits, 1500, "{line}");
+        assert_eq!(search.tree().pick_move(most_visited), best, "{line}");
+    }
+}
+
 /// Every position looks won for its side to move, so a child just evaluated is worth -1 to
 /// the parent — exactly what virtual loss assumes of a child still waiting.
 struct MoverWins;
@@ -536,7 +551,7 @@ fn a_network_in_memory_plays_as_its_file_does() {
 fn az_with_a_time_per_move_stops_on_time() {
     use std::time::{Duration, Instant};
     let (dir, path) = tiny_model("az-time");
-    for search in ["puct", "gumbel"] {
+    for search in ["puct", "gumbel", "puct,threads=2"] {
         let spec = format!(
             "az:model={},time=150,batch=4,device=cpu,search={search}",
             path.display()
@@ -578,6 +593,10 @@ fn az_with_a_time_per_move_stops_on_time() {
             "az option search: expected a search, one of puct, gumbel, got \"minimax\"",
         ),
         ("az:time=0", "az option time: expected milliseconds"),
+        (
+            "az:threads=0",
+            "az option threads: expected a number of threads, a whole number 1-256",
+        ),
         (
             "az:considered=0",
             "az option considered: expected a number of root actions",
