@@ -94,3 +94,47 @@ fn gpu_training_and_inference_match_the_cpu() {
         assert_norm_close(&on_cpu, &on_gpu, 1e-5, "moved policy");
     });
 }
+
+/// One search on the GPU keeps two batches in flight (each begun before the one before it
+/// is finished): their evaluations are the CPU network's, and the search completes exactly
+/// its simulations with every virtual loss taken back.
+#[test]
+fn a_search_on_the_gpu_keeps_two_batches_in_flight() {
+    use checkers_zero::games::{Checkers, Game};
+    use checkers_zero::mcts::{Encoding, Evaluator, NetEvaluator, Puct, PuctConfig};
+    use checkers_zero::nn::NetPreset;
+    use rand::SeedableRng;
+    use rand::rngs::StdRng;
+    on_gpu(|gpu| {
+        // The same seed makes the same network on either device.
+        let evaluator = |dev: &Device| {
+            let arch = Architecture::preset(NetPreset::DarkTiny);
+            let net = PolicyValueNet::new(arch, dev, &mut rng(11));
+            NetEvaluator::<Checkers>::new(net, Encoding::default(), dev.clone()).unwrap()
+        };
+        let (mut on_cpu, mut on_gpu) = (evaluator(&cpu()), evaluator(gpu));
+        assert_eq!((on_cpu.in_flight(), on_gpu.in_flight()), (1, 2));
+
+        // Two batches from one search, the second gathered under the first's virtual loss.
+        let mut search = Puct::new(PuctConfig::default(), &Game::new());
+        let mut r = StdRng::seed_from_u64(3);
+        search.run(&mut on_cpu, 60, &mut r);
+        let (a, b) = (search.gather(8, 0, &mut r), search.gather(8, 0, &mut r));
+        let (begun_a, begun_b) = (on_gpu.begin(&a.inputs), on_gpu.begin(&b.inputs));
+        for (leaves, begun) in [(&a, begun_a), (&b, begun_b)] {
+            let (want, got) = (on_cpu.evaluate(&leaves.inputs), begun.finish());
+            let flat = |e: &[checkers_zero::mcts::Evaluation]| -> Vec<f32> {
+                e.iter()
+                    .flat_map(|e| e.priors.iter().copied().chain([e.value]))
+                    .collect()
+            };
+            assert_norm_close(&flat(&want), &flat(&got), 1e-4, "a batch in flight");
+        }
+
+        let mut search = Puct::new(PuctConfig::default(), &Game::new());
+        search.run(&mut on_gpu, 200, &mut StdRng::seed_from_u64(4));
+        let tree = search.tree();
+        assert_eq!(tree.root().visits, 200);
+        assert!((0..tree.len() as u32).all(|i| tree.node(i).virtual_loss == 0));
+    });
+}
