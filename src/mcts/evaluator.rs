@@ -228,9 +228,10 @@ impl<G: Rules> Evaluator<G> for NetEvaluator<G> {
     fn in_flight(&self) -> usize {
         // A GPU runs one batch while the host gathers and submits the next; the CPU computes
         // eagerly.
-        match self.device {
-            Device::Cpu => 1,
-            _ => GPU_IN_FLIGHT,
+        if matches!(self.device, Device::Cpu) {
+            1
+        } else {
+            GPU_IN_FLIGHT
         }
     }
 
