@@ -105,7 +105,7 @@ impl<G: Rules> Drop for ThreadedEvaluator<G> {
 mod tests {
     use super::*;
     use crate::games::Game;
-    use crate::mcts::{MaterialEvaluator, Puct, PuctConfig};
+    use crate::mcts::{MaterialEvaluator, Puct, PuctConfig, ROOT};
     use rand::SeedableRng;
     use rand::rngs::StdRng;
     use std::sync::Arc;
@@ -143,10 +143,7 @@ mod tests {
         let mut search = Puct::new(PuctConfig::default(), &Game::<Checkers>::new());
         search.run(&mut eval, 300, &mut StdRng::seed_from_u64(1));
         let tree = search.tree();
-        let root_children: u32 = tree
-            .children(super::super::ROOT)
-            .map(|c| tree.node(c).visits)
-            .sum();
+        let root_children: u32 = tree.children(ROOT).map(|c| tree.node(c).visits).sum();
         // The first simulation expands the root; each later one visits one child.
         assert_eq!(tree.root().visits, 300);
         assert_eq!(root_children, 299);
