@@ -380,9 +380,9 @@ impl<G: NetGame> AzAgent<G> {
         name: String,
         seed: u64,
     ) -> Result<Self, String> {
-        let evaluator = |net| NetEvaluator::new(net, encoding, device.clone());
+        let on_device = |net| NetEvaluator::new(net, encoding, device.clone());
         let evaluator: Box<dyn Evaluator<G> + Send> = if config.threads > 1 {
-            let copies = (0..config.threads).map(|_| evaluator(net.clone()));
+            let copies = (0..config.threads).map(|_| on_device(net.clone()));
             let copies = copies
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| e.to_string())?;
@@ -391,7 +391,7 @@ impl<G: NetGame> AzAgent<G> {
                     .map_err(|e| format!("cannot start the search's threads: {e}"))?,
             )
         } else {
-            Box::new(evaluator(net).map_err(|e| e.to_string())?)
+            Box::new(on_device(net).map_err(|e| e.to_string())?)
         };
         Ok(AzAgent::with_evaluator(evaluator, config, name, seed))
     }
