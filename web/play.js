@@ -245,8 +245,16 @@ export class PlayPage {
     const token = { play, agent, game, ply: at, line, infinite, id: null };
     this.search = token;
     this.updateThinking();
+    // Stop waits for this: a Stop (or a step to another position) that comes before the
+    // server has the search would otherwise end nothing and leave it running forever.
+    token.started = this.startSearch(token, { agent, play, ply, line, infinite });
+    if (await token.started) this.watchSearch(token);
+  }
+
+  /** Sends `token`'s search to the server; whether it started. */
+  async startSearch(token, { agent, play, ply, line, infinite }) {
     await this.session.connected; // so the analysis and state events are not missed
-    if (this.search !== token) return;
+    if (this.search !== token) return false;
     try {
       const body = { agent, play };
       const lines = Number($("lines").value);
@@ -254,14 +262,14 @@ export class PlayPage {
       if (ply !== null) body.ply = ply;
       if (line) body.line = line;
       if (infinite) body.infinite = true;
-      const answer = await post(`/api/games/${game}/search`, body);
+      const answer = await post(`/api/games/${token.game}/search`, body);
       token.id = answer?.search ?? null;
+      return true;
     } catch (err) {
       if (this.search === token) this.endSearch();
       screen.say(messageOf(err), "error");
-      return;
+      return false;
     }
-    this.watchSearch(token);
   }
 
   /**
@@ -356,9 +364,12 @@ export class PlayPage {
   }
 
   async stop() {
-    if (!this.search) return;
+    const search = this.search;
+    if (!search) return;
+    await search.started;
+    if (this.search !== search) return;
     try {
-      await post(`/api/games/${this.search.game}/stop`);
+      await post(`/api/games/${search.game}/stop`);
     } catch (err) {
       screen.say(messageOf(err), "error");
     }

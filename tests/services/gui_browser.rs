@@ -1217,6 +1217,20 @@ fn side_lines_are_played_stepped_analysed_and_deleted() {
                 "document.body.dataset.thinking === '0'",
             )
             .await;
+            // A Stop pressed before the server has the search still ends it.
+            let started = run_js(
+                &c,
+                "document.querySelector('#analyse').click(); document.querySelector('#stop').click(); \
+                 return document.body.dataset.thinking;",
+            )
+            .await;
+            assert_eq!(started, "1");
+            until(
+                &c,
+                "the end of an analysis stopped at once",
+                "document.body.dataset.thinking === '0'",
+            )
+            .await;
             // The server keeps it: a reload shows it again; then it is deleted.
             c.refresh().await.unwrap();
             until(
