@@ -4,9 +4,10 @@
 //! Layout: the magic bytes, the format version (u32 LE), the kind of contents (a length byte
 //! and that many bytes of text, [`CheckpointKind::KIND`]; since version 2), the payload's
 //! length (u64 LE) and its FNV-1a 64 checksum (u64 LE), then the payload: a bincode-encoded
-//! [`Checkpoint`], whose first field is the architecture. Version 1 files (no kind) are still
-//! read. Every way a file can be wrong is a [`CheckpointError`]; errors of [`Checkpoint::load`]
-//! name the file.
+//! [`Checkpoint`], whose first field is the architecture. Version 1 files (no kind) and
+//! version 2 files (a policy-value [`Architecture`](super::Architecture) without its value
+//! planes) are still read. Every way a file can be wrong is a [`CheckpointError`]; errors of
+//! [`Checkpoint::load`] name the file.
 
 use super::{Module, Optimizer, OptimizerState};
 use crate::tensor::{Device, Tensor};
@@ -17,16 +18,54 @@ use std::path::{Path, PathBuf};
 
 pub const MAGIC: [u8; 8] = *b"CZ-CKPT\0";
 /// Bumped whenever the layout changes; files of an unknown version are rejected by name.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// The first version, without the kind of contents.
 const UNTYPED_VERSION: u32 = 1;
+/// The last version whose policy-value architecture had no value planes (they were 1).
+pub const ONE_VALUE_PLANE_VERSION: u32 = 2;
+
+std::thread_local! {
+    /// The format version of the payload being decoded on this thread. bincode is positional,
+    /// so a record whose layout changed between versions (an architecture nested in a model
+    /// file or a run state) cannot tell the layouts apart by itself: it asks this.
+    static DECODING: std::cell::Cell<u32> = const { std::cell::Cell::new(FORMAT_VERSION) };
+}
+
+/// The format version of the checkpoint being decoded on this thread (the current one
+/// outside a decode).
+pub fn decoding_version() -> u32 {
+    DECODING.with(|v| v.get())
+}
+
+/// Decodes `payload` as format `version` wrote it.
+fn decode_as_of<T: DeserializeOwned>(
+    version: u32,
+    payload: &[u8],
+) -> Result<(T, usize), bincode::error::DecodeError> {
+    /// Puts the current version back however the decode ends.
+    struct Restore;
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            DECODING.with(|v| v.set(FORMAT_VERSION));
+        }
+    }
+    DECODING.with(|v| v.set(version));
+    let _restore = Restore;
+    // A damaged length field (under a recomputed checksum) would have the decoder allocate
+    // whatever it says, up to exabytes, and abort the process: bincode's limit makes every
+    // length it claims count against a budget (4 GiB, far above any checkpoint's size) and
+    // refuses the rest as an error.
+    let config = bincode::config::standard().with_limit::<{ 1 << 32 }>();
+    bincode::serde::decode_from_slice(payload, config)
+}
 
 /// The kind a checkpoint declares (what it holds, e.g. "an Othello AlphaZero model with its
 /// lineage"), read from its header alone ([`read_header`] reads enough);
 /// None for bytes that do not start a typed checkpoint.
 pub fn declared_kind(bytes: &[u8]) -> Option<&str> {
     let at = MAGIC.len();
-    if bytes.get(..at)? != MAGIC || read_u32(bytes.get(at..at + 4)?) != FORMAT_VERSION {
+    let version = read_u32(bytes.get(at..at + 4)?);
+    if bytes.get(..at)? != MAGIC || !(ONE_VALUE_PLANE_VERSION..=FORMAT_VERSION).contains(&version) {
         return None;
     }
     let len = *bytes.get(at + 4)? as usize;
@@ -222,7 +261,7 @@ impl<A: Serialize + DeserializeOwned + PartialEq + Display> Checkpoint<A> {
         at += 4;
         match version {
             UNTYPED_VERSION => {}
-            FORMAT_VERSION => {
+            ONE_VALUE_PLANE_VERSION..=FORMAT_VERSION => {
                 let len = *bytes.get(at).ok_or(truncated(at + 1))? as usize;
                 let kind = bytes
                     .get(at + 1..at + 1 + len)
@@ -265,12 +304,7 @@ impl<A: Serialize + DeserializeOwned + PartialEq + Display> Checkpoint<A> {
                 "the checksum does not match the contents".into(),
             ));
         }
-        // A damaged length field (under a recomputed checksum) would have the decoder allocate
-        // whatever it says, up to exabytes, and abort the process: bincode's limit makes
-        // every length it claims count against a budget (4 GiB, far above any checkpoint's
-        // size) and refuses the rest as an error.
-        let config = bincode::config::standard().with_limit::<{ 1 << 32 }>();
-        let (ckpt, used) = bincode::serde::decode_from_slice(payload, config).map_err(|e| {
+        let (ckpt, used) = decode_as_of(version, payload).map_err(|e| {
             let untyped = if version == UNTYPED_VERSION {
                 format!(
                     "; a version {UNTYPED_VERSION} file does not record what it holds, so it \

@@ -51,7 +51,7 @@ impl PolicyHead {
 }
 
 /// What a checkpoint records to rebuild a network.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Architecture {
     pub name: String,
     pub input_planes: usize,
@@ -59,6 +59,48 @@ pub struct Architecture {
     /// Residual blocks after the stem; for a plain network, conv layers including the stem.
     pub blocks: usize,
     pub body: Body,
+    /// Planes of the value head's 1x1 conv, which its MLP reads (AlphaZero's head has 1).
+    pub value_planes: usize,
+}
+
+/// An architecture as checkpoints of format version 2 and before stored it: one value plane.
+#[derive(Deserialize)]
+struct ArchitectureV2 {
+    name: String,
+    input_planes: usize,
+    channels: usize,
+    blocks: usize,
+    body: Body,
+}
+
+/// An architecture as it is stored today.
+#[derive(Deserialize)]
+#[serde(remote = "Architecture")]
+struct ArchitectureV3 {
+    name: String,
+    input_planes: usize,
+    channels: usize,
+    blocks: usize,
+    body: Body,
+    value_planes: usize,
+}
+
+/// Reads the layout of the checkpoint being decoded (bincode cannot tell them apart).
+impl<'de> Deserialize<'de> for Architecture {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Architecture, D::Error> {
+        if super::checkpoint::decoding_version() > super::checkpoint::ONE_VALUE_PLANE_VERSION {
+            return ArchitectureV3::deserialize(d);
+        }
+        let old = ArchitectureV2::deserialize(d)?;
+        Ok(Architecture {
+            name: old.name,
+            input_planes: old.input_planes,
+            channels: old.channels,
+            blocks: old.blocks,
+            body: old.body,
+            value_planes: 1,
+        })
+    }
 }
 
 /// What a network's body is made of. Checkpoints store it as one byte (bincode writes a unit
@@ -109,6 +151,7 @@ impl Architecture {
             channels,
             blocks,
             body,
+            value_planes: 1,
         }
     }
 
@@ -118,6 +161,21 @@ impl Architecture {
             input_planes,
             ..self
         }
+    }
+
+    /// The same network with another number of value planes.
+    pub fn with_value_planes(self, value_planes: usize) -> Architecture {
+        Architecture {
+            value_planes,
+            ..self
+        }
+    }
+
+    /// Whether `self` is `other` with at least as many value planes: what
+    /// [`PolicyValueNet::widen_value_head`] makes of `other`.
+    pub fn widens(&self, other: &Architecture) -> bool {
+        *self == other.clone().with_value_planes(self.value_planes)
+            && self.value_planes >= other.value_planes
     }
 
     /// Blocks in the body: a plain network's stem is one of its conv layers.
@@ -142,9 +200,13 @@ impl std::fmt::Display for Architecture {
         };
         write!(
             f,
-            "{} ({} input planes, {} channels, {} {kind})",
+            "{} ({} input planes, {} channels, {} {kind}",
             self.name, self.input_planes, self.channels, self.blocks
-        )
+        )?;
+        match self.value_planes {
+            1 => f.write_str(")"),
+            planes => write!(f, ", {planes} value planes)"),
+        }
     }
 }
 
@@ -190,7 +252,7 @@ impl PolicyValueNet {
         rng: &mut impl Rng,
     ) -> PolicyValueNet {
         assert!(
-            arch.input_planes > 0 && arch.channels > 0 && arch.blocks > 0,
+            arch.input_planes > 0 && arch.channels > 0 && arch.blocks > 0 && arch.value_planes > 0,
             "empty architecture {arch}"
         );
         assert!(
@@ -234,13 +296,13 @@ impl PolicyValueNet {
                 (conv, Some(fc))
             }
         };
-        let value_conv = pointwise(1, false, rng);
-        let value_bn = BatchNorm2d::new(1, device);
+        let value_conv = pointwise(arch.value_planes, false, rng);
+        let value_bn = BatchNorm2d::new(arch.value_planes, device);
         let cells = match arch.body {
             Body::Dark => SQUARES,
             Body::Plain | Body::Residual => BOARD * BOARD,
         };
-        let value_fc1 = Linear::new(cells, 64, true, device, rng);
+        let value_fc1 = Linear::new(arch.value_planes * cells, 64, true, device, rng);
         // The dark-square body's policy is already (direction, square), the policy's order.
         let dark = (arch.body != Body::Dark).then(dark_square_index);
         let value_fc2 = Linear::new(64, 1, true, device, rng);
@@ -311,6 +373,37 @@ impl PolicyValueNet {
         Ok((net, optimizer))
     }
 
+    /// This network with `planes` value planes, at least as many as it has. The new planes'
+    /// conv starts random and their weights into the value MLP at zero, so the wider network
+    /// computes exactly what this one does and training finds a use for them (Net2Net's
+    /// function-preserving widening). Every other weight and statistic is copied; the new
+    /// network is in training mode.
+    pub fn widen_value_head(&self, planes: usize, rng: &mut impl Rng) -> PolicyValueNet {
+        assert!(
+            planes >= self.arch.value_planes,
+            "{} cannot narrow to {planes} value planes",
+            self.arch
+        );
+        let mut params = Vec::new();
+        self.params(&mut |p| params.push(p.value().clone()));
+        let device = params[0].device();
+        let arch = self.arch.clone().with_value_planes(planes);
+        let mut wide = PolicyValueNet::with_head(arch, self.head, &device, rng);
+        let mut zero_weight = true; // the MLP's weight comes before its bias
+        wide.value_fc1.params_mut(&mut |p| {
+            if std::mem::take(&mut zero_weight) {
+                p.set(Tensor::zeros(p.shape(), &device));
+            }
+        });
+        let mut params = params.into_iter();
+        wide.params_mut(&mut |p| p.set(embed(&params.next().expect("same layers"), p.value())));
+        let mut buffers = Vec::new();
+        self.buffers(&mut |t| buffers.push(t.clone()));
+        let mut buffers = buffers.into_iter();
+        wide.buffers_mut(&mut |t| *t = embed(&buffers.next().expect("same layers"), t));
+        wide
+    }
+
     /// The layers in visit order (torch's `named_parameters` order).
     fn parts(&self) -> impl Iterator<Item = &dyn Module<Output = Var>> {
         let head: [&dyn Module<Output = Var>; 2] = [&self.stem, &self.stem_bn];
@@ -353,6 +446,30 @@ impl PolicyValueNet {
             )
             .chain(tail)
     }
+}
+
+/// `small` written over the front of `big` (from index 0 on every axis), the rest of `big`
+/// kept: a layer's weights in the same layer with more outputs or inputs.
+fn embed(small: &Tensor, big: &Tensor) -> Tensor {
+    let (from, to) = (small.shape(), big.shape());
+    assert!(
+        from.len() == to.len() && from.iter().zip(to).all(|(a, b)| a <= b),
+        "{from:?} does not fit in {to:?}"
+    );
+    let mut out = big.to_vec();
+    let values = small.to_vec();
+    // Each value's index along every axis is its index in `small`; its offset in `big` uses
+    // `big`'s strides.
+    for (i, &v) in values.iter().enumerate() {
+        let (mut rest, mut at, mut stride) = (i, 0, 1);
+        for (&n, &m) in from.iter().zip(to).rev() {
+            at += (rest % n) * stride;
+            rest /= n;
+            stride *= m;
+        }
+        out[at] = v;
+    }
+    Tensor::from_vec(out, to, &big.device())
 }
 
 impl Module for PolicyValueNet {

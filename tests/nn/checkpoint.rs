@@ -2,8 +2,8 @@
 
 use super::{cpu, param_values, rng};
 use checkers_zero::nn::{
-    Architecture, Body, Checkpoint, CheckpointError, Ctx, FORMAT_VERSION, Module, Optimizer,
-    PolicyValueNet, alphazero_loss,
+    Architecture, Body, Checkpoint, CheckpointError, Ctx, FORMAT_VERSION, MAGIC, Module, Optimizer,
+    PolicyValueNet, alphazero_loss, checksum,
 };
 use checkers_zero::tensor::{Tensor, Var};
 use std::path::PathBuf;
@@ -19,6 +19,7 @@ fn tiny() -> Architecture {
         channels: 8,
         blocks: 2,
         body: Body::Residual,
+        value_planes: 1,
     }
 }
 
@@ -106,18 +107,62 @@ fn load_err(path: &PathBuf, bytes: &[u8]) -> CheckpointError {
     err
 }
 
-/// Files of the first format version, which did not record what they hold, still load.
+/// The payload of a file saved today of `tiny()`, as format versions 1 and 2 wrote it: the
+/// architecture without its value planes.
+fn payload_before_value_planes(current: &[u8]) -> Vec<u8> {
+    // The header: magic, version, the kind (a length byte and its text), length, checksum.
+    let kind_len = current[MAGIC.len() + 4] as usize;
+    assert_eq!(
+        &current[MAGIC.len() + 5..MAGIC.len() + 5 + kind_len],
+        b"a policy-value network"
+    );
+    let payload_at = MAGIC.len() + 4 + 1 + kind_len + 16;
+    // The architecture leads the payload: the name (its length, then its bytes), the input
+    // planes, channels and blocks (one byte each), the body, then the value planes.
+    let value_planes_at = payload_at + 1 + "ckpt-test".len() + 3 + 1;
+    assert_eq!(current[value_planes_at], 1, "the value planes' byte");
+    let mut payload = current[payload_at..].to_vec();
+    payload.remove(value_planes_at - payload_at);
+    payload
+}
+
+/// A file of format `version` around `payload` (version 1 without the kind).
+fn file_of(version: u32, payload: &[u8]) -> Vec<u8> {
+    let mut bytes = MAGIC.to_vec();
+    bytes.extend(version.to_le_bytes());
+    if version > 1 {
+        let kind = b"a policy-value network";
+        bytes.push(kind.len() as u8);
+        bytes.extend(kind);
+    }
+    bytes.extend((payload.len() as u64).to_le_bytes());
+    bytes.extend(checksum(payload).to_le_bytes());
+    bytes.extend(payload);
+    bytes
+}
+
+/// Files of the first format version, which did not record what they hold, and of the
+/// second, whose architectures had no value planes, still load: as one value plane, every
+/// weight where it was.
 #[test]
-fn version_1_files_without_a_kind_still_load() {
-    let (path, v2) = saved_bytes("v1.ckpt");
-    let kind_len = v2[12] as usize;
-    assert_eq!(&v2[13..13 + kind_len], b"a policy-value network");
-    let mut v1 = v2[..8].to_vec();
-    v1.extend_from_slice(&1u32.to_le_bytes());
-    v1.extend_from_slice(&v2[13 + kind_len..]);
-    std::fs::write(&path, &v1).unwrap();
-    let (loaded, _) = PolicyValueNet::load(&path, &cpu()).unwrap();
-    assert_eq!(loaded.arch(), &tiny());
+fn version_1_and_2_files_still_load() {
+    let (path, current) = saved_bytes("old.ckpt");
+    let (net, _) = PolicyValueNet::load(&path, &cpu()).unwrap();
+    let payload = payload_before_value_planes(&current);
+    for version in [1, 2] {
+        std::fs::write(&path, file_of(version, &payload)).unwrap();
+        let (loaded, _) = PolicyValueNet::load(&path, &cpu()).unwrap();
+        assert_eq!(loaded.arch(), &tiny(), "version {version}");
+        assert_eq!(
+            param_values(&loaded),
+            param_values(&net),
+            "version {version}"
+        );
+    }
+    // The same payload under today's version is not a valid file: the layouts differ.
+    std::fs::write(&path, file_of(FORMAT_VERSION, &payload)).unwrap();
+    let e = PolicyValueNet::load(&path, &cpu()).err().unwrap();
+    assert!(matches!(e.cause(), CheckpointError::Damaged(_)), "{e}");
     std::fs::remove_file(&path).unwrap();
 }
 
@@ -197,5 +242,22 @@ fn architecture_mismatch_is_rejected_and_leaves_the_model_alone() {
     let e = ckpt.restore(&mut net, &tiny()).unwrap_err();
     assert!(matches!(e, CheckpointError::Mismatch(_)), "{e}");
     assert_eq!(param_values(&net), before);
+    std::fs::remove_file(&path).unwrap();
+}
+
+/// A network with more value planes round-trips, and says so in its description.
+#[test]
+fn value_planes_are_saved_and_described() {
+    let wide = tiny().with_value_planes(3);
+    let net = PolicyValueNet::new(wide.clone(), &cpu(), &mut rng(6));
+    let path = temp("wide.ckpt");
+    net.save(&path, None).unwrap();
+    let (loaded, _) = PolicyValueNet::load(&path, &cpu()).unwrap();
+    assert_eq!(loaded.arch(), &wide);
+    assert_eq!(param_values(&loaded), param_values(&net));
+    assert_eq!(
+        wide.to_string(),
+        "ckpt-test (5 input planes, 8 channels, 2 residual blocks, 3 value planes)"
+    );
     std::fs::remove_file(&path).unwrap();
 }

@@ -42,6 +42,7 @@ fn run(dev: &Device) -> Run {
         channels: 8,
         blocks: 2,
         body: Body::Residual,
+        value_planes: 1,
     };
     let mut r = rng(9);
     let mut net = PolicyValueNet::new(arch, dev, &mut r);

@@ -324,6 +324,7 @@ fn residual_policy_value_network_heads() {
             channels: 4,
             blocks: 1,
             body: Body::Residual,
+            value_planes: 1,
         },
         21,
     );
@@ -338,6 +339,7 @@ fn plain_policy_value_network_heads() {
             channels: 3,
             blocks: 2,
             body: Body::Plain,
+            value_planes: 1,
         },
         31,
     );
@@ -352,6 +354,7 @@ fn dark_square_policy_value_network_heads() {
             channels: 4,
             blocks: 1,
             body: Body::Dark,
+            value_planes: 1,
         },
         41,
     );

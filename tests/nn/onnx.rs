@@ -50,7 +50,8 @@ fn onnx_runtime_gives_our_policy_and_value() {
     };
     compare_random::<Checkers>(&dir, "checkers-tiny", tiny.clone(), history, 1);
     compare_random::<Checkers>(&dir, "checkers-plain", plain.clone(), Default::default(), 2);
-    let dark = Architecture::preset(NetPreset::DarkTiny);
+    // A value head of several planes, as a widened network has.
+    let dark = Architecture::preset(NetPreset::DarkTiny).with_value_planes(3);
     compare_random::<Checkers>(&dir, "checkers-dark", dark, Default::default(), 6);
     compare_random::<Othello>(&dir, "othello-tiny", tiny, (), 3);
     compare_random::<Othello>(&dir, "othello-plain", plain, (), 4);

@@ -39,6 +39,12 @@ fn preset_parameter_counts_match_pytorch() {
         let net = PolicyValueNet::new(Architecture::preset(preset), &cpu(), &mut rng(0));
         assert_eq!(net.num_params(), count, "{name}");
     }
+    // Three more value planes add their 1x1 maps (3 x 32), batch norms (3 x 2) and the
+    // MLP's weights from them (3 x 32 squares x 64).
+    let dark = Architecture::preset(NetPreset::DarkTiny);
+    let narrow = PolicyValueNet::new(dark.clone(), &cpu(), &mut rng(0)).num_params();
+    let wide = PolicyValueNet::new(dark.with_value_planes(4), &cpu(), &mut rng(0));
+    assert_eq!(wide.num_params(), narrow + 3 * 32 + 3 * 2 + 3 * 32 * 64);
     // Six more input planes add 6 x 32 x 3 x 3 stem weights.
     let wide = Architecture::preset(NetPreset::AzTiny).with_input_planes(14);
     assert_eq!(
@@ -154,4 +160,54 @@ fn training_steps_reduce_the_alphazero_loss() {
     // A fixed batch is memorised quickly; 12 steps take off well over a tenth of the loss.
     eprintln!("az losses {losses:?}");
     assert!(last < 0.9 * first, "losses {losses:?}");
+}
+
+/// Widening the value head changes nothing the network computes (the new planes enter the
+/// MLP with zero weights), and training then uses the new planes.
+#[test]
+fn a_widened_value_head_computes_the_same_and_then_learns() {
+    let (dev, mut r) = (cpu(), rng(9));
+    let mut net = PolicyValueNet::new(Architecture::preset(NetPreset::DarkTiny), &dev, &mut r);
+    let x = Tensor::randn(&[16, 8, 8, 8], 1.0, &mut r, &dev);
+    let pi = Tensor::randn(&[16, POLICY_SIZE], 2.0, &mut r, &dev).softmax(-1);
+    let z = Tensor::randn(&[16], 1.0, &mut r, &dev).tanh();
+    let step = |net: &mut PolicyValueNet, opt: &mut Optimizer| {
+        let ctx = Ctx::training();
+        let (logits, v) = net.forward(&ctx, &Var::constant(x.clone()));
+        let loss = alphazero_loss(&logits, &v, &pi, &z);
+        let grads = ctx.param_grads(&*net, &loss.total.backward());
+        opt.step(net, &grads);
+    };
+    // Trained a little, so that no weight or batch-norm statistic is at its initial value.
+    let mut opt = Optimizer::adam(1e-3, 1e-4, &net);
+    for _ in 0..3 {
+        step(&mut net, &mut opt);
+    }
+    let mut wide = net.widen_value_head(4, &mut rng(10));
+    assert_eq!(wide.arch(), &net.arch().clone().with_value_planes(4));
+    net.set_train(false);
+    wide.set_train(false);
+    let (p, v) = net.predict(&x);
+    let (wp, wv) = wide.predict(&x);
+    assert_close(&wp.to_vec(), &p.to_vec(), 1e-5, 1e-7, "policy");
+    assert_close(&wv.to_vec(), &v.to_vec(), 1e-5, 1e-7, "value");
+    // The MLP's weights from the new planes (columns 32 on of each row) start at zero and
+    // move once the wide network trains.
+    let new_columns = |net: &PolicyValueNet| -> Vec<f32> {
+        let mut params = super::param_values(net);
+        let fc1 = params.remove(params.len() - 4);
+        fc1.chunks(4 * 32)
+            .flat_map(|row| row[32..].to_vec())
+            .collect()
+    };
+    assert!(new_columns(&wide).iter().all(|&w| w == 0.0));
+    wide.set_train(true);
+    let mut opt = Optimizer::adam(1e-3, 1e-4, &wide);
+    for _ in 0..2 {
+        step(&mut wide, &mut opt);
+    }
+    assert!(new_columns(&wide).iter().any(|&w| w != 0.0));
+    wide.set_train(false);
+    let (_, moved) = wide.predict(&x);
+    assert_ne!(moved.to_vec(), v.to_vec());
 }

@@ -369,6 +369,55 @@ fn a_run_starts_from_a_models_weights_records_its_lineage_and_warms_up() {
     std::fs::remove_file(&othello_model).unwrap();
 }
 
+/// A run with more value planes than the network it starts from widens that network, which
+/// still computes what it did; a run with fewer is refused.
+#[test]
+fn a_run_widens_the_value_head_of_the_network_it_starts_from() {
+    use checkers_zero::nn::Module;
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/default.bin");
+    let dir = scratch("widen");
+    let config = TrainConfig {
+        init: Some(shipped.clone()),
+        network: NetPreset::DarkTiny,
+        value_planes: 4,
+        ..tiny(1)
+    };
+    Pipeline::<Checkers>::create(&dir, config, Device::Cpu, false).unwrap();
+    let first = dir.join("models/iter-0000.ckpt");
+    let (mut given, _, _) = load_model::<Checkers>(&shipped, &Device::Cpu).unwrap();
+    let (mut wide, _, _) = load_model::<Checkers>(&first, &Device::Cpu).unwrap();
+    assert_eq!(wide.arch(), &given.arch().clone().with_value_planes(4));
+    given.set_train(false);
+    wide.set_train(false);
+    let mut rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(3);
+    let x = checkers_zero::tensor::Tensor::randn(&[8, 8, 8, 8], 1.0, &mut rng, &Device::Cpu);
+    let ((p, v), (wp, wv)) = (given.predict(&x), wide.predict(&x));
+    for (a, b) in [(p, wp), (v, wv)] {
+        let most = a
+            .to_vec()
+            .iter()
+            .zip(b.to_vec())
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f32::max);
+        assert!(most < 1e-5, "the widened network computes the same: {most}");
+    }
+    let narrow = TrainConfig {
+        init: Some(first),
+        network: NetPreset::DarkTiny,
+        ..tiny(1)
+    };
+    let to = scratch("widen-refused");
+    let err = Pipeline::<Checkers>::create(&to, narrow, Device::Cpu, false)
+        .err()
+        .unwrap();
+    assert!(
+        err.to_string().contains("value_planes to at least its"),
+        "{err}"
+    );
+    assert!(!to.exists(), "no run folder for a refused start");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn damaged_or_foreign_state_files_are_refused_clearly() {
     let dir = scratch("damaged");

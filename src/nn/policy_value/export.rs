@@ -139,6 +139,7 @@ mod tests {
                 channels: 4,
                 blocks,
                 body,
+                value_planes: 1,
             };
             let mut rng = rand::rngs::StdRng::seed_from_u64(1);
             let mut net = PolicyValueNet::with_head(arch, head, &Device::Cpu, &mut rng);

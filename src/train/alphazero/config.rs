@@ -182,6 +182,9 @@ train_config! {
     value_target: ValueTarget = ValueTarget::Mean, ValueTarget::Mean;
     /// The network: az-tiny, az-small, az-large or plain-7x128.
     network: NetPreset = NetPreset::AzTiny, NetPreset::AzSmall;
+    /// Planes of the value head that its MLP reads (1: AlphaZero's). An `init` network with
+    /// fewer is widened without changing what it computes.
+    value_planes: u32 = 1u32, 1u32;
     /// Earlier positions shown to the network (history planes).
     history: u32 = 0u32, 0u32;
     /// Legal-hop input planes.
@@ -272,6 +275,7 @@ impl TrainConfig {
             ("leaf_batch", self.leaf_batch),
             ("inference_batch", self.inference_batch),
             ("gumbel_considered", self.gumbel_considered),
+            ("value_planes", self.value_planes),
         ];
         if let Some((key, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(ConfigError(format!("{key} must be at least 1")));
@@ -346,7 +350,7 @@ impl TrainConfig {
     /// The network of a run of game `G`: the preset reading the run's encoding.
     pub fn model<G: AzGame>(&self) -> Result<AzModel<G>, ConfigError> {
         Ok(AzModel::new(
-            Architecture::preset(self.network),
+            Architecture::preset(self.network).with_value_planes(self.value_planes as usize),
             G::encoding(self)?,
         ))
     }

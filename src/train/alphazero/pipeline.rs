@@ -110,18 +110,21 @@ fn initial_weights<G: AzGame>(
     let bytes = std::fs::read(&path).map_err(|e| refuse(format!("cannot read it ({e})")))?;
     let ckpt = model_from_bytes::<G>(&bytes).map_err(|e| refuse(e.to_string()))?;
     let want = config.model::<G>()?;
-    if ckpt.arch.model != want {
+    let file = &ckpt.arch.model;
+    if file.encoding != want.encoding || !want.arch.widens(&file.arch) {
         return Err(refuse(format!(
-            "it holds {}, but this run trains {want} (set network, history and legal_hops \
-             to the file's)",
-            ckpt.arch.model
+            "it holds {file}, but this run trains {want} (set network, history and \
+             legal_hops to the file's, and value_planes to at least its)"
         )));
     }
-    let (net, _) = ckpt
-        .arch
-        .model
+    let (net, _) = file
         .restore(&ckpt, device)
         .map_err(|e| refuse(e.to_string()))?;
+    let net = match want.arch.value_planes {
+        same if same == file.arch.value_planes => net,
+        // The seed decides the new planes' first weights, as it decides a fresh network's.
+        planes => net.widen_value_head(planes, &mut StdRng::seed_from_u64(config.seed)),
+    };
     config.init_hash = Some(format!("{:016x}", checksum(&bytes)));
     Ok(Some(net))
 }
