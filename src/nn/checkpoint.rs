@@ -21,8 +21,10 @@ pub const MAGIC: [u8; 8] = *b"CZ-CKPT\0";
 pub const FORMAT_VERSION: u32 = 3;
 /// The first version, without the kind of contents.
 const UNTYPED_VERSION: u32 = 1;
+/// The first version with the kind of contents.
+const FIRST_TYPED_VERSION: u32 = 2;
 /// The last version whose policy-value architecture had no value planes (they were 1).
-pub const ONE_VALUE_PLANE_VERSION: u32 = 2;
+pub(super) const ONE_VALUE_PLANE_VERSION: u32 = 2;
 
 std::thread_local! {
     /// The format version of the payload being decoded on this thread. bincode is positional,
@@ -33,7 +35,7 @@ std::thread_local! {
 
 /// The format version of the checkpoint being decoded on this thread (the current one
 /// outside a decode).
-pub fn decoding_version() -> u32 {
+pub(super) fn decoding_version() -> u32 {
     DECODING.with(|v| v.get())
 }
 
@@ -65,7 +67,7 @@ fn decode_as_of<T: DeserializeOwned>(
 pub fn declared_kind(bytes: &[u8]) -> Option<&str> {
     let at = MAGIC.len();
     let version = read_u32(bytes.get(at..at + 4)?);
-    if bytes.get(..at)? != MAGIC || !(ONE_VALUE_PLANE_VERSION..=FORMAT_VERSION).contains(&version) {
+    if bytes.get(..at)? != MAGIC || !(FIRST_TYPED_VERSION..=FORMAT_VERSION).contains(&version) {
         return None;
     }
     let len = *bytes.get(at + 4)? as usize;
@@ -261,7 +263,7 @@ impl<A: Serialize + DeserializeOwned + PartialEq + Display> Checkpoint<A> {
         at += 4;
         match version {
             UNTYPED_VERSION => {}
-            ONE_VALUE_PLANE_VERSION..=FORMAT_VERSION => {
+            FIRST_TYPED_VERSION..=FORMAT_VERSION => {
                 let len = *bytes.get(at).ok_or(truncated(at + 1))? as usize;
                 let kind = bytes
                     .get(at + 1..at + 1 + len)
