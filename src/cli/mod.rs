@@ -3,6 +3,7 @@
 
 mod agents;
 mod arena;
+mod average;
 mod bench;
 #[cfg(feature = "cluster")]
 mod bench_ingest;
@@ -105,6 +106,9 @@ pub enum Command {
     Plot(gui::PlotArgs),
     /// Write a model file's network as ONNX, to run in ONNX Runtime and other programs.
     Export(export::ExportArgs),
+    /// One network whose weights are the mean of several model files' (a run's later
+    /// iterations): stochastic weight averaging.
+    Average(average::AverageArgs),
 }
 
 /// Carries out the subcommand.
@@ -130,6 +134,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Engine { game } => play::engine(game),
         Command::Egdb(command) => egdb::run(command),
         Command::Export(args) => export::run(args),
+        Command::Average(args) => average::run(args),
     }
 }
 

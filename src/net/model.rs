@@ -61,8 +61,9 @@ impl<G: NetGame> crate::nn::CheckpointKind for AzModel<G> {
 
 /// Where a network came from: the run and iteration that trained it, and the model file
 /// that run started from (`train --init`) with that file's hash, so that networks stacked
-/// over several runs can be traced back file by file.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// over several runs can be traced back file by file. A network whose weights are the mean of
+/// others' ([`average_model_files`]) has no run of its own: it lists theirs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Lineage {
     /// The run folder, as `train` was given it; empty for a network not from `train`.
     pub run: String,
@@ -71,21 +72,121 @@ pub struct Lineage {
     pub parent: String,
     /// FNV-1a of the parent file's bytes, in hex (`init_hash` in the run's config).
     pub parent_hash: String,
+    /// The networks whose weights this one's are the mean of (empty: trained as it is).
+    pub averaged: Vec<Lineage>,
+}
+
+/// A lineage as checkpoints of format version 3 and before stored it: never a mean.
+#[derive(Deserialize)]
+struct LineageV3 {
+    run: String,
+    iteration: u32,
+    parent: String,
+    parent_hash: String,
+}
+
+/// A lineage as it is stored today.
+#[derive(Deserialize)]
+#[serde(remote = "Lineage")]
+struct LineageV4 {
+    run: String,
+    iteration: u32,
+    parent: String,
+    parent_hash: String,
+    averaged: Vec<Lineage>,
+}
+
+/// Reads the layout of the checkpoint being decoded (bincode cannot tell them apart).
+impl<'de> Deserialize<'de> for Lineage {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Lineage, D::Error> {
+        if crate::nn::decoding_version() > crate::nn::NO_AVERAGE_VERSION {
+            return LineageV4::deserialize(d);
+        }
+        let old = LineageV3::deserialize(d)?;
+        Ok(Lineage {
+            run: old.run,
+            iteration: old.iteration,
+            parent: old.parent,
+            parent_hash: old.parent_hash,
+            averaged: Vec::new(),
+        })
+    }
 }
 
 impl std::fmt::Display for Lineage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if !self.averaged.is_empty() {
+            return write_mean(f, &self.averaged);
+        }
         if self.run.is_empty() {
             f.write_str("no recorded run")?;
         } else {
             write!(f, "iteration {} of run {}", self.iteration, self.run)?;
         }
-        if self.parent.is_empty() {
-            f.write_str(", trained from zero")
-        } else {
-            write!(f, ", started from {} ({})", self.parent, self.parent_hash)
+        write_parent(f, self)
+    }
+}
+
+fn write_parent(f: &mut std::fmt::Formatter<'_>, l: &Lineage) -> std::fmt::Result {
+    if l.parent.is_empty() {
+        f.write_str(", trained from zero")
+    } else {
+        write!(f, ", started from {} ({})", l.parent, l.parent_hash)
+    }
+}
+
+/// "the mean of N networks: iterations 20-42 of run R, started from P (hash); ...": the
+/// averaged networks grouped by their run, each run's iterations as ranges.
+fn write_mean(f: &mut std::fmt::Formatter<'_>, averaged: &[Lineage]) -> std::fmt::Result {
+    write!(f, "the mean of {} networks: ", averaged.len())?;
+    let mut runs: Vec<(&Lineage, Vec<u32>)> = Vec::new();
+    for l in averaged {
+        let group = runs.iter_mut().find(|(r, _)| {
+            (r.averaged.is_empty() && l.averaged.is_empty())
+                && (&r.run, &r.parent) == (&l.run, &l.parent)
+        });
+        match group {
+            Some((_, iterations)) => iterations.push(l.iteration),
+            None => runs.push((l, vec![l.iteration])),
         }
     }
+    for (i, (l, iterations)) in runs.iter_mut().enumerate() {
+        if i > 0 {
+            f.write_str("; ")?;
+        }
+        if !l.averaged.is_empty() || l.run.is_empty() {
+            write!(f, "({l})")?;
+            continue;
+        }
+        iterations.sort_unstable();
+        iterations.dedup();
+        let word = if iterations.len() == 1 {
+            "iteration"
+        } else {
+            "iterations"
+        };
+        write!(f, "{word} {} of run {}", ranges(iterations), l.run)?;
+        write_parent(f, l)?;
+    }
+    Ok(())
+}
+
+/// Sorted numbers as runs of consecutive ones: "3, 5-9, 12".
+fn ranges(sorted: &[u32]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let mut j = i;
+        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j] + 1 {
+            j += 1;
+        }
+        out.push(match j > i {
+            true => format!("{}-{}", sorted[i], sorted[j]),
+            false => sorted[i].to_string(),
+        });
+        i = j + 1;
+    }
+    out.join(", ")
 }
 
 /// What a model file holds: the model and its lineage.
@@ -290,6 +391,89 @@ mod tests {
         assert!(optimizer.is_none(), "a model to play carries no optimizer");
     }
 
+    /// A file of format version 3, whose lineage had no averaged networks, reads with an
+    /// empty list; the same payload under today's version is refused (the layouts differ).
+    #[test]
+    fn version_3_model_files_still_load() {
+        use crate::nn::{MAGIC, checksum};
+        let model = AzModel::<Checkers>::new(
+            Architecture::preset(NetPreset::DarkTiny),
+            Encoding::default(),
+        );
+        let net = model.build(&Device::Cpu, &mut StdRng::seed_from_u64(1));
+        let record = ModelFile::<Checkers> {
+            model,
+            lineage: Lineage {
+                run: "runs/a".into(),
+                iteration: 2,
+                parent: "p.ckpt".into(),
+                parent_hash: "0a".into(),
+                averaged: Vec::new(),
+            },
+        };
+        let today = Checkpoint::capture(record.clone(), &net, None).to_bytes();
+        // The header: magic, version, the kind (a length byte and its text), length,
+        // checksum. The payload opens with the record, whose last field is the list of
+        // averaged networks: empty, one byte.
+        let kind_at = MAGIC.len() + 4;
+        let payload_at = kind_at + 1 + today[kind_at] as usize + 16;
+        let encoded = bincode::serde::encode_to_vec(&record, bincode::config::standard()).unwrap();
+        assert_eq!(&today[payload_at..payload_at + encoded.len()], &encoded[..]);
+        assert_eq!(encoded.last(), Some(&0));
+        let mut payload = today[payload_at..].to_vec();
+        payload.remove(encoded.len() - 1);
+        let file_of = |version: u32| {
+            let mut bytes = MAGIC.to_vec();
+            bytes.extend(version.to_le_bytes());
+            bytes.extend(&today[kind_at..payload_at - 16]);
+            bytes.extend((payload.len() as u64).to_le_bytes());
+            bytes.extend(checksum(&payload).to_le_bytes());
+            bytes.extend(&payload);
+            bytes
+        };
+        let read = model_from_bytes::<Checkers>(&file_of(3)).unwrap();
+        assert_eq!(read.arch, record);
+        assert_eq!(read.params, Checkpoint::capture(record, &net, None).params);
+        assert!(matches!(
+            model_from_bytes::<Checkers>(&file_of(4)),
+            Err(CheckpointError::Damaged(_))
+        ));
+    }
+
+    #[test]
+    fn a_mean_lists_its_networks_by_run_with_their_iterations_as_ranges() {
+        let of = |run: &str, iteration, parent: &str| Lineage {
+            run: run.into(),
+            iteration,
+            parent: parent.into(),
+            parent_hash: if parent.is_empty() { "" } else { "0a" }.into(),
+            averaged: Vec::new(),
+        };
+        let inner = Lineage {
+            averaged: vec![of("runs/c", 1, ""), of("runs/c", 2, "")],
+            ..Lineage::default()
+        };
+        let mean = Lineage {
+            averaged: vec![
+                of("runs/a", 21, "p.ckpt"),
+                of("runs/b", 5, ""),
+                of("runs/a", 20, "p.ckpt"),
+                of("runs/a", 24, "p.ckpt"),
+                inner,
+                of("runs/a", 22, "p.ckpt"),
+                of("runs/a", 7, "q.ckpt"),
+            ],
+            ..Lineage::default()
+        };
+        assert_eq!(
+            mean.to_string(),
+            "the mean of 7 networks: iterations 20-22, 24 of run runs/a, started from p.ckpt \
+             (0a); iteration 5 of run runs/b, trained from zero; (the mean of 2 networks: \
+             iterations 1-2 of run runs/c, trained from zero); iteration 7 of run runs/a, \
+             started from q.ckpt (0a)"
+        );
+    }
+
     #[test]
     fn a_model_file_keeps_the_encoding_and_the_weights() {
         let dir = std::env::temp_dir().join(format!("cz-model-{}", std::process::id()));
@@ -310,6 +494,7 @@ mod tests {
             iteration: 7,
             parent: "models/default.bin".into(),
             parent_hash: "00ff".into(),
+            averaged: Vec::new(),
         };
         save_model::<Checkers>(&path, &net, encoding, &lineage, None).unwrap();
         assert_eq!(

@@ -4,9 +4,10 @@
 //! Layout: the magic bytes, the format version (u32 LE), the kind of contents (a length byte
 //! and that many bytes of text, [`CheckpointKind::KIND`]; since version 2), the payload's
 //! length (u64 LE) and its FNV-1a 64 checksum (u64 LE), then the payload: a bincode-encoded
-//! [`Checkpoint`], whose first field is the architecture. Version 1 files (no kind) and
+//! [`Checkpoint`], whose first field is the architecture. Version 1 files (no kind),
 //! version 2 files (a policy-value [`Architecture`](super::Architecture) without its value
-//! planes) are still read. Every way a file can be wrong is a [`CheckpointError`]; errors of
+//! planes) and version 3 files (a model's lineage without the networks it is the mean of)
+//! are still read. Every way a file can be wrong is a [`CheckpointError`]; errors of
 //! [`Checkpoint::load`] name the file.
 
 use super::{Module, Optimizer, OptimizerState};
@@ -18,13 +19,15 @@ use std::path::{Path, PathBuf};
 
 pub const MAGIC: [u8; 8] = *b"CZ-CKPT\0";
 /// Bumped whenever the layout changes; files of an unknown version are rejected by name.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 /// The first version, without the kind of contents.
 const UNTYPED_VERSION: u32 = 1;
 /// The first version with the kind of contents.
 const FIRST_TYPED_VERSION: u32 = 2;
 /// The last version whose policy-value architecture had no value planes (they were 1).
 pub(super) const ONE_VALUE_PLANE_VERSION: u32 = 2;
+/// The last version whose model lineage could not be a mean of networks' (`net::Lineage`).
+pub(crate) const NO_AVERAGE_VERSION: u32 = 3;
 
 std::thread_local! {
     /// The format version of the payload being decoded on this thread. bincode is positional,
@@ -35,7 +38,7 @@ std::thread_local! {
 
 /// The format version of the checkpoint being decoded on this thread (the current one
 /// outside a decode).
-pub(super) fn decoding_version() -> u32 {
+pub(crate) fn decoding_version() -> u32 {
     DECODING.with(|v| v.get())
 }
 

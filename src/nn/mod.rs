@@ -36,6 +36,7 @@ pub use checkpoint::{
     Checkpoint, CheckpointError, CheckpointKind, FORMAT_VERSION, MAGIC, TensorData, checksum,
     declared_kind, read_header,
 };
+pub(crate) use checkpoint::{NO_AVERAGE_VERSION, decoding_version};
 pub use layers::{
     BatchNorm2d, Conv2d, DarkConv, DarkInput, Flatten, Linear, Relu, Reshape, ResidualBlock,
     Sequential, Sigmoid, Tanh,

@@ -377,3 +377,98 @@ fn long_perfts_stop_on_an_interrupt() {
         assert!(!status.success(), "{args:?} was interrupted, not finished");
     }
 }
+
+/// `average` writes the element-wise mean of networks of one model, with a lineage that lists
+/// theirs; a file of another model, or one it cannot read, is one error line naming it, and
+/// nothing is written.
+#[test]
+fn average_writes_the_mean_of_networks_and_names_a_file_it_cannot_use() {
+    use checkers_zero::games::Checkers;
+    use checkers_zero::net::{AzModel, Lineage, read_model_file, save_model};
+    use checkers_zero::nn::{Architecture, NetPreset, PolicyValueNet};
+    use checkers_zero::tensor::Device;
+    use rand::SeedableRng;
+
+    let dir = std::env::temp_dir().join(format!("cz-cli-average-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let save = |name: &str, preset: NetPreset, seed: u64| {
+        let model = AzModel::<Checkers>::new(Architecture::preset(preset), Default::default());
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let net = PolicyValueNet::with_head(
+            model.arch.clone(),
+            <Checkers as checkers_zero::net::NetGame>::HEAD,
+            &Device::Cpu,
+            &mut rng,
+        );
+        let lineage = Lineage {
+            run: "runs/r".into(),
+            iteration: seed as u32,
+            ..Lineage::default()
+        };
+        let path = dir.join(name);
+        save_model::<Checkers>(&path, &net, model.encoding, &lineage, None).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let (a, b, c) = (
+        save("a.ckpt", NetPreset::DarkTiny, 3),
+        save("b.ckpt", NetPreset::DarkTiny, 4),
+        save("c.ckpt", NetPreset::AzTiny, 5),
+    );
+    let out = dir.join("mean.ckpt");
+    let out_text = out.to_str().unwrap();
+
+    let result = run(&["average", &a, &b, &b, "--out", out_text], &[]);
+    let text = String::from_utf8_lossy(&result.stdout);
+    assert!(result.status.success(), "{}", stderr(&result));
+    assert!(
+        text.contains("the mean of 3 networks: iterations 3-4 of run runs/r, trained from zero"),
+        "{text}"
+    );
+    let [a_file, b_file, mean] =
+        [&a, &b, out_text].map(|p| read_model_file::<Checkers>(p.as_ref()).unwrap());
+    assert_eq!(mean.arch.model, a_file.arch.model);
+    assert!(mean.optimizer.is_none());
+    assert_eq!(mean.arch.lineage.averaged.len(), 3);
+    for (((m, x), y), what) in (mean.params.iter().chain(&mean.buffers))
+        .zip(a_file.params.iter().chain(&a_file.buffers))
+        .zip(b_file.params.iter().chain(&b_file.buffers))
+        .zip(0..)
+    {
+        assert_eq!(m.shape, x.shape);
+        for ((m, x), y) in m.data.iter().zip(&x.data).zip(&y.data) {
+            let want = (x + y + y) / 3.0;
+            assert!(
+                (m - want).abs() <= 1e-6 * want.abs().max(1.0),
+                "tensor {what}"
+            );
+        }
+    }
+    std::fs::remove_file(&out).unwrap();
+
+    for (files, needle) in [
+        ([&a, &c], "c.ckpt"),
+        (
+            [&a, &"/nonexistent/best.ckpt".to_string()],
+            "/nonexistent/best.ckpt",
+        ),
+    ] {
+        let result = run(&["average", files[0], files[1], "--out", out_text], &[]);
+        let err = stderr(&result);
+        assert!(!result.status.success(), "{files:?}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with("error: ") && err.contains(needle), "{err}");
+    }
+    let err = stderr(&run(&["average", &a, &c, "--out", out_text], &[]));
+    assert!(
+        err.contains("az-tiny") && err.contains("dark-tiny"),
+        "{err}"
+    );
+    let result = run(&["average", &a, "--out", out_text], &[]);
+    assert!(!result.status.success(), "one file is not an average");
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        3,
+        "nothing written"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -165,6 +165,7 @@ fn lineage(config: &TrainConfig, dir: &Path, it: u32) -> Lineage {
             .map(|p| p.display().to_string())
             .unwrap_or_default(),
         parent_hash: config.init_hash.clone().unwrap_or_default(),
+        averaged: Vec::new(),
     }
 }
 
