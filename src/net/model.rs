@@ -62,7 +62,7 @@ impl<G: NetGame> crate::nn::CheckpointKind for AzModel<G> {
 /// Where a network came from: the run and iteration that trained it, and the model file
 /// that run started from (`train --init`) with that file's hash, so that networks stacked
 /// over several runs can be traced back file by file. A network whose weights are the mean of
-/// others' ([`average_model_files`]) has no run of its own: it lists theirs.
+/// others' ([`average_model_files`](super::average_model_files)) has no run of its own: it lists theirs.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Lineage {
     /// The run folder, as `train` was given it; empty for a network not from `train`.
