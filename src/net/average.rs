@@ -1,7 +1,7 @@
 //! The mean of model files' weights (`checkers-zero average`): stochastic weight averaging
 //! after the fact. The networks of a run's later iterations, or of runs started from one
 //! network, differ mostly by the noise of their last training steps; their mean keeps what
-//! they share and plays better than each (docs/RESULTS.md measures it).
+//! they share (in checkers it beat the best of them at equal time: docs/RESULTS.md).
 
 use super::model::{Lineage, ModelFile, NetGame, model_game, read_model_file};
 use crate::games::on_game;
