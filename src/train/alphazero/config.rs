@@ -154,10 +154,6 @@ train_config! {
     temperature_decay: bool = false, false;
     /// Self-play games reaching this many plies are adjudicated (pieces, then kings).
     max_plies: u32 = 160u32, 200u32;
-    /// End self-play games at positions the endgame databases hold, with their exact
-    /// result, and search such positions as solved (checkers, with the folder
-    /// $CHECKERS_ZERO_EGDB or ~/.local/share/checkers-zero/egdb when present).
-    exact_endings: bool = true, true;
     /// Replay window in iterations.
     replay_window: u32 = 3u32, 4u32;
     /// Replay cap in positions (0: no cap; the newest iteration is always kept).
@@ -182,9 +178,6 @@ train_config! {
     value_target: ValueTarget = ValueTarget::Mean, ValueTarget::Mean;
     /// The network: az-tiny, az-small, az-large or plain-7x128.
     network: NetPreset = NetPreset::AzTiny, NetPreset::AzSmall;
-    /// Planes of the value head that its MLP reads (1: AlphaZero's). An `init` network with
-    /// fewer is widened without changing what it computes.
-    value_planes: u32 = 1u32, 1u32;
     /// Earlier positions shown to the network (history planes).
     history: u32 = 0u32, 0u32;
     /// Legal-hop input planes.
@@ -208,7 +201,8 @@ train_config! {
     saved_games: u32 = 4u32, 4u32;
     /// Seed of all randomness in the run.
     seed: u64 = 0u64, 0u64;
-    // Keys added after run states of layout 1 (which lack them: see `TrainConfigV1`).
+    // Keys added after run states of layout 1 (which lack them: see `TrainConfigV1`). New
+    // keys go at the end of this list, never above it.
     added:
     /// The tree search of self-play and gating: AlphaZero's PUCT, or Gumbel AlphaZero's
     /// (Sequential Halving at the root, the improved policy as the target; the PUCT keys,
@@ -238,6 +232,18 @@ train_config! {
     teacher: Option<PathBuf> = None, None;
     /// Iterations whose self-play the teacher plays (iterations 1 to this).
     teacher_iterations: u32 = 0u32, 0u32;
+    /// End self-play games at positions the endgame databases hold, with their exact
+    /// result, and search such positions as solved (checkers, with the folder
+    /// $CHECKERS_ZERO_EGDB or ~/.local/share/checkers-zero/egdb when present).
+    exact_endings: bool = true, true;
+    /// Planes of the value head that its MLP reads (1: AlphaZero's). An `init` network with
+    /// fewer is widened without changing what it computes.
+    value_planes: u32 = 1u32, 1u32;
+    /// Self-play and gating play the mean of the last N iterations' networks (weights and
+    /// batch-norm statistics, saved as models/mean-NNNN.ckpt), while training goes on from
+    /// the newest alone: stochastic weight averaging, as KataGo's self-play does (0 or 1: the
+    /// newest network). Fixed for the run.
+    average: u32 = 0u32, 0u32;
 }
 
 crate::names::named_enum! {
@@ -558,6 +564,34 @@ mod tests {
         assert!(bad.to_string().contains("unknown field `serches`"), "{bad}");
         c.threshold = 1.5;
         assert!(c.validate().unwrap_err().0.contains("threshold"));
+    }
+
+    #[test]
+    fn layout_1_states_are_read_by_layout_1_keys() {
+        // Layout-1 states are bincode, read by position: the keys before `added` are frozen
+        // as they were, and any key added since belongs after it.
+        let layout_1 = "iterations games_per_iteration gating_games threshold gating searches \
+            fast_searches full_search_probability gating_searches c_puct c_base fpu_reduction \
+            forced_playouts dirichlet_alpha dirichlet_epsilon temperature_plies \
+            temperature_decay max_plies replay_window replay_positions epochs batch_size lr \
+            lr_decay lr_min weight_decay optimizer momentum value_target network history \
+            legal_hops threads games_per_thread leaf_batch inference_batch gauntlet_every \
+            gauntlet_games gauntlet_opponents saved_games seed";
+        let v1 = TrainConfigV1::from(&TrainConfig::cpu());
+        let keys = serde_json::to_value(&v1)
+            .unwrap()
+            .as_object()
+            .unwrap()
+            .len();
+        // A struct's JSON text lists its fields in declaration order.
+        let text = serde_json::to_string(&v1).unwrap();
+        let at: Vec<Option<usize>> = layout_1
+            .split_whitespace()
+            .map(|k| text.find(&format!("\"{k}\":")))
+            .collect();
+        assert_eq!(keys, at.len(), "{text}");
+        assert!(at.iter().all(Option::is_some), "{text}");
+        assert!(at.is_sorted(), "{text}");
     }
 
     #[test]
