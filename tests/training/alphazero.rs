@@ -619,3 +619,93 @@ fn a_teacher_plays_the_first_iterations_self_play_whatever_its_network() {
         assert!(!to.exists(), "no run folder for a refused start");
     }
 }
+
+#[test]
+fn a_run_with_average_plays_the_mean_of_its_last_networks_and_resumes_exactly() {
+    let config = TrainConfig {
+        average: 2,
+        gating: false,
+        gauntlet_every: 0,
+        ..tiny(3)
+    };
+    let straight = scratch("average-straight");
+    Pipeline::<Checkers>::create(&straight, config.clone(), Device::Cpu, false)
+        .unwrap()
+        .run()
+        .unwrap();
+    let tensors = |path: &Path| {
+        let file = read_model_file::<Checkers>(path).unwrap();
+        (file.params.iter().chain(&file.buffers))
+            .map(|t| t.data.clone())
+            .collect::<Vec<_>>()
+    };
+    let models = straight.join("models");
+    for it in 1..=3u32 {
+        let from = it.saturating_sub(1).max(1);
+        let parts: Vec<_> = (from..=it)
+            .map(|i| tensors(&models.join(format!("iter-{i:04}.ckpt"))))
+            .collect();
+        let mean = tensors(&models.join(format!("mean-{it:04}.ckpt")));
+        for (t, m) in mean.iter().enumerate() {
+            for (j, &v) in m.iter().enumerate() {
+                let want = parts.iter().map(|p| p[t][j]).sum::<f32>() / parts.len() as f32;
+                assert!(
+                    (v - want).abs() <= 1e-6 * want.abs().max(1.0),
+                    "{it} {t} {j}"
+                );
+            }
+        }
+    }
+    // Iteration 2's self-play is played by iteration 1's mean, and the best file is the
+    // last mean, whose lineage names the two networks it is the mean of.
+    let games = std::fs::read_to_string(straight.join("games/iter-0002.pdn")).unwrap();
+    assert!(games.contains("[Black \"mean-0001\"]"), "{games}");
+    assert_eq!(
+        std::fs::read(straight.join("best.ckpt")).unwrap(),
+        std::fs::read(models.join("mean-0003.ckpt")).unwrap()
+    );
+    let best = read_model_file::<Checkers>(&straight.join("best.ckpt")).unwrap();
+    let iterations: Vec<u32> = best
+        .arch
+        .lineage
+        .averaged
+        .iter()
+        .map(|l| l.iteration)
+        .collect();
+    assert_eq!(iterations, [2, 3]);
+
+    // Resumed after iteration 2, the run plays iteration 3 with the mean it had as the best,
+    // so it trains the same network as the run that was never stopped.
+    let split = scratch("average-split");
+    let two = TrainConfig {
+        iterations: 2,
+        ..config
+    };
+    Pipeline::<Checkers>::create(&split, two, Device::Cpu, false)
+        .unwrap()
+        .run()
+        .unwrap();
+    let more = ConfigOverrides {
+        iterations: Some(3),
+        ..Default::default()
+    };
+    Pipeline::<Checkers>::resume(&split, &more, Device::Cpu, false)
+        .unwrap()
+        .run()
+        .unwrap();
+    assert_eq!(
+        weights(&straight.join("state.ckpt")),
+        weights(&split.join("state.ckpt"))
+    );
+    let other = ConfigOverrides {
+        average: Some(3),
+        ..Default::default()
+    };
+    let err = Pipeline::<Checkers>::resume(&split, &other, Device::Cpu, false)
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("keeps its average (2)"), "{err}");
+    for dir in [straight, split] {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

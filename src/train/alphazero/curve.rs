@@ -8,7 +8,7 @@
 //! curve resumes where it stopped and a point that repeats an earlier best network reuses
 //! its games.
 
-use super::pipeline::model_path;
+use super::pipeline::played_path;
 use crate::agents::{AgentGame, AgentSpec, Player};
 use crate::arena::openings::ArenaGame;
 use crate::arena::{GameConfig, GauntletConfig, GauntletRecord, OpeningSet, Series, run_gauntlet};
@@ -185,7 +185,7 @@ pub fn run_curve<G: AgentGame + ArenaGame>(
             Some(p) => p.gauntlet.clone(),
             None => {
                 let mut agent = base.clone();
-                let model = model_path(&config.run, point.best_iteration);
+                let model = played_path(&config.run, point.best_iteration);
                 if !model.is_file() {
                     return Err(TrainError::Config(format!(
                         "{}: missing, so iteration {}'s best network cannot play (a run keeps \

@@ -22,7 +22,7 @@ use crate::cpu_time::process_cpu_seconds;
 use crate::files::write_atomic;
 use crate::games::{Checkers, Color, DrawReason, GameName, Outcome, WinReason};
 use crate::mcts::{CachedEvaluator, NetEvaluator, PuctConfig};
-use crate::net::{AzModel, Lineage, load_model, model_from_bytes, save_model};
+use crate::net::{AzModel, Lineage, average_model_files, load_model, model_from_bytes, save_model};
 use crate::nn::{Checkpoint, CheckpointError, Optimizer, PolicyValueNet, checksum};
 use crate::progress::progress;
 use crate::seeds::derive_seed;
@@ -368,6 +368,22 @@ pub(super) fn model_path(dir: &Path, iteration: u32) -> PathBuf {
     dir.join("models").join(format!("iter-{iteration:04}.ckpt"))
 }
 
+/// Where a run with `average` keeps the mean that iteration `iteration` offers.
+fn mean_path(dir: &Path, iteration: u32) -> PathBuf {
+    dir.join("models").join(format!("mean-{iteration:04}.ckpt"))
+}
+
+/// The file of the network iteration `iteration` offers to play: the mean of the last
+/// networks in a run with `average` (which keeps it for the whole run), else its own.
+pub(super) fn played_path(dir: &Path, iteration: u32) -> PathBuf {
+    let mean = mean_path(dir, iteration);
+    if mean.is_file() {
+        mean
+    } else {
+        model_path(dir, iteration)
+    }
+}
+
 /// The game of the run in `dir`, as its config.json names it (checkers for runs from
 /// before there was a choice).
 pub fn run_game(dir: &Path) -> Result<GameName, TrainError> {
@@ -495,6 +511,12 @@ impl<G: AzGame> Pipeline<G> {
             ));
         }
         config.validate_for::<G>()?;
+        if config.average != state.config.average {
+            return Err(TrainError::Config(format!(
+                "a resumed run keeps its average ({}): its networks in play are means",
+                state.config.average
+            )));
+        }
         if config.model::<G>()? != state.model {
             return Err(TrainError::Config(
                 "a resumed run keeps its network and encoding (network, history, legal_hops)"
@@ -503,7 +525,7 @@ impl<G: AzGame> Pipeline<G> {
         }
         let teacher = teacher::<G>(&config, state.iteration, &device)?;
         state.config = config;
-        let (best, _, _) = load_model::<G>(&model_path(dir, state.best_iteration), &device)?;
+        let (best, _, _) = load_model::<G>(&played_path(dir, state.best_iteration), &device)?;
         let last = run.resume_metrics_at("iteration", state.iteration as u64)?;
         let cpu_s = match last {
             None => Some(0.0),
@@ -601,22 +623,28 @@ impl<G: AzGame> Pipeline<G> {
             None,
         )?;
 
+        let candidate = match c.average {
+            0 | 1 => self.net.clone(),
+            n => self.mean_of_last(it, n)?,
+        };
+
         let gating_start = Instant::now();
-        let gating = if c.gating { Some(self.gate(it)?) } else { None };
+        let gating = if c.gating {
+            Some(self.gate(it, &candidate)?)
+        } else {
+            None
+        };
         self.device.check()?;
         // The threshold is an f32: 0.55f32 is a hair above 0.55, so 11 of 20 would fail
         // against it; a score within rounding of the threshold meets it.
         let promoted = gating.is_none_or(|(score, _)| score >= c.threshold as f64 - 1e-6);
         if promoted {
-            self.best = self.net.clone();
+            self.best = candidate;
             self.state.best_iteration = it;
-            save_model::<G>(
-                &self.run.best(),
-                &self.best,
-                self.state.model.encoding,
-                &lineage,
-                None,
-            )?;
+            let played = played_path(&self.run.dir, it);
+            let bytes = std::fs::read(&played).map_err(io(&played))?;
+            let best = self.run.best();
+            write_atomic(&best, &bytes).map_err(io(&best))?;
         }
         let gating_s = gating_start.elapsed().as_secs_f64();
         let gauntlet = if c.gauntlet_every > 0 && it.is_multiple_of(c.gauntlet_every) {
@@ -651,6 +679,20 @@ impl<G: AzGame> Pipeline<G> {
             .save(&self.run.state())?;
         source.committed(self)?;
         Ok(record)
+    }
+
+    /// The mean of the last `n` iterations' networks up to `it` (fewer early in the run;
+    /// never the network it started from, random or another run's),
+    /// written to models/mean-NNNN.ckpt.
+    fn mean_of_last(&self, it: u32, n: u32) -> Result<PolicyValueNet, TrainError> {
+        let dir = &self.run.dir;
+        let files: Vec<_> = (it.saturating_sub(n - 1).max(1)..=it)
+            .map(|i| model_path(dir, i))
+            .collect();
+        let mean = average_model_files(&files)?;
+        let path = mean_path(dir, it);
+        write_atomic(&path, &mean.bytes).map_err(io(&path))?;
+        Ok(load_model::<G>(&path, &self.device)?.0)
     }
 
     fn bar(&self, len: u64, unit: &str, msg: String) -> indicatif::ProgressBar {
@@ -734,7 +776,7 @@ impl<G: AzGame> Pipeline<G> {
         let c = &self.state.config;
         let d = AzConfig::default();
         let config = AzConfig {
-            model: Some(model_path(&self.run.dir, i)),
+            model: Some(played_path(&self.run.dir, i)),
             searches: c.gating_searches,
             puct: PuctConfig {
                 search: c.search(false),
@@ -778,11 +820,12 @@ impl<G: AzGame> Pipeline<G> {
         Ok(report.records())
     }
 
-    /// The new network against the best over the ballots: its score and (W, D, L).
-    fn gate(&self, it: u32) -> Result<(f64, [u32; 3]), TrainError> {
+    /// The new network (`candidate`) against the best over the ballots: its score and
+    /// (W, D, L).
+    fn gate(&self, it: u32, candidate: &PolicyValueNet) -> Result<(f64, [u32; 3]), TrainError> {
         let c = &self.state.config;
         let report = run_match(&MatchConfig {
-            first: self.az_player(&self.net, it),
+            first: self.az_player(candidate, it),
             second: self.az_player(&self.best, self.state.best_iteration),
             series: Series {
                 games: Some(c.gating_games as usize),
@@ -808,7 +851,11 @@ impl<G: AzGame> Pipeline<G> {
         let player = if self.taught(it) {
             "teacher".to_string()
         } else {
-            format!("iter-{:04}", self.state.best_iteration)
+            let best = played_path(&self.run.dir, self.state.best_iteration);
+            best.file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned()
         };
         let pdn: String = report
             .games
