@@ -681,9 +681,9 @@ impl<G: AzGame> Pipeline<G> {
         Ok(record)
     }
 
-    /// The mean of the last `n` iterations' networks up to `it` (fewer early in the run;
-    /// never the network it started from, random or another run's),
-    /// written to models/mean-NNNN.ckpt.
+    /// The mean of the last `n` iterations' networks up to `it`, written to
+    /// models/mean-NNNN.ckpt: fewer early in the run, and never the network the run started
+    /// from (random, or another run's).
     fn mean_of_last(&self, it: u32, n: u32) -> Result<PolicyValueNet, TrainError> {
         let dir = &self.run.dir;
         let files: Vec<_> = (it.saturating_sub(n - 1).max(1)..=it)
