@@ -193,18 +193,30 @@ fn reporting_does_not_change_the_choice() {
     for mv in ["11-15", "23-19", "8-11"] {
         game.play_text(mv).unwrap();
     }
-    // Sized to take about a second here, so that snapshots come during the search.
-    for spec in [
-        "alphabeta:depth=9",
-        "mcts:searches=60000",
-        "az:searches=6000,device=cpu",
+    // Each tree search starts at about a second on a slow machine and grows until snapshots
+    // come during it: a faster machine can finish the first size inside one report interval.
+    // Alpha-beta reports each depth, so its first size always does.
+    for (agent, start, options) in [
+        ("alphabeta:depth", 9, ""),
+        ("mcts:searches", 60000, ""),
+        ("az:searches", 6000, ",device=cpu"),
     ] {
-        let build = || AgentSpec::build::<Checkers>(&spec.parse().unwrap(), 5).unwrap();
-        let quiet = build().select(&game, &Limits::default());
-        let mut reports = 0;
-        let heard =
-            build().select_reporting(&game, &Limits::default(), Some(&mut |_| reports += 1));
-        assert!(reports >= 2, "{spec}: {reports} reports");
+        let build = |size: u64| {
+            let spec = format!("{agent}={size}{options}");
+            AgentSpec::build::<Checkers>(&spec.parse().unwrap(), 5).unwrap()
+        };
+        let (mut size, mut reports) = (start, 0);
+        let heard = loop {
+            let listener = &mut |_: &Analysis| reports += 1;
+            let heard = build(size).select_reporting(&game, &Limits::default(), Some(listener));
+            if reports >= 2 {
+                break heard;
+            }
+            assert!(size < start * 64, "{agent}={size}: {reports} reports");
+            (size, reports) = (size * 4, 0);
+        };
+        let quiet = build(size).select(&game, &Limits::default());
+        let spec = format!("{agent}={size}");
         assert_eq!(quiet.mv, heard.mv, "{spec}");
         let (quiet, heard) = (quiet.analysis.unwrap(), heard.analysis.unwrap());
         assert_eq!(quiet.moves, heard.moves, "{spec}");
