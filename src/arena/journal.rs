@@ -104,7 +104,6 @@ struct Journal<G: ArenaGame> {
     whole: usize,
 }
 
-/// Reads the journal at `path` (none yet: empty), checking it belongs to this match.
 /// Whether a journal's header `found` is that of the match `want`: the same fields, the
 /// agents compared as the agents their names build, so a journal written under an earlier
 /// form of the same agent's name (`az:searches=200,time=100`, now `az:time=100`) resumes.
@@ -139,6 +138,7 @@ pub enum JournalError {
 
 type Result<T, E = JournalError> = std::result::Result<T, E>;
 
+/// Reads the journal at `path` (none yet: empty), checking it belongs to this match.
 fn read<G: ArenaGame + AgentGame>(
     config: &MatchConfig<G>,
     path: &Path,
