@@ -165,7 +165,8 @@ fn timed(seconds: f64, f: &mut dyn FnMut()) -> (usize, f64) {
 }
 
 /// Times `f` (one call handles `batch` positions) and prints its line; on a GPU with what one
-/// call did (dispatches, submits, waits, bytes each way), then the kernel profile if asked.
+/// call did (dispatches, submits, waits, bytes each way, the host's time in milliseconds:
+/// `host_ms`), then the kernel profile if asked.
 fn measure(
     b: &NnBench,
     net: &str,
@@ -198,7 +199,11 @@ fn gpu_work(device: &Device, f: &mut dyn FnMut()) -> Option<serde_json::Value> {
     if let Device::Gpu(g) = device {
         let before = g.counters();
         f();
-        return serde_json::to_value(g.counters() - before).ok();
+        let used = g.counters() - before;
+        let mut work = serde_json::to_value(used).ok()?;
+        // The host's recording, uploads and submissions, beside the device's kernel time.
+        work["host_ms"] = json!((used.host_ns as f64 / 1e3).round() / 1e3);
+        return Some(work);
     }
     let _ = (device, f);
     None

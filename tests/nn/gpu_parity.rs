@@ -20,12 +20,12 @@ use common::on_gpu;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 #[derive(Clone, Copy, Debug)]
-enum Tol {
+pub(super) enum Tol {
     Elem { rtol: f32, atol: f32 },
     Norm(f32),
 }
 
-fn assert_close(what: &str, cpu: &[f32], gpu: &[f32], tol: Tol) {
+pub(super) fn assert_close(what: &str, cpu: &[f32], gpu: &[f32], tol: Tol) {
     assert_eq!(cpu.len(), gpu.len(), "{what}: lengths differ");
     match tol {
         Tol::Elem { rtol, atol } => {
@@ -56,12 +56,12 @@ fn rng(seed: u64) -> StdRng {
 }
 
 /// Standard normal values.
-fn normal(shape: &[usize], seed: u64) -> Tensor {
+pub(super) fn normal(shape: &[usize], seed: u64) -> Tensor {
     Tensor::randn(shape, 1.0, &mut rng(seed), &Device::Cpu)
 }
 
 /// Values in [0.5, 2): safe for log, division and fractional powers.
-fn positive(shape: &[usize], seed: u64) -> Tensor {
+pub(super) fn positive(shape: &[usize], seed: u64) -> Tensor {
     Tensor::uniform(shape, 0.75, &mut rng(seed), &Device::Cpu).add_scalar(1.25)
 }
 
@@ -118,7 +118,7 @@ const TRANSCENDENTAL: Tol = Tol::Elem {
     atol: 2e-6,
 };
 /// Sums of tens to hundreds of terms in another order: ~sqrt(k) ULP relative to the norm.
-const SUMMED: Tol = Tol::Norm(2e-6);
+pub(super) const SUMMED: Tol = Tol::Norm(2e-6);
 
 #[test]
 fn unary_ops() {
@@ -500,7 +500,7 @@ fn tap_conv_forward_and_gradients() {
 }
 
 /// Every product back on its planned tile when a test that forced one ends, even by a panic.
-struct PlannedTiles<'a>(&'a checkers_zero::backend::gpu::Gpu);
+pub(super) struct PlannedTiles<'a>(pub(super) &'a checkers_zero::backend::gpu::Gpu);
 
 impl Drop for PlannedTiles<'_> {
     fn drop(&mut self) {
@@ -822,7 +822,7 @@ fn conv_then_batch_norm_from_the_convolutions_moments() {
 
 /// The fused conv and batch norm on both devices: its value and gradients, and the running
 /// averages it moves.
-fn conv_batch_norm_parity(
+pub(super) fn conv_batch_norm_parity(
     gpu: &Device,
     name: &str,
     inputs: [&Tensor; 4],

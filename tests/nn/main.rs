@@ -15,6 +15,8 @@ mod digits;
 mod gpu_budget;
 #[cfg(feature = "gpu")]
 mod gpu_parity;
+#[cfg(feature = "gpu")]
+mod gpu_winograd;
 mod gradcheck;
 mod layers;
 mod onnx;

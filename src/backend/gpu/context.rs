@@ -71,6 +71,8 @@ pub(crate) struct GpuContext {
     pipelines: PipelineCache,
     /// The later fusions off (`BASELINE_VARIABLE`).
     baseline: bool,
+    /// Winograd convolutions on (unless `WINOGRAD_VARIABLE` is 0).
+    winograd: bool,
     state: Mutex<State>,
     counters: Counters,
     fault: Fault,
@@ -80,6 +82,10 @@ pub(crate) struct GpuContext {
 /// its input for its statistics instead of the convolution's moments: the GPU path before
 /// those two were added, to time them against it on a card.
 pub(super) const BASELINE_VARIABLE: &str = "CHECKERS_ZERO_GPU_BASELINE";
+
+/// Set to 0, every 3x3 convolution runs as an implicit GEMM (conv.rs) instead of Winograd's
+/// F(4x4, 3x3) (winograd.rs): to time the two against each other, or to rule Winograd out.
+pub(super) const WINOGRAD_VARIABLE: &str = "CHECKERS_ZERO_GPU_WINOGRAD";
 
 fn switched_on(variable: &str) -> bool {
     std::env::var(variable).is_ok_and(|v| v == "1")
@@ -301,6 +307,7 @@ impl GpuContext {
             limits,
             pipelines: PipelineCache::new(switched_on(super::pipelines::CHECKS_VARIABLE)),
             baseline: switched_on(BASELINE_VARIABLE),
+            winograd: std::env::var(WINOGRAD_VARIABLE).map_or(true, |v| v != "0"),
             state: Mutex::new(state),
             counters: Counters::default(),
             fault,
@@ -371,6 +378,7 @@ impl GpuContext {
 
     /// Writes `data` into a buffer from `alloc(_, true)`; it lands at the next submit.
     pub(super) fn write(&self, buffer: &wgpu::Buffer, data: &[u8]) {
+        let _host = self.counters.host_time();
         if data.is_empty() || self.fault().is_some() || data.len() as u64 > buffer.size() {
             return;
         }
@@ -391,6 +399,7 @@ impl GpuContext {
         groups: u32,
         flops: u64,
     ) {
+        let _host = self.counters.host_time();
         if !self.pipelines.has(kernel) {
             // A lost device makes invalid pipelines without an error (so says WebGPU), and
             // asking one for its layout panics: let a loss report itself before compiling.
@@ -404,6 +413,14 @@ impl GpuContext {
         };
         let pipeline = match self.pipelines.get(&self.device, kernel) {
             Ok(p) => p,
+            // A kernel that does not compile on a working device is a bug in the program (or
+            // the driver), not a fault of the device: said at once, rather than as the zeros
+            // a faulted context reads back.
+            Err(e @ wgpu::Error::Validation { .. }) => panic!(
+                "the GPU kernel {} does not compile on {}: {e}",
+                kernel.name(),
+                self.adapter_name()
+            ),
             Err(e) => return self.fault.set(classify(&self.adapter_name(), e)),
         };
         let mut st = self.lock();
@@ -491,11 +508,13 @@ impl GpuContext {
 
     /// Submits everything recorded so far (without waiting for it).
     pub(super) fn flush(&self) {
+        let _host = self.counters.host_time();
         self.submit(&mut self.lock());
     }
 
     /// Records a copy of `bytes` between two buffers (buffer, byte offset), in command order.
     pub(super) fn copy(&self, src: (&wgpu::Buffer, u64), dst: (&wgpu::Buffer, u64), bytes: u64) {
+        let _host = self.counters.host_time();
         if bytes == 0 || self.fault().is_some() {
             return;
         }
@@ -517,6 +536,7 @@ impl GpuContext {
     /// on, and [`GpuContext::finish_download`] then waits for this submission alone (not for
     /// work submitted after it).
     pub(super) fn begin_download(&self, parts: &[(&wgpu::Buffer, u64, usize)]) -> PendingRead {
+        let _host = self.counters.host_time();
         let lens: Vec<usize> = parts.iter().map(|&(_, _, len)| len).collect();
         let bytes: u64 = lens.iter().map(|&len| len as u64 * 4).sum();
         if bytes == 0 || self.fault().is_some() {
@@ -650,6 +670,11 @@ impl GpuContext {
         let mut st = self.lock();
         self.submit(&mut st);
         st.profiler.take().map(Profiler::report).unwrap_or_default()
+    }
+
+    /// Whether Winograd convolutions are on (`CHECKERS_ZERO_GPU_WINOGRAD` is not 0).
+    pub(super) fn winograd(&self) -> bool {
+        self.winograd
     }
 
     /// Whether `CHECKERS_ZERO_GPU_BASELINE` turned the later fusions off.

@@ -15,7 +15,7 @@
 use super::gemm::{self, GemmHeader, GemmParams, Occupancy};
 use super::pipelines::{ConvMode, ConvShape, Kernel, Shader};
 use super::tile::TileShape;
-use super::{Gpu, GpuBuf, groups_1d, to_u32};
+use super::{Gpu, GpuBuf, groups_1d, to_u32, winograd};
 use crate::backend::ConvDims;
 use bytemuck::{Pod, Zeroable};
 
@@ -191,6 +191,9 @@ pub(super) fn forward(
     d: ConvDims,
     epilogue: Epilogue,
 ) -> GpuBuf {
+    if winograd::applies(gpu, &d) {
+        return winograd::forward(gpu, x, w, d, epilogue);
+    }
     let mode = ConvMode::Forward;
     run(gpu, mode, &d, forward_mnk(&d), (w, x), epilogue, None)
 }
@@ -204,6 +207,9 @@ pub(super) fn forward_moments(
     w: &GpuBuf,
     d: ConvDims,
 ) -> (GpuBuf, GpuBuf, usize) {
+    if winograd::applies(gpu, &d) {
+        return winograd::forward_moments(gpu, x, w, d);
+    }
     let mode = ConvMode::ForwardMoments;
     let mnk = forward_mnk(&d);
     let parts = plan(mode, mnk, gpu).1.tiles_n();
@@ -221,6 +227,9 @@ pub(super) fn forward_moments(
 }
 
 pub(super) fn grad_input(gpu: &Gpu, g: &GpuBuf, w: &GpuBuf, d: ConvDims) -> GpuBuf {
+    if winograd::applies(gpu, &d) {
+        return winograd::grad_input(gpu, g, w, d);
+    }
     run(
         gpu,
         ConvMode::GradInput,

@@ -1,9 +1,11 @@
 //! What the GPU context has done, counted since it was made: dispatches recorded, command
 //! buffers submitted, blocking waits for results, and bytes moved each way. Benchmarks and the
-//! dispatch-budget test read differences of two snapshots.
+//! dispatch-budget test read differences of two snapshots. The host's own time in the
+//! context (recording, uploads, submissions: everything but waiting) is summed too.
 
 use std::ops::Sub;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
 /// A snapshot of the counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -22,6 +24,8 @@ pub struct GpuCounters {
     /// not a count: a difference keeps the later snapshot's). A readback waits for its own
     /// submission, not for all work submitted since.
     pub waited_for: u64,
+    /// Nanoseconds the host spent recording, uploading and submitting (not waiting).
+    pub host_ns: u64,
 }
 
 impl Sub for GpuCounters {
@@ -34,6 +38,7 @@ impl Sub for GpuCounters {
             bytes_up: self.bytes_up - earlier.bytes_up,
             bytes_down: self.bytes_down - earlier.bytes_down,
             waited_for: self.waited_for,
+            host_ns: self.host_ns - earlier.host_ns,
         }
     }
 }
@@ -46,6 +51,20 @@ pub(super) struct Counters {
     bytes_up: AtomicU64,
     bytes_down: AtomicU64,
     waited_for: AtomicU64,
+    host_ns: AtomicU64,
+}
+
+/// Adds the time from its making to its drop to the host's time.
+pub(super) struct HostTime<'a> {
+    counters: &'a Counters,
+    since: Instant,
+}
+
+impl Drop for HostTime<'_> {
+    fn drop(&mut self) {
+        let ns = u64::try_from(self.since.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.counters.host_ns.fetch_add(ns, Ordering::Relaxed);
+    }
 }
 
 /// Which counter an event adds to.
@@ -75,6 +94,14 @@ impl Counters {
         self.waited_for.store(number, Ordering::Relaxed);
     }
 
+    /// Times the host's work until the guard is dropped.
+    pub(super) fn host_time(&self) -> HostTime<'_> {
+        HostTime {
+            counters: self,
+            since: Instant::now(),
+        }
+    }
+
     pub(super) fn snapshot(&self) -> GpuCounters {
         let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
         GpuCounters {
@@ -84,6 +111,7 @@ impl Counters {
             bytes_up: get(&self.bytes_up),
             bytes_down: get(&self.bytes_down),
             waited_for: get(&self.waited_for),
+            host_ns: get(&self.host_ns),
         }
     }
 }

@@ -24,6 +24,7 @@ mod profiler;
 mod reduce;
 mod taps;
 mod tile;
+mod winograd;
 
 pub use context::{AdapterSummary, GpuError, SUBMIT_EVERY};
 pub use counters::GpuCounters;
@@ -584,6 +585,24 @@ mod tests {
         let err = gpu.check().expect_err("the device is gone");
         assert!(matches!(err, GpuError::Lost { .. }), "{err}");
         assert!(err.to_string().contains("was lost"), "{err}");
+    }
+
+    #[test]
+    fn a_kernel_that_does_not_compile_fails_its_first_call_with_the_error() {
+        let Some(gpu) = private_context() else { return };
+        let x = gpu.upload(&[1.0]);
+        let kernel = Kernel {
+            shader: pipelines::Shader::Broken,
+            entry: "main",
+        };
+        let call = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            gpu.launch(kernel, &0u32, &[&x], 1);
+        }));
+        let err = call.expect_err("the call fails");
+        let message = err.downcast_ref::<String>().cloned().unwrap_or_default();
+        assert!(message.contains("does not compile"), "{message}");
+        // naga's own words for the type error, not zeros.
+        assert!(message.to_lowercase().contains("u32"), "{message}");
     }
 
     #[test]

@@ -30,6 +30,8 @@ const CONV_MOMENTS: &str = include_str!("../../../shaders/conv_moments.wgsl");
 const EPILOGUE: &str = include_str!("../../../shaders/epilogue.wgsl");
 const SPLIT_SUM: &str = include_str!("../../../shaders/split_sum.wgsl");
 const TAP_CONV: &str = include_str!("../../../shaders/tap_conv.wgsl");
+const WINOGRAD: &str = include_str!("../../../shaders/winograd.wgsl");
+const WINOGRAD_OUT: &str = include_str!("../../../shaders/winograd_out.wgsl");
 const NORM: &str = include_str!("../../../shaders/norm/common.wgsl");
 const NORM_STATISTICS: &str = include_str!("../../../shaders/norm/statistics.wgsl");
 
@@ -141,6 +143,27 @@ impl TapShape {
     }
 }
 
+/// Which product a Winograd kernel computes (winograd.wgsl's MODE).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum WinogradMode {
+    Forward = 0,
+    GradInput = 1,
+}
+
+/// A Winograd layer's shape, batch size aside: `c_k` channels in, `c_m` out, `h` x `w`
+/// planes (the product's k, its m, and the plane its tiles cover).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) struct WinogradShape {
+    pub c_k: u32,
+    pub c_m: u32,
+    pub h: u32,
+    pub w: u32,
+}
+
+/// Invocations per workgroup of the Winograd output transform: columns of one channel.
+pub(super) const WINOGRAD_OUT_WG: u32 = 64;
+const _: () = assert!(WINOGRAD_OUT_WG.is_power_of_two());
+
 /// A shader module: a kernel family with its specialisation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(super) enum Shader {
@@ -164,6 +187,22 @@ pub(super) enum Shader {
         tile: TileShape,
         shape: TapShape,
     },
+    /// The 36 products of a Winograd F(4x4, 3x3) convolution, both transforms in their loads.
+    Winograd {
+        mode: WinogradMode,
+        tile: TileShape,
+        shape: WinogradShape,
+    },
+    /// A Winograd convolution's output transform with the forward's epilogue, and with the
+    /// output's moments for a batch norm where `moments`. Only `c_m`, `h` and `w` of the shape
+    /// matter.
+    WinogradOut {
+        shape: WinogradShape,
+        moments: bool,
+    },
+    /// A module that does not compile, for the test that such a kernel fails loudly.
+    #[cfg(test)]
+    Broken,
 }
 
 impl Shader {
@@ -204,6 +243,34 @@ impl Shader {
                 (body, c)
             }
             Shader::SplitSum => (format!("{SPLIT_SUM}\n{EPILOGUE}"), vec![]),
+            Shader::Winograd { mode, tile, shape } => {
+                let (body, mut c) = gemm(WINOGRAD, tile, "");
+                c.extend(numbers(&[
+                    ("MODE", mode as u32),
+                    ("C_K", shape.c_k),
+                    ("C_M", shape.c_m),
+                    ("H", shape.h),
+                    ("W", shape.w),
+                ]));
+                (body, c)
+            }
+            Shader::WinogradOut { shape, moments } => {
+                // Without moments, a private array stands in for the binding.
+                let binding = if moments {
+                    "@group(0) @binding(5) var<storage, read_write> moments: array<f32>;"
+                } else {
+                    "var<private> moments: array<f32, 3>;"
+                };
+                let mut c = numbers(&[
+                    ("C", shape.c_m),
+                    ("H", shape.h),
+                    ("W", shape.w),
+                    ("OUT_WG", WINOGRAD_OUT_WG),
+                ]);
+                c.push(("MOMENTS", moments.to_string()));
+                c.push(("MOMENTS_BINDING", binding.to_string()));
+                (format!("{WINOGRAD_OUT}\n{EPILOGUE}"), c)
+            }
             Shader::TapConv { mode, tile, shape } => {
                 assert!(
                     matches!(mode, ConvMode::Forward | ConvMode::GradWeight),
@@ -214,6 +281,8 @@ impl Shader {
                 c.extend(numbers(&shape.shader_consts()));
                 (body, c)
             }
+            #[cfg(test)]
+            Shader::Broken => ("fn main() { let x: u32 = 1.5; }".to_string(), vec![]),
         };
         consts.extend(numbers(&[("WG", WG)]));
         fill_placeholders(&format!("{COMMON}\n{body}"), &consts)
@@ -290,10 +359,36 @@ impl Shader {
                     all.push(Shader::TapConv { mode, tile, shape });
                 }
             }
+            // A board layer, and a plane whose sides are no multiple of 4.
+            for shape in [WINOGRAD_BOARD, WINOGRAD_ODD] {
+                for mode in [WinogradMode::Forward, WinogradMode::GradInput] {
+                    all.push(Shader::Winograd { mode, tile, shape });
+                }
+            }
+        }
+        for shape in [WINOGRAD_BOARD, WINOGRAD_ODD] {
+            for moments in [false, true] {
+                all.push(Shader::WinogradOut { shape, moments });
+            }
         }
         all
     }
 }
+
+#[cfg(test)]
+const WINOGRAD_BOARD: WinogradShape = WinogradShape {
+    c_k: 64,
+    c_m: 64,
+    h: 8,
+    w: 8,
+};
+#[cfg(test)]
+const WINOGRAD_ODD: WinogradShape = WinogradShape {
+    c_k: 5,
+    c_m: 3,
+    h: 7,
+    w: 9,
+};
 
 /// Numeric constants as placeholder values.
 fn numbers(consts: &[(&'static str, u32)]) -> Vec<(&'static str, String)> {
@@ -349,6 +444,17 @@ impl Kernel {
                     s.c_in, s.cells_in, s.c_out, s.cells_out, s.taps
                 )
             }
+            Shader::Winograd { mode, tile, shape } => {
+                let s = shape;
+                format!(
+                    "Winograd {mode:?} {}x{}x{} to {} ({tile:?} tile)",
+                    s.c_k, s.h, s.w, s.c_m
+                )
+            }
+            Shader::WinogradOut { shape, moments } => {
+                let with = if moments { " with moments" } else { "" };
+                format!("WinogradOut {}x{}x{}{with}", shape.c_m, shape.h, shape.w)
+            }
             Shader::Matmul(tile) => format!("Matmul ({tile:?} tile)"),
             Shader::Norm(pass) => format!("Norm {pass:?}"),
             other => format!("{other:?}"),
@@ -387,7 +493,10 @@ impl Shader {
     fn trusted(self) -> bool {
         matches!(
             self,
-            Shader::Matmul(_) | Shader::Conv { .. } | Shader::TapConv { .. }
+            Shader::Matmul(_)
+                | Shader::Conv { .. }
+                | Shader::TapConv { .. }
+                | Shader::Winograd { .. }
         )
     }
 }
@@ -495,10 +604,12 @@ mod tests {
                 let want = match shader {
                     Shader::Matmul(tile)
                     | Shader::Conv { tile, .. }
-                    | Shader::TapConv { tile, .. } => {
+                    | Shader::TapConv { tile, .. }
+                    | Shader::Winograd { tile, .. } => {
                         let t = tile.tile();
                         [t.bn / t.tn, t.bm / t.tm, 1]
                     }
+                    Shader::WinogradOut { .. } => [WINOGRAD_OUT_WG, 1, 1],
                     _ => [WG, 1, 1],
                 };
                 assert_eq!(ep.workgroup_size, want, "{shader:?}::{}", ep.name);
@@ -524,6 +635,9 @@ mod tests {
                     size_of::<super::super::conv::Params>()
                 }
                 Shader::SplitSum => size_of::<super::super::conv::SplitSumParams>(),
+                Shader::Winograd { .. } => size_of::<super::super::winograd::Params>(),
+                Shader::WinogradOut { .. } => size_of::<super::super::winograd::OutParams>(),
+                Shader::Broken => unreachable!("not among Shader::all()"),
             };
             let m = module(shader);
             let var = m

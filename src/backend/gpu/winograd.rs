@@ -1,0 +1,209 @@
+//! Winograd F(4x4, 3x3) for the stride-1, padding-1 3x3 convolutions of every board tower
+//! (Lavin and Gray, "Fast Algorithms for Convolutional Neural Networks"): the forward and the
+//! input gradient become 36 products of [channels out x channels in] by [channels in x
+//! tiles] on the tiled core (shaders/winograd.wgsl, both transforms made as the slices are
+//! loaded) and an output transform that applies the forward's epilogue and, for a training
+//! batch norm, writes the output's moments (shaders/winograd_out.wgsl). A 4x4 output tile
+//! takes 36 multiply-adds per channel pair instead of 144, for two dispatches a layer
+//! instead of one. The weight gradient stays an implicit GEMM (conv.rs).
+//!
+//! Error: each output is a sum over the 6x6 input tile and the 3x3 filter whose transforms'
+//! entries reach 5 (B^T), 8 (A^T) and 1/4 (G) in size, so its rounding error is a bounded
+//! multiple of the unit roundoff times the sum of |w| |x| over the output's taps, not of the
+//! output itself. tests/nn/gpu_parity.rs holds every board shape of the presets to
+//! `WINOGRAD_BOUND` of that sum (docs/gpu.md gives the bound and what was measured).
+
+use super::conv::Epilogue;
+use super::gemm::{self, GemmHeader, GemmParams};
+use super::pipelines::{Kernel, Shader, WINOGRAD_OUT_WG, WinogradMode, WinogradShape};
+use super::{Gpu, GpuBuf, to_u32};
+use crate::backend::ConvDims;
+use bytemuck::{Pod, Zeroable};
+
+/// Points of the 6x6 transform: one product each.
+const POINTS: usize = 36;
+
+/// Channels below this on either side stay on the implicit GEMM: a stem reading 8 planes
+/// gives the products a k shorter than one slice of the smallest tile, and the transforms'
+/// loads then cost more than the multiply-adds they save.
+const MIN_CHANNELS: usize = 16;
+
+/// Mirrors `Params` in winograd.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub(super) struct Params {
+    gemm: GemmHeader,
+}
+
+impl GemmParams for Params {
+    fn header(&self) -> GemmHeader {
+        self.gemm
+    }
+}
+
+/// Mirrors `Params` in winograd_out.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub(super) struct OutParams {
+    columns: u32,
+    parts: u32,
+    has_bias: u32,
+    has_residual: u32,
+    relu: u32,
+    _pad: [u32; 3],
+}
+
+/// Whether the convolution `d` runs as Winograd's: a 3x3 kernel at stride 1 with padding 1
+/// (the output has the input's plane), channels enough on both sides, and the switch on.
+pub(super) fn applies(gpu: &Gpu, d: &ConvDims) -> bool {
+    gpu.0.context.winograd() && suits(d)
+}
+
+fn suits(d: &ConvDims) -> bool {
+    (d.kh, d.kw, d.pad_h, d.pad_w) == (3, 3, 1, 1)
+        && d.unit_stride()
+        && d.c_in.min(d.c_out) >= MIN_CHANNELS
+}
+
+/// The 36 products (36, c_m, n tiles) of `images` (n, c_k, h, w) by the transformed `filters`.
+fn products(
+    gpu: &Gpu,
+    mode: WinogradMode,
+    shape: WinogradShape,
+    n: usize,
+    (filters, images): (&GpuBuf, &GpuBuf),
+) -> (GpuBuf, usize) {
+    let columns = n * shape.h.div_ceil(4) as usize * shape.w.div_ceil(4) as usize;
+    let mnk = (shape.c_m as usize, columns, shape.c_k as usize);
+    let occupancy = gpu.0.context.occupancy();
+    let (tile, gemm) = GemmHeader::plan(mnk, POINTS, false, occupancy);
+    let shader = Shader::Winograd { mode, tile, shape };
+    let out = gemm::run(gpu, shader, &Params { gemm }, &[filters, images]);
+    (out, columns)
+}
+
+/// The output transform of `products` into (n, c_m, h, w), with `epilogue`, and the moments
+/// of what it stored, (parts, c_m, 3), where `moments`.
+fn output(
+    gpu: &Gpu,
+    shape: WinogradShape,
+    (products, columns): (&GpuBuf, usize),
+    epilogue: Epilogue,
+    moments: bool,
+) -> (GpuBuf, Option<(GpuBuf, usize)>) {
+    let parts = columns.div_ceil(WINOGRAD_OUT_WG as usize);
+    let per_image = shape.h.div_ceil(4) * shape.w.div_ceil(4);
+    let images = columns / per_image as usize;
+    let out = gpu.alloc(images * (shape.c_m * shape.h * shape.w) as usize);
+    let p = OutParams {
+        columns: to_u32(columns),
+        parts: to_u32(parts),
+        has_bias: epilogue.bias.is_some().into(),
+        has_residual: epilogue.residual.is_some().into(),
+        relu: epilogue.relu.into(),
+        _pad: [0; 3],
+    };
+    let [bias, residual] = [epilogue.bias, epilogue.residual].map(|b| b.unwrap_or(products));
+    let kernel = Kernel {
+        shader: Shader::WinogradOut { shape, moments },
+        entry: "main",
+    };
+    let groups = parts * shape.c_m as usize;
+    if !moments {
+        gpu.launch(kernel, &p, &[&out, products, bias, residual], groups);
+        return (out, None);
+    }
+    let stats = gpu.alloc(parts * shape.c_m as usize * 3);
+    gpu.launch(
+        kernel,
+        &p,
+        &[&out, products, bias, residual, &stats],
+        groups,
+    );
+    (out, Some((stats, parts)))
+}
+
+fn shape(mode: WinogradMode, d: &ConvDims) -> WinogradShape {
+    let (c_k, c_m) = match mode {
+        WinogradMode::Forward => (d.c_in, d.c_out),
+        WinogradMode::GradInput => (d.c_out, d.c_in),
+    };
+    WinogradShape {
+        c_k: to_u32(c_k),
+        c_m: to_u32(c_m),
+        h: to_u32(d.h),
+        w: to_u32(d.w),
+    }
+}
+
+/// The forward of `x` by `w`, with `epilogue`.
+pub(super) fn forward(
+    gpu: &Gpu,
+    x: &GpuBuf,
+    w: &GpuBuf,
+    d: ConvDims,
+    epilogue: Epilogue,
+) -> GpuBuf {
+    let mode = WinogradMode::Forward;
+    let shape = shape(mode, &d);
+    let (m, columns) = products(gpu, mode, shape, d.n, (w, x));
+    output(gpu, shape, (&m, columns), epilogue, false).0
+}
+
+/// The forward without bias, and its output's moments (conv.rs, `forward_moments`).
+pub(super) fn forward_moments(
+    gpu: &Gpu,
+    x: &GpuBuf,
+    w: &GpuBuf,
+    d: ConvDims,
+) -> (GpuBuf, GpuBuf, usize) {
+    let mode = WinogradMode::Forward;
+    let shape = shape(mode, &d);
+    let (m, columns) = products(gpu, mode, shape, d.n, (w, x));
+    let (out, moments) = output(gpu, shape, (&m, columns), Epilogue::default(), true);
+    let (moments, parts) = moments.expect("asked for moments");
+    (out, moments, parts)
+}
+
+/// The input gradient: the convolution of `g` by `w` turned half a turn, channels swapped.
+pub(super) fn grad_input(gpu: &Gpu, g: &GpuBuf, w: &GpuBuf, d: ConvDims) -> GpuBuf {
+    let mode = WinogradMode::GradInput;
+    let shape = shape(mode, &d);
+    let (m, columns) = products(gpu, mode, shape, d.n, (w, g));
+    output(gpu, shape, (&m, columns), Epilogue::default(), false).0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dims(c_in: usize, c_out: usize, k: usize, pad: usize, stride: usize) -> ConvDims {
+        ConvDims {
+            n: 2,
+            c_in,
+            h: 8,
+            w: 8,
+            c_out,
+            kh: k,
+            kw: k,
+            pad_h: pad,
+            pad_w: pad,
+            stride_h: stride,
+            stride_w: stride,
+        }
+    }
+
+    #[test]
+    fn winograd_takes_the_towers_3x3_layers_only() {
+        // The bodies of az-tiny, az-small and az-large.
+        for c in [32, 64, 128] {
+            assert!(suits(&dims(c, c, 3, 1, 1)));
+        }
+        // Their stems read 8 planes; heads are 1x1; strided or unpadded layers are not F(4, 3)
+        // over the same plane.
+        assert!(!suits(&dims(8, 64, 3, 1, 1)));
+        assert!(!suits(&dims(64, 64, 1, 0, 1)));
+        assert!(!suits(&dims(64, 64, 3, 1, 2)));
+        assert!(!suits(&dims(64, 64, 3, 0, 1)));
+    }
+}

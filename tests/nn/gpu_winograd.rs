@@ -1,0 +1,150 @@
+//! The GPU's Winograd F(4x4, 3x3) convolutions (src/backend/gpu/winograd.rs) against the CPU's
+//! direct convolution, on every 3x3 shape of az-tiny, az-small and az-large, on each tile.
+//!
+//! Winograd's transforms add and subtract the input tile's cells with weights up to 25 and
+//! the products with weights up to 64 before the output is formed, so its rounding error
+//! scales with the sum of |w| |x| over each output's taps rather than with the output (the
+//! corner cell of a tile sums its terms with absolute weights up to 256 times those of the
+//! direct sum). The bound tested here, per element:
+//!   |winograd - direct| <= WINOGRAD_BOUND * sum over taps and channels of |w| |x|
+//! and for the input gradient the same with the output gradient in place of x. The weight
+//! gradient stays an implicit GEMM and keeps the GEMM's tolerance.
+
+use super::gpu_parity::{
+    PlannedTiles, SUMMED, assert_close, conv_batch_norm_parity, normal, positive,
+};
+use crate::common;
+use checkers_zero::backend::gpu::TileShape;
+use checkers_zero::tensor::{Device, Tensor};
+
+/// 2^-24 (FP32's unit roundoff) times 128: half the worst-case weight of the corner cell's
+/// terms (256), as the signs of random terms cancel much of it; the largest ratio measured
+/// on these shapes is in docs/gpu.md.
+const WINOGRAD_BOUND: f32 = 128.0 / 16_777_216.0;
+
+fn abs(t: &Tensor) -> Tensor {
+    let v = t.to_vec().into_iter().map(f32::abs).collect();
+    Tensor::from_vec(v, t.shape(), &Device::Cpu)
+}
+
+/// Asserts the bound for every element and returns the largest error over its scale.
+fn within_bound(what: &str, direct: &[f32], winograd: &[f32], scale: &[f32]) -> f32 {
+    assert_eq!(direct.len(), winograd.len(), "{what}: lengths differ");
+    let mut worst = 0.0f32;
+    for (i, ((&d, &w), &s)) in direct.iter().zip(winograd).zip(scale).enumerate() {
+        let err = (d - w).abs();
+        assert!(
+            err <= WINOGRAD_BOUND * s,
+            "{what}[{i}]: direct {d} vs winograd {w}, error {err} over the bound {} (scale {s})",
+            WINOGRAD_BOUND * s
+        );
+        if s > 0.0 {
+            worst = worst.max(err / s);
+        }
+    }
+    worst
+}
+
+/// (c_in, c_out) of each preset's 3x3 layers: its stem (8 planes in, on the implicit GEMM)
+/// and its body (Winograd).
+const PRESET_LAYERS: [(&str, usize, usize); 6] = [
+    ("az-tiny stem", 8, 32),
+    ("az-tiny body", 32, 32),
+    ("az-small stem", 8, 64),
+    ("az-small body", 64, 64),
+    ("az-large stem", 8, 128),
+    ("az-large body", 128, 128),
+];
+
+#[test]
+fn winograd_convolutions_match_the_direct_ones_on_every_preset_shape_and_tile() {
+    // Forcing a tile changes every product's plan: no other GPU test runs meanwhile.
+    common::on_gpu_alone(|gpu, g| {
+        let _restore = PlannedTiles(g);
+        let mut worst = 0.0f32;
+        for (i, &(layer, c_in, c_out)) in PRESET_LAYERS.iter().enumerate() {
+            // One board (a single tile column of products), and 21 (84 columns: partial tiles).
+            for n in [1, 21] {
+                let seed = 900 + 10 * i as u64 + n as u64;
+                let x = normal(&[n, c_in, 8, 8], seed);
+                let w = normal(&[c_out, c_in, 3, 3], seed + 1);
+                let b = normal(&[c_out], seed + 2);
+                let res = normal(&[n, c_out, 8, 8], seed + 3);
+                let gy = normal(&[n, c_out, 8, 8], seed + 4);
+                let shape = x.shape().to_vec();
+                // The sums of |w| |x| (and |w| |g|) each output is made of.
+                let scale = abs(&x).conv2d(&abs(&w), None, (1, 1), (1, 1)).to_vec();
+                let grad_scale = abs(&gy)
+                    .conv2d_grad_input(&abs(&w), &shape, (1, 1), (1, 1))
+                    .to_vec();
+                let on = |dev: &Device| {
+                    let (x, w, b, res, gy) = (
+                        x.to_device(dev),
+                        w.to_device(dev),
+                        b.to_device(dev),
+                        res.to_device(dev),
+                        gy.to_device(dev),
+                    );
+                    [
+                        x.conv2d(&w, None, (1, 1), (1, 1)).to_vec(),
+                        x.conv2d_add_relu(&w, &b, Some(&res), true, (1, 1), (1, 1))
+                            .to_vec(),
+                        gy.conv2d_grad_input(&w, &shape, (1, 1), (1, 1)).to_vec(),
+                        x.conv2d_grad_weight(&gy, w.shape(), (1, 1), (1, 1))
+                            .to_vec(),
+                    ]
+                };
+                let cpu = on(&Device::Cpu);
+                for tile in [TileShape::Wide, TileShape::Square, TileShape::Small] {
+                    g.force_tile(Some(tile));
+                    let what = format!("{layer}, {n} boards, {} tile", tile.name());
+                    let out = on(gpu);
+                    worst = worst.max(within_bound(
+                        &format!("{what} forward"),
+                        &cpu[0],
+                        &out[0],
+                        &scale,
+                    ));
+                    // Bias and residual are added exactly and the ReLU cannot widen an error.
+                    within_bound(
+                        &format!("{what} forward with bias, residual and relu"),
+                        &cpu[1],
+                        &out[1],
+                        &scale,
+                    );
+                    worst = worst.max(within_bound(
+                        &format!("{what} input gradient"),
+                        &cpu[2],
+                        &out[2],
+                        &grad_scale,
+                    ));
+                    assert_close(&format!("{what} weight gradient"), &cpu[3], &out[3], SUMMED);
+                }
+            }
+        }
+        g.force_tile(None);
+        eprintln!("winograd: largest error over sum |w||x|: {worst:e}");
+    });
+}
+
+/// The training forward: the batch norm's statistics come from the moments the output
+/// transform writes. Normalising divides the convolution's error by the channel's spread,
+/// which for these inputs is within a factor of a few of the sums of |w| |x|.
+#[test]
+fn winograd_convolutions_feed_the_batch_norm_their_moments() {
+    common::on_gpu(|gpu| {
+        for (i, &(layer, c_in, c_out)) in PRESET_LAYERS.iter().enumerate() {
+            let seed = 950 + 10 * i as u64;
+            let x = normal(&[21, c_in, 8, 8], seed);
+            let w = normal(&[c_out, c_in, 3, 3], seed + 1);
+            let (gamma, beta) = (positive(&[c_out], seed + 2), normal(&[c_out], seed + 3));
+            conv_batch_norm_parity(
+                gpu,
+                &format!("{layer}, 21 boards"),
+                [&x, &w, &gamma, &beta],
+                (1, 1),
+                (1, 1),
+            );
+        }
+    });
+}
