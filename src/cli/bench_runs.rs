@@ -165,8 +165,9 @@ fn timed(seconds: f64, f: &mut dyn FnMut()) -> (usize, f64) {
 }
 
 /// Times `f` (one call handles `batch` positions) and prints its line; on a GPU with what one
-/// call did (dispatches, submits, waits, bytes each way, the host's time in milliseconds:
-/// `host_ms`), then the kernel profile if asked.
+/// call did (dispatches, submits, waits, bytes each way, the host's recording time and its
+/// time in the queue's submit calls in milliseconds: `host_ms`, `submit_ms`), then the
+/// kernel profile if asked.
 fn measure(
     b: &NnBench,
     net: &str,
@@ -201,8 +202,11 @@ fn gpu_work(device: &Device, f: &mut dyn FnMut()) -> Option<serde_json::Value> {
         f();
         let used = g.counters() - before;
         let mut work = serde_json::to_value(used).ok()?;
-        // The host's recording, uploads and submissions, beside the device's kernel time.
-        work["host_ms"] = json!((used.host_ns as f64 / 1e3).round() / 1e3);
+        // The host's recording and uploads, beside the device's kernel time; apart from the
+        // queue's submit calls, in which lavapipe waits for the submission before.
+        let ms = |ns: u64| (ns as f64 / 1e3).round() / 1e3;
+        work["host_ms"] = json!(ms(used.host_ns.saturating_sub(used.submit_ns)));
+        work["submit_ms"] = json!(ms(used.submit_ns));
         return Some(work);
     }
     let _ = (device, f);

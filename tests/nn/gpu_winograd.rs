@@ -63,8 +63,9 @@ fn winograd_convolutions_match_the_direct_ones_on_every_preset_shape_and_tile() 
         let _restore = PlannedTiles(g);
         let mut worst = 0.0f32;
         for (i, &(layer, c_in, c_out)) in PRESET_LAYERS.iter().enumerate() {
-            // One board (a single tile column of products), and 21 (84 columns: partial tiles).
-            for n in [1, 21] {
+            // 32 boards (128 tile columns, the fewest Winograd takes) and 37 (148: partial
+            // GEMM tiles).
+            for n in [32, 37] {
                 let seed = 900 + 10 * i as u64 + n as u64;
                 let x = normal(&[n, c_in, 8, 8], seed);
                 let w = normal(&[c_out, c_in, 3, 3], seed + 1);
@@ -95,6 +96,14 @@ fn winograd_convolutions_match_the_direct_ones_on_every_preset_shape_and_tile() 
                     ]
                 };
                 let cpu = on(&Device::Cpu);
+                // The body takes Winograd's two dispatches (products, output transform), the
+                // stem the implicit GEMM's one: the comparison below is of Winograd's.
+                let gx = x.to_device(gpu);
+                let gw = w.to_device(gpu);
+                let before = g.counters();
+                let _ = gx.conv2d(&gw, None, (1, 1), (1, 1)).to_vec();
+                let dispatches = (g.counters() - before).dispatches;
+                assert_eq!(dispatches, if c_in >= 16 { 2 } else { 1 }, "{layer}");
                 for tile in [TileShape::Wide, TileShape::Square, TileShape::Small] {
                     g.force_tile(Some(tile));
                     let what = format!("{layer}, {n} boards, {} tile", tile.name());
@@ -135,12 +144,12 @@ fn winograd_convolutions_feed_the_batch_norm_their_moments() {
     common::on_gpu(|gpu| {
         for (i, &(layer, c_in, c_out)) in PRESET_LAYERS.iter().enumerate() {
             let seed = 950 + 10 * i as u64;
-            let x = normal(&[21, c_in, 8, 8], seed);
+            let x = normal(&[33, c_in, 8, 8], seed);
             let w = normal(&[c_out, c_in, 3, 3], seed + 1);
             let (gamma, beta) = (positive(&[c_out], seed + 2), normal(&[c_out], seed + 3));
             conv_batch_norm_parity(
                 gpu,
-                &format!("{layer}, 21 boards"),
+                &format!("{layer}, 33 boards"),
                 [&x, &w, &gamma, &beta],
                 (1, 1),
                 (1, 1),

@@ -492,7 +492,10 @@ impl GpuContext {
         if let (Some(p), Some(e)) = (&st.profiler, encoder.as_mut()) {
             p.resolve(e);
         }
-        let index = self.queue.submit(encoder.map(wgpu::CommandEncoder::finish));
+        let finished = encoder.map(wgpu::CommandEncoder::finish);
+        let since = std::time::Instant::now();
+        let index = self.queue.submit(finished);
+        self.counters.submitted_since(since);
         self.counters.add(Count::Submit);
         st.submitted += 1;
         st.params.recycle();

@@ -24,8 +24,12 @@ pub struct GpuCounters {
     /// not a count: a difference keeps the later snapshot's). A readback waits for its own
     /// submission, not for all work submitted since.
     pub waited_for: u64,
-    /// Nanoseconds the host spent recording, uploading and submitting (not waiting).
+    /// Nanoseconds the host spent in the context recording, uploading and submitting (not
+    /// waiting for results), `submit_ns` included.
     pub host_ns: u64,
+    /// Nanoseconds of that in the queue's submit calls (where a software adapter may run the
+    /// work it is handed, or wait for the submission before).
+    pub submit_ns: u64,
 }
 
 impl Sub for GpuCounters {
@@ -39,6 +43,7 @@ impl Sub for GpuCounters {
             bytes_down: self.bytes_down - earlier.bytes_down,
             waited_for: self.waited_for,
             host_ns: self.host_ns - earlier.host_ns,
+            submit_ns: self.submit_ns - earlier.submit_ns,
         }
     }
 }
@@ -52,6 +57,7 @@ pub(super) struct Counters {
     bytes_down: AtomicU64,
     waited_for: AtomicU64,
     host_ns: AtomicU64,
+    submit_ns: AtomicU64,
 }
 
 /// Adds the time from its making to its drop to the host's time.
@@ -62,9 +68,14 @@ pub(super) struct HostTime<'a> {
 
 impl Drop for HostTime<'_> {
     fn drop(&mut self) {
-        let ns = u64::try_from(self.since.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        self.counters.host_ns.fetch_add(ns, Ordering::Relaxed);
+        self.counters
+            .host_ns
+            .fetch_add(since(self.since), Ordering::Relaxed);
     }
+}
+
+fn since(t: Instant) -> u64 {
+    u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// Which counter an event adds to.
@@ -102,6 +113,11 @@ impl Counters {
         }
     }
 
+    /// Notes a queue submit that began at `t`.
+    pub(super) fn submitted_since(&self, t: Instant) {
+        self.submit_ns.fetch_add(since(t), Ordering::Relaxed);
+    }
+
     pub(super) fn snapshot(&self) -> GpuCounters {
         let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
         GpuCounters {
@@ -112,6 +128,7 @@ impl Counters {
             bytes_down: get(&self.bytes_down),
             waited_for: get(&self.waited_for),
             host_ns: get(&self.host_ns),
+            submit_ns: get(&self.submit_ns),
         }
     }
 }
