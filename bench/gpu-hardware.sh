@@ -17,7 +17,8 @@
 #   1. bench nn --device gpu: az-tiny, az-small, az-large and the built-in dark-tiny at
 #      batches 1-4096, training at 256 and 1024; then az-small as shipped, with wgpu's runtime checks on, and as the baseline
 #      before the split forward and the batch-norm statistics from the convolution's store
-#      (CHECKERS_ZERO_GPU_BASELINE), alternating
+#      (CHECKERS_ZERO_GPU_BASELINE), and with every 3x3 convolution an implicit GEMM
+#      (CHECKERS_ZERO_GPU_WINOGRAD=0), alternating
 #   2. the PyTorch reference on CUDA, strict FP32 (NVIDIA_TF32_OVERRIDE=0) and PyTorch's
 #      default (TF32 in convolutions), where python3 has torch with CUDA
 #   3. the timestamp profiler's per-kernel table (az-small inference 1024, training 256)
@@ -177,13 +178,15 @@ run() {
         --batches "$batches" --train-batch "$trains" --seconds "$secs"
     local ab_batches="1,64,1024" ab_batch=1024 ab_train=256
     [ -n "$quick" ] && ab_batches="1,64" ab_batch=64 ab_train=64
-    local variant checks baseline
+    local variant checks baseline winograd
     for _ in $(seq "$ab_rounds"); do
-        for variant in shipped checks baseline; do
-            checks=0 baseline=0
+        for variant in shipped checks baseline implicit; do
+            checks=0 baseline=0 winograd=1
             [ "$variant" = checks ] && checks=1
             [ "$variant" = baseline ] && baseline=1
+            [ "$variant" = implicit ] && winograd=0
             CHECKERS_ZERO_GPU_CHECKS=$checks CHECKERS_ZERO_GPU_BASELINE=$baseline \
+                CHECKERS_ZERO_GPU_WINOGRAD=$winograd \
                 step "bench nn: az-small, $variant" 60 "$work/ab" \
                 "$bin" bench nn --device gpu --net az-small --batches "$ab_batches" \
                 --train-batch "$ab_train" --seconds "$secs"

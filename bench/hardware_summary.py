@@ -84,15 +84,17 @@ def variants_table(nn):
     print("\n## Switches (az-small, positions/s, medians, alternating)\n")
     print("`checks`: wgpu's runtime checks in the product kernels; `baseline`: the forward never "
           "split over k, batch norm's statistics read from its input "
-          "(CHECKERS_ZERO_GPU_BASELINE).\n")
-    print("| mode | batch | shipped | checks | shipped/checks | baseline | shipped/baseline |\n"
-          "|---|---:|---:|---:|---:|---:|---:|")
+          "(CHECKERS_ZERO_GPU_BASELINE); `implicit`: every 3x3 convolution an implicit GEMM, "
+          "no Winograd (CHECKERS_ZERO_GPU_WINOGRAD=0).\n")
+    variants = ("checks", "baseline", "implicit")
+    print("| mode | batch | shipped | "
+          + " | ".join(f"{v} | shipped/{v}" for v in variants) + " |\n"
+          + "|---|---:|---:|" + "---:|---:|" * len(variants))
     for mode, batch in sorted({(m, b) for m, b, _ in runs}):
         med = {v: statistics.median(runs.get((mode, batch, v), [0]))
-               for v in ("shipped", "checks", "baseline")}
-        print(f"| {mode} | {batch} | {fmt(med['shipped'])} | {fmt(med['checks'])} | "
-              f"{ratio(med['shipped'], med['checks'])} | {fmt(med['baseline'])} | "
-              f"{ratio(med['shipped'], med['baseline'])} |")
+               for v in ("shipped",) + variants}
+        cells = " | ".join(f"{fmt(med[v])} | {ratio(med['shipped'], med[v])}" for v in variants)
+        print(f"| {mode} | {batch} | {fmt(med['shipped'])} | {cells} |")
 
 
 def profile_table(out):

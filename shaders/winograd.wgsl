@@ -13,6 +13,8 @@
 //   MODE 1, input gradient: C_K = c_out, C_M = c_in, f = w[c_out][c_in] turned half a turn
 //                           (the gradient of a padding-1 3x3 convolution is one with the
 //                           flipped kernel and the channel axes swapped)
+//   MODE 2, forward of transforms made ahead (winograd_in.wgsl): lhs holds U (36, C_M, C_K)
+//                           and rhs V (36, C_K, columns), read as they are
 // Columns run over (image, tile), tiles row-major within the image; the batch index of the
 // product is the point xi = 6 a + b. Everything but the batch size is a constant.
 
@@ -80,6 +82,9 @@ fn tap(i: u32, kk: u32, t: u32) -> f32 {
 
 // U[xi][i][kk] = (G f G^T)[a][b].
 fn load_a(bat: u32, i: u32, kk: u32) -> f32 {
+    if (MODE == 2u) {
+        return lhs[(bat * C_M + i) * C_K + kk];
+    }
     let ga = g_row(bat / 6u);
     let gb = g_row(bat % 6u);
     var u = 0.0;
@@ -100,6 +105,9 @@ fn cell(base: u32, y: i32, x: i32) -> f32 {
 
 // V[xi][kk][j] = (B^T d B)[a][b] for the 6x6 input tile d of column j.
 fn load_b(bat: u32, kk: u32, j: u32) -> f32 {
+    if (MODE == 2u) {
+        return rhs[(bat * C_K + kk) * p.gemm.n + j];
+    }
     let ca = bt_columns(bat / 6u);
     let va = bt_values(bat / 6u);
     let cb = bt_columns(bat % 6u);
@@ -128,13 +136,14 @@ fn b_n_fastest() -> bool {
     return true;
 }
 
-// Both operands are made value by value.
+// Operands made in the loads come value by value; made ahead, they come in quads along
+// their rows where the rows are whole quads.
 fn a_vec4() -> bool {
-    return false;
+    return MODE == 2u && C_K % 4u == 0u;
 }
 
 fn b_vec4() -> bool {
-    return false;
+    return MODE == 2u && p.gemm.n % 4u == 0u;
 }
 
 fn load_a4(bat: u32, i: u32, kk: u32) -> vec4<f32> {

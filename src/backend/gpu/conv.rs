@@ -198,6 +198,21 @@ pub(super) fn forward(
     run(gpu, mode, &d, forward_mnk(&d), (w, x), epilogue, None)
 }
 
+/// The forward of inference (`conv2d_add_relu`, which records nothing): as `forward`, but
+/// Winograd's transforms are made ahead of its products (winograd.rs, `forward_ahead`).
+pub(super) fn forward_inference(
+    gpu: &Gpu,
+    x: &GpuBuf,
+    w: &GpuBuf,
+    d: ConvDims,
+    epilogue: Epilogue,
+) -> GpuBuf {
+    if winograd::applies(gpu, &d) {
+        return winograd::forward_ahead(gpu, x, w, d, epilogue);
+    }
+    forward(gpu, x, w, d, epilogue)
+}
+
 /// The forward without bias, and its output's moments: (parts, c_out, 3) values (count,
 /// mean, sum of squared deviations from that mean) of disjoint parts of each channel's
 /// values, a part per column of output tiles. Returns (output, moments, parts).

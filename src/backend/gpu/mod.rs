@@ -429,7 +429,7 @@ impl Backend for Gpu {
         relu: bool,
         d: ConvDims,
     ) -> GpuBuf {
-        conv::forward(
+        conv::forward_inference(
             self,
             x,
             w,

@@ -32,6 +32,7 @@ const SPLIT_SUM: &str = include_str!("../../../shaders/split_sum.wgsl");
 const TAP_CONV: &str = include_str!("../../../shaders/tap_conv.wgsl");
 const WINOGRAD: &str = include_str!("../../../shaders/winograd.wgsl");
 const WINOGRAD_OUT: &str = include_str!("../../../shaders/winograd_out.wgsl");
+const WINOGRAD_IN: &str = include_str!("../../../shaders/winograd_in.wgsl");
 const NORM: &str = include_str!("../../../shaders/norm/common.wgsl");
 const NORM_STATISTICS: &str = include_str!("../../../shaders/norm/statistics.wgsl");
 
@@ -148,6 +149,8 @@ impl TapShape {
 pub(super) enum WinogradMode {
     Forward = 0,
     GradInput = 1,
+    /// The forward from transforms made ahead (`Shader::WinogradIn`).
+    Ahead = 2,
 }
 
 /// A Winograd layer's shape, batch size aside: `c_k` channels in, `c_m` out, `h` x `w`
@@ -200,6 +203,9 @@ pub(super) enum Shader {
         shape: WinogradShape,
         moments: bool,
     },
+    /// A Winograd convolution's filter and input transforms made ahead of its products
+    /// (entry points `filters` and `inputs`).
+    WinogradIn(WinogradShape),
     /// A module that does not compile, for the test that such a kernel fails loudly.
     #[cfg(test)]
     Broken,
@@ -270,6 +276,15 @@ impl Shader {
                 c.push(("MOMENTS", moments.to_string()));
                 c.push(("MOMENTS_BINDING", binding.to_string()));
                 (format!("{WINOGRAD_OUT}\n{EPILOGUE}"), c)
+            }
+            Shader::WinogradIn(shape) => {
+                let c = numbers(&[
+                    ("C_K", shape.c_k),
+                    ("C_M", shape.c_m),
+                    ("H", shape.h),
+                    ("W", shape.w),
+                ]);
+                (WINOGRAD_IN.to_string(), c)
             }
             Shader::TapConv { mode, tile, shape } => {
                 assert!(
@@ -361,7 +376,11 @@ impl Shader {
             }
             // A board layer, and a plane whose sides are no multiple of 4.
             for shape in [WINOGRAD_BOARD, WINOGRAD_ODD] {
-                for mode in [WinogradMode::Forward, WinogradMode::GradInput] {
+                for mode in [
+                    WinogradMode::Forward,
+                    WinogradMode::GradInput,
+                    WinogradMode::Ahead,
+                ] {
                     all.push(Shader::Winograd { mode, tile, shape });
                 }
             }
@@ -370,6 +389,7 @@ impl Shader {
             for moments in [false, true] {
                 all.push(Shader::WinogradOut { shape, moments });
             }
+            all.push(Shader::WinogradIn(shape));
         }
         all
     }
@@ -455,6 +475,7 @@ impl Kernel {
                 let with = if moments { " with moments" } else { "" };
                 format!("WinogradOut {}x{}x{}{with}", shape.c_m, shape.h, shape.w)
             }
+            Shader::WinogradIn(s) => format!("WinogradIn {}x{}x{} to {}", s.c_k, s.h, s.w, s.c_m),
             Shader::Matmul(tile) => format!("Matmul ({tile:?} tile)"),
             Shader::Norm(pass) => format!("Norm {pass:?}"),
             other => format!("{other:?}"),
@@ -637,6 +658,7 @@ mod tests {
                 Shader::SplitSum => size_of::<super::super::conv::SplitSumParams>(),
                 Shader::Winograd { .. } => size_of::<super::super::winograd::Params>(),
                 Shader::WinogradOut { .. } => size_of::<super::super::winograd::OutParams>(),
+                Shader::WinogradIn(_) => size_of::<super::super::winograd::InParams>(),
                 Shader::Broken => unreachable!("not among Shader::all()"),
             };
             let m = module(shader);

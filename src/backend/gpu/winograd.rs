@@ -16,7 +16,7 @@
 use super::conv::Epilogue;
 use super::gemm::{self, GemmHeader, GemmParams};
 use super::pipelines::{Kernel, Shader, WINOGRAD_OUT_WG, WinogradMode, WinogradShape};
-use super::{Gpu, GpuBuf, to_u32};
+use super::{Gpu, GpuBuf, groups_1d, to_u32};
 use crate::backend::ConvDims;
 use bytemuck::{Pod, Zeroable};
 
@@ -58,6 +58,15 @@ pub(super) struct OutParams {
 /// slices still pays for the transforms' loads. On lavapipe, az-small at one board took
 /// 30 ms a layer this way against 8 ms as an implicit GEMM; 128 tiles are 32 boards.
 const MIN_TILES: usize = 128;
+
+/// Mirrors `Params` in winograd_in.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub(super) struct InParams {
+    count: u32,
+    columns: u32,
+    _pad: [u32; 2],
+}
 
 /// Whether the convolution `d` runs as Winograd's: a 3x3 kernel at stride 1 with padding 1
 /// (the output has the input's plane), channels and tiles enough, and the switch on.
@@ -132,7 +141,7 @@ fn output(
 
 fn shape(mode: WinogradMode, d: &ConvDims) -> WinogradShape {
     let (c_k, c_m) = match mode {
-        WinogradMode::Forward => (d.c_in, d.c_out),
+        WinogradMode::Forward | WinogradMode::Ahead => (d.c_in, d.c_out),
         WinogradMode::GradInput => (d.c_out, d.c_in),
     };
     WinogradShape {
@@ -154,6 +163,41 @@ pub(super) fn forward(
     let mode = WinogradMode::Forward;
     let shape = shape(mode, &d);
     let (m, columns) = products(gpu, mode, shape, d.n, (w, x));
+    output(gpu, shape, (&m, columns), epilogue, false).0
+}
+
+/// The inference forward, with `epilogue`, from transforms made ahead: four dispatches
+/// instead of two, but the products then read both operands as they are, where making them
+/// in the loads repeats the input's transform for every tile of filters and the filters'
+/// for every tile of columns. (Training keeps the two-dispatch form for its dispatch budget:
+/// tests/nn/gpu_budget.rs.)
+pub(super) fn forward_ahead(
+    gpu: &Gpu,
+    x: &GpuBuf,
+    w: &GpuBuf,
+    d: ConvDims,
+    epilogue: Epilogue,
+) -> GpuBuf {
+    let shape = shape(WinogradMode::Forward, &d);
+    let columns = d.n * d.h.div_ceil(4) * d.w.div_ceil(4);
+    let (c_k, c_m) = (shape.c_k as usize, shape.c_m as usize);
+    let transform = |entry, src: &GpuBuf, len: usize, count: usize| {
+        let p = InParams {
+            count: to_u32(count),
+            columns: to_u32(columns),
+            _pad: [0; 2],
+        };
+        let out = gpu.alloc(len);
+        let kernel = Kernel {
+            shader: Shader::WinogradIn(shape),
+            entry,
+        };
+        gpu.launch(kernel, &p, &[&out, src], groups_1d(count));
+        out
+    };
+    let u = transform("filters", w, POINTS * c_m * c_k, c_m * c_k);
+    let v = transform("inputs", x, POINTS * c_k * columns, c_k * columns);
+    let (m, columns) = products(gpu, WinogradMode::Ahead, shape, d.n, (&u, &v));
     output(gpu, shape, (&m, columns), epilogue, false).0
 }
 
