@@ -508,6 +508,23 @@ impl Drop for PlannedTiles<'_> {
     }
 }
 
+/// Winograd's convolutions as they were when a test that switched them ends, even by a panic.
+pub(super) struct WinogradAsBefore<'a>(&'a checkers_zero::backend::gpu::Gpu, bool);
+
+impl<'a> WinogradAsBefore<'a> {
+    pub(super) fn set(g: &'a checkers_zero::backend::gpu::Gpu, on: bool) -> Self {
+        let before = g.winograd();
+        g.set_winograd(on);
+        WinogradAsBefore(g, before)
+    }
+}
+
+impl Drop for WinogradAsBefore<'_> {
+    fn drop(&mut self) {
+        self.0.set_winograd(self.1);
+    }
+}
+
 /// The shapes training runs at, on every tile path: az-small's 64-channel 3x3 layer over a
 /// batch of 256 boards (the forward and input gradient as 64 x 16384 products with k 576,
 /// the weight gradient's k of 16384 split among workgroups), alone and with the batch norm
@@ -522,6 +539,9 @@ fn production_shapes_on_every_tile() {
 
 fn production_shapes(gpu: &Device, g: &checkers_zero::backend::gpu::Gpu) {
     let _restore = PlannedTiles(g);
+    // The implicit GEMM's paths: Winograd's, which 256 boards would take, are
+    // tests/nn/gpu_winograd.rs's.
+    let _implicit = WinogradAsBefore::set(g, false);
     let (x, w) = (normal(&[256, 64, 8, 8], 200), normal(&[64, 64, 3, 3], 201));
     let (a, b) = (normal(&[1024, 72], 202), normal(&[520, 72], 203));
     let (gamma, beta) = (positive(&[64], 204), normal(&[64], 205));

@@ -11,7 +11,7 @@
 //! gradient stays an implicit GEMM and keeps the GEMM's tolerance.
 
 use super::gpu_parity::{
-    PlannedTiles, SUMMED, assert_close, conv_batch_norm_parity, normal, positive,
+    PlannedTiles, SUMMED, WinogradAsBefore, assert_close, conv_batch_norm_parity, normal, positive,
 };
 use crate::common;
 use checkers_zero::backend::gpu::TileShape;
@@ -61,6 +61,7 @@ fn winograd_convolutions_match_the_direct_ones_on_every_preset_shape_and_tile() 
     // Forcing a tile changes every product's plan: no other GPU test runs meanwhile.
     common::on_gpu_alone(|gpu, g| {
         let _restore = PlannedTiles(g);
+        let _on = WinogradAsBefore::set(g, true);
         let mut worst = 0.0f32;
         for (i, &(layer, c_in, c_out)) in PRESET_LAYERS.iter().enumerate() {
             // 32 boards (128 tile columns, the fewest Winograd takes) and 37 (148: partial
@@ -142,7 +143,8 @@ fn winograd_convolutions_match_the_direct_ones_on_every_preset_shape_and_tile() 
 /// which for these inputs is within a factor of a few of the sums of |w| |x|.
 #[test]
 fn winograd_convolutions_feed_the_batch_norm_their_moments() {
-    common::on_gpu(|gpu| {
+    common::on_gpu_alone(|gpu, g| {
+        let _on = WinogradAsBefore::set(g, true);
         for (i, &(layer, c_in, c_out)) in PRESET_LAYERS.iter().enumerate() {
             let seed = 950 + 10 * i as u64;
             let x = normal(&[33, c_in, 8, 8], seed);

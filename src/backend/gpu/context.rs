@@ -23,6 +23,8 @@ use super::params::ParamArena;
 use super::pipelines::{Kernel, PipelineCache};
 use super::pool::{Pool, size_class};
 use super::profiler::{self, KernelTime, Profiler};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, mpsc};
 
 /// Recorded dispatches after which the encoder is submitted: enough that a submit's cost is
@@ -71,8 +73,8 @@ pub(crate) struct GpuContext {
     pipelines: PipelineCache,
     /// The later fusions off (`BASELINE_VARIABLE`).
     baseline: bool,
-    /// Winograd convolutions on (unless `WINOGRAD_VARIABLE` is 0).
-    winograd: bool,
+    /// Winograd convolutions on (unless `WINOGRAD_VARIABLE` is 0, or a test turned them off).
+    winograd: AtomicBool,
     state: Mutex<State>,
     counters: Counters,
     fault: Fault,
@@ -91,7 +93,24 @@ fn switched_on(variable: &str) -> bool {
     std::env::var(variable).is_ok_and(|v| v == "1")
 }
 
+/// A bind group's kernel and its buffers (the parameters' slot first), each with its offset
+/// and size in bytes.
+#[derive(PartialEq, Eq, Hash)]
+struct BindKey {
+    kernel: Kernel,
+    buffers: Vec<(wgpu::Buffer, u64, u64)>,
+}
+
+/// Bind groups kept for reuse; past this many they are all dropped (each holds its buffers).
+const BIND_GROUPS_KEPT: usize = 4096;
+
 struct State {
+    /// Bind groups made so far, by what they bind.
+    bind_groups: HashMap<BindKey, wgpu::BindGroup>,
+    /// The compute pass open on `encoder`: one for all the dispatches between two of its other
+    /// commands (copies, a submit), ended before those (and, being declared first, dropped
+    /// before the encoder). Under the profiler each dispatch has a pass of its own.
+    pass: Option<wgpu::ComputePass<'static>>,
     encoder: Option<wgpu::CommandEncoder>,
     dispatches: usize,
     params: ParamArena,
@@ -291,6 +310,8 @@ impl GpuContext {
             })
         });
         let state = State {
+            bind_groups: HashMap::new(),
+            pass: None,
             encoder: None,
             dispatches: 0,
             params: ParamArena::new(limits.min_uniform_buffer_offset_alignment),
@@ -307,7 +328,7 @@ impl GpuContext {
             limits,
             pipelines: PipelineCache::new(switched_on(super::pipelines::CHECKS_VARIABLE)),
             baseline: switched_on(BASELINE_VARIABLE),
-            winograd: std::env::var(WINOGRAD_VARIABLE).map_or(true, |v| v != "0"),
+            winograd: AtomicBool::new(std::env::var(WINOGRAD_VARIABLE).map_or(true, |v| v != "0")),
             state: Mutex::new(state),
             counters: Counters::default(),
             fault,
@@ -400,7 +421,8 @@ impl GpuContext {
         flops: u64,
     ) {
         let _host = self.counters.host_time();
-        if !self.pipelines.has(kernel) {
+        let compiled = self.pipelines.compiled(kernel);
+        if compiled.is_none() {
             // A lost device makes invalid pipelines without an error (so says WebGPU), and
             // asking one for its layout panics: let a loss report itself before compiling.
             let _ = self.device.poll(wgpu::PollType::Poll);
@@ -411,7 +433,7 @@ impl GpuContext {
         let Some((x, y)) = self.grid(groups) else {
             return;
         };
-        let pipeline = match self.pipelines.get(&self.device, kernel) {
+        let pipeline = match compiled.map_or_else(|| self.pipelines.get(&self.device, kernel), Ok) {
             Ok(p) => p,
             // A kernel that does not compile on a working device is a bug in the program (or
             // the driver), not a fault of the device: said at once, rather than as the zeros
@@ -428,31 +450,66 @@ impl GpuContext {
             self.submit(&mut st);
         }
         let slot = st.params.push(&self.device, params);
-        let mut entries = vec![binding(0, &slot.buffer, slot.offset, slot.size)];
-        entries.extend(
-            storage
-                .iter()
-                .zip(1..)
-                .map(|(&(buffer, offset, bytes), i)| binding(i, buffer, offset, bytes)),
-        );
-        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: None,
-            layout: &pipeline.layout,
-            entries: &entries,
-        });
+        // A call repeated (the same kernels on the same pooled buffers, its parameters in the
+        // same slots of the arena, which starts afresh at each submit) finds its bind groups
+        // made already.
+        let key = BindKey {
+            kernel,
+            buffers: std::iter::once((&slot.buffer, slot.offset, slot.size))
+                .chain(storage.iter().copied())
+                .map(|(buffer, offset, bytes)| (buffer.clone(), offset, bytes))
+                .collect(),
+        };
+        if st.bind_groups.len() >= BIND_GROUPS_KEPT && !st.bind_groups.contains_key(&key) {
+            st.bind_groups.clear();
+        }
+        let bind_group = st
+            .bind_groups
+            .entry(key)
+            .or_insert_with_key(|key| {
+                let entries: Vec<_> = key
+                    .buffers
+                    .iter()
+                    .zip(0..)
+                    .map(|((buffer, offset, bytes), i)| binding(i, buffer, *offset, *bytes))
+                    .collect();
+                self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: None,
+                    layout: &pipeline.layout,
+                    entries: &entries,
+                })
+            })
+            .clone();
         {
             let State {
-                encoder, profiler, ..
+                pass,
+                encoder,
+                profiler,
+                ..
             } = &mut *st;
-            let encoder = self.pending(encoder);
-            let bytes = storage.iter().map(|&(_, _, b)| b).sum();
-            let timestamp_writes = profiler
-                .as_mut()
-                .map(|p| p.time(kernel.name(), flops, bytes));
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: None,
-                timestamp_writes,
-            });
+            let mut own = None;
+            let pass = match profiler {
+                // Timestamps are written at a pass's ends: a pass for this dispatch alone.
+                Some(profiler) => {
+                    *pass = None;
+                    let bytes = storage.iter().map(|&(_, _, b)| b).sum();
+                    let timestamp_writes = Some(profiler.time(kernel.name(), flops, bytes));
+                    let descriptor = wgpu::ComputePassDescriptor {
+                        label: None,
+                        timestamp_writes,
+                    };
+                    own.insert(
+                        self.pending(encoder)
+                            .begin_compute_pass(&descriptor)
+                            .forget_lifetime(),
+                    )
+                }
+                None => pass.get_or_insert_with(|| {
+                    self.pending(encoder)
+                        .begin_compute_pass(&wgpu::ComputePassDescriptor::default())
+                        .forget_lifetime()
+                }),
+            };
             pass.set_pipeline(&pipeline.pipeline);
             pass.set_bind_group(0, &bind_group, &[]);
             pass.dispatch_workgroups(x, y, 1);
@@ -488,6 +545,7 @@ impl GpuContext {
         }
         let written = st.params.write(&self.queue);
         self.counters.add(Count::BytesUp(written));
+        st.pass = None;
         let mut encoder = st.encoder.take();
         if let (Some(p), Some(e)) = (&st.profiler, encoder.as_mut()) {
             p.resolve(e);
@@ -522,6 +580,7 @@ impl GpuContext {
             return;
         }
         let mut st = self.lock();
+        st.pass = None;
         self.pending(&mut st.encoder)
             .copy_buffer_to_buffer(src.0, src.1, dst.0, dst.1, bytes);
         st.pending = true;
@@ -556,6 +615,7 @@ impl GpuContext {
         });
         let (number, index) = {
             let mut st = self.lock();
+            st.pass = None;
             let encoder = self.pending(&mut st.encoder);
             let mut at = 0;
             for &(buffer, offset, len) in parts {
@@ -677,7 +737,11 @@ impl GpuContext {
 
     /// Whether Winograd convolutions are on (`CHECKERS_ZERO_GPU_WINOGRAD` is not 0).
     pub(super) fn winograd(&self) -> bool {
-        self.winograd
+        self.winograd.load(Ordering::Relaxed)
+    }
+
+    pub(super) fn set_winograd(&self, on: bool) {
+        self.winograd.store(on, Ordering::Relaxed);
     }
 
     /// Whether `CHECKERS_ZERO_GPU_BASELINE` turned the later fusions off.

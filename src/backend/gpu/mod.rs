@@ -110,6 +110,17 @@ impl Gpu {
         TileShape::force(tile);
     }
 
+    /// Whether the towers' 3x3 convolutions run as Winograd's (winograd.rs).
+    pub fn winograd(&self) -> bool {
+        self.0.context.winograd()
+    }
+
+    /// Turns Winograd's convolutions on or off (`CHECKERS_ZERO_GPU_WINOGRAD` sets it when the
+    /// context is made), for tests of each path.
+    pub fn set_winograd(&self, on: bool) {
+        self.0.context.set_winograd(on);
+    }
+
     fn open(adapter: &wgpu::Adapter) -> Result<Gpu, GpuError> {
         Ok(Gpu(Arc::new(Shared {
             context: GpuContext::new(adapter)?,

@@ -531,10 +531,10 @@ impl PipelineCache {
         }
     }
 
-    /// Whether `kernel` is compiled already.
-    pub(super) fn has(&self, kernel: Kernel) -> bool {
+    /// `kernel`, where it is compiled already.
+    pub(super) fn compiled(&self, kernel: Kernel) -> Option<Arc<Pipeline>> {
         let pipelines = self.pipelines.lock().expect("pipeline cache poisoned");
-        pipelines.contains_key(&kernel)
+        pipelines.get(&kernel).cloned()
     }
 
     /// The compiled kernel, or the error that kept it from compiling (a lost device, say):
