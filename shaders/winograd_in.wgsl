@@ -7,12 +7,6 @@
 
 const C_K: u32 = {{C_K}}u;
 const C_M: u32 = {{C_M}}u;
-const H: u32 = {{H}}u;
-const W: u32 = {{W}}u;
-const TY: u32 = (H + 3u) / 4u;
-const TX: u32 = (W + 3u) / 4u;
-const TILES: u32 = TY * TX;
-const PLANE: u32 = H * W;
 
 struct Params {
     // invocations with work: filters, or (channel, column) pairs

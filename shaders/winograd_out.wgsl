@@ -8,11 +8,6 @@
 // formula across the workgroup.
 
 const C: u32 = {{C}}u;
-const H: u32 = {{H}}u;
-const W: u32 = {{W}}u;
-const TY: u32 = (H + 3u) / 4u;
-const TX: u32 = (W + 3u) / 4u;
-const TILES: u32 = TY * TX;
 const OUT_WG: u32 = {{OUT_WG}}u;
 const MOMENTS: bool = {{MOMENTS}};
 

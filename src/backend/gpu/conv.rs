@@ -12,6 +12,7 @@
 //! the forward also writes each tile's per-channel moments (shaders/conv_moments.wgsl), from
 //! which the batch norm's statistics are made without reading the output for them.
 
+use super::epilogue::Epilogue;
 use super::gemm::{self, GemmHeader, GemmParams, Occupancy};
 use super::pipelines::{ConvMode, ConvShape, Kernel, Shader};
 use super::tile::TileShape;
@@ -61,14 +62,6 @@ pub(super) struct SplitSumParams {
     has_residual: u32,
     relu: u32,
     _pad: u32,
-}
-
-/// What the forward adds to its products as it stores them.
-#[derive(Clone, Copy, Default)]
-pub(super) struct Epilogue<'a> {
-    pub bias: Option<&'a GpuBuf>,
-    pub residual: Option<&'a GpuBuf>,
-    pub relu: bool,
 }
 
 /// Runs one of the products: (m x k) (k x n) with `lhs` and `rhs` bound as the shader

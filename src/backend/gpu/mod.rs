@@ -11,6 +11,7 @@ mod context;
 mod conv;
 mod counters;
 mod elementwise;
+mod epilogue;
 mod gemm;
 mod layout;
 mod loss;
@@ -425,7 +426,7 @@ impl Backend for Gpu {
             x,
             w,
             d,
-            conv::Epilogue {
+            epilogue::Epilogue {
                 bias,
                 ..Default::default()
             },
@@ -445,7 +446,7 @@ impl Backend for Gpu {
             x,
             w,
             d,
-            conv::Epilogue {
+            epilogue::Epilogue {
                 bias: Some(bias),
                 residual,
                 relu,
@@ -537,7 +538,7 @@ impl Backend for Gpu {
         d: TapDims,
         table: &[u32],
     ) -> GpuBuf {
-        let epilogue = conv::Epilogue {
+        let epilogue = epilogue::Epilogue {
             bias,
             residual,
             relu,

@@ -33,6 +33,7 @@ const TAP_CONV: &str = include_str!("../../../shaders/tap_conv.wgsl");
 const WINOGRAD: &str = include_str!("../../../shaders/winograd.wgsl");
 const WINOGRAD_OUT: &str = include_str!("../../../shaders/winograd_out.wgsl");
 const WINOGRAD_IN: &str = include_str!("../../../shaders/winograd_in.wgsl");
+const WINOGRAD_PLANE: &str = include_str!("../../../shaders/winograd_plane.wgsl");
 const NORM: &str = include_str!("../../../shaders/norm/common.wgsl");
 const NORM_STATISTICS: &str = include_str!("../../../shaders/norm/statistics.wgsl");
 
@@ -250,7 +251,7 @@ impl Shader {
             }
             Shader::SplitSum => (format!("{SPLIT_SUM}\n{EPILOGUE}"), vec![]),
             Shader::Winograd { mode, tile, shape } => {
-                let (body, mut c) = gemm(WINOGRAD, tile, "");
+                let (body, mut c) = gemm(&format!("{WINOGRAD_PLANE}\n{WINOGRAD}"), tile, "");
                 c.extend(numbers(&[
                     ("MODE", mode as u32),
                     ("C_K", shape.c_k),
@@ -275,7 +276,7 @@ impl Shader {
                 ]);
                 c.push(("MOMENTS", moments.to_string()));
                 c.push(("MOMENTS_BINDING", binding.to_string()));
-                (format!("{WINOGRAD_OUT}\n{EPILOGUE}"), c)
+                (format!("{WINOGRAD_PLANE}\n{WINOGRAD_OUT}\n{EPILOGUE}"), c)
             }
             Shader::WinogradIn(shape) => {
                 let c = numbers(&[
@@ -284,7 +285,7 @@ impl Shader {
                     ("H", shape.h),
                     ("W", shape.w),
                 ]);
-                (WINOGRAD_IN.to_string(), c)
+                (format!("{WINOGRAD_PLANE}\n{WINOGRAD_IN}"), c)
             }
             Shader::TapConv { mode, tile, shape } => {
                 assert!(

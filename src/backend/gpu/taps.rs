@@ -3,7 +3,8 @@
 //! reading the input through the layer's table (uploaded once, [`Gpu::table`]) instead of a
 //! stored column matrix. The input gradient is the forward through the transposed table.
 
-use super::conv::{Epilogue, Params};
+use super::conv::Params;
+use super::epilogue::Epilogue;
 use super::gemm::{self, GemmHeader};
 use super::pipelines::{ConvMode, Shader, TapShape};
 use super::{Gpu, GpuBuf, to_u32};

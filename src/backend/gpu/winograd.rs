@@ -13,7 +13,7 @@
 //! output itself. tests/nn/gpu_parity.rs holds every board shape of the presets to
 //! `WINOGRAD_BOUND` of that sum (docs/gpu.md gives the bound and what was measured).
 
-use super::conv::Epilogue;
+use super::epilogue::Epilogue;
 use super::gemm::{self, GemmHeader, GemmParams};
 use super::pipelines::{Kernel, Shader, WINOGRAD_OUT_WG, WinogradMode, WinogradShape};
 use super::{Gpu, GpuBuf, groups_1d, to_u32};
