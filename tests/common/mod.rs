@@ -4,7 +4,7 @@
 mod proptest_seed;
 mod skip;
 
-pub use proptest_seed::proptest_config;
+pub use proptest_seed::{REGRESSIONS, proptest_config};
 pub use skip::{must_run_everything, skip};
 
 use checkers_zero::tensor::Device;

@@ -220,6 +220,21 @@ fn fen_of(pieces: &[(u8, Piece)], black: bool) -> String {
     )
 }
 
+/// The shrunk failure committed beside this file is run again before new cases: the
+/// configuration reads the regressions file where it is kept.
+#[test]
+fn the_committed_regressions_are_read() {
+    let config = crate::common::proptest_config(1);
+    let persistence = config.failure_persistence.expect("failures are persisted");
+    let seeds = persistence.load_persisted_failures2(Some(file!()));
+    assert!(
+        !seeds.is_empty(),
+        "no seed read from {}'s .{} file",
+        file!(),
+        crate::common::REGRESSIONS
+    );
+}
+
 proptest! {
     #![proptest_config(crate::common::proptest_config(3000))]
 
