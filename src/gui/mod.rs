@@ -178,7 +178,8 @@ pub fn serve(opts: GuiOptions) -> Result<(), GuiError> {
     Ok(())
 }
 
-/// Opens `url` in the desktop's browser; says so when none can be started.
+/// Opens `url` in the desktop's browser, in the background; says in one line to open it by
+/// hand when no browser could be started (the opener's own messages are not shown).
 fn open_browser(url: &str) {
     let opener = if cfg!(target_os = "macos") {
         "open"
@@ -187,7 +188,49 @@ fn open_browser(url: &str) {
     } else {
         "xdg-open"
     };
-    if let Err(e) = std::process::Command::new(opener).arg(url).spawn() {
-        eprintln!("could not open a browser ({opener}: {e}): open {url} yourself");
+    let url = url.to_string();
+    std::thread::spawn(move || {
+        let opened = run_opener(&[opener, &url]);
+        // explorer exits with 1 even when it opened the page: only its start counts.
+        let failed = opened
+            .err()
+            .filter(|why| !cfg!(windows) || why.contains(": "));
+        if let Some(why) = failed {
+            eprintln!("could not open a browser ({why}): open {url} yourself");
+        }
+    });
+}
+
+/// Runs `command` (a program and its arguments) with its output discarded; why it failed.
+fn run_opener(command: &[&str]) -> Result<(), String> {
+    let (program, args) = command.split_first().ok_or("no program")?;
+    let status = std::process::Command::new(program)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map_err(|e| format!("{program}: {e}"))?;
+    match status.code() {
+        Some(0) => Ok(()),
+        Some(code) => Err(format!("{program} exited with {code}")),
+        None => Err(format!("{program} was stopped by a signal")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::run_opener;
+
+    #[test]
+    #[cfg(unix)]
+    fn a_failing_opener_is_one_reason_not_its_own_output() {
+        assert_eq!(run_opener(&["true"]), Ok(()));
+        // An opener that writes its complaints and fails (as xdg-open does without a
+        // browser): its words are discarded, its exit status is the reason.
+        let noisy = ["sh", "-c", "echo one >&2; echo two; exit 3"];
+        assert_eq!(run_opener(&noisy), Err("sh exited with 3".to_string()));
+        let missing = run_opener(&["no-such-opener-here"]).expect_err("no such program");
+        assert!(missing.starts_with("no-such-opener-here: "), "{missing}");
     }
 }
