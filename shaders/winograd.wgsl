@@ -3,11 +3,11 @@
 // and the convolution becomes 36 products, one per point xi = (a, b) of the 6x6 transform:
 //   M[xi] (C_M x tiles) = U[xi] (C_M x C_K) V[xi] (C_K x tiles)
 // with U = G f G^T the transformed filters and V = B^T d B the transformed input tiles. The
-// output transform A^T M A, with the forward's epilogue, is winograd_out.wgsl. Here both
-// transforms are made as the tiled core (gemm.wgsl) loads its slices: no U or V is stored,
-// so a layer costs the product and the output transform, two dispatches. A filter value is
-// used by every column of a tile and an input value by every row, so the transforms' loads
-// (9 and 16 a value) are spread over 64 to 128 multiply-adds each.
+// output transform A^T M A, with the forward's epilogue, is winograd_out.wgsl. In MODEs 0
+// and 1 both transforms are made as the tiled core (gemm.wgsl) loads its slices: no U or V
+// is stored, so a layer costs the product and the output transform, two dispatches. A
+// filter value is used by every column of a tile and an input value by every row, so the
+// transforms' loads (9 and 16 a value) are spread over 64 to 128 multiply-adds each.
 //
 //   MODE 0, forward:        C_K = c_in, C_M = c_out, f = w[c_out][c_in]
 //   MODE 1, input gradient: C_K = c_out, C_M = c_in, f = w[c_out][c_in] turned half a turn

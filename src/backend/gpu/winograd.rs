@@ -1,16 +1,17 @@
 //! Winograd F(4x4, 3x3) for the stride-1, padding-1 3x3 convolutions of every board tower
 //! (Lavin and Gray, "Fast Algorithms for Convolutional Neural Networks"): the forward and the
 //! input gradient become 36 products of [channels out x channels in] by [channels in x
-//! tiles] on the tiled core (shaders/winograd.wgsl, both transforms made as the slices are
-//! loaded) and an output transform that applies the forward's epilogue and, for a training
-//! batch norm, writes the output's moments (shaders/winograd_out.wgsl). A 4x4 output tile
-//! takes 36 multiply-adds per channel pair instead of 144, for two dispatches a layer
-//! instead of one. The weight gradient stays an implicit GEMM (conv.rs).
+//! tiles] on the tiled core (shaders/winograd.wgsl) and an output transform that applies the
+//! forward's epilogue and, for a training batch norm, writes the output's moments
+//! (shaders/winograd_out.wgsl). A 4x4 output tile takes 36 multiply-adds per channel pair
+//! instead of 144. In training the filter and input transforms are made as the products load
+//! their slices (two dispatches a layer); inference makes them ahead (shaders/winograd_in.wgsl,
+//! four). The weight gradient stays an implicit GEMM (conv.rs).
 //!
 //! Error: each output is a sum over the 6x6 input tile and the 3x3 filter whose transforms'
 //! entries reach 5 (B^T), 8 (A^T) and 1/4 (G) in size, so its rounding error is a bounded
 //! multiple of the unit roundoff times the sum of |w| |x| over the output's taps, not of the
-//! output itself. tests/nn/gpu_parity.rs holds every board shape of the presets to
+//! output itself. tests/nn/gpu_winograd.rs holds every board shape of the presets to
 //! `WINOGRAD_BOUND` of that sum (docs/gpu.md gives the bound and what was measured).
 
 use super::epilogue::Epilogue;
@@ -27,6 +28,12 @@ const POINTS: usize = 36;
 /// gives the products a k shorter than one slice of the smallest tile, and the transforms'
 /// loads then cost more than the multiply-adds they save.
 const MIN_CHANNELS: usize = 16;
+
+/// Output tiles below this stay on the implicit GEMM: the products' columns are the tiles,
+/// and a product of few columns fills a fraction of its GEMM tiles while each of its 36
+/// slices still pays for the transforms' loads. On lavapipe, az-small at one board took
+/// 30 ms a layer this way against 8 ms as an implicit GEMM; 128 tiles are 32 boards.
+const MIN_TILES: usize = 128;
 
 /// Mirrors `Params` in winograd.wgsl.
 #[repr(C)]
@@ -53,12 +60,6 @@ pub(super) struct OutParams {
     _pad: [u32; 3],
 }
 
-/// Output tiles below this stay on the implicit GEMM: the products' columns are the tiles,
-/// and a product of few columns fills a fraction of its GEMM tiles while each of its 36
-/// slices still pays for the transforms' loads. On lavapipe, az-small at one board took
-/// 30 ms a layer this way against 8 ms as an implicit GEMM; 128 tiles are 32 boards.
-const MIN_TILES: usize = 128;
-
 /// Mirrors `Params` in winograd_in.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -78,7 +79,12 @@ fn suits(d: &ConvDims) -> bool {
     (d.kh, d.kw, d.pad_h, d.pad_w) == (3, 3, 1, 1)
         && d.unit_stride()
         && d.c_in.min(d.c_out) >= MIN_CHANNELS
-        && d.n * d.h.div_ceil(4) * d.w.div_ceil(4) >= MIN_TILES
+        && columns(&shape(WinogradMode::Forward, d), d.n) >= MIN_TILES
+}
+
+/// The products' columns: the output tiles of `n` images.
+fn columns(shape: &WinogradShape, n: usize) -> usize {
+    n * (shape.h.div_ceil(4) * shape.w.div_ceil(4)) as usize
 }
 
 /// The 36 products (36, c_m, n tiles) of `images` (n, c_k, h, w) by the transformed `filters`.
@@ -88,29 +94,26 @@ fn products(
     shape: WinogradShape,
     n: usize,
     (filters, images): (&GpuBuf, &GpuBuf),
-) -> (GpuBuf, usize) {
-    let columns = n * shape.h.div_ceil(4) as usize * shape.w.div_ceil(4) as usize;
-    let mnk = (shape.c_m as usize, columns, shape.c_k as usize);
+) -> GpuBuf {
+    let mnk = (shape.c_m as usize, columns(&shape, n), shape.c_k as usize);
     let occupancy = gpu.0.context.occupancy();
     let (tile, gemm) = GemmHeader::plan(mnk, POINTS, false, occupancy);
     let shader = Shader::Winograd { mode, tile, shape };
-    let out = gemm::run(gpu, shader, &Params { gemm }, &[filters, images]);
-    (out, columns)
+    gemm::run(gpu, shader, &Params { gemm }, &[filters, images])
 }
 
-/// The output transform of `products` into (n, c_m, h, w), with `epilogue`, and the moments
-/// of what it stored, (parts, c_m, 3), where `moments`.
+/// The output transform of the `n` images' `products` into (n, c_m, h, w), with `epilogue`,
+/// and the moments of what it stored, (parts, c_m, 3), where `moments`.
 fn output(
     gpu: &Gpu,
     shape: WinogradShape,
-    (products, columns): (&GpuBuf, usize),
+    (products, n): (&GpuBuf, usize),
     epilogue: Epilogue,
     moments: bool,
 ) -> (GpuBuf, Option<(GpuBuf, usize)>) {
+    let columns = columns(&shape, n);
     let parts = columns.div_ceil(WINOGRAD_OUT_WG as usize);
-    let per_image = shape.h.div_ceil(4) * shape.w.div_ceil(4);
-    let images = columns / per_image as usize;
-    let out = gpu.alloc(images * (shape.c_m * shape.h * shape.w) as usize);
+    let out = gpu.alloc(n * (shape.c_m * shape.h * shape.w) as usize);
     let p = OutParams {
         columns: to_u32(columns),
         parts: to_u32(parts),
@@ -139,6 +142,21 @@ fn output(
     (out, Some((stats, parts)))
 }
 
+/// A convolution whose transforms are made in the products' loads (`Forward` or
+/// `GradInput`) of `images` by `w`: its output, and its moments where `moments`.
+fn in_the_loads(
+    gpu: &Gpu,
+    mode: WinogradMode,
+    d: &ConvDims,
+    (w, images): (&GpuBuf, &GpuBuf),
+    epilogue: Epilogue,
+    moments: bool,
+) -> (GpuBuf, Option<(GpuBuf, usize)>) {
+    let shape = shape(mode, d);
+    let m = products(gpu, mode, shape, d.n, (w, images));
+    output(gpu, shape, (&m, d.n), epilogue, moments)
+}
+
 fn shape(mode: WinogradMode, d: &ConvDims) -> WinogradShape {
     let (c_k, c_m) = match mode {
         WinogradMode::Forward | WinogradMode::Ahead => (d.c_in, d.c_out),
@@ -160,10 +178,7 @@ pub(super) fn forward(
     d: ConvDims,
     epilogue: Epilogue,
 ) -> GpuBuf {
-    let mode = WinogradMode::Forward;
-    let shape = shape(mode, &d);
-    let (m, columns) = products(gpu, mode, shape, d.n, (w, x));
-    output(gpu, shape, (&m, columns), epilogue, false).0
+    in_the_loads(gpu, WinogradMode::Forward, &d, (w, x), epilogue, false).0
 }
 
 /// The inference forward, with `epilogue`, from transforms made ahead: four dispatches
@@ -179,7 +194,7 @@ pub(super) fn forward_ahead(
     epilogue: Epilogue,
 ) -> GpuBuf {
     let shape = shape(WinogradMode::Forward, &d);
-    let columns = d.n * d.h.div_ceil(4) * d.w.div_ceil(4);
+    let columns = columns(&shape, d.n);
     let (c_k, c_m) = (shape.c_k as usize, shape.c_m as usize);
     let transform = |entry, src: &GpuBuf, len: usize, count: usize| {
         let p = InParams {
@@ -197,8 +212,8 @@ pub(super) fn forward_ahead(
     };
     let u = transform("filters", w, POINTS * c_m * c_k, c_m * c_k);
     let v = transform("inputs", x, POINTS * c_k * columns, c_k * columns);
-    let (m, columns) = products(gpu, WinogradMode::Ahead, shape, d.n, (&u, &v));
-    output(gpu, shape, (&m, columns), epilogue, false).0
+    let m = products(gpu, WinogradMode::Ahead, shape, d.n, (&u, &v));
+    output(gpu, shape, (&m, d.n), epilogue, false).0
 }
 
 /// The forward without bias, and its output's moments (conv.rs, `forward_moments`).
@@ -209,9 +224,7 @@ pub(super) fn forward_moments(
     d: ConvDims,
 ) -> (GpuBuf, GpuBuf, usize) {
     let mode = WinogradMode::Forward;
-    let shape = shape(mode, &d);
-    let (m, columns) = products(gpu, mode, shape, d.n, (w, x));
-    let (out, moments) = output(gpu, shape, (&m, columns), Epilogue::default(), true);
+    let (out, moments) = in_the_loads(gpu, mode, &d, (w, x), Epilogue::default(), true);
     let (moments, parts) = moments.expect("asked for moments");
     (out, moments, parts)
 }
@@ -219,9 +232,7 @@ pub(super) fn forward_moments(
 /// The input gradient: the convolution of `g` by `w` turned half a turn, channels swapped.
 pub(super) fn grad_input(gpu: &Gpu, g: &GpuBuf, w: &GpuBuf, d: ConvDims) -> GpuBuf {
     let mode = WinogradMode::GradInput;
-    let shape = shape(mode, &d);
-    let (m, columns) = products(gpu, mode, shape, d.n, (w, g));
-    output(gpu, shape, (&m, columns), Epilogue::default(), false).0
+    in_the_loads(gpu, mode, &d, (w, g), Epilogue::default(), false).0
 }
 
 #[cfg(test)]
