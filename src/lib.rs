@@ -5,10 +5,12 @@ pub mod arena;
 pub mod cpu_time;
 pub mod endgame;
 pub mod engine;
+pub mod events;
 pub mod files;
 pub mod games;
 #[cfg(feature = "gui")]
 pub mod gui;
+pub mod health;
 pub mod keys;
 pub mod mcts;
 pub mod names;

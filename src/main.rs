@@ -13,6 +13,8 @@ fn main() {
         unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
     }
     quiet_on_closed_pipe();
+    #[cfg(unix)]
+    end_on_signals_as_first_process();
     if let Err(e) = cli::run(cli::Cli::parse()) {
         eprintln!("error: {}", cli::one_line(&e));
         std::process::exit(1);
@@ -37,4 +39,22 @@ fn quiet_on_closed_pipe() {
         }
         default(info);
     }));
+}
+
+/// A container's first process (pid 1) has no default action for signals: the kernel drops
+/// SIGTERM and SIGINT unless it has a handler, so `docker stop` would wait its 10 s and then
+/// kill. There both end the program as they end it anywhere else (every file it writes is
+/// written whole or not at all, so an end at any moment loses nothing).
+#[cfg(unix)]
+fn end_on_signals_as_first_process() {
+    extern "C" fn end(signal: libc::c_int) {
+        // SAFETY: _exit is async-signal-safe.
+        unsafe { libc::_exit(128 + signal) }
+    }
+    if std::process::id() == 1 {
+        for signal in [libc::SIGTERM, libc::SIGINT] {
+            // SAFETY: the handler only calls _exit.
+            unsafe { libc::signal(signal, end as *const () as libc::sighandler_t) };
+        }
+    }
 }

@@ -4,18 +4,20 @@ use super::train::AzArgs;
 #[cfg(feature = "cluster")]
 use super::train::{az_game, finished, open_pipeline};
 #[cfg(feature = "cluster")]
-use anyhow::Result;
+use anyhow::{Context, Result, bail};
 #[cfg(feature = "cluster")]
-use checkers_zero::distributed::actor::{ActorOptions, run_actor};
+use checkers_zero::distributed::actor::{ActorOptions, run_actor, source};
 #[cfg(feature = "cluster")]
 use checkers_zero::distributed::learner::{DEFAULT_NAME, LearnerOptions, RemoteGames};
 #[cfg(feature = "cluster")]
-use checkers_zero::distributed::link::RedisTarget;
+use checkers_zero::distributed::link::{RedisTarget, with_password};
 #[cfg(feature = "cluster")]
 use checkers_zero::games::on_game;
 use checkers_zero::tensor::DeviceChoice;
 #[cfg(feature = "cluster")]
 use checkers_zero::train::alphazero::AzGame;
+#[cfg(feature = "cluster")]
+use checkers_zero::{events::event, health};
 use std::path::PathBuf;
 
 /// Where the run lives in Redis.
@@ -28,6 +30,10 @@ pub struct RedisArgs {
     /// it is not a public one (a self-signed server certificate).
     #[arg(long, value_name = "FILE")]
     tls_ca: Option<PathBuf>,
+    /// A file whose first line is the password (a container's secret), for a --redis URL
+    /// without one.
+    #[arg(long, value_name = "FILE")]
+    redis_password_file: Option<PathBuf>,
     /// The run's name in Redis (prefix of its keys): one learner and its actors share it
     /// [default: checkers-zero; a resumed learner: its run's].
     #[arg(long)]
@@ -36,11 +42,27 @@ pub struct RedisArgs {
 
 #[cfg(feature = "cluster")]
 impl RedisArgs {
-    fn target(&self) -> RedisTarget {
-        RedisTarget {
-            url: self.redis.clone(),
+    fn target(&self) -> Result<RedisTarget> {
+        let url = match &self.redis_password_file {
+            None => self.redis.clone(),
+            Some(file) => {
+                let text = std::fs::read_to_string(file)
+                    .with_context(|| format!("--redis-password-file {}", file.display()))?;
+                let password = text.lines().next().unwrap_or("");
+                if password.is_empty() {
+                    bail!(
+                        "--redis-password-file {}: expected the password on its first line",
+                        file.display()
+                    );
+                }
+                with_password(&self.redis, password)
+                    .map_err(|e| anyhow::anyhow!("--redis-password-file: {e}"))?
+            }
+        };
+        Ok(RedisTarget {
+            url,
             ca: self.tls_ca.clone(),
-        }
+        })
     }
 }
 
@@ -68,20 +90,24 @@ fn learner_for<G: AzGame>(a: LearnerArgs) -> Result<()> {
     let mut pipeline = open_pipeline::<G>(&a.train)?;
     let games = pipeline.state().config.games_per_iteration as u64;
     let options = LearnerOptions {
-        redis: a.redis.target(),
+        redis: a.redis.target()?,
         name: a.redis.name,
         backlog: a.backlog.unwrap_or(10 * games),
     };
     let mut source = RemoteGames::open(&pipeline, &options)?;
-    eprintln!(
-        "learner: games from {} (run {:?}); start actors with: checkers-zero actor --redis URL \
-         --name {}",
-        source.url(),
-        source.name(),
-        source.name()
-    );
+    health::start("learner", None);
+    event("learner", "started")
+        .with("redis", source.url())
+        .with("name", source.name())
+        .say(format_args!(
+            "games from {} (run {:?}); start actors with: checkers-zero actor --redis URL \
+             --name {}",
+            source.url(),
+            source.name(),
+            source.name()
+        ));
     pipeline.run_on(&mut source)?;
-    finished(&pipeline);
+    finished(&pipeline, &a.train);
     Ok(())
 }
 
@@ -113,7 +139,7 @@ pub fn actor(a: ActorArgs) -> Result<()> {
         .filter(|h| !h.is_empty())
         .unwrap_or_else(|| "actor".into());
     let options = ActorOptions {
-        redis: a.redis.target(),
+        redis: a.redis.target()?,
         name: a.redis.name.unwrap_or_else(|| DEFAULT_NAME.to_string()),
         id: a
             .id
@@ -124,12 +150,15 @@ pub fn actor(a: ActorArgs) -> Result<()> {
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         games: a.games,
     };
+    health::start("actor", None);
     let report = run_actor(&options)?;
-    eprintln!(
-        "actor {}: {} games pushed in {:.0} s",
-        options.id,
-        report.games,
-        report.elapsed.as_secs_f64()
-    );
+    event(source(&options), "finished")
+        .with("games", report.games)
+        .with("elapsed_s", report.elapsed.as_secs_f64())
+        .say(format_args!(
+            "{} games pushed in {:.0} s",
+            report.games,
+            report.elapsed.as_secs_f64()
+        ));
     Ok(())
 }

@@ -13,6 +13,7 @@ mod egdb;
 mod eval_fit;
 mod export;
 mod gui;
+mod health;
 mod keys;
 mod perft;
 mod play;
@@ -20,6 +21,7 @@ mod train;
 
 use anyhow::{Context, Result, bail};
 use checkers_zero::agents::{AgentGame, AgentSpec, Player};
+use checkers_zero::events::{LogFormat, set_format};
 use checkers_zero::games::{GameName, Rules};
 use checkers_zero::names::{Named, parse_name};
 use checkers_zero::tensor::{Device, DeviceChoice};
@@ -50,6 +52,10 @@ pub(crate) use needs;
     about = "Learns English checkers from zero knowledge; play, measure and compare agents."
 )]
 pub struct Cli {
+    /// How long-running commands write their events (iterations, actors, Redis outages) on
+    /// stdout: text lines, or JSON lines for log collectors.
+    #[arg(long, global = true, env = "CHECKERS_ZERO_LOG_FORMAT", value_parser = named::<LogFormat>(), default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
     #[command(subcommand)]
     pub(super) command: Command,
 }
@@ -106,6 +112,10 @@ pub enum Command {
     Plot(gui::PlotArgs),
     /// Write a model file's network as ONNX, to run in ONNX Runtime and other programs.
     Export(export::ExportArgs),
+    /// Whether the long-running command in this container (gui, learner, actor, train) is
+    /// well, from the file it keeps fresh (CHECKERS_ZERO_HEALTH_FILE): a container's health
+    /// check.
+    Health(health::HealthArgs),
     /// One network whose weights are the mean of several model files' (a run's later
     /// iterations): stochastic weight averaging.
     Average(average::AverageArgs),
@@ -113,6 +123,7 @@ pub enum Command {
 
 /// Carries out the subcommand.
 pub fn run(cli: Cli) -> Result<()> {
+    set_format(cli.log_format);
     match cli.command {
         Command::Perft(args) => perft::run(args),
         Command::Bench(command) => bench::run(command),
@@ -135,6 +146,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Egdb(command) => egdb::run(command),
         Command::Export(args) => export::run(args),
         Command::Average(args) => average::run(args),
+        Command::Health(args) => health::run(args),
     }
 }
 

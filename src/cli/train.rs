@@ -3,10 +3,12 @@
 use super::keys::{KeyFlags, KeyRules};
 use super::{list, positive, thread_pool};
 use anyhow::{Context, Result};
+use checkers_zero::events::event;
 use checkers_zero::games::{GameName, on_game};
+use checkers_zero::health;
 use checkers_zero::tensor::DeviceChoice;
 use checkers_zero::train::alphazero::{
-    AzGame, ConfigOverrides, Pipeline, Preset, TrainConfig, read_config_file, run_game,
+    AzGame, ConfigOverrides, Pipeline, Preset, TrainConfig, holds_run, read_config_file, run_game,
 };
 use checkers_zero::train::ga::{self, GaConfig};
 use checkers_zero::train::pso::{self, PsoConfig};
@@ -95,6 +97,10 @@ pub struct AzArgs {
     /// Continue the run in this folder from its last checkpoint (keys given here change it).
     #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["out", "preset", "config"])]
     resume: Option<PathBuf>,
+    /// Start a run in this folder, or continue the run it holds (what a service that is
+    /// restarted wants: the preset and config apply when the run starts).
+    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["out", "resume"])]
+    run: Option<PathBuf>,
     /// The keys to start from (default: gpu on a hardware GPU, else cpu).
     #[arg(long, value_parser = super::named::<Preset>())]
     preset: Option<Preset>,
@@ -123,14 +129,28 @@ pub fn train_az(a: AzArgs) -> Result<()> {
 
 fn train_az_for<G: AzGame>(a: AzArgs) -> Result<()> {
     let mut pipeline = open_pipeline::<G>(&a)?;
+    health::start("train", None);
     pipeline.run()?;
-    finished(&pipeline);
+    finished(&pipeline, &a);
     Ok(())
+}
+
+/// The command's name in events: `train` or `learner`.
+fn source(a: &AzArgs) -> &'static str {
+    a.command.split(' ').next().unwrap_or(a.command)
+}
+
+impl AzArgs {
+    /// The run folder to continue: --resume, or --run where it holds a run.
+    fn resumed(&self) -> Option<&PathBuf> {
+        let started = |d: &&PathBuf| holds_run(d);
+        self.resume.as_ref().or(self.run.as_ref().filter(started))
+    }
 }
 
 /// The game `train`'s arguments name (a resumed run's own).
 pub fn az_game(a: &AzArgs) -> Result<GameName> {
-    Ok(match &a.resume {
+    Ok(match a.resumed() {
         Some(dir) => run_game(dir)?,
         None => a.game.unwrap_or(GameName::Checkers),
     })
@@ -139,7 +159,7 @@ pub fn az_game(a: &AzArgs) -> Result<GameName> {
 /// The run `train`'s arguments start or resume (also the learner's).
 pub fn open_pipeline<G: AzGame>(a: &AzArgs) -> Result<Pipeline<G>> {
     let device = super::open_device(a.device)?;
-    let pipeline = match &a.resume {
+    let pipeline = match a.resumed() {
         Some(dir) => Pipeline::<G>::resume(dir, &a.keys.0, device.clone(), true)?,
         None => {
             let preset = a.preset.unwrap_or(match device.name() {
@@ -157,7 +177,7 @@ pub fn open_pipeline<G: AzGame>(a: &AzArgs) -> Result<Pipeline<G>> {
             if config.init.is_some() && a.keys.0.lr_warmup.or(file.lr_warmup).is_none() {
                 config.lr_warmup = INIT_LR_WARMUP;
             }
-            let out = a.out.clone().unwrap_or_else(|| {
+            let out = a.out.clone().or(a.run.clone()).unwrap_or_else(|| {
                 let now = std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)
                     .map_or(0, |d| d.as_secs());
@@ -165,35 +185,46 @@ pub fn open_pipeline<G: AzGame>(a: &AzArgs) -> Result<Pipeline<G>> {
             });
             let network = config.network;
             let pipeline = Pipeline::<G>::create(&out, config, device.clone(), true)?;
-            eprintln!("preset {preset}, network {network}");
+            event(source(a), "created")
+                .with("preset", preset.name())
+                .with("network", network.to_string())
+                .say(format_args!("preset {preset}, network {network}"));
             pipeline
         }
     };
     let dir = pipeline.dir().display().to_string();
     let s = pipeline.state();
-    eprintln!(
-        "training {} on {} in {dir} from iteration {} of {} (resume with: checkers-zero {} \
-         --resume {dir})",
-        s.model,
-        device.describe(),
-        s.iteration,
-        s.config.iterations,
-        a.command
-    );
+    event(source(a), "started")
+        .with("dir", &dir)
+        .with("network", s.model.to_string())
+        .with("device", device.describe())
+        .with("iteration", s.iteration)
+        .with("iterations", s.config.iterations)
+        .say(format_args!(
+            "training {} on {} in {dir} from iteration {} of {} (resume with: checkers-zero {} \
+             --resume {dir})",
+            s.model,
+            device.describe(),
+            s.iteration,
+            s.config.iterations,
+            a.command
+        ));
     Ok(pipeline)
 }
 
 /// The last words of a finished run: where its network is and how to play it.
-pub fn finished<G: AzGame>(pipeline: &Pipeline<G>) {
+pub fn finished<G: AzGame>(pipeline: &Pipeline<G>, a: &AzArgs) {
     let dir = pipeline.dir().display().to_string();
     let game = match G::NAME {
         GameName::Checkers => String::new(),
         other => format!("--game {} ", other.name()),
     };
-    eprintln!(
-        "done: best network {dir}/best.ckpt (play it: checkers-zero play {game}--agent \
-         az:model={dir}/best.ckpt)"
-    );
+    event(source(a), "finished")
+        .with("best", pipeline.best_path())
+        .say(format_args!(
+            "done: best network {dir}/best.ckpt (play it: checkers-zero play {game}--agent \
+             az:model={dir}/best.ckpt)"
+        ));
 }
 
 /// TD(lambda): a value network trained online with eligibility traces.

@@ -5,6 +5,7 @@
 
 use super::link::{Link, LinkError, PublishedModel, RedisTarget};
 use super::record::{self, RecordHeader};
+use crate::events::event;
 use crate::games::{GameName, on_game};
 use crate::mcts::{CachedEvaluator, NetEvaluator};
 use crate::net::model_from_bytes;
@@ -46,20 +47,24 @@ pub struct ActorReport {
     pub elapsed: Duration,
 }
 
+/// The actor's name in events: `actor ID`.
+pub fn source(o: &ActorOptions) -> String {
+    format!("actor {}", o.id)
+}
+
 /// Runs the actor until it has pushed `o.games` games (or forever).
 pub fn run_actor(o: &ActorOptions) -> Result<ActorReport, ActorError> {
-    let mut link = Link::open(&o.redis, &o.name, &format!("actor {}", o.id))?;
+    let mut link = Link::open(&o.redis, &o.name, &source(o))?;
     let start = Instant::now();
     let mut pushed = 0;
     let mut waiting = false;
     while o.games.is_none_or(|n| pushed < n) {
         let Some(model) = link.fetch_model()? else {
             if !waiting {
-                eprintln!(
-                    "actor {}: waiting for a learner to publish {}",
-                    o.id,
-                    link.key("model")
-                );
+                let key = link.key("model");
+                event(source(o), "waiting")
+                    .with("key", &key)
+                    .say(format_args!("waiting for a learner to publish {key}"));
                 waiting = true;
             }
             std::thread::sleep(Duration::from_secs(2));
@@ -121,13 +126,16 @@ impl Session<'_> {
             .map_err(|e| bad(e.to_string()))?;
         let mut eval: CachedEvaluator<_, G> = CachedEvaluator::new(net, 1 << 18);
         let self_play = config.self_play();
-        eprintln!(
-            "actor {}: playing with model version {} ({}) on {}",
-            o.id,
-            m.version,
-            m.hash,
-            o.device.describe()
-        );
+        event(source(o), "playing")
+            .with("version", m.version)
+            .with("hash", &m.hash)
+            .with("device", o.device.describe())
+            .say(format_args!(
+                "playing with model version {} ({}) on {}",
+                m.version,
+                m.hash,
+                o.device.describe()
+            ));
         let header = RecordHeader {
             game: G::NAME.name().to_string(),
             network: m.network.clone(),
@@ -195,13 +203,15 @@ impl Pushing<'_> {
                 if self.reported.elapsed() >= REPORT_EVERY {
                     self.reported = Instant::now();
                     let hours = start.elapsed().as_secs_f64() / 3600.0;
-                    eprintln!(
-                        "actor {}: model version {}, {} games pushed, {:.0} games/hour",
-                        o.id,
-                        m.version,
-                        self.pushed,
-                        *self.pushed as f64 / hours.max(1e-9)
-                    );
+                    let rate = *self.pushed as f64 / hours.max(1e-9);
+                    event(source(o), "progress")
+                        .with("version", m.version)
+                        .with("games", *self.pushed)
+                        .with("games_per_hour", rate)
+                        .say(format_args!(
+                            "model version {}, {} games pushed, {rate:.0} games/hour",
+                            m.version, self.pushed
+                        ));
                 }
                 version.is_none_or(|(v, h)| (v, h) == (m.version, m.hash.clone()))
             }

@@ -15,6 +15,7 @@
 
 use super::link::{Entry, Link, LinkError, PublishedModel, RedisTarget};
 use super::record;
+use crate::events::event;
 use crate::files::write_atomic;
 use crate::nn::checksum;
 use crate::progress::progress;
@@ -111,11 +112,14 @@ impl Inbox {
     fn open(path: &Path) -> Result<(Inbox, Vec<InboxRecord>), TrainError> {
         let (records, torn) = read_inbox(path)?;
         if torn > 0 {
-            eprintln!(
-                "learner: {} ended in a record cut short ({torn} bytes), dropped: it was never \
-                 acknowledged, so Redis delivers it again",
-                path.display()
-            );
+            event("learner", "torn record")
+                .with("file", path)
+                .with("bytes", torn)
+                .say(format_args!(
+                    "{} ended in a record cut short ({torn} bytes), dropped: it was never \
+                     acknowledged, so Redis delivers it again",
+                    path.display()
+                ));
         }
         // Rewritten whole: drops a torn tail and leaves a file to append to.
         let whole: Vec<u8> = records.iter().flat_map(frame).collect();
@@ -392,7 +396,12 @@ impl RemoteGames {
                     } else {
                         &actor
                     };
-                    eprintln!("learner: rejected stream entry {id} from {who}: {why}");
+                    event("learner", "rejected")
+                        .with("entry", &id)
+                        .with("actor", &actor)
+                        .with("kind", kind)
+                        .with("why", &why)
+                        .say(format_args!("rejected stream entry {id} from {who}: {why}"));
                 }
             }
         }
@@ -422,12 +431,15 @@ impl RemoteGames {
         self.link.publish(&model).map_err(link_error)?;
         self.published = Some(s.best_iteration);
         if run.progress() {
-            eprintln!(
-                "learner: published model version {} ({}) to {}",
-                model.version,
-                model.hash,
-                self.link.key("model")
-            );
+            let key = self.link.key("model");
+            event("learner", "published")
+                .with("version", model.version)
+                .with("hash", &model.hash)
+                .with("key", &key)
+                .say(format_args!(
+                    "published model version {} ({}) to {key}",
+                    model.version, model.hash
+                ));
         }
         Ok(())
     }

@@ -9,6 +9,8 @@
 //!   `network`, `config` (the run's settings as JSON), `blob` (the model file), `backlog`.
 //! - `NAME:owner`: the learner that owns the run (one owner per stream).
 
+use crate::events::event;
+use crate::health;
 use redis::{Connection, ErrorKind, RedisError, TlsCertificates, Value};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -50,6 +52,33 @@ impl RedisTarget {
             ca: None,
         }
     }
+}
+
+/// `url` with `password` as its user's password (percent-encoded), for a password kept in a
+/// file (a container's secret) rather than in the URL; a URL that has one already is refused.
+pub fn with_password(url: &str, password: &str) -> Result<String, String> {
+    let Some(s) = url.find("://").map(|s| s + 3) else {
+        return Err(format!(
+            "{}: expected redis://host[:port] to put the password in",
+            redact(url)
+        ));
+    };
+    let (user, rest) = match url[s..].split_once('@') {
+        Some((user, _)) if user.contains(':') => {
+            return Err(format!("{} has a password already", redact(url)));
+        }
+        Some((user, rest)) => (user, rest),
+        None => ("", &url[s..]),
+    };
+    let mut encoded = String::new();
+    for b in password.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            encoded.push(b as char);
+        } else {
+            encoded += &format!("%{b:02X}");
+        }
+    }
+    Ok(format!("{}{user}:{encoded}@{rest}", &url[..s]))
 }
 
 /// A stream entry as the learner reads it: the id, the actor it names, the record's bytes
@@ -210,7 +239,8 @@ impl Link {
     }
 
     /// Runs `op`, reconnecting and running it again while the failure is transient: waits
-    /// 1 s, then twice as long each time up to 30 s, and says so on stderr. `op` must be safe
+    /// 1 s, then twice as long each time up to 30 s, and says so in an event (and in the
+    /// health file, until Redis is back). `op` must be safe
     /// to repeat (every caller's is: the learner deduplicates what it reads twice).
     pub fn call<T>(
         &mut self,
@@ -223,6 +253,11 @@ impl Link {
                 Some(con) => op(con),
                 None => self.connect().and_then(|mut con| {
                     self.connections += 1;
+                    if self.connections == 1 {
+                        event(&self.who, "connected")
+                            .with("redis", &self.url)
+                            .say(format_args!("connected to redis {}", self.url));
+                    }
                     let r = op(&mut con);
                     self.con = Some(con);
                     r
@@ -231,18 +266,23 @@ impl Link {
             match result {
                 Ok(v) => {
                     if failing {
-                        eprintln!("{}: redis {} is back", self.who, self.url);
+                        health::recovered();
+                        event(&self.who, "redis back")
+                            .with("redis", &self.url)
+                            .with("connections", self.connections)
+                            .say(format_args!("redis {} is back", self.url));
                     }
                     return Ok(v);
                 }
                 Err(e) if transient(&e) => {
                     self.con = None;
-                    eprintln!(
-                        "{}: redis {}: {e}; trying again in {} s",
-                        self.who,
-                        self.url,
-                        wait.as_secs()
-                    );
+                    let why = format!("redis {}: {e}", self.url);
+                    health::trouble(why.clone());
+                    event(&self.who, "redis down")
+                        .with("redis", &self.url)
+                        .with("error", e.to_string())
+                        .with("retry_s", wait.as_secs())
+                        .say(format_args!("{why}; trying again in {} s", wait.as_secs()));
                     failing = true;
                     std::thread::sleep(wait);
                     wait = (wait * 2).min(MAX_BACKOFF);
@@ -329,10 +369,9 @@ impl Link {
             match r {
                 // A Redis that lost its data (no append-only file) lost the group too.
                 Err(LinkError::Redis { err, .. }) if err.code() == Some("NOGROUP") => {
-                    eprintln!(
-                        "{}: the consumer group is gone (Redis lost its data?): made again",
-                        self.who
-                    );
+                    event(&self.who, "group lost")
+                        .with("redis", &self.url)
+                        .say("the consumer group is gone (Redis lost its data?): made again");
                     self.ensure_group()?;
                 }
                 other => break other?,
@@ -525,6 +564,24 @@ impl Link {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_password_from_a_file_goes_into_the_url_encoded() {
+        assert_eq!(
+            with_password("redis://redis:6379/0", "p@ss:w/rd").unwrap(),
+            "redis://:p%40ss%3Aw%2Frd@redis:6379/0"
+        );
+        assert_eq!(
+            with_password("rediss://actor@h", "x-Y_1.~").unwrap(),
+            "rediss://actor:x-Y_1.~@h"
+        );
+        let twice = with_password("redis://:old@h", "new").unwrap_err();
+        assert_eq!(twice, "redis://:***@h has a password already");
+        assert!(with_password("h:6379", "x").is_err());
+        // The redis crate decodes it back: the client accepts the URL.
+        let url = with_password("redis://h:1", "p@ss w%rd").unwrap();
+        assert!(redis::Client::open(url.as_str()).is_ok(), "{url}");
+    }
 
     #[test]
     fn passwords_stay_out_of_messages() {

@@ -25,6 +25,8 @@ pub enum GuiError {
         source: std::io::Error,
     },
 }
+use crate::events::event;
+use crate::health;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use library::Library;
@@ -164,18 +166,54 @@ impl Drop for Server {
 pub fn serve(opts: GuiOptions) -> Result<(), GuiError> {
     let server = Server::start(&opts)?;
     let url = server.url();
-    println!("checkers-zero gui: open {url} (Ctrl-C stops the server)");
+    event("gui", "listening")
+        .with("url", &url)
+        .say(format_args!("open {url} (Ctrl-C stops the server)"));
     if !opts.addr.ip().is_loopback() {
-        println!(
-            "note: serving on {}: anyone who can reach it can use it",
-            opts.addr.ip()
-        );
+        event("gui", "open to all")
+            .with("ip", opts.addr.ip())
+            .say(format_args!(
+                "serving on {}: anyone who can reach it can use it",
+                opts.addr.ip()
+            ));
     }
+    let addr = server.addr;
+    health::start("gui", Some(Box::new(move || answers(addr))));
     if opts.open {
         open_browser(&url);
     }
     server.wait();
     Ok(())
+}
+
+/// Whether the server at `addr` answers `GET /api/info` with 200 within a few seconds: the
+/// health check's probe, which a hung server fails although its port still accepts.
+fn answers(addr: SocketAddr) -> Result<(), String> {
+    use std::io::{Read, Write};
+    let mut target = addr;
+    if target.ip().is_unspecified() {
+        target.set_ip(if addr.is_ipv4() {
+            std::net::Ipv4Addr::LOCALHOST.into()
+        } else {
+            std::net::Ipv6Addr::LOCALHOST.into()
+        });
+    }
+    let fail = |e: std::io::Error| format!("the server at {target} does not answer: {e}");
+    let wait = Duration::from_secs(5);
+    let mut stream = std::net::TcpStream::connect_timeout(&target, wait).map_err(fail)?;
+    stream.set_read_timeout(Some(wait)).map_err(fail)?;
+    stream
+        .write_all(b"GET /api/info HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        .map_err(fail)?;
+    let mut head = [0u8; 12];
+    stream.read_exact(&mut head).map_err(fail)?;
+    match &head[9..12] {
+        b"200" => Ok(()),
+        status => Err(format!(
+            "the server at {target} answers /api/info with {}",
+            String::from_utf8_lossy(status)
+        )),
+    }
 }
 
 /// Opens `url` in the desktop's browser, in the background; says in one line to open it by
@@ -219,7 +257,17 @@ fn run_opener(command: &[&str], check_exit: bool) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::run_opener;
+    use super::{GuiOptions, Server, answers, run_opener};
+
+    #[test]
+    fn the_health_probe_asks_the_server_and_fails_when_nobody_answers() {
+        let server = Server::start(&GuiOptions::at("0.0.0.0:0".parse().unwrap())).unwrap();
+        let addr = server.addr;
+        assert_eq!(answers(addr), Ok(()));
+        drop(server);
+        let down = answers(addr).expect_err("the server is stopped");
+        assert!(down.contains("does not answer"), "{down}");
+    }
 
     #[test]
     #[cfg(unix)]

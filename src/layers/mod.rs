@@ -17,7 +17,7 @@ const LAYERS: &[&[&str]] = &[
     &[
         "backend", "cpu_time", "files", "input", "names", "progress", "seeds", "layers",
     ],
-    &["tensor", "games", "plot", "keys"],
+    &["tensor", "games", "plot", "keys", "events", "health"],
     &["nn", "endgame"],
     &["net", "mcts"],
     &["agents", "selfplay"],

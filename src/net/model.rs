@@ -263,14 +263,19 @@ pub fn model_game(bytes: &[u8]) -> GameName {
 }
 
 impl<G: NetGame> std::fmt::Display for AzModel<G> {
+    /// `az-tiny (...) for checkers`, and the encoding's options where they are not the
+    /// default, as its keys: `, encoding history=2 legal_hops=true`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} for {}, encoding {:?}",
-            self.arch,
-            G::NAME.name(),
-            self.encoding
-        )
+        write!(f, "{} for {}", self.arch, G::NAME.name())?;
+        if self.encoding != G::Encoding::default()
+            && let Ok(serde_json::Value::Object(keys)) = serde_json::to_value(self.encoding)
+        {
+            f.write_str(", encoding")?;
+            for (key, value) in keys {
+                write!(f, " {key}={value}")?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -471,6 +476,22 @@ mod tests {
              (0a); iteration 5 of run runs/b, trained from zero; (the mean of 2 networks: \
              iterations 1-2 of run runs/c, trained from zero); iteration 7 of run runs/a, \
              started from q.ckpt (0a)"
+        );
+    }
+
+    #[test]
+    fn a_model_is_described_in_words_with_its_encodings_keys_where_not_the_default() {
+        let arch = Architecture::preset(NetPreset::AzTiny);
+        let plain = AzModel::<Checkers>::new(arch.clone(), Encoding::default()).to_string();
+        assert!(plain.ends_with(" for checkers"), "{plain}");
+        let encoding = Encoding {
+            history: 2,
+            legal_hops: true,
+        };
+        let more = AzModel::<Checkers>::new(arch, encoding).to_string();
+        assert!(
+            more.ends_with(" for checkers, encoding history=2 legal_hops=true"),
+            "{more}"
         );
     }
 

@@ -240,6 +240,135 @@ fn train_td_runs_othello_and_resumes_it_by_its_run_state() {
     assert!(!dir.exists(), "a refused run leaves no folder");
 }
 
+/// Iterations of a few tiny games on the CPU.
+const TINY_RUN: &[&str] = &[
+    "--games-per-iteration",
+    "2",
+    "--gating-games",
+    "2",
+    "--searches",
+    "4",
+    "--fast-searches",
+    "2",
+    "--gating-searches",
+    "2",
+    "--max-plies",
+    "20",
+    "--batch-size",
+    "8",
+    "--games-per-thread",
+    "2",
+    "--saved-games",
+    "0",
+    "--device",
+    "cpu",
+];
+
+/// With `--log-format json` (or its variable) every line `train` writes on stdout is a JSON
+/// event, and neither stream carries a progress bar's control characters when they are not a
+/// terminal; `--run` starts a run, then continues it.
+#[test]
+fn train_logs_json_events_and_run_starts_or_continues() {
+    let dir = std::env::temp_dir().join(format!("cz-cli-log-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let path = dir.to_str().unwrap();
+    let mut events = Vec::new();
+    for (iterations, by_variable) in [("1", false), ("2", true)] {
+        let mut cmd = crate::common::program();
+        if by_variable {
+            cmd.env("CHECKERS_ZERO_LOG_FORMAT", "json");
+        } else {
+            cmd.args(["--log-format", "json"]);
+        }
+        cmd.args(["train", "--run", path]).args(TINY_RUN);
+        cmd.args(["--iterations", iterations]);
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let stdout = String::from_utf8(out.stdout.clone()).unwrap();
+        for text in [&stdout, &stderr(&out)] {
+            assert!(
+                !text.contains(['\x1b', '\r']),
+                "control characters in a log: {text:?}"
+            );
+        }
+        for line in stdout.lines() {
+            let v: serde_json::Value = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("not a JSON line ({e}): {line}"));
+            for key in ["time", "source", "event", "message"] {
+                assert!(v[key].is_string(), "no {key}: {line}");
+            }
+            events.push((v["event"].as_str().unwrap().to_string(), v));
+        }
+    }
+    let names: Vec<&str> = events.iter().map(|(e, _)| e.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "created",
+            "started",
+            "iteration",
+            "finished",
+            "started",
+            "iteration",
+            "finished"
+        ]
+    );
+    // The second command continued the run: from iteration 1, to iteration 2.
+    assert_eq!(events[4].1["iteration"], 1);
+    assert_eq!(events[5].1["iteration"], 2);
+    assert_eq!(events[2].1["source"], "train");
+    assert!(events[2].1["policy_loss"].is_number(), "{}", events[2].1);
+    // A format it does not know is one line naming those it does.
+    let out = run(&["--log-format", "xml", "perft", "--depth", "1"], &[]);
+    let err = stderr(&out);
+    assert!(!out.status.success());
+    assert!(err.contains("text") && err.contains("json"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A server started with CHECKERS_ZERO_HEALTH_FILE keeps the file fresh; `health` reads it
+/// and is well, and fails with one line once the server is gone and the file goes stale
+/// (here: a file that names no server at all).
+#[test]
+fn health_reports_a_serving_gui_and_fails_without_one() {
+    use std::time::{Duration, Instant};
+    let dir = std::env::temp_dir().join(format!("cz-cli-health-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("health");
+    let mut gui = crate::common::program()
+        .args(["gui", "--port", "0"])
+        .env("CHECKERS_ZERO_HEALTH_FILE", &file)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let health = |file: &std::path::Path| {
+        crate::common::program()
+            .arg("health")
+            .env("CHECKERS_ZERO_HEALTH_FILE", file)
+            .output()
+            .unwrap()
+    };
+    let out = loop {
+        let out = health(&file);
+        if out.status.success() || Instant::now() > deadline {
+            break out;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    gui.kill().unwrap();
+    gui.wait().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(said.starts_with("gui (pid "), "{said}");
+    let out = health(&dir.join("none"));
+    let err = stderr(&out);
+    assert!(!out.status.success());
+    assert!(err.starts_with("error: unhealthy: "), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// `train --init` starts from the shipped network with a learning-rate warm-up of 2
 /// iterations unless one is given, and a model of another network is one clear error line.
 #[test]
@@ -248,31 +377,16 @@ fn train_init_warms_up_unless_told_and_refuses_another_network() {
     let _ = std::fs::remove_dir_all(&dir);
     let path = dir.to_str().unwrap();
     let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/models/default.bin");
-    let tiny = [
+    let tiny = TINY_RUN;
+    let mut args = vec![
+        "train",
+        "--out",
+        path,
+        "--init",
+        shipped,
         "--iterations",
         "1",
-        "--games-per-iteration",
-        "2",
-        "--gating-games",
-        "2",
-        "--searches",
-        "4",
-        "--fast-searches",
-        "2",
-        "--gating-searches",
-        "2",
-        "--max-plies",
-        "20",
-        "--batch-size",
-        "8",
-        "--games-per-thread",
-        "2",
-        "--saved-games",
-        "0",
-        "--device",
-        "cpu",
     ];
-    let mut args = vec!["train", "--out", path, "--init", shipped];
     args.extend(tiny);
     // The shipped network's own preset; any other is refused below.
     let its_network = ["--network", "dark-tiny"];

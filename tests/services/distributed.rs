@@ -226,11 +226,13 @@ fn tiny(iterations: u32, games: u32) -> Vec<String> {
     .to_vec()
 }
 
+/// The program with its events (stdout) and errors (stderr) in one log file.
 fn spawn(args: &[String], log: &Path) -> Child {
+    let file = std::fs::File::create(log).unwrap();
     common::program()
         .args(args)
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(log).unwrap())
+        .stdout(file.try_clone().unwrap())
+        .stderr(file)
         .spawn()
         .unwrap()
 }

@@ -22,4 +22,6 @@ pub use config::{
 };
 pub use curve::{CurveConfig, CurvePoint, CurveSettings, run_curve};
 pub use ingest::IngestReport;
-pub use pipeline::{AzState, GameSource, IterationRecord, LocalSelfPlay, Pipeline, run_game};
+pub use pipeline::{
+    AzState, GameSource, IterationRecord, LocalSelfPlay, Pipeline, holds_run, run_game,
+};

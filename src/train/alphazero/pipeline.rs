@@ -19,6 +19,7 @@ use crate::agents::{AzConfig, AzNetwork};
 use crate::arena::gauntlet::{GauntletConfig, GauntletRecord, run_gauntlet};
 use crate::arena::{GameConfig, MatchConfig, OpeningSet, Series, run_match};
 use crate::cpu_time::process_cpu_seconds;
+use crate::events;
 use crate::files::write_atomic;
 use crate::games::{Checkers, Color, DrawReason, GameName, Outcome, WinReason};
 use crate::mcts::{CachedEvaluator, NetEvaluator, PuctConfig};
@@ -363,6 +364,12 @@ pub struct Pipeline<G: AzGame = Checkers> {
 
 const CONFIG_FILE: &str = "config.json";
 
+/// Whether `dir` holds a run that [`Pipeline::resume`] continues (one stopped before its
+/// first checkpoint included).
+pub fn holds_run(dir: &Path) -> bool {
+    dir.join(CONFIG_FILE).exists() || dir.join("state.ckpt").exists()
+}
+
 /// Where a run keeps iteration `iteration`'s network.
 pub(super) fn model_path(dir: &Path, iteration: u32) -> PathBuf {
     dir.join("models").join(format!("iter-{iteration:04}.ckpt"))
@@ -572,7 +579,14 @@ impl<G: AzGame> Pipeline<G> {
         while self.state.iteration < self.state.config.iterations {
             let record = self.iteration_on(source)?;
             if self.progress {
-                eprintln!("{}", record.summary(self.state.config.iterations));
+                let source = if record.ingest.is_some() {
+                    "learner"
+                } else {
+                    "train"
+                };
+                events::event(source, "iteration")
+                    .fields(&record)
+                    .say(record.summary(self.state.config.iterations));
             }
         }
         Ok(())
