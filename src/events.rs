@@ -3,12 +3,13 @@
 //! lines (`--log-format json`), so that `docker logs -f` and log collectors show a stalled
 //! actor or a lost Redis at once. Progress bars stay on stderr, and only on a terminal.
 
+use crate::dates::utc_date;
 use crate::names::named_enum;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 named_enum! {
     /// How events are written.
@@ -101,38 +102,21 @@ fn now() -> SystemTime {
 
 /// `time` as RFC 3339 in UTC with milliseconds: `2026-12-02T01:05:09.042Z`.
 fn rfc3339(time: SystemTime) -> String {
-    let ms = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis()) as i64;
-    let (days, ms_of_day) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
-    let (y, m, d) = civil(days);
-    let s = ms_of_day / 1000;
+    let ((y, m, d), ms) = utc_date(time);
+    let s = ms / 1000;
     format!(
         "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
         s / 3600,
         s / 60 % 60,
         s % 60,
-        ms_of_day % 1000
+        ms % 1000
     )
-}
-
-/// The proleptic Gregorian date of `days` since 1970-01-01, counted in 400-year eras of
-/// 146,097 days whose years start on March 1 (so a leap day ends its year).
-fn civil(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
+    use std::time::{Duration, UNIX_EPOCH};
 
     fn at(secs: u64, ms: u64) -> SystemTime {
         UNIX_EPOCH + Duration::from_secs(secs) + Duration::from_millis(ms)
@@ -149,38 +133,6 @@ mod tests {
         assert_eq!(rfc3339(at(4_107_542_399, 0)), "2100-02-28T23:59:59.000Z");
         assert_eq!(rfc3339(at(4_107_542_400, 0)), "2100-03-01T00:00:00.000Z");
         assert_eq!(rfc3339(at(1_796_173_509, 42)), "2026-12-02T01:05:09.042Z");
-    }
-
-    #[test]
-    fn every_day_of_four_centuries_follows_the_one_before() {
-        let mut prev = civil(-1);
-        assert_eq!(prev, (1969, 12, 31));
-        for days in 0..146_097 {
-            let (y, m, d) = civil(days);
-            let next_day = (y, m, d) == (prev.0, prev.1, prev.2 + 1);
-            let next_month = (y, m, d) == (prev.0, prev.1 + 1, 1);
-            let next_year = (y, m, d) == (prev.0 + 1, 1, 1) && prev.1 == 12 && prev.2 == 31;
-            assert!(next_day || next_month || next_year, "{prev:?} then {days}");
-            let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-            let len = [
-                31,
-                if leap { 29 } else { 28 },
-                31,
-                30,
-                31,
-                30,
-                31,
-                31,
-                30,
-                31,
-                30,
-                31,
-            ];
-            if next_month || next_year {
-                assert_eq!(prev.2, len[prev.1 as usize - 1], "{prev:?} ends its month");
-            }
-            prev = (y, m, d);
-        }
     }
 
     #[test]

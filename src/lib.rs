@@ -3,6 +3,7 @@
 pub mod agents;
 pub mod arena;
 pub mod cpu_time;
+pub mod dates;
 pub mod endgame;
 pub mod engine;
 pub mod events;

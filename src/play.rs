@@ -5,12 +5,13 @@
 //! `HELP`.
 
 use crate::agents::{Agent, AgentGame, AgentSpec, Analysis, Limits, ScoreKind};
+use crate::dates::utc_date;
 use crate::games::checkers::{self, Checkers};
 use crate::games::othello::{self, Othello};
 use crate::games::{Color, Game, Outcome, Rules, WinReason};
 use crate::input::read_line;
 use std::io::{self, BufRead, Write};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 /// A game people can play in the terminal: how its board is drawn and its moves listed.
 pub trait PlayGame: AgentGame {
@@ -421,23 +422,8 @@ fn move_table<G: Rules>(analysis: &Analysis<G>) -> Option<String> {
 
 /// Today's date as PDN writes it, `YYYY.MM.DD` (UTC).
 fn pdn_date(now: SystemTime) -> String {
-    let secs = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    let ((y, m, d), _) = utc_date(now);
     format!("{y:04}.{m:02}.{d:02}")
-}
-
-/// Year, month, day of a day count since 1970-01-01 (H. Hinnant's `civil_from_days`).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]
@@ -445,7 +431,7 @@ mod tests {
     use super::*;
     use crate::agents::MoveScore;
     use crate::games::checkers::{Position, parse_fen};
-    use std::time::Duration;
+    use std::time::{Duration, UNIX_EPOCH};
 
     /// Plays a scripted session and returns everything it wrote.
     fn play(agent: &str, human: Color, fen: Option<&str>, script: &str) -> String {

@@ -9,7 +9,7 @@ const $ = (id) => document.getElementById(id);
 export class AgentForm {
   constructor(onChange = () => {}) {
     this.onChange = onChange;
-    this.info = { agents: {}, models: [], levels: [] };
+    this.info = { agents: {}, models: [], databases: [], levels: [] };
     this.kinds = new Map(); // kind -> its declaration from /api/info, for the chosen game
     this.fields = []; // {option, row, input} of the chosen kind
     this.models = [];
@@ -67,7 +67,7 @@ export class AgentForm {
     this.fields = [];
     const agent = this.kinds.get(this.kind());
     for (const option of agent ? agent.options : []) {
-      const input = makeInput(option, this.models);
+      const input = makeInput(option, this.models, this.info.databases || []);
       input.id = `agent-${option.key}`;
       // What leaving out an option without a default means (a sentence) is here, so the
       // narrow field itself reads whole.
@@ -159,6 +159,35 @@ export class AgentForm {
     return $("user-color").value;
   }
 
+  /**
+   * Shows who plays a game the page reopened (a reload): the person's colour and the
+   * computer as its level, or as the custom agent its spec names.
+   */
+  showPlayers(players) {
+    const black = players?.black ?? "human";
+    const white = players?.white ?? "human";
+    const agent = black === "human" ? white : black;
+    if (agent === "human" || (black !== "human" && white !== "human")) {
+      $("opponent-mode").value = black === "human" ? "human" : "custom";
+    } else {
+      $("user-color").value = black === "human" ? "black" : "white";
+      const level = (this.info.levels || []).findIndex((l) => l.spec === agent);
+      if (level >= 0) {
+        $("opponent-mode").value = "level";
+        $("level").value = String(level);
+      } else {
+        $("opponent-mode").value = "custom";
+        const [kind, options = ""] = agent.split(/:(.*)/s);
+        if (this.kinds.has(kind)) {
+          $("opponent").value = kind;
+          this.buildFields();
+        }
+        $("agent-extra").value = options;
+      }
+    }
+    this.update();
+  }
+
   /** Who plays each side, as POST /api/games takes them: {} when two people play. */
   players() {
     const agent = this.spec();
@@ -183,14 +212,18 @@ export class AgentForm {
   }
 }
 
-/** A select of models or of a choice's words, or a number input, each showing the default. */
-function makeInput(option, models) {
+/**
+ * A select of models, of database folders or of a choice's words, or a number input, each
+ * showing the default.
+ */
+function makeInput(option, models, databases) {
   const domain = option.domain;
   if (domain.type === "path" || domain.type === "choice") {
     const select = document.createElement("select");
     const fallback = option.default ? `${option.default} (default)` : "default";
     select.append(new Option(fallback, ""));
-    for (const value of domain.type === "path" ? models : domain.choices) {
+    const paths = domain.of === "databases" ? databases : models;
+    for (const value of domain.type === "path" ? paths : domain.choices) {
       select.append(new Option(value, value));
     }
     return select;

@@ -114,15 +114,19 @@ export class PlayPage {
    */
   async start() {
     const id = new URLSearchParams(location.search).get("game");
+    let gone = null;
     if (id !== null) {
       try {
         await this.session.open(id);
+        this.form.showPlayers(this.session.state.players);
         return;
       } catch (err) {
-        screen.say(`${messageOf(err)}: here is a new game.`, "info");
+        gone = `${messageOf(err)}. This is a new game.`;
       }
     }
     await this.newGame();
+    // Said after the new game begins, whose start clears the status line.
+    if (gone) screen.say(gone, "info");
   }
 
   /** The game's own address, and who plays it, follow the game shown. */

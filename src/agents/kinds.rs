@@ -4,7 +4,7 @@
 //! these declarations.
 
 use super::error::{AgentError, setting_error};
-use super::settings::{self, Describe, Domain, Setting, SettingValue};
+use super::settings::{self, Describe, Domain, PathOf, Setting, SettingValue};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -80,7 +80,13 @@ impl AgentKind {
                         "max": if max.is_finite() { json!(max) } else { Value::Null },
                     }),
                     Domain::Choice(words) => json!({"type": "choice", "choices": words}),
-                    Domain::Path => json!({"type": "path"}),
+                    Domain::Path(of) => json!({
+                        "type": "path",
+                        "of": match of {
+                            PathOf::Model => "model",
+                            PathOf::Databases => "databases",
+                        },
+                    }),
                 };
                 json!({
                     "key": o.key,
@@ -151,7 +157,7 @@ impl AgentOption {
             Domain::Whole { .. } => "N".to_string(),
             Domain::Number { .. } => "X".to_string(),
             Domain::Choice(words) => words.join("|"),
-            Domain::Path => "PATH".to_string(),
+            Domain::Path(_) => "PATH".to_string(),
         };
         let default = match self.default {
             Some(d) if self.limit => format!("default {d} when no other limit is given"),
@@ -163,7 +169,7 @@ impl AgentOption {
             .map(|(k, v)| format!(", with {k}={v}"))
             .unwrap_or_default();
         let values = match self.setting.domain() {
-            Domain::Choice(_) | Domain::Path => String::new(),
+            Domain::Choice(_) | Domain::Path(_) => String::new(),
             domain => format!(": {domain}"),
         };
         format!(
@@ -734,7 +740,7 @@ mod tests {
                 words[(pick * words.len() as f64) as usize % words.len()].to_string()
             }
             // Models need files; the kinds that require one are left out below.
-            Domain::Path => return None,
+            Domain::Path(_) => return None,
         })
     }
 

@@ -19,8 +19,17 @@ pub enum Domain {
     Number { min: f32, above: bool, max: f32 },
     /// One of these words.
     Choice(&'static [&'static str]),
-    /// A file path.
-    Path,
+    /// A path to what [`PathOf`] names.
+    Path(PathOf),
+}
+
+/// What a path setting names, so that a form offers the right files.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PathOf {
+    /// A model file.
+    Model,
+    /// A folder of endgame databases (or `none`).
+    Databases,
 }
 
 impl Display for Domain {
@@ -39,7 +48,7 @@ impl Display for Domain {
             }
             Domain::Number { min, max, .. } => write!(f, "a number {min}-{max}"),
             Domain::Choice(words) => write!(f, "one of {}", words.join(", ")),
-            Domain::Path => f.write_str("a file path"),
+            Domain::Path(_) => f.write_str("a file path"),
         }
     }
 }
@@ -77,7 +86,7 @@ impl SettingValue for f32 {
 /// A path: any text but none.
 impl SettingValue for String {
     fn within(&self, domain: &Domain) -> bool {
-        *domain == Domain::Path && !self.is_empty()
+        matches!(domain, Domain::Path(_)) && !self.is_empty()
     }
 }
 
@@ -236,10 +245,11 @@ pub static CONSIDERED: Setting<usize> = whole("a number of root actions", 1, 256
 pub static GUMBEL_CONSTANT: Setting<f32> = at_least("a constant", 0.0);
 
 /// A model or checkpoint file.
-pub static MODEL: Setting<String> = Setting::new("a model file", Domain::Path);
+pub static MODEL: Setting<String> = Setting::new("a model file", Domain::Path(PathOf::Model));
 
 /// A checkers endgame database folder, or `none`.
-pub static EGDB: Setting<String> = Setting::new("a database folder or none", Domain::Path);
+pub static EGDB: Setting<String> =
+    Setting::new("a database folder or none", Domain::Path(PathOf::Databases));
 
 /// Where a network computes.
 pub static DEVICE: Setting<DeviceChoice> =

@@ -80,6 +80,14 @@ fn table(state: &AppState, id: &str) -> Result<Table, ApiError> {
     state.sessions.get(game_id(id)?)
 }
 
+/// The endgame database folders an agent's `egdb` may name here: `none`, and the folder
+/// agents use by default where it holds databases.
+fn databases() -> Vec<String> {
+    let mut folders = vec!["none".to_string()];
+    folders.extend(crate::endgame::checkers::default_dir().map(|d| d.display().to_string()));
+    folders
+}
+
 async fn info(State(state): State<Shared>) -> Json<Value> {
     let ballots: Vec<Value> = standard_ballots()
         .iter()
@@ -106,6 +114,7 @@ async fn info(State(state): State<Shared>) -> Json<Value> {
         "levels": LEVELS,
         "default_level": DEFAULT_LEVEL,
         "models": models,
+        "databases": databases(),
         "ballots": ballots,
         "game_expiry_s": state.sessions.expiry().as_secs(),
     }))
@@ -194,10 +203,16 @@ fn create<G: Board>(
     wrap: fn(Arc<Session<G>>) -> Table,
 ) -> Result<GameView, ApiError> {
     let (game, names) = new_game::<G>(req)?;
+    // An agent is built once here, so that a spec its kind refuses (an unknown kind, a bad
+    // option or value) is this request's error, not a game that never gets its move.
     let player = |spec: &Option<String>| -> Result<String, ApiError> {
         match spec.as_deref() {
             None | Some(HUMAN) => Ok(HUMAN.into()),
-            Some(text) => Ok(agent_spec::<G>(state, text)?.to_string()),
+            Some(text) => {
+                let spec = agent_spec::<G>(state, text)?;
+                spec.build::<G>(0).map_err(|e| ApiError::bad_request(e.0))?;
+                Ok(spec.to_string())
+            }
         }
     };
     let players = Players {

@@ -116,3 +116,33 @@ impl Drop for ScratchDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// `train`'s (and `learner`'s) flags for a tiny run on the CPU: a few games an iteration, tiny
+/// searches, short games (the iterations are the caller's).
+pub fn tiny_run(games_per_iteration: u32) -> Vec<String> {
+    let games = games_per_iteration.to_string();
+    [
+        "--games-per-iteration",
+        &games,
+        "--gating-games",
+        "2",
+        "--searches",
+        "4",
+        "--fast-searches",
+        "2",
+        "--gating-searches",
+        "2",
+        "--max-plies",
+        "30",
+        "--batch-size",
+        "8",
+        "--games-per-thread",
+        "2",
+        "--saved-games",
+        "1",
+        "--device",
+        "cpu",
+    ]
+    .map(String::from)
+    .to_vec()
+}

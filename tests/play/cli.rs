@@ -240,30 +240,6 @@ fn train_td_runs_othello_and_resumes_it_by_its_run_state() {
     assert!(!dir.exists(), "a refused run leaves no folder");
 }
 
-/// Iterations of a few tiny games on the CPU.
-const TINY_RUN: &[&str] = &[
-    "--games-per-iteration",
-    "2",
-    "--gating-games",
-    "2",
-    "--searches",
-    "4",
-    "--fast-searches",
-    "2",
-    "--gating-searches",
-    "2",
-    "--max-plies",
-    "20",
-    "--batch-size",
-    "8",
-    "--games-per-thread",
-    "2",
-    "--saved-games",
-    "0",
-    "--device",
-    "cpu",
-];
-
 /// With `--log-format json` (or its variable) every line `train` writes on stdout is a JSON
 /// event, and neither stream carries a progress bar's control characters when they are not a
 /// terminal; `--run` starts a run, then continues it.
@@ -280,7 +256,8 @@ fn train_logs_json_events_and_run_starts_or_continues() {
         } else {
             cmd.args(["--log-format", "json"]);
         }
-        cmd.args(["train", "--run", path]).args(TINY_RUN);
+        cmd.args(["train", "--run", path])
+            .args(crate::common::tiny_run(2));
         cmd.args(["--iterations", iterations]);
         let out = cmd.output().unwrap();
         assert!(out.status.success(), "{}", stderr(&out));
@@ -377,7 +354,8 @@ fn train_init_warms_up_unless_told_and_refuses_another_network() {
     let _ = std::fs::remove_dir_all(&dir);
     let path = dir.to_str().unwrap();
     let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/models/default.bin");
-    let tiny = TINY_RUN;
+    let tiny = crate::common::tiny_run(2);
+    let tiny: Vec<&str> = tiny.iter().map(String::as_str).collect();
     let mut args = vec![
         "train",
         "--out",
@@ -464,12 +442,22 @@ fn long_perfts_stop_on_an_interrupt() {
         &["perft", "--depth", "18", "--divide"],
         &["bench", "perft", "--depth", "18", "--repeat", "1"],
     ] {
-        let mut child = crate::common::program()
+        let mut command = crate::common::program();
+        command
             .args(args)
             .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
+            .stderr(std::process::Stdio::null());
+        // A shell's background job (`cargo test &`) starts with SIGINT ignored, and the
+        // program keeps what it inherits, as Unix tools do: the child gets the default back.
+        use std::os::unix::process::CommandExt;
+        // SAFETY: between fork and exec only signal(), which is async-signal-safe.
+        unsafe {
+            command.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                Ok(())
+            });
+        }
+        let mut child = command.spawn().unwrap();
         std::thread::sleep(Duration::from_millis(500));
         // The shell's own `kill`: no other program is needed.
         let kill = Command::new("sh")

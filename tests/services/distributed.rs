@@ -198,32 +198,9 @@ fn temp(name: &str) -> PathBuf {
 
 /// A small run: a few games an iteration, tiny searches.
 fn tiny(iterations: u32, games: u32) -> Vec<String> {
-    [
-        "--iterations",
-        &iterations.to_string(),
-        "--games-per-iteration",
-        &games.to_string(),
-        "--gating-games",
-        "2",
-        "--searches",
-        "4",
-        "--fast-searches",
-        "2",
-        "--gating-searches",
-        "2",
-        "--max-plies",
-        "30",
-        "--batch-size",
-        "8",
-        "--games-per-thread",
-        "2",
-        "--saved-games",
-        "1",
-        "--device",
-        "cpu",
-    ]
-    .map(String::from)
-    .to_vec()
+    let mut flags = vec!["--iterations".to_string(), iterations.to_string()];
+    flags.extend(common::tiny_run(games));
+    flags
 }
 
 /// The program with its events (stdout) and errors (stderr) in one log file.

@@ -154,6 +154,7 @@ fn state_after(events: &mut Events, ply: u64) -> Value {
 
 #[test]
 fn a_whole_game_with_an_agent_undo_and_pdn() {
+    crate::common::without_installed_databases();
     let server = start(&fixture_runs());
     let a = server.addr;
     let info = ok(a, "GET", "/api/info", Value::Null);
@@ -171,6 +172,16 @@ fn a_whole_game_with_an_agent_undo_and_pdn() {
         kinds,
         ["random", "mcts", "az", "alphabeta", "td", "ga", "pso"]
     );
+    // A path option says what it names, so the form offers models for `model` and database
+    // folders (here only `none`: the tests see no installed databases) for `egdb`.
+    let az = &info["agents"]["checkers"][2]["options"];
+    let domain = |key: &str| {
+        let option = az.as_array().unwrap().iter().find(|o| o["key"] == key);
+        option.unwrap()["domain"].clone()
+    };
+    assert_eq!(domain("model"), json!({"type": "path", "of": "model"}));
+    assert_eq!(domain("egdb"), json!({"type": "path", "of": "databases"}));
+    assert_eq!(info["databases"], json!(["none"]));
 
     let s = ok(a, "POST", "/api/games", json!({"start": "initial"}));
     let id = s["id"].as_u64().unwrap();
@@ -838,6 +849,28 @@ fn bad_requests_get_one_line_json_errors() {
             r#"{"game": "othello", "white": "az:model=models/default.bin"}"#,
             400,
             "model \"models/default.bin\" plays checkers, not othello",
+        ),
+        // An agent its kind refuses is refused with the game, not left to hang it.
+        (
+            "POST",
+            "/api/games",
+            r#"{"white": "stockfish"}"#,
+            400,
+            "unknown agent \"stockfish\" for checkers: expected one of random,",
+        ),
+        (
+            "POST",
+            "/api/games",
+            r#"{"white": "az:searches=-5"}"#,
+            400,
+            "az option searches: expected a number of simulations",
+        ),
+        (
+            "POST",
+            "/api/games",
+            r#"{"black": "az:foo=1"}"#,
+            400,
+            "agent az has no option \"foo\"",
         ),
         (
             "POST",

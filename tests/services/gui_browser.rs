@@ -1106,12 +1106,40 @@ fn pages_opened_later_see_the_computers_moves() {
                 thinking.as_str().unwrap().contains("is thinking"),
                 "{thinking}"
             );
+            // The reopened game's players are what the New game panel shows.
+            let panel = run_js(
+                &c,
+                "return ['user-color', 'opponent-mode', 'opponent', 'agent-extra'].map((id) => document.getElementById(id).value);",
+            )
+            .await;
+            assert_eq!(panel, json!(["white", "custom", "alphabeta", "time=2000"]));
             until(
                 &c,
                 "the computer's move",
                 "document.querySelectorAll('#moves .move').length === 1 && document.querySelector('#thinking').hidden",
             )
             .await;
+
+            // A game the server no longer holds is said to be gone, over the new game that
+            // takes its place (whose start would otherwise clear the message).
+            c.goto(&format!("{url}?game=99999")).await.unwrap();
+            let said = until(
+                &c,
+                "the gone game's message",
+                "document.body.dataset.ready === '1' && document.querySelector('#message').textContent.includes('no game 99999') && document.querySelector('#message').textContent",
+            )
+            .await;
+            assert!(
+                said.as_str().unwrap().ends_with("This is a new game."),
+                "{said}"
+            );
+            assert!(
+                !c.current_url()
+                    .await
+                    .unwrap()
+                    .as_str()
+                    .ends_with("game=99999")
+            );
         },
     );
 }
