@@ -1144,6 +1144,38 @@ fn pages_opened_later_see_the_computers_moves() {
     );
 }
 
+/// An agent its kind refuses, asked for through the New game form, is the form's error: the
+/// parser's reason is shown and the game on the board stays.
+#[test]
+fn a_refused_agent_is_said_in_the_form_and_makes_no_game() {
+    with_browser(
+        Path::new("tests/data/runs"),
+        "1400,1000",
+        |c, url| async move {
+            c.goto(&url).await.unwrap();
+            until(&c, "the first board", "document.body.dataset.ready === '1'").await;
+            let before = c.current_url().await.unwrap().to_string();
+            choose(&c, "#opponent-mode", "custom").await;
+            choose(&c, "#opponent", "az").await;
+            fill(&c, "#agent-extra", "foo=1").await;
+            click(&c, "#new-game").await;
+            let said = until(
+                &c,
+                "the refusal",
+                "document.querySelector('#message').textContent.includes('no option') && document.querySelector('#message').textContent",
+            )
+            .await;
+            assert!(
+                said.as_str()
+                    .unwrap()
+                    .contains("agent az has no option \"foo\""),
+                "{said}"
+            );
+            assert_eq!(c.current_url().await.unwrap().to_string(), before);
+        },
+    );
+}
+
 /// Side lines: a move played from an earlier position starts one, shown below the move it
 /// replaces, while the game stays as it was; it grows by a typed move, is stepped through
 /// with the arrow keys, analysed where it is shown, kept over a reload, and deleted.
