@@ -196,7 +196,9 @@ export class Dashboard {
     if (this.details === null && latest) this.details = latest.name;
     for (const run of runs) if (!this.colors.has(run.name)) this.colors.set(run.name, PALETTE[this.colors.size % PALETTE.length]);
     this.drawTable();
+    // No run: how to start one instead of empty charts.
     $("dashboard-empty").hidden = runs.length > 0;
+    $("dashboard-body").hidden = runs.length === 0;
     $("dash-status").textContent = `updated ${new Date().toLocaleTimeString()}`;
     const changed = await this.loadMetrics([...this.compared, this.details].filter(Boolean));
     if (first || autoTick || gone.length || [...this.compared].some((n) => changed.has(n))) this.drawCharts();

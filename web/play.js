@@ -207,11 +207,17 @@ export class PlayPage {
 
   // ---- the game's flow ---------------------------------------------------------------
 
+  /** How a player reads an agent: a level by its name (`the computer (Strong)`), else its spec. */
+  nameOf(spec) {
+    const level = this.form.levelOf(spec);
+    return level ? `the computer (${level.name})` : spec;
+  }
+
   mayMove(state) {
-    if (this.search?.play) return `Wait: ${this.match.agent} is thinking (Stop makes it move now).`;
+    if (this.search?.play) return `Wait: ${this.nameOf(this.match.agent)} is thinking (Stop makes it move now).`;
     if (this.search) return "A hint search is running: wait for it or press Stop.";
     if (this.match.agent && state.turn !== this.match.user) {
-      return `It is ${capitalise(state.turn)}'s move: ${this.match.agent} plays it.`;
+      return `It is ${capitalise(state.turn)}'s move: ${this.nameOf(this.match.agent)} plays it.`;
     }
     return null;
   }
@@ -465,7 +471,7 @@ export class PlayPage {
   /** The opening's name (a named checkers line), then whose move it is against an agent. */
   statusNote(state) {
     const turn = this.search?.play
-      ? `${this.match.agent} is thinking…`
+      ? `${capitalise(this.nameOf(this.match.agent))} is thinking…`
       : this.match.agent && state.turn === this.match.user
         ? "your move"
         : "";
@@ -478,7 +484,7 @@ export class PlayPage {
     $("thinking").hidden = !search;
     if (search) {
       $("thinking-text").textContent = search.play
-        ? `${search.agent} is thinking…`
+        ? `${capitalise(this.nameOf(search.agent))} is thinking…`
         : search.infinite
           ? `Analysing ply ${search.ply}${search.line ? " of a side line" : ""} with ${search.agent}: Stop ends it`
           : `Hint: ${search.agent} is searching…`;

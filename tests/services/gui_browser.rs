@@ -1145,9 +1145,10 @@ fn pages_opened_later_see_the_computers_moves() {
 }
 
 /// An agent its kind refuses, asked for through the New game form, is the form's error: the
-/// parser's reason is shown and the game on the board stays.
+/// parser's reason is shown and the game on the board stays. A level thinking is named by
+/// its level, not by its agent's spec.
 #[test]
-fn a_refused_agent_is_said_in_the_form_and_makes_no_game() {
+fn the_form_refuses_a_bad_agent_and_a_level_is_named_by_its_name() {
     with_browser(
         Path::new("tests/data/runs"),
         "1400,1000",
@@ -1172,8 +1173,65 @@ fn a_refused_agent_is_said_in_the_form_and_makes_no_game() {
                 "{said}"
             );
             assert_eq!(c.current_url().await.unwrap().to_string(), before);
+
+            choose(&c, "#opponent-mode", "level").await;
+            choose(&c, "#level", "3").await;
+            choose(&c, "#user-color", "white").await;
+            click(&c, "#new-game").await;
+            let thinking = until(
+                &c,
+                "the computer thinking",
+                "!document.querySelector('#thinking').hidden && document.querySelector('#thinking-text').textContent",
+            )
+            .await;
+            assert_eq!(thinking, "The computer (Strong) is thinking…");
+            let status = run_js(&c, "return document.querySelector('#status').textContent;").await;
+            assert!(
+                status
+                    .as_str()
+                    .unwrap()
+                    .contains("The computer (Strong) is thinking"),
+                "{status}"
+            );
         },
     );
+}
+
+/// A dashboard with no runs says how to start one, instead of a wall of empty charts.
+#[test]
+fn an_empty_dashboard_says_how_to_start_a_run() {
+    let empty = std::env::temp_dir().join(format!("cz-no-runs-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    with_browser(&empty, "1400,1000", |c, url| async move {
+        c.goto(&url).await.unwrap();
+        until(&c, "the first board", "document.body.dataset.ready === '1'").await;
+        click(&c, "#tab-dashboard").await;
+        let said = until(
+            &c,
+            "the empty dashboard's advice",
+            "!document.querySelector('#dashboard-empty').hidden && document.querySelector('#dashboard-empty').innerText",
+        )
+        .await;
+        assert!(
+            said.as_str().unwrap().contains("checkers-zero train"),
+            "{said}"
+        );
+        let shown = run_js(
+            &c,
+            "return [...document.querySelectorAll('#dashboard-view *')].filter((e) => e.checkVisibility() && e.textContent.includes('nothing to draw yet')).length;",
+        )
+        .await;
+        assert_eq!(shown, 0, "empty charts are shown");
+        assert_eq!(
+            run_js(
+                &c,
+                "return document.querySelector('#runs').checkVisibility();"
+            )
+            .await,
+            false
+        );
+    });
+    std::fs::remove_dir_all(&empty).unwrap();
 }
 
 /// Side lines: a move played from an earlier position starts one, shown below the move it
