@@ -21,8 +21,6 @@ const HEIGHT = 260;
 const WHOLE_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000];
 /** The narrowest y axis (CSS pixels), so that short tick labels keep clear of the axis label. */
 const MIN_AXIS_WIDTH = 40;
-/** How far (CSS pixels) the pointer may be from a series' nearest point to show its value. */
-const HOVER_REACH = 40;
 
 /**
  * Exponential moving average of the points' y values, debiased at the start (as
@@ -156,22 +154,36 @@ export class LineChart {
           dash: s.dash,
           spanGaps: true,
           points: { size: 6, fill: s.color },
-          value: (u, v, seriesIdx, idx) => this.hoverText(this.raw[i], u.data[0][idx], v),
+          value: (u, v, seriesIdx, idx) => this.hoverText(u, seriesIdx, this.raw[i], idx, v),
         })),
       ],
-      cursor: { hover: { prox: HOVER_REACH }, drag: { x: true, y: false } },
+      // The pointer picks the nearest iteration wherever it is over the chart.
+      cursor: { drag: { x: true, y: false } },
       // Solid lines get a filled marker, dashed ones an outline in their dash.
       legend: { live: true, markers: { fill: (u, i) => (i > 0 && !this.series[i - 1].dash?.length ? this.series[i - 1].color : "transparent") } },
       hooks: { draw: reference === undefined ? [] : [(u) => drawReference(u, reference)] },
     };
   }
 
-  /** A series' value under the pointer: smoothed (and the raw value), with its note. */
-  hoverText(points, x, shown) {
-    const point = points.get(x);
-    if (shown == null || !point) return "—";
-    const [, y, note] = point;
-    let text = formatNumber(shown);
+  /**
+   * A series' value under the pointer: smoothed (and the raw value), with its note. A run with
+   * no point at the pointer's x (runs compared over different iterations or hours) shows its
+   * nearest point, saying where that is.
+   */
+  hoverText(u, seriesIdx, points, idx, shown) {
+    if (idx == null) return "—";
+    let x = u.data[0][idx];
+    let where = "";
+    if (shown == null || !points.has(x)) {
+      let near = null;
+      for (const px of points.keys()) if (near === null || Math.abs(px - x) < Math.abs(near - x)) near = px;
+      if (near === null) return "—";
+      shown = u.data[seriesIdx][u.data[0].indexOf(near)];
+      where = ` at ${formatNumber(near)}`;
+      x = near;
+    }
+    const [, y, note] = points.get(x);
+    let text = formatNumber(shown) + where;
     if (this.smoothing > 0) text += ` (raw ${formatNumber(y)})`;
     return note ? `${text}, ${note}` : text;
   }

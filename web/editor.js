@@ -175,13 +175,24 @@ export class PositionEditor {
     $("edit-position").hidden = false;
   }
 
-  /** Puts the chosen piece on the square; a square holding it already is emptied. */
+  /**
+   * Puts the chosen piece on the square; a square holding it already is emptied. A checkers
+   * man put on the row where it would be crowned (Black's 29-32, White's 1-4) is a king
+   * there, as the rules make it, and the message says so.
+   */
   click(square) {
     const cell = this.cells.find((c) => c && c.square === square);
     if (!cell) return;
-    const piece = this.piece();
+    let piece = this.piece();
+    let note = "";
+    const kingRow = { b: square >= 29, w: square <= 4 };
+    if (this.game === "checkers" && kingRow[piece]) {
+      const side = piece === "b" ? "Black" : "White";
+      piece = piece.toUpperCase();
+      note = `A ${side} man on ${square} is crowned: ${square} is its king row.`;
+    }
     cell.piece = cell.piece === piece ? null : piece;
-    screen.say("");
+    screen.say(cell.piece ? note : "", "info");
     this.render();
   }
 

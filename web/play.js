@@ -626,7 +626,8 @@ export class PlayPage {
 
   renderAnalysis() {
     const panel = $("analysis");
-    const a = this.analysis;
+    // The analysis of the position shown (a review's, stepping back), else the latest.
+    const a = this.session.shownAnalysis() || this.analysis;
     if (!a) {
       renderEvalBar(null);
       panel.replaceChildren(
@@ -678,10 +679,12 @@ function reviewAgent(game) {
 
 /**
  * How costly a move was, by the share of its side's expected result it lost: the grades of
- * the lichess review, in expected-result points.
+ * the lichess review (winning chances, -1 to 1, dropping by 0.3, 0.2 and 0.1), in
+ * expected-result points (0 to 1): half as much. Giving away a man from an even position,
+ * alpha-beta's 16%, is a blunder.
  */
 const GRADES = [
-  { name: "blunder", mark: "??", from: 0.3 },
+  { name: "blunder", mark: "??", from: 0.15 },
   { name: "mistake", mark: "?", from: 0.1 },
   { name: "inaccuracy", mark: "?!", from: 0.05 },
 ];
@@ -963,8 +966,9 @@ function scoreTable(a) {
       bar.style.width = `${Math.round(100 * Math.max(0, Math.min(1, m.score)))}%`;
       score.append(bar, `${(100 * m.score).toFixed(1)}%`);
     } else {
-      // A proven result in words ("win in 4 moves"), not its score's stand-in number.
-      score.textContent = m.proven ? m.proven.text : percentOf(moveShare(a, m));
+      // A proven result in words, with whose it is ("White: win in 4 moves"), not its
+      // score's stand-in number under Black's percentages.
+      score.textContent = m.proven ? `${capitalise(a.value_for)}: ${m.proven.text}` : percentOf(moveShare(a, m));
       score.title = `${signed(m.score)} for ${capitalise(a.value_for)} in ${unitsOf(a)}`;
     }
     if (withPriors) {

@@ -533,6 +533,20 @@ fn the_board_shows_what_it_promises() {
             }
             let said = message(&c).await;
             assert!(!said.contains("ply"), "{said}");
+            // A click on the graph shows that position, and the panel describes it (the
+            // review's analysis there), not the last one.
+            run_js(
+                &c,
+                "const g = document.querySelector('#eval-graph'); const r = g.getBoundingClientRect();                  g.dispatchEvent(new MouseEvent('click', {clientX: r.left + r.width / 4, clientY: r.top + 5, bubbles: true}));",
+            )
+            .await;
+            let meta = until(
+                &c,
+                "the panel on the clicked position",
+                "!document.querySelector('#viewing').hidden && document.querySelector('#analysis .meta')?.textContent",
+            )
+            .await;
+            assert!(meta.as_str().unwrap().contains("this position"), "{meta}");
             let details = until(
                 &c,
                 "the details",
@@ -628,7 +642,7 @@ fn the_board_shows_what_it_promises() {
             .await;
             assert_eq!(labels[0], "win", "{labels}");
             let best = until(&c, "the score table", "document.querySelector('#analysis table.scores tbody td:nth-child(2)')?.textContent").await;
-            assert_eq!(best, "win in 3 moves");
+            assert_eq!(best, "Black: win in 3 moves");
 
             // Drag and drop: 9 carried to 13 plays 9-13 (a game between people from here).
             fill(&c, "#fen", "B:W29:B9,10").await;
@@ -941,8 +955,19 @@ fn the_board_editor_shows_the_servers_refusal() {
             let before = game_state(&c).await["id"].clone();
             open_editor(&c).await;
             click(&c, "#editor-clear").await;
+            // A man put on its king row is crowned there, as the rules would crown it, and
+            // the message says so (the server never sees a man it would refuse).
             place(&c, "black-man", &[30]).await;
-            place(&c, "white-man", &[5]).await;
+            place(&c, "white-man", &[2]).await;
+            let pieces = board_pieces(&c).await;
+            assert!(pieces["30"].as_str().unwrap().contains("king"), "{pieces}");
+            assert!(pieces["2"].as_str().unwrap().contains("king"), "{pieces}");
+            assert_eq!(
+                message(&c).await,
+                "A White man on 2 is crowned: 2 is its king row."
+            );
+            click(&c, "#editor-clear").await;
+            place(&c, "black-man", &[9]).await;
             click(&c, "#editor-play").await;
             let refusal = until(
                 &c,
@@ -951,10 +976,7 @@ fn the_board_editor_shows_the_servers_refusal() {
             )
             .await;
             let refusal = refusal.as_str().unwrap();
-            assert!(
-                refusal.contains("30") && refusal.contains("king row"),
-                "{refusal}"
-            );
+            assert!(refusal.contains("White has no pieces"), "{refusal}");
             assert!(!refusal.contains('\n'), "{refusal}");
             assert!(displayed(&c, "#editor").await);
             assert_eq!(game_state(&c).await["id"], before);
@@ -1140,6 +1162,41 @@ fn pages_opened_later_see_the_computers_moves() {
                     .as_str()
                     .ends_with("game=99999")
             );
+        },
+    );
+}
+
+/// The review grades as a player would: a man given away for nothing from an even position
+/// (alpha-beta's 16% of the expected result) is a blunder, as lichess's thresholds make it.
+#[test]
+fn a_man_given_away_is_a_blunder_in_the_review() {
+    with_browser(
+        Path::new("tests/data/runs"),
+        "1400,1000",
+        |c, url| async move {
+            c.goto(&url).await.unwrap();
+            until(&c, "the first board", "document.body.dataset.ready === '1'").await;
+            // 19-16 walks into 11x20 with nothing back.
+            load_pdn(&c, "1. 11-15 23-19 2. 8-11 19-16 *", 4).await;
+            click(&c, "#review").await;
+            until(
+                &c,
+                "the review",
+                "document.querySelector('#message').textContent.startsWith('Review done')",
+            )
+            .await;
+            let white = run_js(
+                &c,
+                "return [...document.querySelector('#review-summary tbody tr[data-side=\"white\"]').cells].map(c => c.textContent);",
+            )
+            .await;
+            assert_eq!(white[4], "1", "White's blunders: {white}");
+            let mark = run_js(
+                &c,
+                "return [...document.querySelectorAll('#moves .move')].map(m => m.textContent).join(' ');",
+            )
+            .await;
+            assert!(mark.as_str().unwrap().contains("19-16??"), "{mark}");
         },
     );
 }
@@ -1653,6 +1710,18 @@ fn the_dashboard_compares_runs_in_a_real_browser() {
                 assert!(
                     (got - want).abs() <= want * 1e-3,
                     "{label} at iteration {iteration}: shown {got}, the run's {want}"
+                );
+            }
+            // Anywhere across the chart, between points too, every run shows a value.
+            for across in [0.03, 0.21, 0.38, 0.55, 0.72, 0.97] {
+                hover(&c, "lr", across).await;
+                tokio::time::sleep(Duration::from_millis(150)).await;
+                let shown = legend(&c, "lr").await;
+                assert!(
+                    shown
+                        .iter()
+                        .all(|(_, v)| v.starts_with(|c: char| c.is_ascii_digit())),
+                    "at {across} of the width: {shown:?}"
                 );
             }
             // Smoothing: the values shown are smoothed, the raw ones beside them.
