@@ -4,13 +4,11 @@
 use checkers_zero::agents::{Agent, AgentSpec, Limits};
 use checkers_zero::games::checkers::{Position, perft};
 use checkers_zero::games::{DrawReason, Game, GameName, Othello, Outcome, WinReason, othello};
-use checkers_zero::mcts::NetEvaluator;
 use checkers_zero::nn::{
     Architecture, Ctx, Module, NetPreset, Optimizer, PolicyValueNet, alphazero_loss,
 };
-use checkers_zero::selfplay::{SelfPlayRun, self_play};
 use checkers_zero::tensor::{Device, Tensor, Var};
-use checkers_zero::train::alphazero::{AzGame, TrainConfig};
+use checkers_zero::train::alphazero::{AzGame, Games, SelfPlayer, TrainConfig};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
@@ -337,16 +335,15 @@ pub fn selfplay<G: AzGame>(
     };
     let mut runs = Vec::new();
     for run in 0..repeat.max(1) {
-        let mut eval = NetEvaluator::<G>::new(net.clone(), encoding, device.clone())
-            .expect("the architecture follows the encoding");
-        let spec = SelfPlayRun {
+        // The loop `train` runs, its evaluation cache included (fresh for each run).
+        let games = Games {
             games: config.games_per_iteration as u64,
             workers: config.threads as usize,
-            max_batch: config.inference_batch as usize,
-            wait: std::time::Duration::from_millis(2),
             seed: run as u64,
         };
-        let r = self_play(&mut eval, &config.self_play(), &spec, None);
+        let mut player = SelfPlayer::<G>::new(config, net.clone(), encoding, device.clone(), games)
+            .expect("the architecture follows the encoding");
+        let r = player.play(None);
         let secs = r.elapsed.as_secs_f64();
         let record = json!({"bench": "selfplay", "impl": "checkers-zero", "game": G::NAME.name(),
             "device": device.name(), "kernel": device.kernel(),
@@ -362,6 +359,7 @@ pub fn selfplay<G: AzGame>(
             "games_per_hour": r.games.len() as f64 * 3600.0 / secs,
             "simulations_per_s": r.simulations() as f64 / secs,
             "evaluations_per_s": r.inference.positions as f64 / secs,
+            "cache_hit_rate": r.cache_hit_rate,
             "mean_batch": r.inference.mean_batch()});
         println!("{record}");
         runs.push(record);

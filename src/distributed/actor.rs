@@ -7,12 +7,10 @@ use super::link::{Link, LinkError, PublishedModel, RedisTarget};
 use super::record::{self, RecordHeader};
 use crate::events::event;
 use crate::games::{GameName, on_game};
-use crate::mcts::{CachedEvaluator, NetEvaluator};
 use crate::net::model_from_bytes;
 use crate::nn::checksum;
-use crate::selfplay::{SelfPlayRun, self_play_each};
 use crate::tensor::Device;
-use crate::train::alphazero::{AzGame, parse_config_json};
+use crate::train::alphazero::{AzGame, Games, SelfPlayer, parse_config_json};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -122,10 +120,23 @@ impl Session<'_> {
             .model
             .restore(&ckpt, &o.device)
             .map_err(|e| bad(e.to_string()))?;
-        let net = NetEvaluator::<G>::new(net, ckpt.arch.model.encoding, o.device.clone())
-            .map_err(|e| bad(e.to_string()))?;
-        let mut eval: CachedEvaluator<_, G> = CachedEvaluator::new(net, 1 << 18);
-        let self_play = config.self_play();
+        let games = Games {
+            // Until stopped: a newer model, enough games, or a failed push.
+            games: o
+                .games
+                .map_or(UNTIL_STOPPED, |n| n.saturating_sub(*self.pushed)),
+            workers: o.threads,
+            // Fresh at every start, so that a restarted actor does not replay its games.
+            seed: rand::random(),
+        };
+        let mut player = SelfPlayer::<G>::new(
+            &config,
+            net,
+            ckpt.arch.model.encoding,
+            o.device.clone(),
+            games,
+        )
+        .map_err(|e| bad(e.to_string()))?;
         event(source(o), "playing")
             .with("version", m.version)
             .with("hash", &m.hash)
@@ -142,17 +153,6 @@ impl Session<'_> {
             model_version: m.version,
             actor: o.id.clone(),
         };
-        let run = SelfPlayRun {
-            // Until stopped: a newer model, enough games, or a failed push.
-            games: o
-                .games
-                .map_or(UNTIL_STOPPED, |n| n.saturating_sub(*self.pushed)),
-            workers: o.threads.max(1),
-            max_batch: config.inference_batch as usize,
-            wait: Duration::from_millis(2),
-            // Fresh at every start, so that a restarted actor does not replay its games.
-            seed: rand::random(),
-        };
         let start = self.start;
         let pushing = Mutex::new(Pushing {
             link: &mut *self.link,
@@ -160,7 +160,7 @@ impl Session<'_> {
             failure: None,
             reported: Instant::now(),
         });
-        self_play_each(&mut eval, &self_play, &run, &|g| {
+        player.play_each(&|g| {
             let bytes = record::encode(&header, &g);
             let mut p = pushing.lock().expect("no push panicked");
             p.push(o, m, &bytes, start)

@@ -22,7 +22,8 @@ pub mod uct;
 pub use crate::games::checkers::encoding::{Encoding, hop_at, legal_mask, policy_index};
 pub use crate::games::checkers::hops::{Hop, HopState, hops_of};
 pub use evaluator::{
-    Begun, CachedEvaluator, EvalInput, Evaluation, Evaluator, MaterialEvaluator, NetEvaluator,
+    Begun, CachedEvaluator, EncodingMismatch, EvalInput, Evaluation, Evaluator, MaterialEvaluator,
+    NetEvaluator,
 };
 pub use gumbel::{GumbelConfig, Search, SearchKind};
 pub use puct::{Leaves, PlayoutCap, Puct, PuctConfig, Temperature, most_visited, pick_child};

@@ -9,12 +9,14 @@
 //! - [`optimise`]: training the network on the replay window.
 //! - [`ingest`]: how games from remote actors arrived, for the metrics.
 //! - [`curve`]: a run's learning curve played afterwards from the networks it kept.
+//! - [`self_play`]: a network's self-play with a run's settings (train, actors, the benchmark).
 
 pub mod config;
 pub mod curve;
 pub mod ingest;
 pub mod optimise;
 pub mod pipeline;
+pub mod self_play;
 
 pub use config::{
     AzGame, ConfigError, ConfigOverrides, OptimizerKind, Preset, TrainConfig, config_json,
@@ -25,3 +27,4 @@ pub use ingest::IngestReport;
 pub use pipeline::{
     AzState, GameSource, IterationRecord, LocalSelfPlay, Pipeline, holds_run, run_game,
 };
+pub use self_play::{Games, SelfPlayer};

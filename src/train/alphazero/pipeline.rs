@@ -14,6 +14,7 @@ use super::config::{
 };
 use super::ingest::IngestReport;
 use super::optimise::{TrainSpec, TrainStats, steps_per_epoch, train_candidate};
+use super::self_play::{Games, SelfPlayer};
 use crate::agents::Player;
 use crate::agents::{AzConfig, AzNetwork};
 use crate::arena::gauntlet::{GauntletConfig, GauntletRecord, run_gauntlet};
@@ -22,12 +23,12 @@ use crate::cpu_time::process_cpu_seconds;
 use crate::events;
 use crate::files::write_atomic;
 use crate::games::{Checkers, Color, DrawReason, GameName, Outcome, WinReason};
-use crate::mcts::{CachedEvaluator, NetEvaluator, PuctConfig};
+use crate::mcts::PuctConfig;
 use crate::net::{AzModel, Lineage, average_model_files, load_model, model_from_bytes, save_model};
 use crate::nn::{Checkpoint, CheckpointError, Optimizer, PolicyValueNet, checksum};
 use crate::progress::progress;
 use crate::seeds::derive_seed;
-use crate::selfplay::{ReplayBuffer, SelfPlayReport, SelfPlayRun, self_play};
+use crate::selfplay::{ReplayBuffer, SelfPlayReport};
 use crate::tensor::Device;
 use crate::train::errors::{TrainError, io_error as io};
 use crate::train::run_dir::RunDir;
@@ -36,7 +37,7 @@ use rand::rngs::StdRng;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// What `state.ckpt` records beside the network in training and its optimizer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -731,30 +732,22 @@ impl<G: AzGame> Pipeline<G> {
             Some(teacher) if self.taught(it) => teacher,
             _ => &self.best,
         };
-        let net = NetEvaluator::<G>::new(
+        let games = Games {
+            games: c.games_per_iteration as u64,
+            workers: c.threads as usize,
+            seed: derive_seed(c.seed, it as u64, 1),
+        };
+        let mut player = SelfPlayer::<G>::new(
+            c,
             player.clone(),
             self.state.model.encoding,
             self.device.clone(),
+            games,
         )
         .map_err(|e| TrainError::Config(e.to_string()))?;
-        // Self-play games share their openings, so positions recur across games.
-        let mut eval: CachedEvaluator<_, G> = CachedEvaluator::new(net, 1 << 18);
-        let bar = self.bar(
-            c.games_per_iteration as u64,
-            "games",
-            format!("iteration {it} self-play"),
-        );
-        let run = SelfPlayRun {
-            games: c.games_per_iteration as u64,
-            workers: c.threads as usize,
-            max_batch: c.inference_batch as usize,
-            wait: Duration::from_millis(2),
-            seed: derive_seed(c.seed, it as u64, 1),
-        };
-        let mut report = self_play(&mut eval, &c.self_play(), &run, Some(&bar));
+        let bar = self.bar(games.games, "games", format!("iteration {it} self-play"));
+        let report = player.play(Some(&bar));
         bar.finish_and_clear();
-        let lookups = (eval.hits + eval.misses).max(1);
-        report.cache_hit_rate = eval.hits as f64 / lookups as f64;
         Ok(report)
     }
 
