@@ -15,7 +15,7 @@ use super::run_dir::RunOptions;
 use crate::arena::OpeningSet;
 use crate::net::value_net::{Activation, Features, Learner, ValueArch, ValueNet};
 use crate::nn::{Checkpoint, Module, TensorData};
-use crate::seeds::derive_seed;
+use crate::seeds::{Purpose, seed_for};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::StandardNormal;
@@ -265,7 +265,7 @@ pub struct GenerationReport {
 impl Population {
     pub fn new(config: GaConfig) -> Result<Population, TrainError> {
         config.validate()?;
-        let mut rng = StdRng::seed_from_u64(derive_seed(config.seed, 0, 0));
+        let mut rng = StdRng::seed_from_u64(seed_for(config.seed, Purpose::Init, 0));
         let n = ValueNet::new(config.arch(config.king), &mut rng).num_params();
         let (bound, sigma) = match config.scheme {
             Scheme::Durham => (1.0, Vec::new()),
@@ -297,7 +297,8 @@ impl Population {
     pub fn step(&mut self) -> GenerationReport {
         let t0 = Instant::now();
         let config = self.config.clone();
-        let mut rng = StdRng::seed_from_u64(derive_seed(config.seed, 1, self.generation));
+        let mut rng =
+            StdRng::seed_from_u64(seed_for(config.seed, Purpose::Variation, self.generation));
         let pool: Vec<Member> = match config.scheme {
             Scheme::Durham => self.members.clone(),
             Scheme::Blondie24 => {
@@ -318,7 +319,7 @@ impl Population {
             })
             .collect();
         let players: Vec<Player> = pool.iter().map(|m| m.player(&config)).collect();
-        let game_seed = derive_seed(config.seed, 2, self.generation);
+        let game_seed = seed_for(config.seed, Purpose::Games, self.generation);
         let winners = fitness::play(&players, &pairings, config.arena(), game_seed);
         let fitness = fitness::scores(pool.len(), &pairings, &winners, config.points());
         let mut order: Vec<usize> = (0..pool.len()).collect();
@@ -383,7 +384,7 @@ impl Population {
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let seed = derive_seed(self.config.seed, 3 + i as u64, self.generation);
+                let seed = seed_for(self.config.seed, Purpose::Member(i as u64), self.generation);
                 let arena = self.config.arena();
                 let games = self.config.champion_games;
                 fitness::head_to_head(&me, &c.player(&self.config), games, arena, seed)

@@ -14,7 +14,7 @@ use crate::arena::OpeningSet;
 use crate::games::Checkers;
 use crate::net::value_net::{Activation, Features, Learner, ValueArch, ValueNet};
 use crate::nn::{Checkpoint, Module, TensorData};
-use crate::seeds::derive_seed;
+use crate::seeds::{Purpose, seed_for};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -218,7 +218,7 @@ pub struct IterationReport {
 impl Swarm {
     pub fn new(config: PsoConfig) -> Result<Swarm, TrainError> {
         config.validate()?;
-        let mut rng = StdRng::seed_from_u64(derive_seed(config.seed, 0, 0));
+        let mut rng = StdRng::seed_from_u64(seed_for(config.seed, Purpose::Init, 0));
         let n = ValueNet::new(config.arch(), &mut rng).num_params();
         let particles = (0..config.particles)
             .map(|_| {
@@ -243,7 +243,8 @@ impl Swarm {
         let t0 = Instant::now();
         let config = self.config.clone();
         let n = self.particles.len();
-        let mut rng = StdRng::seed_from_u64(derive_seed(config.seed, 1, self.iteration));
+        let mut rng =
+            StdRng::seed_from_u64(seed_for(config.seed, Purpose::Variation, self.iteration));
         let arch = config.arch();
         // Pool: current positions 0..n, personal bests n..2n.
         let players: Vec<Player> = (self.particles.iter().map(|p| &p.x))
@@ -279,7 +280,7 @@ impl Swarm {
             draw: 0.0,
             loss: -2.0,
         };
-        let seed = derive_seed(config.seed, 2, self.iteration);
+        let seed = seed_for(config.seed, Purpose::Games, self.iteration);
         let winners = fitness::play(&players, &pairings, arena, seed);
         let fitness = fitness::scores(pool, &pairings, &winners, points);
         // Each particle's personal best and its fitness in this iteration.
@@ -436,7 +437,7 @@ pub fn train_pso(
     }
     let spec = learner_spec("pso", &dir.best(), swarm.config.depth)?;
     let random: AgentSpec = "random".parse()?;
-    let seed = derive_seed(swarm.config.seed, 4, swarm.iteration);
+    let seed = seed_for(swarm.config.seed, Purpose::Evaluation, swarm.iteration);
     let result = strength::<Checkers>(&spec, &random, eval_games, OpeningSet::None, seed)?;
     // A finished run resumed to the same length evaluates again: its line replaces the last.
     let done = swarm.iteration;

@@ -32,7 +32,7 @@ use crate::net::towers::TowerArch;
 use crate::net::value_net::{Activation, Features, Learner, ValueArch, ValueNet};
 use crate::nn::{Checkpoint, CheckpointError};
 use crate::progress::progress;
-use crate::seeds::derive_seed;
+use crate::seeds::{Purpose, derive_seed, seed_for};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::de::DeserializeOwned;
@@ -422,7 +422,7 @@ pub fn train_td<G: TdGame>(
         let net = G::new_net(
             &config,
             &choice,
-            &mut StdRng::seed_from_u64(derive_seed(config.seed, 0, 0)),
+            &mut StdRng::seed_from_u64(seed_for(config.seed, Purpose::Init, 0)),
         );
         let state = TdState::<G> {
             config,
@@ -465,7 +465,12 @@ pub fn train_td<G: TdGame>(
         } else {
             Color::White
         };
-        let z_black = train_game::<G>(&mut net, &config, learner, derive_seed(config.seed, 1, g));
+        let z_black = train_game::<G>(
+            &mut net,
+            &config,
+            learner,
+            seed_for(config.seed, Purpose::Games, g),
+        );
         results += if learner == Color::Black {
             z_black as f64
         } else {
@@ -477,7 +482,7 @@ pub fn train_td<G: TdGame>(
         if state.games.is_multiple_of(config.eval_every) || state.games == total_games {
             G::save_net(&net, &latest)?;
             let spec = learner_spec("td", &latest, DEPTH)?;
-            let seed = derive_seed(config.seed, 2, state.games);
+            let seed = seed_for(config.seed, Purpose::Evaluation, state.games);
             let random: AgentSpec = "random".parse()?;
             let ab2: AgentSpec = "alphabeta:depth=2".parse()?;
             let per = config.eval_games;

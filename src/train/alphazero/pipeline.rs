@@ -27,7 +27,7 @@ use crate::mcts::PuctConfig;
 use crate::net::{AzModel, Lineage, average_model_files, load_model, model_from_bytes, save_model};
 use crate::nn::{Checkpoint, CheckpointError, Optimizer, PolicyValueNet, checksum};
 use crate::progress::progress;
-use crate::seeds::derive_seed;
+use crate::seeds::{Purpose, seed_for};
 use crate::selfplay::{ReplayBuffer, SelfPlayReport};
 use crate::tensor::Device;
 use crate::train::errors::{TrainError, io_error as io};
@@ -441,7 +441,7 @@ impl<G: AzGame> Pipeline<G> {
         let text = config_json(&config, G::NAME);
         write_atomic(&config_path, text.as_bytes()).map_err(io(&config_path))?;
         let model = config.model::<G>()?;
-        let mut rng = StdRng::seed_from_u64(derive_seed(config.seed, 0, 0));
+        let mut rng = StdRng::seed_from_u64(seed_for(config.seed, Purpose::Init, 0));
         let net = init.unwrap_or_else(|| model.build(&device, &mut rng));
         let opt = Optimizer::new(config.optim(), config.lr, &net);
         let teacher = teacher::<G>(&config, 0, &device)?;
@@ -735,7 +735,7 @@ impl<G: AzGame> Pipeline<G> {
         let games = Games {
             games: c.games_per_iteration as u64,
             workers: c.threads as usize,
-            seed: derive_seed(c.seed, it as u64, 1),
+            seed: seed_for(c.seed, Purpose::Games, it as u64),
         };
         let mut player = SelfPlayer::<G>::new(
             c,
@@ -764,7 +764,7 @@ impl<G: AzGame> Pipeline<G> {
             device: &self.device,
         };
         self.opt.set_lr(lr);
-        let mut rng = StdRng::seed_from_u64(derive_seed(c.seed, it as u64, 2));
+        let mut rng = StdRng::seed_from_u64(seed_for(c.seed, Purpose::Training, it as u64));
         let stats = train_candidate(
             &mut self.net,
             &mut self.opt,
@@ -819,7 +819,7 @@ impl<G: AzGame> Pipeline<G> {
             series: Series {
                 games: Some(c.gauntlet_games as usize),
                 openings: OpeningSet::Standard,
-                seed: derive_seed(c.seed, it as u64, 4),
+                seed: seed_for(c.seed, Purpose::Gauntlet, it as u64),
                 game: GameConfig::default(),
                 progress: self.match_bars(),
             },
@@ -837,7 +837,7 @@ impl<G: AzGame> Pipeline<G> {
             series: Series {
                 games: Some(c.gating_games as usize),
                 openings: OpeningSet::Standard,
-                seed: derive_seed(c.seed, it as u64, 3),
+                seed: seed_for(c.seed, Purpose::Gating, it as u64),
                 game: GameConfig {
                     max_plies: Some(c.max_plies as usize),
                     exact_endings: true,
