@@ -29,6 +29,20 @@ pub struct GuiArgs {
     /// Seconds a game nobody looks at is kept (default: a day).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     game_expiry: Option<u64>,
+    /// The longest any agent may think about a move, in milliseconds: a spec asking more
+    /// is refused, and every search but an analysis until Stop is stopped there (default:
+    /// 60000).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    max_move_ms: Option<u64>,
+    /// The most simulations an agent may ask for a move (default: 1000000).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    max_searches: Option<u64>,
+    /// The most threads one search may use (default: the cores here).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    max_threads: Option<u32>,
+    /// Searches running at once over all games; the others wait (default: 4).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    max_thinking: Option<u32>,
 }
 
 #[derive(clap::Args)]
@@ -53,6 +67,18 @@ pub fn serve(args: GuiArgs) -> Result<()> {
         game_expiry: args
             .game_expiry
             .map_or(defaults.game_expiry, std::time::Duration::from_secs),
+        limits: checkers_zero::gui::AgentLimits {
+            move_time: args
+                .max_move_ms
+                .map_or(defaults.limits.move_time, std::time::Duration::from_millis),
+            searches: args.max_searches.unwrap_or(defaults.limits.searches),
+            threads: args
+                .max_threads
+                .map_or(defaults.limits.threads, |n| n as usize),
+            thinking: args
+                .max_thinking
+                .map_or(defaults.limits.thinking, |n| n as usize),
+        },
         ..defaults
     })?;
     Ok(())

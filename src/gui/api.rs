@@ -559,6 +559,7 @@ fn agent_spec<G: Board>(state: &AppState, text: &str) -> Result<AgentSpec, ApiEr
     let spec: AgentSpec = text
         .parse()
         .map_err(|e: crate::agents::AgentError| ApiError::bad_request(e.0))?;
+    state.limits.check(&spec).map_err(ApiError::bad_request)?;
     // `az` and the learned agents name their model alike.
     if let Some(model) = spec.get(kinds::az::MODEL.key()) {
         state.library.model_path(model)?;

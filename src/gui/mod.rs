@@ -9,6 +9,7 @@ mod boards;
 mod error;
 mod levels;
 mod library;
+mod limits;
 mod runs;
 mod sessions;
 mod view;
@@ -30,6 +31,7 @@ use crate::health;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use library::Library;
+pub use limits::AgentLimits;
 use sessions::Sessions;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -52,6 +54,8 @@ pub struct GuiOptions {
     pub max_games: usize,
     /// How long a game nobody looks at is kept.
     pub game_expiry: Duration,
+    /// What the agents requests name may ask of the server.
+    pub limits: AgentLimits,
 }
 
 impl GuiOptions {
@@ -64,6 +68,7 @@ impl GuiOptions {
             runs: Vec::new(),
             max_games: sessions::MAX_GAMES,
             game_expiry: sessions::GAME_EXPIRY,
+            limits: AgentLimits::default(),
         }
     }
 }
@@ -72,6 +77,7 @@ impl GuiOptions {
 pub struct AppState {
     library: Library,
     sessions: Sessions,
+    limits: AgentLimits,
 }
 
 type Shared = Arc<AppState>;
@@ -80,7 +86,8 @@ type Shared = Arc<AppState>;
 fn app(opts: &GuiOptions) -> Router {
     let state = Arc::new(AppState {
         library: Library::new(opts.models.clone(), opts.runs.clone()),
-        sessions: Sessions::new(opts.max_games, opts.game_expiry),
+        sessions: Sessions::new(opts.max_games, opts.game_expiry, opts.limits),
+        limits: opts.limits,
     });
     Router::new()
         .merge(api::routes())

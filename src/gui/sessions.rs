@@ -8,6 +8,7 @@
 
 use super::boards::{Board, MoveView};
 use super::error::ApiError;
+use super::limits::AgentLimits;
 use super::view::{self, GameView, Players, PlyView, side_name};
 use crate::agents::{Agent, AgentSpec, Analysis, Decision, Limits, Proven, ScoreKind, StopFlag};
 use crate::endgame::Value;
@@ -24,8 +25,6 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast};
 pub const MAX_GAMES: usize = 1000;
 /// How long a game nobody looks at is kept by default.
 pub const GAME_EXPIRY: Duration = Duration::from_secs(24 * 60 * 60);
-/// Searches running at once over all games (each may use every core).
-pub const MAX_SEARCHES: usize = 4;
 
 /// A server-sent event: its name and JSON data.
 #[derive(Clone, Debug)]
@@ -68,6 +67,10 @@ pub struct Sessions {
 /// What every game's searches share: the permits that bound them and their numbers.
 struct Slots {
     permits: Arc<Semaphore>,
+    /// How many permits there are (`AgentLimits::thinking`).
+    thinking: usize,
+    /// Every search but an analysis until Stop is stopped after this long.
+    move_time: Duration,
     next_search: AtomicU64,
 }
 
@@ -253,13 +256,17 @@ pub fn describe_expiry(expiry: Duration) -> String {
 }
 
 impl Sessions {
-    /// At most `max_games` (at least 1) games, each forgotten after `expiry` idle.
-    pub fn new(max_games: usize, expiry: Duration) -> Self {
+    /// At most `max_games` (at least 1) games, each forgotten after `expiry` idle, their
+    /// searches held to `limits`.
+    pub fn new(max_games: usize, expiry: Duration, limits: AgentLimits) -> Self {
+        let thinking = limits.thinking.max(1);
         Sessions {
             games: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
             slots: Arc::new(Slots {
-                permits: Arc::new(Semaphore::new(MAX_SEARCHES)),
+                permits: Arc::new(Semaphore::new(thinking)),
+                thinking,
+                move_time: limits.move_time,
                 next_search: AtomicU64::new(1),
             }),
             max_games: max_games.max(1),
@@ -353,7 +360,10 @@ impl Sessions {
         self.slots.permits.clone().try_acquire_owned().map_err(|_| {
             ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
-                format!("{MAX_SEARCHES} searches are running: try again when one ends"),
+                format!(
+                    "{} searches are running: try again when one ends",
+                    self.slots.thinking
+                ),
             )
         })
     }
@@ -630,6 +640,14 @@ impl<G: Board> Session<G> {
             self.send("state", &view);
             (line, snapshot)
         };
+        // The server's limit on a move's thinking holds whatever bounds the agent has.
+        if !infinite {
+            let (stop, limit) = (stop.clone(), self.slots.move_time);
+            tokio::spawn(async move {
+                tokio::time::sleep(limit).await;
+                stop.stop();
+            });
+        }
         let session = self.clone();
         tokio::task::spawn_blocking(move || {
             let _permit = permit;

@@ -306,6 +306,7 @@ fn train_logs_json_events_and_run_starts_or_continues() {
 /// A server started with CHECKERS_ZERO_HEALTH_FILE keeps the file fresh; `health` reads it
 /// and is well, and fails with one line once the server is gone and the file goes stale
 /// (here: a file that names no server at all).
+#[cfg(feature = "gui")]
 #[test]
 fn health_reports_a_serving_gui_and_fails_without_one() {
     use std::time::{Duration, Instant};

@@ -4,7 +4,7 @@
 
 use crate::common;
 use checkers_zero::games::Game;
-use checkers_zero::gui::{GuiOptions, Server};
+use checkers_zero::gui::{AgentLimits, GuiOptions, Server};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -616,7 +616,7 @@ fn searches_stop_cancel_and_are_limited() {
         a,
         "POST",
         &format!("{g}/search"),
-        json!({"agent": "alphabeta:time=600000"}),
+        json!({"agent": "alphabeta:time=60000"}),
     );
     let err = error(
         a,
@@ -649,7 +649,7 @@ fn searches_stop_cancel_and_are_limited() {
         a,
         "POST",
         &format!("{g}/search"),
-        json!({"agent": "alphabeta:time=600000", "play": false}),
+        json!({"agent": "alphabeta:time=60000", "play": false}),
     );
     let s = ok(a, "POST", &format!("{g}/move"), json!({"move": "22-18"}));
     assert_eq!(s["searching"], false);
@@ -659,7 +659,7 @@ fn searches_stop_cancel_and_are_limited() {
             a,
             "POST",
             &format!("{g}/search"),
-            json!({"agent": "alphabeta:time=600000"}),
+            json!({"agent": "alphabeta:time=60000"}),
         );
     }
     let busy = new();
@@ -695,6 +695,75 @@ fn searches_stop_cancel_and_are_limited() {
     for g in &games[1..] {
         ok(a, "POST", &format!("{g}/stop"), Value::Null);
     }
+}
+
+/// Every agent a request names is held to the server's limits: a spec asking more is refused
+/// with the limit and its flag named, and a search with no time bound of its own (a depth
+/// of 40) is stopped at the longest thinking a move, and its move played.
+#[test]
+fn agents_are_held_to_the_servers_limits() {
+    let server = Server::start(&GuiOptions {
+        limits: AgentLimits {
+            move_time: Duration::from_millis(300),
+            searches: 1000,
+            threads: 1,
+            thinking: 1,
+        },
+        ..GuiOptions::at("127.0.0.1:0".parse().unwrap())
+    })
+    .unwrap();
+    let a = server.addr;
+    let refused = error(
+        a,
+        "POST",
+        "/api/games",
+        r#"{"white": "alphabeta:time=100000000"}"#,
+        400,
+    );
+    assert!(
+        refused.contains("time=100000000 is beyond this server's limit of 300 ms")
+            && refused.contains("gui --max-move-ms"),
+        "{refused}"
+    );
+    let s = ok(a, "POST", "/api/games", json!({}));
+    let g = format!("/api/games/{}", s["id"]);
+    let search = format!("{g}/search");
+    let too_many = error(
+        a,
+        "POST",
+        &search,
+        r#"{"agent": "mcts:searches=5000"}"#,
+        400,
+    );
+    assert!(too_many.contains("gui --max-searches"), "{too_many}");
+    let threads = error(a, "POST", &search, r#"{"agent": "az:threads=2"}"#, 400);
+    assert!(threads.contains("gui --max-threads"), "{threads}");
+
+    let mut events = Events::open(a, &format!("{g}/events"));
+    let t = Instant::now();
+    ok(
+        a,
+        "POST",
+        &search,
+        json!({"agent": "alphabeta:depth=40", "play": true}),
+    );
+    // One search at a time on this server.
+    let other = ok(a, "POST", "/api/games", json!({}));
+    let busy = error(
+        a,
+        "POST",
+        &format!("/api/games/{}/search", other["id"]),
+        r#"{"agent": "random"}"#,
+        503,
+    );
+    assert!(busy.contains("1 searches are running"), "{busy}");
+    let s = state_after(&mut events, 0);
+    assert_eq!(s["ply"], 1);
+    assert!(
+        t.elapsed() < Duration::from_secs(5),
+        "played after {:?}",
+        t.elapsed()
+    );
 }
 
 #[test]
