@@ -40,6 +40,10 @@ pub struct GuiArgs {
     /// The most threads one search may use (default: the cores here).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     max_threads: Option<u32>,
+    /// The access token every page and API call must carry (default: one made at start
+    /// when --host is not the loopback, printed in the address; "" asks none).
+    #[arg(long)]
+    token: Option<String>,
     /// Searches running at once over all games; the others wait (default: 4).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     max_thinking: Option<u32>,
@@ -67,6 +71,12 @@ pub fn serve(args: GuiArgs) -> Result<()> {
         game_expiry: args
             .game_expiry
             .map_or(defaults.game_expiry, std::time::Duration::from_secs),
+        token: match args.token {
+            Some(t) if t.is_empty() => None,
+            Some(t) => Some(t),
+            None if !args.host.is_loopback() => Some(checkers_zero::gui::fresh_token()),
+            None => None,
+        },
         limits: checkers_zero::gui::AgentLimits {
             move_time: args
                 .max_move_ms

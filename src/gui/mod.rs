@@ -3,6 +3,7 @@
 //! (api.rs, sessions.rs, view.rs) and shows training runs (runs.rs) from the folders the
 //! server was given (library.rs).
 
+mod access;
 mod api;
 mod assets;
 mod boards;
@@ -28,6 +29,7 @@ pub enum GuiError {
 }
 use crate::events::event;
 use crate::health;
+pub use access::fresh_token;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use library::Library;
@@ -56,6 +58,8 @@ pub struct GuiOptions {
     pub game_expiry: Duration,
     /// What the agents requests name may ask of the server.
     pub limits: AgentLimits,
+    /// The access token every request must carry (`None`: none is asked).
+    pub token: Option<String>,
 }
 
 impl GuiOptions {
@@ -69,6 +73,7 @@ impl GuiOptions {
             max_games: sessions::MAX_GAMES,
             game_expiry: sessions::GAME_EXPIRY,
             limits: AgentLimits::default(),
+            token: None,
         }
     }
 }
@@ -89,19 +94,27 @@ fn app(opts: &GuiOptions) -> Router {
         sessions: Sessions::new(opts.max_games, opts.game_expiry, opts.limits),
         limits: opts.limits,
     });
-    Router::new()
+    let router = Router::new()
         .merge(api::routes())
         .merge(runs::routes())
         .merge(assets::routes())
         .fallback(api::not_found)
         .method_not_allowed_fallback(api::wrong_method)
-        .layer(DefaultBodyLimit::max(MAX_BODY))
-        .with_state(state)
+        .layer(DefaultBodyLimit::max(MAX_BODY));
+    let router = match &opts.token {
+        Some(token) => router.layer(axum::middleware::from_fn_with_state(
+            Arc::new(token.clone()),
+            access::require,
+        )),
+        None => router,
+    };
+    router.with_state(state)
 }
 
 /// A server running on its own threads until dropped (tests, and `serve`).
 pub struct Server {
     pub addr: SocketAddr,
+    token: Option<String>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -140,13 +153,18 @@ impl Server {
         });
         Ok(Server {
             addr,
+            token: opts.token.clone(),
             shutdown: Some(tx),
             thread: Some(thread),
         })
     }
 
+    /// The page's address, with the access token where one is asked.
     pub fn url(&self) -> String {
-        format!("http://{}/", self.addr)
+        match &self.token {
+            Some(token) => format!("http://{}/?token={token}", self.addr),
+            None => format!("http://{}/", self.addr),
+        }
     }
 
     /// Serves until the process is stopped.
@@ -184,8 +202,11 @@ pub fn serve(opts: GuiOptions) -> Result<(), GuiError> {
                 opts.addr.ip()
             ));
     }
-    let addr = server.addr;
-    health::start("gui", Some(Box::new(move || answers(addr))));
+    let (addr, token) = (server.addr, opts.token.clone());
+    health::start(
+        "gui",
+        Some(Box::new(move || answers(addr, token.as_deref()))),
+    );
     if opts.open {
         open_browser(&url);
     }
@@ -195,7 +216,7 @@ pub fn serve(opts: GuiOptions) -> Result<(), GuiError> {
 
 /// Whether the server at `addr` answers `GET /api/info` with 200 within a few seconds: the
 /// health check's probe, which a hung server fails although its port still accepts.
-fn answers(addr: SocketAddr) -> Result<(), String> {
+fn answers(addr: SocketAddr, token: Option<&str>) -> Result<(), String> {
     use std::io::{Read, Write};
     let mut target = addr;
     if target.ip().is_unspecified() {
@@ -209,9 +230,10 @@ fn answers(addr: SocketAddr) -> Result<(), String> {
     let wait = Duration::from_secs(5);
     let mut stream = std::net::TcpStream::connect_timeout(&target, wait).map_err(fail)?;
     stream.set_read_timeout(Some(wait)).map_err(fail)?;
-    stream
-        .write_all(b"GET /api/info HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
-        .map_err(fail)?;
+    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    let request =
+        format!("GET /api/info HTTP/1.1\r\nHost: localhost\r\n{auth}Connection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).map_err(fail)?;
     let mut head = [0u8; 12];
     stream.read_exact(&mut head).map_err(fail)?;
     match &head[9..12] {
@@ -268,11 +290,18 @@ mod tests {
 
     #[test]
     fn the_health_probe_asks_the_server_and_fails_when_nobody_answers() {
-        let server = Server::start(&GuiOptions::at("0.0.0.0:0".parse().unwrap())).unwrap();
+        let token = "t0ken".to_string();
+        let server = Server::start(&GuiOptions {
+            token: Some(token.clone()),
+            ..GuiOptions::at("0.0.0.0:0".parse().unwrap())
+        })
+        .unwrap();
         let addr = server.addr;
-        assert_eq!(answers(addr), Ok(()));
+        assert_eq!(answers(addr, Some(&token)), Ok(()));
+        let refused = answers(addr, Some("wrong")).expect_err("a wrong token");
+        assert!(refused.ends_with("answers /api/info with 401"), "{refused}");
         drop(server);
-        let down = answers(addr).expect_err("the server is stopped");
+        let down = answers(addr, Some(&token)).expect_err("the server is stopped");
         assert!(down.contains("does not answer"), "{down}");
     }
 

@@ -38,11 +38,23 @@ fn request_with_head(
     path: &str,
     body: &str,
 ) -> (u16, String, String) {
+    request_with_headers(addr, method, path, "", body)
+}
+
+/// One HTTP/1.1 request with `headers` (each line ending in CRLF) added; the status, the
+/// response's head and its body.
+fn request_with_headers(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &str,
+    body: &str,
+) -> (u16, String, String) {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
     let sent = write!(
         s,
-        "{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\
+        "{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n{headers}\
          Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     );
@@ -695,6 +707,52 @@ fn searches_stop_cancel_and_are_limited() {
     for g in &games[1..] {
         ok(a, "POST", &format!("{g}/stop"), Value::Null);
     }
+}
+
+/// A server with an access token serves no page and no API call without it (401, one JSON
+/// line saying where it is), and serves them with it: as a bearer header, or from the
+/// address's `?token=`, which sets the cookie that the page's later calls carry.
+#[test]
+fn a_server_with_a_token_serves_only_those_who_bring_it() {
+    let server = Server::start(&GuiOptions {
+        token: Some("5ecret".into()),
+        ..GuiOptions::at("127.0.0.1:0".parse().unwrap())
+    })
+    .unwrap();
+    let a = server.addr;
+    assert!(server.url().ends_with("/?token=5ecret"), "{}", server.url());
+    for path in ["/", "/api/info", "/api/runs", "/style.css"] {
+        let (status, _, body) = request_with_headers(a, "GET", path, "", "");
+        assert_eq!(status, 401, "{path}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        assert!(v["error"].as_str().unwrap().contains("?token="), "{body}");
+        let wrong = request_with_headers(a, "GET", path, "Authorization: Bearer 5ecreT\r\n", "");
+        assert_eq!(wrong.0, 401, "{path} with a wrong token");
+    }
+    let bearer = request_with_headers(
+        a,
+        "GET",
+        "/api/info",
+        "Authorization: Bearer 5ecret\r\n",
+        "",
+    );
+    assert_eq!(bearer.0, 200);
+    let (status, head, _) = request_with_headers(a, "GET", "/?token=5ecret", "", "");
+    assert_eq!(status, 200);
+    let cookie = head
+        .lines()
+        .find_map(|l| l.strip_prefix("set-cookie: "))
+        .unwrap_or_else(|| panic!("no cookie set: {head}"));
+    assert!(cookie.contains("HttpOnly"), "{cookie}");
+    let pair = cookie.split(';').next().unwrap();
+    let (status, _, body) = request_with_headers(
+        a,
+        "POST",
+        "/api/games",
+        &format!("Cookie: {pair}\r\n"),
+        "{}",
+    );
+    assert_eq!(status, 201, "{body}");
 }
 
 /// Every agent a request names is held to the server's limits: a spec asking more is refused
