@@ -1206,6 +1206,7 @@ fn a_man_given_away_is_a_blunder_in_the_review() {
 /// its level, not by its agent's spec.
 #[test]
 fn the_form_refuses_a_bad_agent_and_a_level_is_named_by_its_name() {
+    crate::common::without_installed_databases();
     with_browser(
         Path::new("tests/data/runs"),
         "1400,1000",
@@ -1215,6 +1216,21 @@ fn the_form_refuses_a_bad_agent_and_a_level_is_named_by_its_name() {
             let before = c.current_url().await.unwrap().to_string();
             choose(&c, "#opponent-mode", "custom").await;
             choose(&c, "#opponent", "az").await;
+            // The databases field offers database folders (here only none), the model
+            // field the model files.
+            let offered = run_js(
+                &c,
+                "return ['agent-egdb', 'agent-model'].map((id) => [...document.getElementById(id).options].map((o) => o.value));",
+            )
+            .await;
+            assert_eq!(offered[0], json!(["", "none"]), "{offered}");
+            assert!(
+                offered[1]
+                    .as_array()
+                    .unwrap()
+                    .contains(&json!("models/default.bin")),
+                "{offered}"
+            );
             fill(&c, "#agent-extra", "foo=1").await;
             click(&c, "#new-game").await;
             let said = until(
