@@ -486,7 +486,7 @@ export class PlayPage {
       $("thinking-text").textContent = search.play
         ? `${capitalise(this.nameOf(search.agent))} is thinking…`
         : search.infinite
-          ? `Analysing ply ${search.ply}${search.line ? " of a side line" : ""} with ${search.agent}: Stop ends it`
+          ? `Analysing ${positionWords(this.session.state, search.ply, search.line)} with ${this.nameOf(search.agent)}: Stop ends it`
           : `Hint: ${search.agent} is searching…`;
     }
     this.updateButtons();
@@ -739,6 +739,21 @@ function renderReviewSummary(review) {
     textContent: `Against ${review.agent}. Accuracy: each move scores 100 when it keeps its side's expected result, less the more it loses.`,
   });
   box.replaceChildren(table, note);
+}
+
+/**
+ * A position as a player names it: "the position after 12. 11-15", "the starting position",
+ * "the side line's position after 12…" (by move number, not ply).
+ */
+function positionWords(state, ply, line) {
+  if (!ply) return "the starting position";
+  if (line) {
+    const offset = state?.moves?.[0]?.side === "white" ? 1 : 0;
+    const n = Math.floor((ply - 1 + offset) / 2) + 1;
+    return `the side line's position after ${n}${(ply - 1 + offset) % 2 === 0 ? "." : "…"}`;
+  }
+  const m = state?.moves?.[ply - 1];
+  return m ? `the position after ${moveName(state, m)}` : `the position after ply ${ply}`;
 }
 
 /** "12. 11-15" for Black's twelfth move, "12… 22-18" for White's. */

@@ -1397,9 +1397,10 @@ fn side_lines_are_played_stepped_analysed_and_deleted() {
             assert!(meta.as_str().unwrap().contains("this position"), "{meta}");
             // A running analysis follows the position shown.
             click(&c, "#analyse").await;
-            until(&c, "the analysis of ply 3", "document.querySelector('#thinking-text').textContent.includes('ply 3 of a side line')").await;
+            // Named by move (2. is the side line's ply 3), and by the level's name or spec.
+            until(&c, "the analysis of ply 3", "document.querySelector('#thinking-text').textContent.includes(\"side line's position after 2.\")").await;
             click(&c, "#moves .side-line .move[data-ply='2']").await;
-            until(&c, "the analysis of ply 2", "document.querySelector('#thinking-text').textContent.includes('ply 2 of a side line') \
+            until(&c, "the analysis of ply 2", "document.querySelector('#thinking-text').textContent.includes(\"side line's position after 1…\") \
                  && document.querySelector('#analysis .meta')?.textContent.includes('this position')").await;
             click(&c, "#stop").await;
             until(
