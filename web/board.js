@@ -286,8 +286,10 @@ function drawDisc(piece, cx, cy, flipped) {
   return group;
 }
 
+/** A square's name in its top-left corner, clear of a piece or disc (radius 40 about the
+ * centre, its shadow 3-4 lower) and of arrow labels, which sit about the centre. */
 function squareNumber(name, x, y) {
-  const text = svgEl("text", { class: "sq-number", x: x + 6, y: y + 20 });
+  const text = svgEl("text", { class: "sq-number", x: x + 3, y: y + 15 });
   text.textContent = name;
   return text;
 }

@@ -1201,6 +1201,63 @@ fn a_man_given_away_is_a_blunder_in_the_review() {
     );
 }
 
+/// The squares' names are clear of the pieces on them: every corner of each name's box lies
+/// outside the piece's disc and its shadow, on a full checkers start and a full Othello board.
+#[test]
+fn pieces_leave_the_square_names_readable() {
+    with_browser(
+        Path::new("tests/data/runs"),
+        "1400,1000",
+        |c, url| async move {
+            c.goto(&url).await.unwrap();
+            until(&c, "the first board", "document.body.dataset.ready === '1'").await;
+            // On the screen: each name's box against each circle of the piece on its square.
+            let covered = "return [...document.querySelectorAll('#board [data-square]')].flatMap((g) => { \
+                const name = g.querySelector('.sq-number'); \
+                if (!name) return []; \
+                const b = name.getBoundingClientRect(); \
+                const corners = [[b.left, b.top], [b.right, b.top], [b.left, b.bottom], [b.right, b.bottom]]; \
+                const under = [...g.querySelectorAll('.piece circle.body, .piece circle.shadow')].some((circle) => { \
+                  const c = circle.getBoundingClientRect(); \
+                  const [cx, cy, r] = [c.left + c.width / 2, c.top + c.height / 2, c.width / 2]; \
+                  return corners.some(([x, y]) => Math.hypot(x - cx, y - cy) < r); \
+                }); \
+                return under ? [name.textContent] : []; \
+              });";
+            let labels = run_js(
+                &c,
+                "return document.querySelectorAll('#board .sq-number').length;",
+            )
+            .await;
+            assert_eq!(labels, 32, "the square names are shown");
+            assert_eq!(
+                run_js(&c, covered).await,
+                json!([]),
+                "checkers' names under pieces"
+            );
+            // Discs on every square but one, so X still has a move.
+            let full = format!("{}X-", "XO".repeat(31));
+            let id = api_game(
+                &c,
+                json!({"game": "othello", "start": "fen", "fen": format!("{full} O")}),
+            )
+            .await;
+            c.goto(&format!("{url}?game={id}")).await.unwrap();
+            until(
+                &c,
+                "the full Othello board",
+                "document.querySelectorAll('#board .disc').length === 63",
+            )
+            .await;
+            assert_eq!(
+                run_js(&c, covered).await,
+                json!([]),
+                "Othello's names under discs"
+            );
+        },
+    );
+}
+
 /// An agent its kind refuses, asked for through the New game form, is the form's error: the
 /// parser's reason is shown and the game on the board stays. A level thinking is named by
 /// its level, not by its agent's spec.
