@@ -638,7 +638,13 @@ export class PlayPage {
       );
       return;
     }
-    panel.replaceChildren(...analysisElements(a, this.session.shownNode()));
+    // In words a player reads: a level by its name, a position by its move.
+    const level = this.form.levelOf(a.agent);
+    const words = {
+      agent: level ? `The computer (${level.name})` : a.agent,
+      position: positionWords(this.session.state, a.ply, a.line),
+    };
+    panel.replaceChildren(...analysisElements(a, this.session.shownNode(), words));
     renderEvalBar(a);
     this.renderGraph();
   }
@@ -899,7 +905,7 @@ function unitsOf(a) {
   return "the agent's units";
 }
 
-function analysisElements(a, current) {
+function analysisElements(a, current, words) {
   const el = (tag, className, text) =>
     Object.assign(document.createElement(tag), { className, textContent: text ?? "" });
   const head = el("div", "eval");
@@ -908,8 +914,8 @@ function analysisElements(a, current) {
   value.title = unitsText(a);
   head.append(value);
   const here = a.ply === current.ply && (a.line || 0) === current.line;
-  const where = here ? "this position" : `the position at ply ${a.ply}${a.line ? " of a side line" : ""}`;
-  const meta = el("div", "meta", `${a.agent} · ${where} · ${a.final ? "final" : "searching…"}`);
+  const where = here ? "this position" : words.position;
+  const meta = el("div", "meta", `${words.agent} · ${where} · ${a.final ? "final" : "searching…"}`);
   const parts = [head, meta];
   if (a.summary) {
     const summary = el("div", "summary", summaryWords(a.summary));

@@ -352,8 +352,8 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
     click(c, "#nav-last").await;
     until(
         c,
-        "the analysis named by its ply",
-        "document.querySelector('#analysis .meta')?.textContent.includes('the position at ply 0')",
+        "the analysis named by its position",
+        "document.querySelector('#analysis .meta')?.textContent.includes('the starting position')",
     )
     .await;
 
@@ -1323,6 +1323,13 @@ fn the_form_refuses_a_bad_agent_and_a_level_is_named_by_its_name() {
                     .contains("The computer (Strong) is thinking"),
                 "{status}"
             );
+            // Its analysis, too, is the level's, not its agent spec's.
+            until(
+                &c,
+                "the computer's analysis",
+                "document.querySelector('#analysis .meta')?.textContent.startsWith('The computer (Strong) · ')",
+            )
+            .await;
         },
     );
 }
