@@ -69,7 +69,11 @@ impl Event {
     /// Writes the event with its message as one line on stdout. A stdout that cannot be
     /// written (closed by a log collector) does not stop the command.
     pub fn say(self, message: impl std::fmt::Display) {
-        let line = self.line(&message.to_string(), JSON.load(Ordering::Relaxed), now());
+        let line = self.line(
+            &message.to_string(),
+            JSON.load(Ordering::Relaxed),
+            SystemTime::now(),
+        );
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{line}").and_then(|_| out.flush());
     }
@@ -94,10 +98,6 @@ fn to_value(value: impl Serialize) -> Value {
     // Plain data (numbers, strings, records of them): serde_json fails only on maps with
     // keys that are not strings, which no event has; such a field is written as null.
     serde_json::to_value(value).unwrap_or(Value::Null)
-}
-
-fn now() -> SystemTime {
-    SystemTime::now()
 }
 
 /// `time` as RFC 3339 in UTC with milliseconds: `2026-12-02T01:05:09.042Z`.

@@ -81,11 +81,7 @@ mod tests {
                 assert!(seen.insert(seed_for(7, p, index)), "{p:?} {index}");
             }
         }
-        // The same draw is the same seed; another run's seed gives another.
-        assert_eq!(
-            seed_for(7, Purpose::Games, 3),
-            seed_for(7, Purpose::Games, 3)
-        );
+        // Another run's seed gives another.
         assert_ne!(
             seed_for(7, Purpose::Games, 3),
             seed_for(8, Purpose::Games, 3)

@@ -753,20 +753,20 @@ function renderReviewSummary(review) {
  */
 function positionWords(state, ply, line) {
   if (!ply) return "the starting position";
-  if (line) {
-    const offset = state?.moves?.[0]?.side === "white" ? 1 : 0;
-    const n = Math.floor((ply - 1 + offset) / 2) + 1;
-    return `the side line's position after ${n}${(ply - 1 + offset) % 2 === 0 ? "." : "…"}`;
-  }
+  if (line) return `the side line's position after ${moveNumber(state, ply)}`;
   const m = state?.moves?.[ply - 1];
   return m ? `the position after ${moveName(state, m)}` : `the position after ply ${ply}`;
 }
 
 /** "12. 11-15" for Black's twelfth move, "12… 22-18" for White's. */
 function moveName(state, m) {
-  const offset = state.moves[0]?.side === "white" ? 1 : 0;
-  const number = Math.floor((m.ply - 1 + offset) / 2) + 1;
-  return `${number}${m.side === "black" ? "." : "…"} ${m.move}`;
+  return `${moveNumber(state, m.ply)} ${m.move}`;
+}
+
+/** The number of the move that made ply `ply` (1 on): "12." for Black's, "12…" for White's. */
+function moveNumber(state, ply) {
+  const turn = ply - 1 + (state?.moves?.[0]?.side === "white" ? 1 : 0);
+  return `${Math.floor(turn / 2) + 1}${turn % 2 === 0 ? "." : "…"}`;
 }
 
 /** The evaluation bar beside the board: Black's share from the bottom. */

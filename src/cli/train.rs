@@ -143,8 +143,8 @@ fn source(a: &AzArgs) -> &'static str {
 impl AzArgs {
     /// The run folder to continue: --resume, or --run where it holds a run.
     fn resumed(&self) -> Option<&PathBuf> {
-        let started = |d: &&PathBuf| holds_run(d);
-        self.resume.as_ref().or(self.run.as_ref().filter(started))
+        let started = self.run.as_ref().filter(|d| holds_run(d));
+        self.resume.as_ref().or(started)
     }
 }
 

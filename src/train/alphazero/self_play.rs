@@ -27,8 +27,7 @@ pub struct SelfPlayer<G: AzGame> {
 }
 
 impl<G: AzGame> SelfPlayer<G> {
-    /// `games` games of `net` (reading `encoding`) on `workers` threads, seeded by `seed`,
-    /// with `config`'s search and batching.
+    /// `run`'s games of `net` (reading `encoding`), with `config`'s search and batching.
     pub fn new(
         config: &TrainConfig,
         net: PolicyValueNet,
