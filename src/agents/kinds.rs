@@ -6,6 +6,7 @@
 use super::error::{AgentError, setting_error};
 use super::settings::{self, Describe, Domain, PathOf, Setting, SettingValue};
 use serde_json::{Value, json};
+use std::fmt::Display;
 use std::time::Duration;
 
 /// One option of an agent kind.
@@ -18,8 +19,10 @@ pub struct AgentOption {
     pub help: &'static str,
     /// Its values.
     pub setting: &'static dyn Describe,
-    /// The value a spec that leaves it out gets, as a spec writes it.
-    pub default: Option<&'static str>,
+    /// The value a spec that leaves it out gets (the typed value of its [`Opt`]).
+    pub default: Option<&'static (dyn Display + Sync)>,
+    /// Older spellings of the key, still accepted (a spec's key is rewritten to `key`).
+    pub aliases: &'static [&'static str],
     /// What leaving it out means where there is no default value.
     pub unset: &'static str,
     /// Whether it changes how the agent plays, and so belongs in the agent's name (`device`
@@ -44,14 +47,18 @@ pub struct AgentKind {
 }
 
 impl AgentKind {
+    /// The option called `key` or, by an older spelling, one of its aliases.
     pub fn option(&self, key: &str) -> Option<&'static AgentOption> {
-        self.options.iter().find(|o| o.key == key)
+        self.options
+            .iter()
+            .find(|o| o.key == key || o.aliases.contains(&key))
     }
 
     /// Whether the kind has the option `opt` (its key, with the same setting and default).
     pub fn declares<T>(&self, opt: &Opt<T>) -> bool {
         self.option(opt.key()).is_some_and(|o| {
-            std::ptr::addr_eq(o.setting, opt.decl.setting) && o.default == opt.decl.default
+            std::ptr::addr_eq(o.setting, opt.decl.setting)
+                && o.default_text() == opt.decl.default_text()
         })
     }
 
@@ -94,7 +101,7 @@ impl AgentKind {
                     "label": o.label,
                     "help": o.help,
                     "expected": o.setting.expected(),
-                    "default": o.default,
+                    "default": o.default_text(),
                     "unset": o.unset,
                     "only_with": o.only_with.map(|(k, v)| json!({"key": k, "value": v})),
                     "domain": domain,
@@ -124,9 +131,7 @@ impl AgentKind {
                 .setting
                 .normalise(value)
                 .unwrap_or_else(|_| value.clone());
-            let default = option
-                .default
-                .and_then(|d| option.setting.normalise(d).ok());
+            let default = option.default_text();
             let set = |key: &str| values.iter().any(|(k, v)| *k == key && v.is_some());
             let inactive = option.only_with.is_some_and(|(key, on)| {
                 !values
@@ -151,6 +156,11 @@ impl AgentKind {
 }
 
 impl AgentOption {
+    /// The default as a spec writes it.
+    pub fn default_text(&self) -> Option<String> {
+        self.default.map(|d| d.to_string())
+    }
+
     /// `searches=N (simulations per move: a whole number 1-4294967295; default 200)`.
     pub fn help_item(&self) -> String {
         let placeholder = match self.setting.domain() {
@@ -159,7 +169,7 @@ impl AgentOption {
             Domain::Choice(words) => words.join("|"),
             Domain::Path(_) => "PATH".to_string(),
         };
-        let default = match self.default {
+        let default = match self.default_text() {
             Some(d) if self.limit => format!("default {d} when no other limit is given"),
             Some(d) => format!("default {d}"),
             None => format!("unset: {}", self.unset),
@@ -185,37 +195,64 @@ impl AgentOption {
 pub struct Opt<T: 'static> {
     pub decl: AgentOption,
     setting: &'static Setting<T>,
+    default: Option<&'static T>,
 }
 
 impl<T> Opt<T> {
     pub const fn key(&self) -> &'static str {
         self.decl.key
     }
+
+    pub const fn setting(&self) -> &'static Setting<T> {
+        self.setting
+    }
+
+    /// The value a spec that leaves the option out gets.
+    pub const fn default(&self) -> Option<&'static T> {
+        self.default
+    }
 }
 
-impl<T: SettingValue> Opt<T> {
+impl<T: SettingValue + Sync> Opt<T> {
     /// An option that changes play, with no conditions; every option below is one call.
     const fn new(
         key: &'static str,
         label: &'static str,
         help: &'static str,
         setting: &'static Setting<T>,
-        default: Option<&'static str>,
+        default: Option<&'static T>,
         unset: &'static str,
     ) -> Self {
+        let shown: Option<&'static (dyn Display + Sync)> = match default {
+            Some(d) => Some(d),
+            None => None,
+        };
         Opt {
             decl: AgentOption {
                 key,
                 label,
                 help,
                 setting,
-                default,
+                default: shown,
+                aliases: &[],
                 unset,
                 plays: true,
                 only_with: None,
                 limit: false,
             },
             setting,
+            default,
+        }
+    }
+
+    /// The same option, still accepted under the older keys `aliases`.
+    const fn aliased(self, aliases: &'static [&'static str]) -> Self {
+        Opt {
+            decl: AgentOption {
+                aliases,
+                ..self.decl
+            },
+            ..self
         }
     }
 
@@ -252,10 +289,6 @@ impl<T: SettingValue> Opt<T> {
         }
     }
 
-    pub fn setting(&self) -> &'static Setting<T> {
-        self.setting
-    }
-
     /// `value` if the setting takes it, else the error a spec giving it to `kind` gets
     /// (for values that come from code).
     pub fn check(&self, kind: &AgentKind, value: T) -> Result<T, AgentError> {
@@ -265,7 +298,7 @@ impl<T: SettingValue> Opt<T> {
     }
 
     /// The option's entry in an agent's name ([`AgentKind::name`]): its key and value.
-    pub fn with(&self, value: Option<T>) -> (&'static str, Option<String>) {
+    pub fn with(&self, value: Option<impl Display>) -> (&'static str, Option<String>) {
         (self.key(), value.map(|v| v.to_string()))
     }
 }
@@ -284,7 +317,7 @@ pub mod mcts {
         "Searches per move",
         "simulations per move",
         &settings::SEARCHES,
-        Some("1000"),
+        Some(&1000),
         "",
     );
     pub const C: Opt<f32> = Opt::new(
@@ -292,7 +325,7 @@ pub mod mcts {
         "Exploration c",
         "UCT's exploration constant",
         &settings::EXPLORATION,
-        Some("1.41"),
+        Some(&1.41),
         "",
     );
 }
@@ -316,7 +349,7 @@ pub mod az {
         "Searches per move",
         "simulations per move",
         &settings::SEARCHES,
-        Some("200"),
+        Some(&200),
         "",
     );
     pub const TIME: Opt<u64> = Opt::new(
@@ -334,24 +367,25 @@ pub mod az {
          settled moves stop early and close ones (and the moves before an exact solver) \
          search on with what they saved",
         &settings::TIME_USE,
-        Some("fixed"),
+        Some(&settings::TimeUse::Fixed),
         "",
     );
-    pub const BATCH: Opt<usize> = Opt::new(
-        "batch",
+    pub const LEAF_BATCH: Opt<u32> = Opt::new(
+        "leaf_batch",
         "Leaves per network call",
-        "leaves per network call",
-        &settings::BATCH,
-        Some("8"),
+        "leaves a search gathers (under virtual loss) per network call",
+        &settings::LEAF_BATCH,
+        Some(&8),
         "",
-    );
+    )
+    .aliased(&["batch"]);
     pub const THREADS: Opt<usize> = Opt::new(
         "threads",
         "Threads",
         "threads evaluating leaves for one search, each with its own copy of the network and \
          one core (more batches of leaves in flight at once)",
         &settings::SEARCH_THREADS,
-        Some("1"),
+        Some(&1),
         "",
     );
     pub const CACHE: Opt<usize> = Opt::new(
@@ -359,7 +393,7 @@ pub mod az {
         "Evaluation cache",
         "evaluations kept for positions the search meets again, 0 for none",
         &settings::EVAL_CACHE,
-        Some("131072"),
+        Some(&131072),
         "",
     );
     pub const DEVICE: Opt<DeviceChoice> = Opt::new(
@@ -367,7 +401,7 @@ pub mod az {
         "Device",
         "where the network computes",
         &settings::DEVICE,
-        Some("auto"),
+        Some(&DeviceChoice::Auto),
         "",
     )
     .not_playing();
@@ -376,7 +410,15 @@ pub mod az {
         "Exploration c_puct",
         "PUCT's exploration constant",
         &settings::EXPLORATION,
-        Some("1.25"),
+        Some(&1.25),
+        "",
+    );
+    pub const FPU_REDUCTION: Opt<f32> = Opt::new(
+        "fpu_reduction",
+        "First-play urgency reduction",
+        "unvisited moves count as their parent's value less this",
+        &settings::FPU_REDUCTION,
+        Some(&0.25),
         "",
     );
     pub const TEMPERATURE: Opt<f32> = Opt::new(
@@ -384,7 +426,7 @@ pub mod az {
         "Temperature (0: best move)",
         "0 plays the most visited move, 1 samples moves by visits",
         &settings::TEMPERATURE,
-        Some("0"),
+        Some(&0.0),
         "",
     );
     pub const SEARCH: Opt<SearchKind> = Opt::new(
@@ -392,36 +434,39 @@ pub mod az {
         "Search",
         "PUCT or Gumbel AlphaZero's search",
         &settings::SEARCH,
-        Some("puct"),
+        Some(&SearchKind::Puct),
         "",
     );
-    pub const CONSIDERED: Opt<usize> = Opt::new(
-        "considered",
+    pub const GUMBEL_CONSIDERED: Opt<u32> = Opt::new(
+        "gumbel_considered",
         "Root actions considered",
-        "Gumbel's root actions",
+        "Gumbel's root actions sampled for Sequential Halving (the paper's m)",
         &settings::CONSIDERED,
-        Some("16"),
+        Some(&16),
         "",
     )
-    .gumbel();
-    pub const C_VISIT: Opt<f32> = Opt::new(
-        "c_visit",
+    .gumbel()
+    .aliased(&["considered"]);
+    pub const GUMBEL_C_VISIT: Opt<f32> = Opt::new(
+        "gumbel_c_visit",
         "c_visit",
         "Gumbel's c_visit",
         &settings::GUMBEL_CONSTANT,
-        Some("50"),
+        Some(&50.0),
         "",
     )
-    .gumbel();
-    pub const C_SCALE: Opt<f32> = Opt::new(
-        "c_scale",
+    .gumbel()
+    .aliased(&["c_visit"]);
+    pub const GUMBEL_C_SCALE: Opt<f32> = Opt::new(
+        "gumbel_c_scale",
         "c_scale",
         "Gumbel's c_scale",
         &settings::GUMBEL_CONSTANT,
-        Some("1"),
+        Some(&1.0),
         "",
     )
-    .gumbel();
+    .gumbel()
+    .aliased(&["c_scale"]);
 }
 
 /// Checkers' endgame databases, an option of `az` and checkers' `alphabeta` (for other
@@ -444,7 +489,7 @@ pub struct LimitOptions {
 }
 
 impl LimitOptions {
-    const fn new(default_depth: &'static str) -> Self {
+    const fn new(default_depth: &'static u32) -> Self {
         LimitOptions {
             depth: Opt::new(
                 "depth",
@@ -483,19 +528,19 @@ pub mod alphabeta {
     use crate::agents::settings::CheckersEvalKind;
 
     /// Checkers' depth costs about a thousand nodes a move in the opening.
-    pub const CHECKERS_LIMITS: LimitOptions = LimitOptions::new("6");
+    pub const CHECKERS_LIMITS: LimitOptions = LimitOptions::new(&6);
 
     /// Othello has more moves a ply than checkers (where captures are often forced), so its
     /// default searches less deeply for a like cost: depth 4 takes a few hundred nodes a move
     /// in the opening.
-    pub const OTHELLO_LIMITS: LimitOptions = LimitOptions::new("4");
+    pub const OTHELLO_LIMITS: LimitOptions = LimitOptions::new(&4);
 
     pub const HASH: Opt<usize> = Opt::new(
         "hash",
         "Hash table (MB)",
         "transposition table in MiB",
         &settings::HASH_MB,
-        Some("16"),
+        Some(&16),
         "",
     );
 
@@ -506,7 +551,7 @@ pub mod alphabeta {
         "material (men and kings), or classic: material with a guarded back rank, the \
          centre, mobility, tempo, runaway men, trapped kings and trading when ahead",
         &settings::EVAL,
-        Some("material"),
+        Some(&CheckersEvalKind::Material),
         "",
     );
 
@@ -516,7 +561,7 @@ pub mod alphabeta {
         "King value (men)",
         "a king's value in men",
         &settings::KING,
-        Some("1.5"),
+        Some(&1.5),
         "",
     );
 }
@@ -539,7 +584,7 @@ pub mod learned {
         "Depth (plies)",
         "plies of alpha-beta above the network",
         &settings::DEPTH,
-        Some("1"),
+        Some(&1),
         "",
     );
 }
@@ -567,16 +612,17 @@ pub static AZ: AgentKind = AgentKind {
         az::SEARCHES.decl,
         az::TIME.decl,
         az::SPEND.decl,
-        az::BATCH.decl,
+        az::LEAF_BATCH.decl,
         az::THREADS.decl,
         az::CACHE.decl,
         az::DEVICE.decl,
         az::C_PUCT.decl,
+        az::FPU_REDUCTION.decl,
         az::TEMPERATURE.decl,
         az::SEARCH.decl,
-        az::CONSIDERED.decl,
-        az::C_VISIT.decl,
-        az::C_SCALE.decl,
+        az::GUMBEL_CONSIDERED.decl,
+        az::GUMBEL_C_VISIT.decl,
+        az::GUMBEL_C_SCALE.decl,
         EGDB.decl,
     ],
 };
@@ -609,6 +655,29 @@ pub static OTHELLO_ALPHABETA: AgentKind = AgentKind {
         alphabeta::HASH.decl,
     ],
 };
+
+/// Every kind's declaration, of every game (one name may have a declaration per game).
+const DECLARED: &[&AgentKind] = &[
+    &RANDOM,
+    &MCTS,
+    &AZ,
+    &CHECKERS_ALPHABETA,
+    &OTHELLO_ALPHABETA,
+    &TD,
+    &GA,
+    &PSO,
+];
+
+/// `key` as the kind called `kind` now spells it: an option's older spelling becomes its key.
+pub fn current_key(kind: &str, key: &str) -> String {
+    DECLARED
+        .iter()
+        .filter(|k| k.kind.eq_ignore_ascii_case(kind))
+        .flat_map(|k| k.options)
+        .find(|o| o.aliases.contains(&key))
+        .map_or(key, |o| o.key)
+        .to_string()
+}
 
 const LEARNED_OPTIONS: &[AgentOption] = &[learned::MODEL.decl, learned::DEPTH.decl];
 
@@ -653,9 +722,9 @@ mod tests {
     fn declarations_are_consistent() {
         for kind in all_kinds() {
             for o in kind.options {
-                if let Some(d) = o.default {
+                if let Some(d) = o.default_text() {
                     assert!(
-                        o.setting.normalise(d).is_ok(),
+                        o.setting.normalise(&d).is_ok(),
                         "{} {}: {d}",
                         kind.kind,
                         o.key
@@ -672,14 +741,28 @@ mod tests {
                     let other = kind.option(key).expect("only_with names an option");
                     assert!(other.setting.normalise(value).is_ok());
                 }
-                let dups = kind.options.iter().filter(|p| p.key == o.key).count();
-                assert_eq!(dups, 1, "{} {}", kind.kind, o.key);
+                let keys = || std::iter::once(o.key).chain(o.aliases.iter().copied());
+                for key in keys() {
+                    let named = kind
+                        .options
+                        .iter()
+                        .filter(|p| p.key == key || p.aliases.contains(&key));
+                    assert_eq!(named.count(), 1, "{} {key}", kind.kind);
+                }
             }
             assert!(kind.help().starts_with(kind.summary));
+            assert!(
+                DECLARED.iter().any(|d| std::ptr::eq(*d, kind)),
+                "{}",
+                kind.kind
+            );
         }
         let help = AZ.help();
         assert!(
-            help.contains("batch=N (leaves per network call: a whole number 1-1024; default 8)"),
+            help.contains(
+                "leaf_batch=N (leaves a search gathers (under virtual loss) per network call: \
+                 a whole number 1-1024; default 8)"
+            ),
             "{help}"
         );
         assert!(help.contains("search=puct|gumbel"), "{help}");
@@ -704,7 +787,7 @@ mod tests {
             {
                 None
             }
-            None => o.default.map(|d| o.setting.normalise(d).expect("valid")),
+            None => o.default_text(),
         };
         kind.options
             .iter()
@@ -821,12 +904,18 @@ mod tests {
                 .unwrap()
                 .name()
         };
-        assert_eq!(name("az:batch=16"), "az:batch=16");
+        assert_eq!(name("az:leaf_batch=16"), "az:leaf_batch=16");
         assert_eq!(name("az:searches=200,device=cpu,c_puct=1.250"), "az");
-        assert_eq!(name("az:considered=4"), "az");
+        assert_eq!(name("az:gumbel_considered=4"), "az");
         assert_eq!(
-            name("az:search=gumbel,considered=4"),
-            "az:search=gumbel,considered=4"
+            name("az:search=gumbel,gumbel_considered=4"),
+            "az:search=gumbel,gumbel_considered=4"
+        );
+        // The older spellings are read as the keys they are now.
+        assert_eq!(name("az:batch=16"), "az:leaf_batch=16");
+        assert_eq!(
+            name("AZ:search=gumbel,considered=4,c_visit=30,c_scale=0.5,leaf_batch=2,batch=3"),
+            "az:leaf_batch=3,search=gumbel,gumbel_considered=4,gumbel_c_visit=30,gumbel_c_scale=0.5"
         );
         assert_eq!(name("alphabeta"), "alphabeta");
         assert_eq!(

@@ -297,16 +297,17 @@ impl AzConfig {
             az::SEARCHES.with(Some(self.searches)),
             az::TIME.with(self.movetime.map(millis)),
             az::SPEND.with(Some(self.spend)),
-            az::BATCH.with(Some(self.puct.batch)),
+            az::LEAF_BATCH.with(Some(self.puct.batch)),
             az::THREADS.with(Some(self.threads)),
             az::CACHE.with(Some(self.cache)),
             az::DEVICE.with(Some(self.device)),
             az::C_PUCT.with(Some(self.puct.c_puct)),
+            az::FPU_REDUCTION.with(Some(self.puct.fpu_reduction)),
             az::TEMPERATURE.with(Some(self.temperature)),
             az::SEARCH.with(Some(search)),
-            az::CONSIDERED.with(g.map(|g| g.considered)),
-            az::C_VISIT.with(g.map(|g| g.c_visit)),
-            az::C_SCALE.with(g.map(|g| g.c_scale)),
+            az::GUMBEL_CONSIDERED.with(g.map(|g| g.considered)),
+            az::GUMBEL_C_VISIT.with(g.map(|g| g.c_visit)),
+            az::GUMBEL_C_SCALE.with(g.map(|g| g.c_scale)),
         ]
     }
 
@@ -338,7 +339,9 @@ impl<G: NetGame> AzAgent<G> {
     /// Loads the network; a missing or unreadable model file is a clear error.
     pub fn new(config: AzConfig, seed: u64) -> Result<Self, AgentError> {
         az::SEARCHES.check(&kinds::AZ, config.searches)?;
-        az::BATCH.check(&kinds::AZ, config.puct.batch)?;
+        let batch = u32::try_from(config.puct.batch).unwrap_or(u32::MAX);
+        az::LEAF_BATCH.check(&kinds::AZ, batch)?;
+        az::FPU_REDUCTION.check(&kinds::AZ, config.puct.fpu_reduction)?;
         az::THREADS.check(&kinds::AZ, config.threads)?;
         if let Some(path) = config.model.as_ref().filter(|p| !p.is_file()) {
             return Err(AgentError(format!(

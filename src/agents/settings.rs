@@ -40,9 +40,12 @@ impl Display for Domain {
                 min,
                 above: true,
                 max,
-            } => {
-                write!(f, "more than {min} and at most {max}")
-            }
+            } if max.is_infinite() => write!(f, "a number more than {min}"),
+            Domain::Number {
+                min,
+                above: true,
+                max,
+            } => write!(f, "more than {min} and at most {max}"),
             Domain::Number { min, max, .. } if max.is_infinite() => {
                 write!(f, "a number of at least {min}")
             }
@@ -54,7 +57,7 @@ impl Display for Domain {
 }
 
 /// A type a setting's value is read as: whether a parsed value lies in the domain.
-pub trait SettingValue: FromStr + Display {
+pub trait SettingValue: FromStr + Display + Clone {
     fn within(&self, domain: &Domain) -> bool;
 }
 
@@ -222,7 +225,10 @@ pub static EXPLORATION: Setting<f32> = at_least("an exploration constant", 0.0);
 
 /// Leaves per network call. Each batch's buffers are allocated up front, so the bound keeps
 /// a typo from asking for gigabytes; past a few hundred leaves virtual loss spoils the search.
-pub static BATCH: Setting<usize> = whole("leaves per network call", 1, 1024);
+pub static LEAF_BATCH: Setting<u32> = whole("leaves per network call", 1, 1024);
+
+/// First-play urgency: how far below its parent's value an unvisited move counts.
+pub static FPU_REDUCTION: Setting<f32> = at_least("a value reduction", 0.0);
 /// Threads a search evaluates its batches on, each with its own copy of the network.
 pub static SEARCH_THREADS: Setting<usize> = whole("a number of threads", 1, 256);
 pub static EVAL_CACHE: Setting<usize> = whole("positions, 0 for none", 0, 1 << 24);
@@ -239,7 +245,7 @@ pub static TEMPERATURE: Setting<f32> = Setting::new(
 );
 
 /// Gumbel's root actions sampled for Sequential Halving (the paper's m).
-pub static CONSIDERED: Setting<usize> = whole("a number of root actions", 1, 256);
+pub static CONSIDERED: Setting<u32> = whole("a number of root actions", 1, 256);
 
 /// Gumbel's c_visit and c_scale.
 pub static GUMBEL_CONSTANT: Setting<f32> = at_least("a constant", 0.0);
@@ -321,7 +327,7 @@ mod tests {
             assert!(KING.parse(bad).is_err(), "{bad}");
         }
         assert!(EXPLORATION.parse("0").is_ok() && EXPLORATION.parse("NaN").is_err());
-        assert!(BATCH.parse("1024").is_ok() && BATCH.parse("1025").is_err());
+        assert!(LEAF_BATCH.parse("1024").is_ok() && LEAF_BATCH.parse("1025").is_err());
         assert!(SEARCHES.parse("0").is_err());
         assert!(TEMPERATURE.parse("0").is_ok() && TEMPERATURE.parse("-0.5").is_err());
         assert!(CONSIDERED.parse("16").is_ok() && CONSIDERED.parse("0").is_err());

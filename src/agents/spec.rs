@@ -215,9 +215,10 @@ impl AgentSpec {
         }
     }
 
-    /// Sets an option, replacing an earlier value of the same key.
+    /// Sets an option, replacing an earlier value of the same key (an older spelling of a
+    /// key is stored as the key it now is).
     pub fn set(&mut self, key: &str, value: &str) {
-        let key = key.to_ascii_lowercase();
+        let key = kinds::current_key(&self.kind, &key.to_ascii_lowercase());
         match self.options.iter_mut().find(|(k, _)| *k == key) {
             Some(slot) => slot.1 = value.to_string(),
             None => self.options.push((key, value.to_string())),
@@ -288,9 +289,9 @@ impl AzConfig {
     /// The config of a spec's options, over the declared defaults.
     pub fn from_options(opts: &Options) -> Result<AzConfig, AgentError> {
         let gumbel = GumbelConfig {
-            considered: opts.value(&az::CONSIDERED)?,
-            c_visit: opts.value(&az::C_VISIT)?,
-            c_scale: opts.value(&az::C_SCALE)?,
+            considered: opts.value(&az::GUMBEL_CONSIDERED)? as usize,
+            c_visit: opts.value(&az::GUMBEL_C_VISIT)?,
+            c_scale: opts.value(&az::GUMBEL_C_SCALE)?,
             noise: false,
         };
         Ok(AzConfig {
@@ -302,14 +303,18 @@ impl AzConfig {
             threads: opts.value(&az::THREADS)?,
             cache: opts.value(&az::CACHE)?,
             temperature: opts.value(&az::TEMPERATURE)?,
+            // Play: constant c_puct, no root noise, no forced playouts (self-play's).
             puct: PuctConfig {
-                batch: opts.value(&az::BATCH)?,
+                batch: opts.value(&az::LEAF_BATCH)? as usize,
                 c_puct: opts.value(&az::C_PUCT)?,
+                c_base: None,
+                fpu_reduction: opts.value(&az::FPU_REDUCTION)?,
+                noise: None,
+                forced_playouts: None,
                 search: match opts.value(&az::SEARCH)? {
                     SearchKind::Puct => Search::Puct,
                     SearchKind::Gumbel => Search::Gumbel(gumbel),
                 },
-                ..PuctConfig::default()
             },
         })
     }
@@ -383,11 +388,7 @@ impl<'a> Options<'a> {
                 .parse(text)
                 .map(Some)
                 .map_err(|e| setting_error(self.kind.kind, opt.key(), e)),
-            None => Ok(opt.decl.default.map(|d| {
-                opt.setting()
-                    .parse(d)
-                    .unwrap_or_else(|e| panic!("{}'s declared default: {e}", opt.key()))
-            })),
+            None => Ok(opt.default().cloned()),
         }
     }
 
@@ -497,10 +498,11 @@ mod tests {
                 "mcts option searches: expected a number of simulations",
             ),
             (
-                "az:batch=0",
-                "az option batch: expected leaves per network call",
+                "az:leaf_batch=0",
+                "az option leaf_batch: expected leaves per network call",
             ),
-            ("az:batch=1000000000000", "az option batch"),
+            // An older spelling's message names the key as it is now.
+            ("az:batch=1000000000000", "az option leaf_batch"),
             ("random:depth=3", "takes no options"),
         ] {
             let e = bad

@@ -754,6 +754,27 @@ go depth 3
         assert_eq!(out.len(), 10);
     }
 
+    /// An option's older spelling sets the option as it is now called, replacing its value.
+    #[test]
+    fn older_option_spellings_set_the_option_they_are_now() {
+        let out = session(
+            b"setoption name agent value az:searches=2,device=cpu\nsetoption name batch value 4\n\
+              setoption name leaf_batch value 2\nsetoption name c_visit value 30\n",
+        );
+        assert_eq!(
+            out[1],
+            "ok agent az:searches=2,device=cpu,leaf_batch=4 seed 0"
+        );
+        assert_eq!(
+            out[2],
+            "ok agent az:searches=2,device=cpu,leaf_batch=2 seed 0"
+        );
+        assert_eq!(
+            out[3],
+            "ok agent az:searches=2,device=cpu,leaf_batch=2,gumbel_c_visit=30 seed 0"
+        );
+    }
+
     /// Clocks become the mover's time for this move; a missing clock of the mover or a bad
     /// value is a one-line error.
     #[test]

@@ -69,17 +69,15 @@ pub struct GumbelConfig {
     pub noise: bool,
 }
 
-impl Default for GumbelConfig {
-    /// The paper's constants (m = 16, c_visit = 50, c_scale = 1), without noise (play).
-    fn default() -> Self {
-        GumbelConfig {
-            considered: 16,
-            c_visit: 50.0,
-            c_scale: 1.0,
-            noise: false,
-        }
-    }
-}
+/// The paper's constants (m = 16, c_visit = 50, c_scale = 1) without noise, for this layer's
+/// own tests; play's and self-play's are the settings table's.
+#[cfg(test)]
+pub(crate) const TEST_GUMBEL: GumbelConfig = GumbelConfig {
+    considered: 16,
+    c_visit: 50.0,
+    c_scale: 1.0,
+    noise: false,
+};
 
 /// Sequential Halving's schedule for `considered` actions and `budget` simulations: entry
 /// s is the visit count (this decision's) an action must have to be chosen by simulation s.

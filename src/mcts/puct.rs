@@ -30,33 +30,20 @@ pub struct PuctConfig {
     pub search: Search,
 }
 
-impl Default for PuctConfig {
-    fn default() -> Self {
-        PuctConfig {
-            c_puct: 1.25,
-            c_base: None,
-            fpu_reduction: 0.25,
-            noise: None,
-            batch: 8,
-            forced_playouts: None,
-            search: Search::Puct,
-        }
-    }
-}
+/// The search of this layer's own tests. The defaults of play and self-play are not here:
+/// they are the settings table's (`az`'s options and the trainer's keys).
+#[cfg(test)]
+pub(crate) const TEST_PUCT: PuctConfig = PuctConfig {
+    c_puct: 1.25,
+    c_base: None,
+    fpu_reduction: 0.25,
+    noise: None,
+    batch: 8,
+    forced_playouts: None,
+    search: Search::Puct,
+};
 
 impl PuctConfig {
-    /// AlphaZero's settings for self-play: log-growth c_puct, noise with epsilon 0.25 and the
-    /// alpha that suits checkers' few legal moves (Checkers-MCTS found 1.0), and KataGo's
-    /// forced playouts (k = 2).
-    pub fn self_play() -> PuctConfig {
-        PuctConfig {
-            c_base: Some(19652.0),
-            noise: Some((1.0, 0.25)),
-            forced_playouts: Some(2.0),
-            ..PuctConfig::default()
-        }
-    }
-
     fn c(&self, parent_visits: u32) -> f32 {
         match self.c_base {
             Some(base) => self.c_puct + ((parent_visits as f32 + base + 1.0) / base).ln(),
@@ -537,6 +524,7 @@ mod tests {
     use super::*;
     use crate::games::Rules;
     use crate::mcts::evaluator::MaterialEvaluator;
+    use crate::mcts::gumbel::TEST_GUMBEL;
     use rand::SeedableRng;
     use rand::rngs::StdRng;
 
@@ -559,7 +547,13 @@ mod tests {
     #[test]
     fn self_play_search_noises_the_root_forces_playouts_and_prunes_them_from_the_target() {
         let mut rng = StdRng::seed_from_u64(3);
-        let config = PuctConfig::self_play();
+        // Self-play's: log-growth c_puct, root noise, forced playouts.
+        let config = PuctConfig {
+            c_base: Some(19652.0),
+            noise: Some((1.0, 0.25)),
+            forced_playouts: Some(2.0),
+            ..TEST_PUCT
+        };
         let mut search = Puct::new(config, &Game::new());
         let n = 400;
         search.run(&mut MaterialEvaluator::default(), n, &mut rng);
@@ -607,8 +601,8 @@ mod tests {
     fn gumbel_search() -> Puct {
         let config = PuctConfig {
             batch: 1,
-            search: Search::Gumbel(GumbelConfig::default()),
-            ..PuctConfig::default()
+            search: Search::Gumbel(TEST_GUMBEL),
+            ..TEST_PUCT
         };
         Puct::new(config, &Game::new())
     }
@@ -626,7 +620,7 @@ mod tests {
             t.children(ROOT).map(|c| t.node(c).visits).collect()
         };
         assert_eq!(visits(&search), [2; 7], "phase one visits all seven twice");
-        let g = GumbelConfig::default();
+        let g = TEST_GUMBEL;
         let kids = Children::of(search.tree(), ROOT, &g);
         let scores = search.gumbel_scores(&kids);
         let mut ranked: Vec<usize> = (0..7).collect();

@@ -105,7 +105,8 @@ impl<G: Rules> Drop for ThreadedEvaluator<G> {
 mod tests {
     use super::*;
     use crate::games::Game;
-    use crate::mcts::{MaterialEvaluator, Puct, PuctConfig, ROOT};
+    use crate::mcts::puct::TEST_PUCT;
+    use crate::mcts::{MaterialEvaluator, Puct, ROOT};
     use rand::SeedableRng;
     use rand::rngs::StdRng;
     use std::sync::Arc;
@@ -140,7 +141,7 @@ mod tests {
         };
         let mut eval = ThreadedEvaluator::new(vec![counting(), counting()]).unwrap();
         assert_eq!(eval.in_flight(), 3);
-        let mut search = Puct::new(PuctConfig::default(), &Game::<Checkers>::new());
+        let mut search = Puct::new(TEST_PUCT, &Game::<Checkers>::new());
         search.run(&mut eval, 300, &mut StdRng::seed_from_u64(1));
         let tree = search.tree();
         let root_children: u32 = tree.children(ROOT).map(|c| tree.node(c).visits).sum();
@@ -158,7 +159,7 @@ mod tests {
     #[test]
     fn threads_answer_as_the_evaluator_itself() {
         let game = Game::<Checkers>::new();
-        let mut search = Puct::new(PuctConfig::default(), &game);
+        let mut search = Puct::new(TEST_PUCT, &game);
         let mut rng = StdRng::seed_from_u64(2);
         search.run(&mut MaterialEvaluator::default(), 40, &mut rng);
         let leaves = search.gather(8, 0, &mut rng);

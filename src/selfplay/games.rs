@@ -260,10 +260,20 @@ pub fn material_games(config: &SelfPlayConfig, n: u64, seed: u64) -> Vec<SelfPla
 mod tests {
     use super::*;
     use crate::games::checkers::Outcome;
+    use crate::mcts::Search;
 
     fn config() -> SelfPlayConfig {
         SelfPlayConfig {
-            puct: PuctConfig::self_play(),
+            // Self-play's search: log-growth c_puct, root noise, forced playouts.
+            puct: PuctConfig {
+                c_puct: 1.25,
+                c_base: Some(19652.0),
+                fpu_reduction: 0.25,
+                noise: Some((1.0, 0.25)),
+                batch: 8,
+                forced_playouts: Some(2.0),
+                search: Search::Puct,
+            },
             playouts: PlayoutCap {
                 full: 24,
                 fast: 8,

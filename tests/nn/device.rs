@@ -101,8 +101,9 @@ fn gpu_training_and_inference_match_the_cpu() {
 /// its simulations with every virtual loss taken back.
 #[test]
 fn a_search_on_the_gpu_keeps_two_batches_in_flight() {
+    use checkers_zero::agents::AzConfig;
     use checkers_zero::games::{Checkers, Game};
-    use checkers_zero::mcts::{Encoding, Evaluator, NetEvaluator, Puct, PuctConfig};
+    use checkers_zero::mcts::{Encoding, Evaluator, NetEvaluator, Puct};
     use checkers_zero::nn::NetPreset;
     use rand::SeedableRng;
     use rand::rngs::StdRng;
@@ -117,7 +118,7 @@ fn a_search_on_the_gpu_keeps_two_batches_in_flight() {
         assert_eq!((on_cpu.in_flight(), on_gpu.in_flight()), (1, 2));
 
         // Two batches from one search, the second gathered under the first's virtual loss.
-        let mut search = Puct::new(PuctConfig::default(), &Game::new());
+        let mut search = Puct::new(AzConfig::default().puct, &Game::new());
         let mut r = StdRng::seed_from_u64(3);
         search.run(&mut on_cpu, 60, &mut r);
         let (a, b) = (search.gather(8, 0, &mut r), search.gather(8, 0, &mut r));
@@ -132,7 +133,7 @@ fn a_search_on_the_gpu_keeps_two_batches_in_flight() {
             assert_norm_close(&flat(&want), &flat(&got), 1e-4, "a batch in flight");
         }
 
-        let mut search = Puct::new(PuctConfig::default(), &Game::new());
+        let mut search = Puct::new(AzConfig::default().puct, &Game::new());
         search.run(&mut on_gpu, 200, &mut StdRng::seed_from_u64(4));
         let tree = search.tree();
         assert_eq!(tree.root().visits, 200);

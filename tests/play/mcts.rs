@@ -3,7 +3,7 @@
 //! one leaf at a time where that must hold exactly.
 
 use crate::count_in;
-use checkers_zero::agents::{AgentSpec, Analysis, Limits, Proven, ScoreKind};
+use checkers_zero::agents::{AgentSpec, Analysis, AzConfig, Limits, Proven, ScoreKind};
 use checkers_zero::endgame::Value;
 use checkers_zero::games::Checkers;
 use checkers_zero::games::checkers::{Game, Move, parse_fen, parse_move};
@@ -79,7 +79,7 @@ fn uct_finds_the_shots() {
 fn puct_move(game: &Game, batch: usize, simulations: u32) -> Move {
     let config = PuctConfig {
         batch,
-        ..PuctConfig::default()
+        ..AzConfig::default().puct
     };
     let mut search = Puct::new(config, game);
     let mut rng = StdRng::seed_from_u64(1);
@@ -106,7 +106,7 @@ fn puct_finds_the_shots_with_batches_on_threads() {
     let mut eval = ThreadedEvaluator::new(vec![MaterialEvaluator::default(); 2]).unwrap();
     for &(fen, mv, line) in SHOTS {
         let (game, best) = shot(fen, mv);
-        let mut search = Puct::new(PuctConfig::default(), &game);
+        let mut search = Puct::new(AzConfig::default().puct, &game);
         search.run(&mut eval, 1500, &mut StdRng::seed_from_u64(1));
         assert_eq!(search.tree().root().visits, 1500, "{line}");
         assert_eq!(search.tree().pick_move(most_visited), best, "{line}");
@@ -132,7 +132,7 @@ impl Evaluator for MoverWins {
 fn searched(batch: usize, simulations: u32) -> Tree {
     let config = PuctConfig {
         batch,
-        ..PuctConfig::default()
+        ..AzConfig::default().puct
     };
     let mut search = Puct::new(config, &Game::new());
     search.run(&mut MoverWins, simulations, &mut StdRng::seed_from_u64(0));
@@ -159,7 +159,7 @@ fn a_batch_under_virtual_loss_equals_one_leaf_at_a_time_in_a_controlled_case() {
 #[test]
 fn the_tree_is_reused_after_a_move_and_a_reply() {
     let mut game = Game::new();
-    let mut search = Puct::new(PuctConfig::default(), &game);
+    let mut search = Puct::new(AzConfig::default().puct, &game);
     let mut rng = StdRng::seed_from_u64(2);
     search.run(&mut MaterialEvaluator::default(), 800, &mut rng);
     let tree = search.tree();
@@ -345,7 +345,10 @@ fn az_needs_a_model_file_and_plays_with_one() {
     assert!(bad.unwrap().0.contains("expected a number of simulations"));
 
     let (dir, path) = tiny_model("az");
-    let spec = format!("az:model={},searches=24,batch=4,device=cpu", path.display());
+    let spec = format!(
+        "az:model={},searches=24,leaf_batch=4,device=cpu",
+        path.display()
+    );
     let mut az = agent(&spec);
     let mut game = Game::new();
     for _ in 0..4 {
@@ -368,7 +371,7 @@ fn az_analysis_gives_every_legal_move_its_prior() {
     ];
     for searches in [1, 64] {
         let spec = format!(
-            "az:model={},searches={searches},batch=4,device=cpu",
+            "az:model={},searches={searches},leaf_batch=4,device=cpu",
             path.display()
         );
         let mut az = agent(&spec);
@@ -418,7 +421,8 @@ fn self_play_can_search_again_at_each_hop_of_a_multi_jump() {
     for m in ["15-18", "22x15"] {
         game.play_text(m).unwrap();
     }
-    let mut search = Puct::new(PuctConfig::self_play(), &game);
+    let self_play = checkers_zero::train::alphazero::TrainConfig::cpu().self_play();
+    let mut search = Puct::new(self_play.puct, &game);
     let mut rng = StdRng::seed_from_u64(4);
     let mut hops = Vec::new();
     while hops.is_empty() || !search.tree().root().state.is_turn_start() {
@@ -455,7 +459,7 @@ fn an_evaluation_cache_changes_nothing_but_the_number_of_calls() {
     use checkers_zero::mcts::CachedEvaluator;
     let (game, _) = shot(SHOTS[1].0, SHOTS[1].1);
     let run = |eval: &mut dyn Evaluator| {
-        let mut search = Puct::new(PuctConfig::default(), &game);
+        let mut search = Puct::new(AzConfig::default().puct, &game);
         search.run(eval, 2000, &mut StdRng::seed_from_u64(0));
         let t = search.tree();
         (0..t.len() as u32)
@@ -475,12 +479,12 @@ fn an_evaluation_cache_changes_nothing_but_the_number_of_calls() {
 /// the games of the `az` agent that loads the same network from its file.
 #[test]
 fn a_network_in_memory_plays_as_its_file_does() {
-    use checkers_zero::agents::Player;
-    use checkers_zero::agents::{AzConfig, AzNetwork};
+    use checkers_zero::agents::{AzNetwork, Player};
     use checkers_zero::arena::{GameConfig, MatchConfig, OpeningSet, Series, run_match};
-    use checkers_zero::mcts::{GumbelConfig, PuctConfig, Search};
+    use checkers_zero::mcts::{PuctConfig, SearchKind};
     use checkers_zero::net::NetGame;
     use checkers_zero::tensor::Device;
+    use checkers_zero::train::alphazero::TrainConfig;
     use std::sync::Arc;
 
     let (net, encoding, _) = checkers_zero::games::Checkers::default_model(&Device::Cpu).unwrap();
@@ -515,7 +519,11 @@ fn a_network_in_memory_plays_as_its_file_does() {
     let gumbel = AzConfig {
         searches: 16,
         puct: PuctConfig {
-            search: Search::Gumbel(GumbelConfig::default()),
+            search: TrainConfig {
+                search: SearchKind::Gumbel,
+                ..TrainConfig::cpu()
+            }
+            .search(false),
             ..d.puct
         },
         ..d.clone()
@@ -553,7 +561,7 @@ fn az_with_a_time_per_move_stops_on_time() {
     let (dir, path) = tiny_model("az-time");
     for search in ["puct", "gumbel", "puct,threads=2"] {
         let spec = format!(
-            "az:model={},time=150,batch=4,device=cpu,search={search}",
+            "az:model={},time=150,leaf_batch=4,device=cpu,search={search}",
             path.display()
         );
         let mut az = agent(&spec);
@@ -598,12 +606,12 @@ fn az_with_a_time_per_move_stops_on_time() {
             "az option threads: expected a number of threads, a whole number 1-256",
         ),
         (
-            "az:considered=0",
-            "az option considered: expected a number of root actions",
+            "az:gumbel_considered=0",
+            "az option gumbel_considered: expected a number of root actions",
         ),
         (
-            "az:c_visit=-1",
-            "az option c_visit: expected a constant, a number of at least 0",
+            "az:gumbel_c_visit=-1",
+            "az option gumbel_c_visit: expected a constant, a number of at least 0",
         ),
     ] {
         let e = bad.parse::<AgentSpec>().unwrap().build::<Checkers>(0).err();

@@ -4,6 +4,8 @@
 //! is both the `train` command's flags (`--games-per-iteration 40`) and the config file's
 //! JSON keys (`{"games_per_iteration": 40}`). A run resolves preset, then file, then flags.
 
+use crate::agents::kinds::{Opt, az};
+use crate::agents::settings::{self, Describe, Domain, Setting, SettingValue};
 use crate::agents::{AgentGame, AgentSpec, SpecList};
 use crate::arena::ArenaGame;
 use crate::games::checkers::encoding::Encoding;
@@ -42,9 +44,12 @@ crate::names::named_enum! {
     }
 }
 
+/// `name [RANGE]: type = cpu, gpu;` declares a key: its type, the values it may take (a
+/// [`Setting`], where it has limits; a search setting shared with `az` names that option's),
+/// and its value in each preset.
 macro_rules! train_config {
-    ($( $(#[doc = $doc:literal])+ $name:ident : $ty:ty = $cpu:expr, $gpu:expr; )+
-     added: $( $(#[doc = $adoc:literal])+ $aname:ident : $aty:ty = $acpu:expr, $agpu:expr; )+) => {
+    ($( $(#[doc = $doc:literal])+ $name:ident $([$range:expr])? : $ty:ty = $cpu:expr, $gpu:expr; )+
+     added: $( $(#[doc = $adoc:literal])+ $aname:ident $([$arange:expr])? : $aty:ty = $acpu:expr, $agpu:expr; )+) => {
         /// A resolved run configuration (saved in the run folder and its checkpoints). A key
         /// missing from a saved one (a run from before the key existed) takes the cpu
         /// preset's value, which for every key added since is the behaviour those runs had.
@@ -113,67 +118,130 @@ macro_rules! train_config {
                 $( if let Some(v) = &o.$name { self.$name = v.clone(); } )+
                 $( if let Some(v) = &o.$aname { self.$aname = v.clone(); } )+
             }
+
+            /// Each key with a range holds a value in it; the message names the key.
+            fn check_ranges(&self) -> Result<(), ConfigError> {
+                $( $( in_range(stringify!($name), $range, &self.$name)?; )? )+
+                $( $( in_range(stringify!($aname), $arange, &self.$aname)?; )? )+
+                Ok(())
+            }
         }
+
+        /// The keys that have a range, with it.
+        pub const RANGES: &[(&str, &dyn Describe)] = &[
+            $( $( (stringify!($name), $range), )? )+
+            $( $( (stringify!($aname), $arange), )? )+
+        ];
     };
 }
 
+/// `value` lies in `range`, or the error names `key` and what it must be.
+fn in_range<T: SettingValue>(key: &str, range: &Setting<T>, value: &T) -> Result<(), ConfigError> {
+    range
+        .check(value.clone())
+        .map(drop)
+        .map_err(|e| ConfigError(format!("{key}: {e}")))
+}
+
+/// A search setting's default where a preset takes it as `az` does.
+fn shared<T: Clone>(option: &Opt<T>) -> T {
+    option
+        .default()
+        .cloned()
+        .expect("a setting the trainer shares with az has a default")
+}
+
+/// Counts of anything: games, iterations, threads, positions a call.
+static COUNT: Setting<u32> = Setting::new(
+    "a count",
+    Domain::Whole {
+        min: 1,
+        max: u32::MAX as u64,
+    },
+);
+/// A share or probability.
+static SHARE: Setting<f32> = Setting::new(
+    "a share",
+    Domain::Number {
+        min: 0.0,
+        above: false,
+        max: 1.0,
+    },
+);
+static NON_NEGATIVE: Setting<f32> = Setting::new(
+    "a number",
+    Domain::Number {
+        min: 0.0,
+        above: false,
+        max: f32::INFINITY,
+    },
+);
+static POSITIVE: Setting<f32> = Setting::new(
+    "a number",
+    Domain::Number {
+        min: 0.0,
+        above: true,
+        max: f32::INFINITY,
+    },
+);
+
 train_config! {
     /// Iterations (self-play, training, gating) in the whole run.
-    iterations: u32 = 24u32, 200u32;
+    iterations [&COUNT]: u32 = 24u32, 200u32;
     /// Self-play games per iteration.
-    games_per_iteration: u32 = 64u32, 512u32;
+    games_per_iteration [&COUNT]: u32 = 64u32, 512u32;
     /// Gating games between the new network and the best (colours and ballots alternate).
     gating_games: u32 = 20u32, 100u32;
     /// Replace the best network when the new one scores at least this (0 to 1).
-    threshold: f32 = 0.55f32, 0.55f32;
+    threshold [&SHARE]: f32 = 0.55f32, 0.55f32;
     /// Gate new networks; without it every new network plays the next self-play (AlphaZero).
     gating: bool = true, true;
     /// Simulations of a full search per move (self-play).
-    searches: u32 = 80u32, 400u32;
+    searches [&settings::SEARCHES]: u32 = 80u32, 400u32;
     /// Simulations of a fast search (playout-cap randomisation; not a training target).
-    fast_searches: u32 = 20u32, 100u32;
+    fast_searches [&settings::SEARCHES]: u32 = 20u32, 100u32;
     /// Chance that a move gets a full search (1 turns playout-cap randomisation off).
-    full_search_probability: f32 = 0.5f32, 0.25f32;
+    full_search_probability [&SHARE]: f32 = 0.5f32, 0.25f32;
     /// Simulations per move in gating games.
-    gating_searches: u32 = 48u32, 200u32;
+    gating_searches [&settings::SEARCHES]: u32 = 48u32, 200u32;
     /// Exploration constant c_puct (AlphaZero's c_init with --c-base).
-    c_puct: f32 = 1.25f32, 1.25f32;
+    c_puct [az::C_PUCT.setting()]: f32 = shared(&az::C_PUCT), shared(&az::C_PUCT);
     /// AlphaZero's c_base for log-growth c_puct (0: constant c_puct).
-    c_base: f32 = 19652.0f32, 19652.0f32;
+    c_base [&NON_NEGATIVE]: f32 = 19652.0f32, 19652.0f32;
     /// First-play urgency: unvisited children count as the parent's value less this.
-    fpu_reduction: f32 = 0.25f32, 0.25f32;
+    fpu_reduction [az::FPU_REDUCTION.setting()]: f32 = shared(&az::FPU_REDUCTION), shared(&az::FPU_REDUCTION);
     /// KataGo's forced playouts factor k on full searches (0: off).
-    forced_playouts: f32 = 2.0f32, 2.0f32;
+    forced_playouts [&NON_NEGATIVE]: f32 = 2.0f32, 2.0f32;
     /// Dirichlet noise alpha at the root (Checkers-MCTS found 1.0 right for checkers).
-    dirichlet_alpha: f32 = 1.0f32, 1.0f32;
+    dirichlet_alpha [&POSITIVE]: f32 = 1.0f32, 1.0f32;
     /// Share of the root prior replaced by noise.
-    dirichlet_epsilon: f32 = 0.25f32, 0.25f32;
+    dirichlet_epsilon [&SHARE]: f32 = 0.25f32, 0.25f32;
     /// Plies played at temperature 1 before moves become greedy.
     temperature_plies: u32 = 16u32, 20u32;
     /// Let the temperature fall linearly to 0 over those plies instead.
     temperature_decay: bool = false, false;
     /// Self-play games reaching this many plies are adjudicated (pieces, then kings).
-    max_plies: u32 = 160u32, 200u32;
+    max_plies [&COUNT]: u32 = 160u32, 200u32;
     /// Replay window in iterations.
-    replay_window: u32 = 3u32, 4u32;
+    replay_window [&COUNT]: u32 = 3u32, 4u32;
     /// Replay cap in positions (0: no cap; the newest iteration is always kept).
     replay_positions: u32 = 0u32, 500_000u32;
     /// Passes over the replay window per iteration.
-    epochs: u32 = 2u32, 2u32;
+    epochs [&COUNT]: u32 = 2u32, 2u32;
     /// Training batch size.
-    batch_size: u32 = 128u32, 512u32;
+    batch_size [&COUNT]: u32 = 128u32, 512u32;
     /// Learning rate of the first iteration.
-    lr: f32 = 0.002f32, 0.01f32;
+    lr [&POSITIVE]: f32 = 0.002f32, 0.01f32;
     /// Learning rate factor per iteration (1: constant).
-    lr_decay: f32 = 0.97f32, 0.99f32;
+    lr_decay [&POSITIVE]: f32 = 0.97f32, 0.99f32;
     /// Learning rate floor.
-    lr_min: f32 = 0.0002f32, 0.0005f32;
+    lr_min [&NON_NEGATIVE]: f32 = 0.0002f32, 0.0005f32;
     /// L2 weight decay.
-    weight_decay: f32 = 0.0001f32, 0.0001f32;
+    weight_decay [&NON_NEGATIVE]: f32 = 0.0001f32, 0.0001f32;
     /// Optimizer.
     optimizer: OptimizerKind = OptimizerKind::Adam, OptimizerKind::Sgd;
     /// SGD momentum.
-    momentum: f32 = 0.9f32, 0.9f32;
+    momentum [&NON_NEGATIVE]: f32 = 0.9f32, 0.9f32;
     /// Value target: the game result or its mean with the root search value.
     value_target: ValueTarget = ValueTarget::Mean, ValueTarget::Mean;
     /// The network: az-tiny, az-small, az-large or plain-7x128.
@@ -183,13 +251,13 @@ train_config! {
     /// Legal-hop input planes.
     legal_hops: bool = false, false;
     /// Self-play worker threads.
-    threads: u32 = 1u32, 4u32;
+    threads [&COUNT]: u32 = 1u32, 4u32;
     /// Games each worker keeps going at once.
-    games_per_thread: u32 = 24u32, 128u32;
+    games_per_thread [&COUNT]: u32 = 24u32, 128u32;
     /// Leaves each search gathers (under virtual loss) per network call.
-    leaf_batch: u32 = 4u32, 8u32;
+    leaf_batch [az::LEAF_BATCH.setting()]: u32 = 4u32, shared(&az::LEAF_BATCH);
     /// Positions per network call at most (the inference service's batch).
-    inference_batch: u32 = 256u32, 1024u32;
+    inference_batch [&COUNT]: u32 = 256u32, 1024u32;
     /// Every N iterations (0: never) the best network plays the gauntlet opponents; the
     /// scores go into metrics.jsonl (a strength curve against fixed opponents).
     gauntlet_every: u32 = 0u32, 5u32;
@@ -207,13 +275,13 @@ train_config! {
     /// The tree search of self-play and gating: AlphaZero's PUCT, or Gumbel AlphaZero's
     /// (Sequential Halving at the root, the improved policy as the target; the PUCT keys,
     /// noise, forced playouts and temperature do not apply to it).
-    search: SearchKind = SearchKind::Puct, SearchKind::Puct;
+    search [az::SEARCH.setting()]: SearchKind = shared(&az::SEARCH), shared(&az::SEARCH);
     /// Gumbel: root actions sampled for Sequential Halving (the paper's m).
-    gumbel_considered: u32 = 16u32, 16u32;
+    gumbel_considered [az::GUMBEL_CONSIDERED.setting()]: u32 = shared(&az::GUMBEL_CONSIDERED), shared(&az::GUMBEL_CONSIDERED);
     /// Gumbel: the paper's c_visit.
-    gumbel_c_visit: f32 = 50.0f32, 50.0f32;
+    gumbel_c_visit [az::GUMBEL_C_VISIT.setting()]: f32 = shared(&az::GUMBEL_C_VISIT), shared(&az::GUMBEL_C_VISIT);
     /// Gumbel: the paper's c_scale.
-    gumbel_c_scale: f32 = 1.0f32, 1.0f32;
+    gumbel_c_scale [az::GUMBEL_C_SCALE.setting()]: f32 = shared(&az::GUMBEL_C_SCALE), shared(&az::GUMBEL_C_SCALE);
     /// A model file whose weights start the run instead of random ones (the shipped
     /// models/default.bin, another run's best.ckpt): runs stacked over days. Its network and
     /// encoding must be the run's.
@@ -238,7 +306,7 @@ train_config! {
     exact_endings: bool = true, true;
     /// Planes of the value head that its MLP reads (1: AlphaZero's). An `init` network with
     /// fewer is widened without changing what it computes.
-    value_planes: u32 = 1u32, 1u32;
+    value_planes [&COUNT]: u32 = 1u32, 1u32;
     /// Self-play and gating play the mean of the last N iterations' networks (weights and
     /// batch-norm statistics, saved as models/mean-NNNN.ckpt), while training goes on from
     /// the newest alone: stochastic weight averaging, as KataGo's self-play does (0 or 1: the
@@ -266,66 +334,7 @@ impl TrainConfig {
 
     /// Checks ranges; the message names the key and what it must be.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let positive = [
-            ("iterations", self.iterations),
-            ("games_per_iteration", self.games_per_iteration),
-            ("searches", self.searches),
-            ("fast_searches", self.fast_searches),
-            ("gating_searches", self.gating_searches),
-            ("max_plies", self.max_plies),
-            ("replay_window", self.replay_window),
-            ("epochs", self.epochs),
-            ("batch_size", self.batch_size),
-            ("threads", self.threads),
-            ("games_per_thread", self.games_per_thread),
-            ("leaf_batch", self.leaf_batch),
-            ("inference_batch", self.inference_batch),
-            ("gumbel_considered", self.gumbel_considered),
-            ("value_planes", self.value_planes),
-        ];
-        if let Some((key, _)) = positive.iter().find(|(_, v)| *v == 0) {
-            return Err(ConfigError(format!("{key} must be at least 1")));
-        }
-        let unit = [
-            ("threshold", self.threshold),
-            ("full_search_probability", self.full_search_probability),
-            ("dirichlet_epsilon", self.dirichlet_epsilon),
-        ];
-        if let Some((key, v)) = unit.iter().find(|(_, v)| !(0.0..=1.0).contains(v)) {
-            return Err(ConfigError(format!(
-                "{key} must be between 0 and 1 (got {v})"
-            )));
-        }
-        let non_negative = [
-            ("c_puct", self.c_puct),
-            ("c_base", self.c_base),
-            ("fpu_reduction", self.fpu_reduction),
-            ("forced_playouts", self.forced_playouts),
-            ("gumbel_c_visit", self.gumbel_c_visit),
-            ("gumbel_c_scale", self.gumbel_c_scale),
-            ("weight_decay", self.weight_decay),
-            ("momentum", self.momentum),
-            ("lr_min", self.lr_min),
-        ];
-        if let Some((key, v)) = non_negative
-            .iter()
-            .find(|(_, v)| !(v.is_finite() && *v >= 0.0))
-        {
-            return Err(ConfigError(format!(
-                "{key} must be a number >= 0 (got {v})"
-            )));
-        }
-        let positive_f = [
-            ("lr", self.lr),
-            ("lr_decay", self.lr_decay),
-            ("dirichlet_alpha", self.dirichlet_alpha),
-        ];
-        if let Some((key, v)) = positive_f
-            .iter()
-            .find(|(_, v)| !(v.is_finite() && *v > 0.0))
-        {
-            return Err(ConfigError(format!("{key} must be a number > 0 (got {v})")));
-        }
+        self.check_ranges()?;
         if self.teacher_iterations > 0 && self.teacher.is_none() {
             return Err(ConfigError(
                 "teacher_iterations needs a teacher (a model file)".into(),
@@ -563,7 +572,71 @@ mod tests {
         let bad = serde_json::from_str::<ConfigOverrides>(r#"{"serches": 7}"#).unwrap_err();
         assert!(bad.to_string().contains("unknown field `serches`"), "{bad}");
         c.threshold = 1.5;
-        assert!(c.validate().unwrap_err().0.contains("threshold"));
+        assert_eq!(
+            c.validate().unwrap_err().0,
+            "threshold: expected a share, a number 0-1, got \"1.5\""
+        );
+        c.threshold = 0.5;
+        c.lr = 0.0;
+        assert_eq!(
+            c.validate().unwrap_err().0,
+            "lr: expected a number, a number more than 0, got \"0\""
+        );
+    }
+
+    /// The search settings a run shares with `az` are az's declarations: the same range
+    /// object, and the same default in every preset but where a preset sizes a key for its
+    /// machine (the cpu preset's leaf batch).
+    #[test]
+    fn the_search_settings_shared_with_az_are_its_declarations() {
+        use crate::agents::kinds::AZ;
+        let shared = [
+            "c_puct",
+            "fpu_reduction",
+            "leaf_batch",
+            "search",
+            "gumbel_considered",
+            "gumbel_c_visit",
+            "gumbel_c_scale",
+        ];
+        // Keys both have that are different settings: self-play's budget and worker threads
+        // against a played move's searches and a search's threads.
+        let apart = ["searches", "threads"];
+        let presets = [
+            ("cpu", serde_json::to_value(TrainConfig::cpu()).unwrap()),
+            ("gpu", serde_json::to_value(TrainConfig::gpu()).unwrap()),
+        ];
+        for (key, range) in RANGES {
+            let Some(option) = AZ.options.iter().find(|o| o.key == *key) else {
+                assert!(!shared.contains(key), "{key} is no az option");
+                continue;
+            };
+            if apart.contains(key) {
+                continue;
+            }
+            assert!(
+                shared.contains(key),
+                "{key}: az has it too; shared or apart?"
+            );
+            assert!(std::ptr::addr_eq(*range, option.setting), "{key}'s range");
+            for (preset, values) in &presets {
+                let value = values[key].to_string();
+                let value = option.setting.normalise(value.trim_matches('"')).unwrap();
+                if (*preset, *key) != ("cpu", "leaf_batch") {
+                    assert_eq!(Some(value), option.default_text(), "{preset} {key}");
+                }
+            }
+        }
+        for key in shared {
+            assert!(RANGES.iter().any(|(k, _)| *k == key), "{key} has its range");
+        }
+        let mut c = TrainConfig::cpu();
+        c.leaf_batch = 1025;
+        let e = c.validate().unwrap_err().0;
+        assert_eq!(
+            e,
+            "leaf_batch: expected leaves per network call, a whole number 1-1024, got \"1025\""
+        );
     }
 
     #[test]
