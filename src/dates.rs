@@ -1,4 +1,5 @@
-//! Calendar dates of Unix times, in UTC: PDN's `Date` tag and the events' timestamps.
+//! Calendar dates of Unix times, in UTC: PDN's `Date` tag, the events' timestamps and the
+//! games archive's.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -6,6 +7,24 @@ use std::time::{SystemTime, UNIX_EPOCH};
 pub fn utc_date(time: SystemTime) -> ((i64, u32, u32), i64) {
     let ms = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis()) as i64;
     (civil(ms.div_euclid(86_400_000)), ms.rem_euclid(86_400_000))
+}
+
+/// `time` as RFC 3339 in UTC with milliseconds: `2026-12-02T01:05:09.042Z`.
+pub fn rfc3339(time: SystemTime) -> String {
+    let ((y, m, d), ms) = utc_date(time);
+    let s = ms / 1000;
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+        s / 3600,
+        s / 60 % 60,
+        s % 60,
+        ms % 1000
+    )
+}
+
+/// Now as [`rfc3339`] writes it.
+pub fn rfc3339_now() -> String {
+    rfc3339(SystemTime::now())
 }
 
 /// The proleptic Gregorian date of `days` since 1970-01-01, counted in 400-year eras of

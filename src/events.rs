@@ -3,7 +3,7 @@
 //! lines (`--log-format json`), so that `docker logs -f` and log collectors show a stalled
 //! actor or a lost Redis at once. Progress bars stay on stderr, and only on a terminal.
 
-use crate::dates::utc_date;
+use crate::dates::rfc3339;
 use crate::names::named_enum;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -98,19 +98,6 @@ fn to_value(value: impl Serialize) -> Value {
     // Plain data (numbers, strings, records of them): serde_json fails only on maps with
     // keys that are not strings, which no event has; such a field is written as null.
     serde_json::to_value(value).unwrap_or(Value::Null)
-}
-
-/// `time` as RFC 3339 in UTC with milliseconds: `2026-12-02T01:05:09.042Z`.
-fn rfc3339(time: SystemTime) -> String {
-    let ((y, m, d), ms) = utc_date(time);
-    let s = ms / 1000;
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
-        s / 3600,
-        s / 60 % 60,
-        s % 60,
-        ms % 1000
-    )
 }
 
 #[cfg(test)]

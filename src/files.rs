@@ -25,6 +25,17 @@ pub fn file_error<'a>(
     }
 }
 
+/// The program's data folder (endgame databases, the browser's games):
+/// `$XDG_DATA_HOME/checkers-zero`, else `~/.local/share/checkers-zero` (on Windows
+/// `%APPDATA%\checkers-zero`).
+pub fn data_home() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .or_else(|| std::env::var_os("APPDATA").map(PathBuf::from))?;
+    Some(base.join("checkers-zero"))
+}
+
 /// FNV-1a, 64-bit: enough to tell a damaged file from a sound one, or one model file from
 /// another (a run's lineage).
 pub fn checksum(bytes: &[u8]) -> u64 {

@@ -1,20 +1,23 @@
-// Entry point: loads /api/info, wires the three tabs (Play, Rules tutorial, Training) and
-// starts the first game. The tab can be named in the address (#play, #tutorial, #dashboard).
+// Entry point: loads /api/info, wires the four tabs (Play, Rules tutorial, Games, Training)
+// and starts the first game. The tab can be named in the address (#play, #tutorial, #games,
+// #dashboard).
 
 import { api, messageOf } from "./api.js";
 import { Dashboard } from "./dashboard.js";
 import { PositionEditor } from "./editor.js";
+import { GamesPage } from "./games.js";
 import { PlayPage } from "./play.js";
 import { screen } from "./screen.js";
 import { Tutorial } from "./tutorial.js";
 
 const $ = (id) => document.getElementById(id);
-const TABS = ["play", "tutorial", "dashboard"];
+const TABS = ["play", "tutorial", "games", "dashboard"];
 
 const play = new PlayPage();
 const tutorial = new Tutorial();
 const editor = new PositionEditor(play);
 const dashboard = new Dashboard(replayGame);
+const games = new GamesPage((spec) => play.nameOf(spec));
 
 async function main() {
   screen.init();
@@ -25,6 +28,7 @@ async function main() {
   editor.init();
   tutorial.init();
   dashboard.init();
+  games.init();
   await screen.show(play.session);
   await play.start();
   const first = tabFromHash();
@@ -57,17 +61,19 @@ async function showTab(tab, updateHash = true) {
     button.classList.toggle("active", name === tab);
     button.setAttribute("aria-selected", String(name === tab));
   }
-  const gameTab = tab !== "dashboard";
+  const gameTab = tab === "play" || tab === "tutorial";
   $("game-view").hidden = !gameTab;
-  $("dashboard-view").hidden = gameTab;
+  $("games-view").hidden = tab !== "games";
+  $("dashboard-view").hidden = tab !== "dashboard";
   $("setup-panel").hidden = tab !== "play";
   $("play-panel").hidden = tab !== "play";
   $("tutorial-panel").hidden = tab !== "tutorial";
-  $(gameTab ? "message-slot-game" : "message-slot-dashboard").append($("message"));
+  $(gameTab ? "message-slot-game" : `message-slot-${tab}`).append($("message"));
   if (updateHash && location.hash !== `#${tab}`) history.replaceState(null, "", `#${tab}`);
   screen.say("");
   if (tab === "play") await screen.show(play.session);
   else if (tab === "tutorial") await tutorial.show(play.form.game());
+  else if (tab === "games") await games.show();
   else await dashboard.show();
 }
 

@@ -237,7 +237,8 @@ export class Tutorial {
     this.step = 0;
     this.renderLesson();
     try {
-      await this.session.create({ game: this.game, start: "fen", fen: lessons[index].fen });
+      // A lesson's position is not a game to keep in the archive.
+      await this.session.create({ game: this.game, start: "fen", fen: lessons[index].fen, scratch: true });
       screen.setFlipped(this.session, false); // White, who moves in every lesson, at the bottom
       await screen.show(this.session);
       screen.say("");

@@ -44,6 +44,13 @@ pub struct GuiArgs {
     /// when --host is not the loopback, printed in the address; "" asks none).
     #[arg(long)]
     token: Option<String>,
+    /// The SQLite database every game is kept in, written as each move is played (default:
+    /// games.sqlite in the data folder, ~/.local/share/checkers-zero).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_archive")]
+    archive: Option<std::path::PathBuf>,
+    /// Keep games in memory only: they are gone when the server stops.
+    #[arg(long)]
+    no_archive: bool,
     /// Searches running at once over all games; the others wait (default: 4).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     max_thinking: Option<u32>,
@@ -63,8 +70,19 @@ pub struct PlotArgs {
 pub fn serve(args: GuiArgs) -> Result<()> {
     let defaults =
         checkers_zero::gui::GuiOptions::at(std::net::SocketAddr::new(args.host, args.port));
+    let archive = match (args.no_archive, args.archive) {
+        (true, _) => None,
+        (false, Some(file)) => Some(file),
+        (false, None) => Some(checkers_zero::gui::default_archive().ok_or_else(|| {
+            anyhow::anyhow!(
+                "no data folder for the games archive (neither XDG_DATA_HOME nor HOME is set): \
+                 give --archive FILE or --no-archive"
+            )
+        })?),
+    };
     checkers_zero::gui::serve(checkers_zero::gui::GuiOptions {
         open: args.open,
+        archive,
         models: args.models,
         runs: args.runs,
         max_games: args.max_games.map_or(defaults.max_games, |n| n as usize),

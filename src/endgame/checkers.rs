@@ -41,14 +41,9 @@ pub fn default_dir() -> Option<PathBuf> {
 }
 
 /// Where `egdb build` puts the databases when no `--out` is given, and where agents look
-/// for them: `$XDG_DATA_HOME/checkers-zero/egdb`, else `~/.local/share/checkers-zero/egdb`
-/// (on Windows `%APPDATA%\checkers-zero\egdb`).
+/// for them: egdb/ in the program's data folder ([`crate::files::data_home`]).
 pub fn data_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_DATA_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
-        .or_else(|| std::env::var_os("APPDATA").map(PathBuf::from))?;
-    Some(base.join("checkers-zero").join("egdb"))
+    crate::files::data_home().map(|d| d.join("egdb"))
 }
 
 /// The databases in `dir`, opened once per process and shared (every agent of a match, every

@@ -1,11 +1,12 @@
 //! The JSON API of the play page (docs/gui.md): games, moves, agents' searches, and their
 //! events.
 
+use super::archive::{Filter, Listing};
 use super::boards::{Board, standard_ballots};
 use super::error::ApiError;
 use super::levels::{DEFAULT_LEVEL, LEVELS};
 use super::library::Library;
-use super::sessions::{Event, HUMAN, SearchAsk, Session, Table};
+use super::sessions::{Event, HUMAN, Opened, SearchAsk, Session, Table};
 use super::view::{self, GameView, Players};
 use super::{AppState, Shared};
 use crate::agents::{AgentGame, AgentSpec, Limits, kinds, settings};
@@ -14,7 +15,8 @@ use crate::games::{
     on_game,
 };
 use crate::names::Named;
-use axum::extract::{FromRequest, Path, RawQuery, Request, State};
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{FromRequest, Path, Query, RawQuery, Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::sse::{KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -31,7 +33,7 @@ use tokio::sync::broadcast::error::RecvError;
 pub fn routes() -> Router<Shared> {
     Router::new()
         .route("/api/info", get(info))
-        .route("/api/games", post(create_game))
+        .route("/api/games", post(create_game).get(list_games))
         .route("/api/games/{id}", get(get_game).delete(delete_game))
         .route("/api/games/{id}/ply/{n}", get(get_ply))
         .route("/api/games/{id}/move", post(play_move))
@@ -133,10 +135,9 @@ struct NewGame {
     /// Who plays each side: `human` (the default) or an agent spec.
     black: Option<String>,
     white: Option<String>,
+    /// A position to look at, not a game to keep: left out of the archive.
+    scratch: Option<bool>,
 }
-
-/// A game and its side lines (a record's variations).
-type Opened<G> = (Game<G>, Variations<G>);
 
 /// The game a `POST /api/games` body asks for, and the players' names a record gives.
 fn new_game<G: Board>(req: &NewGame) -> Result<(Opened<G>, Option<Players>), ApiError> {
@@ -219,7 +220,11 @@ fn create<G: Board>(
         black: player(&req.black)?,
         white: player(&req.white)?,
     };
-    Ok(state.sessions.create(game, players, names, wrap).view())
+    let scratch = req.scratch.unwrap_or(false);
+    Ok(state
+        .sessions
+        .create(game, players, names, scratch, wrap)
+        .view())
 }
 
 /// The game a `POST /api/games` body names (checkers when it names none).
@@ -242,6 +247,65 @@ async fn create_game(State(state): State<Shared>, Body(req): Body<NewGame>) -> R
         Ok(view) => (StatusCode::CREATED, Json(view)).into_response(),
         Err(e) => e.into_response(),
     }
+}
+
+/// `GET /api/games`'s query: a page of the archive's games, filtered.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GamesQuery {
+    limit: Option<u32>,
+    offset: Option<u64>,
+    game: Option<String>,
+    player: Option<String>,
+    finished: Option<bool>,
+}
+
+/// The most games one page lists.
+const MAX_PAGE: u32 = 200;
+
+async fn list_games(
+    State(state): State<Shared>,
+    query: Result<Query<GamesQuery>, QueryRejection>,
+) -> Result<Json<Listing>, ApiError> {
+    let Query(q) = query.map_err(|e| {
+        ApiError::bad_request(format!(
+            "{}; expected limit (1-{MAX_PAGE}), offset, game, player or finished (true or false)",
+            e.body_text()
+        ))
+    })?;
+    let archive = state.sessions.archive().ok_or_else(|| {
+        ApiError::not_found("this server keeps no archive of its games (started with --no-archive)")
+    })?;
+    let limit = q.limit.unwrap_or(50);
+    if !(1..=MAX_PAGE).contains(&limit) {
+        return Err(ApiError::bad_request(format!(
+            "limit {limit}: expected 1-{MAX_PAGE} games a page"
+        )));
+    }
+    let game = q
+        .game
+        .map(|g| {
+            g.parse::<GameName>()
+                .map(|g| g.name().to_string())
+                .map_err(|_| {
+                    ApiError::bad_request(format!(
+                        "game {g:?}: expected {}",
+                        GameName::NAMES.join(" or ")
+                    ))
+                })
+        })
+        .transpose()?;
+    let filter = Filter {
+        game,
+        player: q.player.filter(|p| !p.is_empty()),
+        finished: q.finished,
+        limit,
+        offset: q.offset.unwrap_or(0),
+    };
+    archive
+        .list(&filter)
+        .map(Json)
+        .map_err(|e| ApiError::internal(e.to_string()))
 }
 
 async fn get_game(

@@ -32,6 +32,11 @@ impl ApiError {
         Self::new(StatusCode::UNPROCESSABLE_ENTITY, message)
     }
 
+    /// The server's own failure (its games database).
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::INTERNAL_SERVER_ERROR, message)
+    }
+
     /// Not now: a search is running, the game is over.
     pub fn conflict(message: impl Into<String>) -> Self {
         Self::new(StatusCode::CONFLICT, message)

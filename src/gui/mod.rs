@@ -1,10 +1,11 @@
 //! `checkers-zero gui`: the browser interface, served by the program itself (docs/gui.md).
 //! The page's files are built in (web/, src/gui/assets.rs); the JSON API plays games
-//! (api.rs, sessions.rs, view.rs) and shows training runs (runs.rs) from the folders the
-//! server was given (library.rs).
+//! (api.rs, sessions.rs, view.rs), keeps every game in an SQLite database (archive.rs), and
+//! shows training runs (runs.rs) from the folders the server was given (library.rs).
 
 mod access;
 mod api;
+mod archive;
 mod assets;
 mod boards;
 mod error;
@@ -26,10 +27,14 @@ pub enum GuiError {
         #[source]
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Archive(#[from] archive::ArchiveError),
 }
 use crate::events::event;
 use crate::health;
 pub use access::fresh_token;
+use archive::Archive;
+pub use archive::ArchiveError;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use library::Library;
@@ -60,6 +65,14 @@ pub struct GuiOptions {
     pub limits: AgentLimits,
     /// The access token every request must carry (`None`: none is asked).
     pub token: Option<String>,
+    /// The games database every game is kept in (`None`: games live in memory only).
+    pub archive: Option<PathBuf>,
+}
+
+/// Where `gui` keeps its games unless told otherwise: games.sqlite in the program's data
+/// folder (`$XDG_DATA_HOME/checkers-zero`, else `~/.local/share/checkers-zero`).
+pub fn default_archive() -> Option<PathBuf> {
+    crate::files::data_home().map(|d| d.join(archive::FILE_NAME))
 }
 
 impl GuiOptions {
@@ -74,6 +87,7 @@ impl GuiOptions {
             game_expiry: sessions::GAME_EXPIRY,
             limits: AgentLimits::default(),
             token: None,
+            archive: None,
         }
     }
 }
@@ -88,10 +102,11 @@ pub struct AppState {
 type Shared = Arc<AppState>;
 
 /// The whole application: API, events and the page.
-fn app(opts: &GuiOptions) -> Router {
+fn app(opts: &GuiOptions) -> Result<Router, GuiError> {
+    let archive = opts.archive.as_deref().map(Archive::open).transpose()?;
     let state = Arc::new(AppState {
         library: Library::new(opts.models.clone(), opts.runs.clone()),
-        sessions: Sessions::new(opts.max_games, opts.game_expiry, opts.limits),
+        sessions: Sessions::new(opts.max_games, opts.game_expiry, opts.limits, archive)?,
         limits: opts.limits,
     });
     let router = Router::new()
@@ -108,7 +123,7 @@ fn app(opts: &GuiOptions) -> Router {
         )),
         None => router,
     };
-    router.with_state(state)
+    Ok(router.with_state(state))
 }
 
 /// A server running on its own threads until dropped (tests, and `serve`).
@@ -135,7 +150,7 @@ impl Server {
             .block_on(tokio::net::TcpListener::bind(opts.addr))
             .map_err(listen)?;
         let addr = listener.local_addr().map_err(listen)?;
-        let app = app(opts);
+        let app = app(opts)?;
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::spawn(move || {
             runtime.block_on(async {
@@ -186,14 +201,21 @@ impl Drop for Server {
     }
 }
 
-/// `checkers-zero gui`: serves until Ctrl-C (the server writes nothing to disk, so being
-/// stopped at any moment loses nothing).
+/// `checkers-zero gui`: serves until Ctrl-C (every change is committed to the archive as it
+/// is made, so being stopped at any moment loses at most a search under way).
 pub fn serve(opts: GuiOptions) -> Result<(), GuiError> {
     let server = Server::start(&opts)?;
     let url = server.url();
     event("gui", "listening")
         .with("url", &url)
         .say(format_args!("open {url} (Ctrl-C stops the server)"));
+    match &opts.archive {
+        Some(file) => event("gui", "archive")
+            .with("file", file)
+            .say(format_args!("games are kept in {}", file.display())),
+        None => event("gui", "archive")
+            .say("games are kept in memory only (--no-archive): they end with the server"),
+    }
     if !opts.addr.ip().is_loopback() {
         event("gui", "open to all")
             .with("ip", opts.addr.ip())

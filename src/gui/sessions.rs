@@ -6,13 +6,17 @@
 //! and when the server holds its most games a new one takes the place of the finished game
 //! idle longest (else of the game idle longest), so a newcomer is never refused.
 
+use super::archive::{Archive, StoredGame};
 use super::boards::{Board, MoveView};
 use super::error::ApiError;
 use super::limits::AgentLimits;
 use super::view::{self, GameView, Players, PlyView, side_name};
 use crate::agents::{Agent, AgentSpec, Analysis, Decision, Limits, Proven, ScoreKind, StopFlag};
 use crate::endgame::Value;
-use crate::games::{Checkers, Color, GAME, Game, LineId, Node, Othello, Variations, on_game};
+use crate::events::event;
+use crate::games::{
+    Checkers, Color, GAME, Game, GameName, LineId, Node, Othello, Variations, on_game,
+};
 use axum::http::StatusCode;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -62,6 +66,8 @@ pub struct Sessions {
     slots: Arc<Slots>,
     max_games: usize,
     expiry: Duration,
+    /// Where every game is kept beyond memory (none: games live while the server holds them).
+    archive: Option<Arc<Archive>>,
 }
 
 /// What every game's searches share: the permits that bound them and their numbers.
@@ -86,7 +92,14 @@ pub struct Session<G: Board> {
     inner: Mutex<SessionState<G>>,
     events: broadcast::Sender<Event>,
     slots: Arc<Slots>,
+    archive: Option<Arc<Archive>>,
+    /// Whether the archive has the game: from its first move or side line on (a board
+    /// opened and left untouched is not a game worth listing), or since it was reopened.
+    archived: std::sync::atomic::AtomicBool,
 }
+
+/// A game and its side lines (a record's variations).
+pub type Opened<G> = (Game<G>, Variations<G>);
 
 /// A side played by a person (any other player is an agent's spec).
 pub const HUMAN: &str = "human";
@@ -256,13 +269,23 @@ pub fn describe_expiry(expiry: Duration) -> String {
 }
 
 impl Sessions {
-    /// At most `max_games` (at least 1) games, each forgotten after `expiry` idle, their
-    /// searches held to `limits`.
-    pub fn new(max_games: usize, expiry: Duration, limits: AgentLimits) -> Self {
+    /// At most `max_games` (at least 1) games in memory, each let go after `expiry` idle,
+    /// their searches held to `limits`; with an archive, every game is kept there too, and a
+    /// game let go comes back when it is asked for.
+    pub fn new(
+        max_games: usize,
+        expiry: Duration,
+        limits: AgentLimits,
+        archive: Option<Archive>,
+    ) -> Result<Self, super::archive::ArchiveError> {
         let thinking = limits.thinking.max(1);
-        Sessions {
+        let last = match &archive {
+            Some(a) => a.last_id()?,
+            None => 0,
+        };
+        Ok(Sessions {
             games: Mutex::new(HashMap::new()),
-            next_id: AtomicU64::new(1),
+            next_id: AtomicU64::new(last + 1),
             slots: Arc::new(Slots {
                 permits: Arc::new(Semaphore::new(thinking)),
                 thinking,
@@ -271,16 +294,36 @@ impl Sessions {
             }),
             max_games: max_games.max(1),
             expiry,
-        }
+            archive: archive.map(Arc::new),
+        })
     }
 
-    /// Holds a new game: expired games go first, then, if the server is full, the finished
-    /// game idle longest, else the game idle longest.
+    /// Holds a new game, kept in the archive unless `scratch` (a position looked at, not a
+    /// game: the tutorial's lessons).
     pub fn create<G: Board>(
         &self,
-        (game, variations): (Game<G>, Variations<G>),
+        game: Opened<G>,
         players: Players,
         names: Option<Players>,
+        scratch: bool,
+        wrap: fn(Arc<Session<G>>) -> Table,
+    ) -> Arc<Session<G>> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let archive = self.archive.clone().filter(|_| !scratch);
+        let session = self.hold(id, game, (players, names), (archive, false), wrap);
+        session.publish(&session.view());
+        session.play_agents();
+        session
+    }
+
+    /// Holds game `id` in memory: expired games go first, then, if the server is full, the
+    /// finished game idle longest, else the game idle longest.
+    fn hold<G: Board>(
+        &self,
+        id: u64,
+        (game, variations): Opened<G>,
+        (players, names): (Players, Option<Players>),
+        (archive, archived): (Option<Arc<Archive>>, bool),
         wrap: fn(Arc<Session<G>>) -> Table,
     ) -> Arc<Session<G>> {
         let mut games = lock(&self.games);
@@ -303,7 +346,6 @@ impl Sessions {
                 t.close();
             }
         }
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let session = Arc::new(Session {
             id,
             inner: Mutex::new(SessionState {
@@ -319,35 +361,87 @@ impl Sessions {
             }),
             events: broadcast::channel(64).0,
             slots: self.slots.clone(),
+            archive,
+            archived: archived.into(),
         });
         games.insert(id, wrap(session.clone()));
-        drop(games);
-        session.play_agents();
         session
     }
 
-    /// The game, marked as used now.
+    /// Game `id` from the archive, held again; `None` if the archive lacks it.
+    fn reopen(&self, id: u64) -> Result<Option<Table>, ApiError> {
+        let Some(archive) = &self.archive else {
+            return Ok(None);
+        };
+        let stored = archive
+            .load(id)
+            .map_err(|e| ApiError::internal(e.to_string()))?;
+        let Some(StoredGame {
+            game,
+            players,
+            names,
+            pdn,
+        }) = stored
+        else {
+            return Ok(None);
+        };
+        let kind: GameName = game
+            .parse()
+            .map_err(|_| ApiError::internal(format!("game {id} in the archive: {game:?}")))?;
+        on_game!(kind, G, Table(wrap) => {
+            let record = G::load(&pdn)?.into_iter().next().ok_or_else(|| {
+                ApiError::internal(format!("game {id} in the archive holds no game"))
+            })?;
+            let opened = (record.game, record.variations);
+            let kept = (Some(archive.clone()), true);
+            let session = self.hold(id, opened, (players, names), kept, wrap);
+            session.play_agents();
+            Ok(Some(wrap(session)))
+        })
+    }
+
+    /// The game, marked as used now: from memory, else from the archive.
     pub fn get(&self, id: u64) -> Result<Table, ApiError> {
-        let games = lock(&self.games);
-        let table = games.get(&id).cloned().ok_or_else(|| self.missing(id))?;
+        let held = lock(&self.games).get(&id).cloned();
+        let table = match held {
+            Some(t) => t,
+            None => self.reopen(id)?.ok_or_else(|| self.missing(id))?,
+        };
         on_game!(Table(s) in &table => s.touch());
         Ok(table)
     }
 
     fn missing(&self, id: u64) -> ApiError {
-        ApiError::not_found(format!(
-            "no game {id}: it was deleted, idle for more than {}, or the server restarted",
-            describe_expiry(self.expiry)
-        ))
+        ApiError::not_found(match self.archive {
+            Some(_) => format!("no game {id}: it was deleted, or never played here"),
+            None => format!(
+                "no game {id}: it was deleted, idle for more than {}, or the server restarted \
+                 (it keeps no archive)",
+                describe_expiry(self.expiry)
+            ),
+        })
     }
 
-    /// Forgets a game; its search, if any, stops.
+    /// Forgets a game, in memory and in the archive; its search, if any, stops.
     pub fn remove(&self, id: u64) -> Result<(), ApiError> {
-        let table = lock(&self.games)
-            .remove(&id)
-            .ok_or_else(|| self.missing(id))?;
-        table.close();
+        let held = lock(&self.games).remove(&id);
+        let archived = match &self.archive {
+            Some(a) => a
+                .delete(id)
+                .map_err(|e| ApiError::internal(e.to_string()))?,
+            None => false,
+        };
+        match held {
+            Some(table) => table.close(),
+            None if archived => {}
+            None => return Err(self.missing(id)),
+        }
         Ok(())
+    }
+
+    /// The archive, if games are kept.
+    pub fn archive(&self) -> Option<&Archive> {
+        self.archive.as_deref()
     }
 
     /// How long an idle game is kept.
@@ -448,6 +542,23 @@ impl<G: Board> Session<G> {
         inner.cancel_search();
     }
 
+    /// Keeps the game as `view` shows it in the archive, then tells the listeners. A failed
+    /// write is reported and the game goes on (in memory).
+    fn publish(&self, view: &GameView) {
+        let played = !view.moves.is_empty() || !view.variations.is_empty();
+        if let Some(archive) = &self.archive
+            && (played || self.archived.load(Ordering::Relaxed))
+        {
+            match archive.save(view) {
+                Ok(()) => self.archived.store(true, Ordering::Relaxed),
+                Err(e) => event("gui", "archive error")
+                    .with("game", self.id)
+                    .say(format!("game {} was not kept: {e}", self.id)),
+            }
+        }
+        self.send("state", view);
+    }
+
     fn send(&self, name: &'static str, data: &impl Serialize) {
         let data = serde_json::to_string(data).expect("views serialise");
         // No page listening is not an error.
@@ -472,7 +583,7 @@ impl<G: Board> Session<G> {
         variations.follow(&old, game);
         let view = inner.view(self.id);
         drop(inner);
-        self.send("state", &view);
+        self.publish(&view);
         self.play_agents();
         Ok((out, view))
     }
@@ -503,7 +614,7 @@ impl<G: Board> Session<G> {
         inner.variations = variations;
         let view = inner.view(self.id);
         drop(inner);
-        self.send("state", &view);
+        self.publish(&view);
         Ok((position, view))
     }
 
@@ -637,7 +748,7 @@ impl<G: Board> Session<G> {
                 stop: stop.clone(),
             });
             let view = inner.view(self.id);
-            self.send("state", &view);
+            self.publish(&view);
             (line, snapshot)
         };
         // The server's limit on a move's thinking holds whatever bounds the agent has.
@@ -713,7 +824,7 @@ impl<G: Board> Session<G> {
                     "search_error",
                     &serde_json::json!({"search": search, "error": "the agent failed during its search"}),
                 );
-                self.send("state", &view);
+                self.publish(&view);
                 return;
             }
         };
@@ -733,7 +844,7 @@ impl<G: Board> Session<G> {
         }
         let view = inner.view(self.id);
         drop(inner);
-        self.send("state", &view);
+        self.publish(&view);
         self.play_agents();
     }
 

@@ -25,7 +25,7 @@ fn fixture_runs() -> PathBuf {
 }
 
 /// One HTTP/1.1 request; the status and the body.
-fn request(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, String) {
+pub(crate) fn request(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, String) {
     let (status, _, body) = request_with_head(addr, method, path, body);
     (status, body)
 }
@@ -86,7 +86,7 @@ fn json_request(addr: SocketAddr, method: &str, path: &str, body: Value) -> (u16
     (status, value)
 }
 
-fn ok(addr: SocketAddr, method: &str, path: &str, body: Value) -> Value {
+pub(crate) fn ok(addr: SocketAddr, method: &str, path: &str, body: Value) -> Value {
     let (status, v) = json_request(addr, method, path, body);
     assert!(
         (200..300).contains(&status),
@@ -96,7 +96,7 @@ fn ok(addr: SocketAddr, method: &str, path: &str, body: Value) -> Value {
 }
 
 /// The error of a request that must fail with `status`.
-fn error(addr: SocketAddr, method: &str, path: &str, body: &str, status: u16) -> String {
+pub(crate) fn error(addr: SocketAddr, method: &str, path: &str, body: &str, status: u16) -> String {
     let (got, text) = request(addr, method, path, body);
     let v: Value = serde_json::from_str(&text)
         .unwrap_or_else(|e| panic!("{method} {path} {body}: error not JSON ({e}): {text:?}"));

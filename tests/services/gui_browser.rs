@@ -804,6 +804,14 @@ fn no_text_is_clipped() {
                 )
                 .await;
                 look("tutorial", clipped_texts(&c).await);
+                click(&c, "#tab-games").await;
+                until(
+                    &c,
+                    "the games",
+                    "document.querySelectorAll('#games-table tbody tr').length",
+                )
+                .await;
+                look("games", clipped_texts(&c).await);
                 click(&c, "#tab-dashboard").await;
                 until(
                     &c,
@@ -1514,18 +1522,32 @@ where
     F: FnOnce(Client, String) -> Fut,
     Fut: std::future::Future<Output = ()> + Send + 'static,
 {
+    // Each server keeps its games in an archive of its own, as `gui` does.
+    static SERVERS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = SERVERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = common::ScratchDir::new(&format!("browser-{n}"));
+    let options = GuiOptions {
+        models: vec![PathBuf::from("models")],
+        runs: vec![runs.to_path_buf()],
+        archive: Some(dir.0.join("games.sqlite")),
+        ..GuiOptions::at("127.0.0.1:0".parse().unwrap())
+    };
+    with_browser_on(&options, window, script)
+}
+
+/// [`with_browser`] on a server started with `options`.
+fn with_browser_on<F, Fut>(options: &GuiOptions, window: &str, script: F) -> bool
+where
+    F: FnOnce(Client, String) -> Fut,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
     let browser = find_program(&["chromium", "chromium-browser", "google-chrome"]);
     let driver = find_program(&["chromedriver"]);
     let (Some(browser), Some(driver)) = (browser, driver) else {
         common::skip("no chromium and chromedriver found (install chromium and chromium-driver)");
         return false;
     };
-    let server = Server::start(&GuiOptions {
-        models: vec![PathBuf::from("models")],
-        runs: vec![runs.to_path_buf()],
-        ..GuiOptions::at("127.0.0.1:0".parse().unwrap())
-    })
-    .unwrap();
+    let server = Server::start(options).unwrap();
     let driver = start_driver(&driver);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -2260,4 +2282,127 @@ fn docs_img() -> PathBuf {
     let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/img");
     std::fs::create_dir_all(&out).unwrap();
     out
+}
+
+/// A game played on one server is listed on the next one's Games tab (the same archive),
+/// and its Open link shows it on the play page with its moves and side line.
+#[test]
+fn the_games_tab_lists_the_archive_and_reopens_a_game() {
+    use super::gui_api::ok;
+    let dir = common::ScratchDir::new("browser-archive");
+    let options = GuiOptions {
+        archive: Some(dir.0.join("games.sqlite")),
+        ..GuiOptions::at("127.0.0.1:0".parse().unwrap())
+    };
+    let (id, opening) = {
+        let first = Server::start(&options).unwrap();
+        let a = first.addr;
+        let id = ok(a, "POST", "/api/games", json!({}))["id"].clone();
+        let mut state = Value::Null;
+        for mv in ["11-15", "23-19", "8-11"] {
+            state = ok(
+                a,
+                "POST",
+                &format!("/api/games/{id}/move"),
+                json!({"move": mv}),
+            );
+        }
+        ok(
+            a,
+            "POST",
+            &format!("/api/games/{id}/lines"),
+            json!({"ply": 1, "move": "22-18"}),
+        );
+        let othello = ok(
+            a,
+            "POST",
+            "/api/games",
+            json!({"game": "othello", "white": "random"}),
+        );
+        ok(
+            a,
+            "POST",
+            &format!("/api/games/{}/move", othello["id"]),
+            json!({"move": "f5"}),
+        );
+        (id, state["opening"].as_str().unwrap_or("").to_string())
+    };
+    with_browser_on(&options, "1400,1000", move |c, url| async move {
+        c.goto(&format!("{url}#games")).await.unwrap();
+        let rows = until(
+            &c,
+            "the archive's games",
+            "document.querySelectorAll('#games-table tbody tr').length === 2 && \
+             [...document.querySelectorAll('#games-table tbody tr')].map(r => \
+               [...r.cells].map(td => td.textContent))",
+        )
+        .await;
+        // Each row but its time and its link.
+        let row = |i: usize| rows[i].as_array().unwrap()[1..7].to_vec();
+        assert_eq!(
+            row(0),
+            ["Othello", "a person", "random", "going on", "", "1"].map(|t| json!(t)),
+            "{rows}"
+        );
+        assert_eq!(
+            row(1),
+            [
+                "Checkers",
+                "a person",
+                "a person",
+                "going on",
+                opening.as_str(),
+                "2"
+            ]
+            .map(|t| json!(t)),
+            "{rows}"
+        );
+        assert!(
+            run_js(
+                &c,
+                "return document.querySelector('#games-status').textContent"
+            )
+            .await
+                == json!("games 1-2 of 2")
+        );
+        // Filters ask the server again.
+        choose(&c, "#games-game", "othello").await;
+        until(
+            &c,
+            "the Othello game alone",
+            "document.querySelectorAll('#games-table tbody tr').length === 1 && \
+             document.querySelector('#games-table tbody tr').cells[1].textContent === 'Othello'",
+        )
+        .await;
+        choose(&c, "#games-game", "").await;
+        until(
+            &c,
+            "both games again",
+            "document.querySelectorAll('#games-table tbody tr').length === 2",
+        )
+        .await;
+        click(
+            &c,
+            &format!("#games-table tr[data-id=\"{id}\"] a.games-open"),
+        )
+        .await;
+        until(
+            &c,
+            "the reopened game",
+            &format!(
+                "location.search === '?game={id}' && document.body.dataset.tab === 'play' && \
+                 document.body.dataset.ready === '1' && \
+                 document.querySelectorAll('#moves .move').length > 0"
+            ),
+        )
+        .await;
+        let moves = run_js(
+            &c,
+            "return [...document.querySelectorAll('#moves .move')].map(m => m.textContent.trim())",
+        )
+        .await;
+        // The game's three moves, its side line's one (22-18 for 23-19) beside the move it
+        // replaces.
+        assert_eq!(moves, json!(["11-15", "23-19", "22-18", "8-11"]), "{moves}");
+    });
 }

@@ -8,4 +8,6 @@ mod distributed;
 #[cfg(feature = "gui")]
 mod gui_api;
 #[cfg(feature = "gui")]
+mod gui_archive;
+#[cfg(feature = "gui")]
 mod gui_browser;

@@ -1,0 +1,338 @@
+//! Every game the server holds, kept in an SQLite database (by default games.sqlite in the
+//! program's data folder): a game is written whole (its record with the side lines, players
+//! and result) each time it changes, in one transaction, so a server killed at any moment
+//! and started again on the same file has every game as it last stood.
+//!
+//! The schema is versioned (`PRAGMA user_version` counts the migrations applied); a file
+//! that is not a sound SQLite database, or one a newer program has migrated further, is
+//! refused before anything is written to it.
+
+use super::view::{GameView, Players};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The database's file name in the data folder.
+pub const FILE_NAME: &str = "games.sqlite";
+
+/// The schema's migrations in order; a database has had the first `user_version` of them.
+/// A change to the schema is a new entry at the end, never an edit of one before it.
+const MIGRATIONS: &[&str] = &["CREATE TABLE games (
+        id INTEGER PRIMARY KEY,
+        game TEXT NOT NULL,
+        black TEXT NOT NULL,
+        white TEXT NOT NULL,
+        black_name TEXT,
+        white_name TEXT,
+        result TEXT,
+        opening TEXT,
+        moves INTEGER NOT NULL,
+        pdn TEXT NOT NULL,
+        created TEXT NOT NULL,
+        updated TEXT NOT NULL
+    );
+    CREATE INDEX games_by_update ON games (updated, id);"];
+
+/// Why the games database cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ArchiveError {
+    #[error("cannot create the folder of {}: {source}", path.display())]
+    Folder {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "{} is not a sound games database ({detail}); it was left as it is: move it away, \
+         or give --archive another file",
+        path.display()
+    )]
+    Damaged { path: PathBuf, detail: String },
+    #[error(
+        "{} has schema version {found}, newer than this program's {known}; it was left as it \
+         is: open it with a newer checkers-zero",
+        path.display()
+    )]
+    Newer {
+        path: PathBuf,
+        found: i64,
+        known: usize,
+    },
+    #[error("games database {}: {source}", path.display())]
+    Sql {
+        path: PathBuf,
+        #[source]
+        source: rusqlite::Error,
+    },
+}
+
+/// A game as the archive keeps it.
+pub struct StoredGame {
+    /// `checkers` or `othello`.
+    pub game: String,
+    pub players: Players,
+    pub names: Option<Players>,
+    /// The record with its side lines (RAV) and result.
+    pub pdn: String,
+}
+
+/// One game of `GET /api/games`.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct GameSummary {
+    pub id: u64,
+    pub game: String,
+    pub players: Players,
+    pub names: Option<Players>,
+    /// `1-0`, `0-1`, `1/2-1/2`, or none while it goes on.
+    pub result: Option<String>,
+    pub opening: Option<String>,
+    /// Plies played in the game (side lines aside).
+    pub moves: u64,
+    /// When it was started and last changed, RFC 3339 in UTC.
+    pub created: String,
+    pub updated: String,
+}
+
+/// Which games a listing shows, newest change first.
+#[derive(Debug, Default, Clone)]
+pub struct Filter {
+    pub game: Option<String>,
+    /// A player's spec or name, in part (`az`, `human`, `Tinsley`).
+    pub player: Option<String>,
+    /// Finished games only (`Some(true)`), unfinished ones only (`Some(false)`).
+    pub finished: Option<bool>,
+    pub limit: u32,
+    pub offset: u64,
+}
+
+/// A page of a listing and how many games the filter matches in all.
+#[derive(Serialize, Debug)]
+pub struct Listing {
+    pub total: u64,
+    pub offset: u64,
+    pub games: Vec<GameSummary>,
+}
+
+pub struct Archive {
+    path: PathBuf,
+    conn: Mutex<Connection>,
+}
+
+impl Archive {
+    /// Opens the database at `path`, made (with its folder) if missing and migrated to this
+    /// program's schema; a damaged or newer file is refused and left as it was.
+    pub fn open(path: &Path) -> Result<Archive, ArchiveError> {
+        let sql = |source| ArchiveError::Sql {
+            path: path.to_owned(),
+            source,
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| ArchiveError::Folder {
+                path: path.to_owned(),
+                source,
+            })?;
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(sql)?;
+        // Reads only, until the file is known sound: a refused file stays byte for byte.
+        let damaged = |detail: String| ArchiveError::Damaged {
+            path: path.to_owned(),
+            detail,
+        };
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| damaged(e.to_string()))?;
+        let check: String = conn
+            .query_row("PRAGMA quick_check", [], |r| r.get(0))
+            .map_err(|e| damaged(e.to_string()))?;
+        if check != "ok" {
+            return Err(damaged(check));
+        }
+        if version > MIGRATIONS.len() as i64 {
+            return Err(ArchiveError::Newer {
+                path: path.to_owned(),
+                found: version,
+                known: MIGRATIONS.len(),
+            });
+        }
+        if version > 0 {
+            let has_games: bool = conn
+                .query_row(
+                    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'games'",
+                    [],
+                    |r| r.get(0),
+                )
+                .map_err(sql)?;
+            if !has_games {
+                return Err(damaged(format!("version {version} but no games table")));
+            }
+        }
+        // Write-ahead logging: a commit survives the process being killed without a sync
+        // per move, and readers do not wait on the writer.
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(sql)?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(sql)?;
+        for (i, step) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+            let batch = format!("BEGIN; {step}; PRAGMA user_version = {}; COMMIT;", i + 1);
+            conn.execute_batch(&batch).map_err(sql)?;
+        }
+        Ok(Archive {
+            path: path.to_owned(),
+            conn: Mutex::new(conn),
+        })
+    }
+
+    fn sql(&self, source: rusqlite::Error) -> ArchiveError {
+        ArchiveError::Sql {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
+        // A writer that panicked left no transaction open (each is one statement).
+        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Writes the game `view` shows, as it now stands.
+    pub fn save(&self, view: &GameView) -> Result<(), ArchiveError> {
+        let now = crate::dates::rfc3339_now();
+        let names = view.names.as_ref();
+        self.conn()
+            .execute(
+                "INSERT INTO games (id, game, black, white, black_name, white_name, result,
+                    opening, moves, pdn, created, updated)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)
+                 ON CONFLICT (id) DO UPDATE SET game = ?2, black = ?3, white = ?4,
+                    black_name = ?5, white_name = ?6, result = ?7, opening = ?8, moves = ?9,
+                    pdn = ?10, updated = ?11",
+                params![
+                    view.id as i64,
+                    view.game,
+                    view.players.black,
+                    view.players.white,
+                    names.map(|n| &n.black),
+                    names.map(|n| &n.white),
+                    view.result.as_ref().map(|r| r.score),
+                    view.opening,
+                    view.moves.len() as i64,
+                    view.pdn,
+                    now,
+                ],
+            )
+            .map(drop)
+            .map_err(|e| self.sql(e))
+    }
+
+    /// The game `id`, if the archive holds it.
+    pub fn load(&self, id: u64) -> Result<Option<StoredGame>, ArchiveError> {
+        self.conn()
+            .query_row(
+                "SELECT game, black, white, black_name, white_name, pdn FROM games WHERE id = ?1",
+                [id as i64],
+                |r| {
+                    Ok(StoredGame {
+                        game: r.get(0)?,
+                        players: players(r, 1)?,
+                        names: names(r, 3)?,
+                        pdn: r.get(5)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(|e| self.sql(e))
+    }
+
+    /// Forgets the game `id`; whether it was there.
+    pub fn delete(&self, id: u64) -> Result<bool, ArchiveError> {
+        self.conn()
+            .execute("DELETE FROM games WHERE id = ?1", [id as i64])
+            .map(|n| n > 0)
+            .map_err(|e| self.sql(e))
+    }
+
+    /// The highest game id kept (0 for none): new games are numbered after it.
+    pub fn last_id(&self) -> Result<u64, ArchiveError> {
+        self.conn()
+            .query_row("SELECT coalesce(max(id), 0) FROM games", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .map(|id| id as u64)
+            .map_err(|e| self.sql(e))
+    }
+
+    /// The games `filter` asks for, the most recently changed first.
+    pub fn list(&self, filter: &Filter) -> Result<Listing, ArchiveError> {
+        let player = filter.player.as_ref().map(|p| format!("%{p}%"));
+        let finished = filter.finished.map(i64::from);
+        let clause = "WHERE (?1 IS NULL OR game = ?1)
+            AND (?2 IS NULL OR black LIKE ?2 OR white LIKE ?2 OR black_name LIKE ?2
+                 OR white_name LIKE ?2)
+            AND (?3 IS NULL OR (result IS NOT NULL) = ?3)";
+        let conn = self.conn();
+        let total: i64 = conn
+            .query_row(
+                &format!("SELECT count(*) FROM games {clause}"),
+                params![filter.game, player, finished],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.sql(e))?;
+        let mut rows = conn
+            .prepare(&format!(
+                "SELECT id, game, black, white, black_name, white_name, result, opening, moves,
+                    created, updated
+                 FROM games {clause} ORDER BY updated DESC, id DESC LIMIT ?4 OFFSET ?5"
+            ))
+            .map_err(|e| self.sql(e))?;
+        let games = rows
+            .query_map(
+                params![
+                    filter.game,
+                    player,
+                    finished,
+                    filter.limit,
+                    filter.offset as i64
+                ],
+                |r| {
+                    Ok(GameSummary {
+                        id: r.get::<_, i64>(0)? as u64,
+                        game: r.get(1)?,
+                        players: players(r, 2)?,
+                        names: names(r, 4)?,
+                        result: r.get(6)?,
+                        opening: r.get(7)?,
+                        moves: r.get::<_, i64>(8)? as u64,
+                        created: r.get(9)?,
+                        updated: r.get(10)?,
+                    })
+                },
+            )
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| self.sql(e))?;
+        Ok(Listing {
+            total: total as u64,
+            offset: filter.offset,
+            games,
+        })
+    }
+}
+
+/// The players in the columns `at` (Black) and `at + 1` (White).
+fn players(r: &rusqlite::Row, at: usize) -> rusqlite::Result<Players> {
+    Ok(Players {
+        black: r.get(at)?,
+        white: r.get(at + 1)?,
+    })
+}
+
+/// The names a loaded record gave, in the columns `at` and `at + 1`, if it gave them.
+fn names(r: &rusqlite::Row, at: usize) -> rusqlite::Result<Option<Players>> {
+    match (r.get::<_, Option<String>>(at)?, r.get(at + 1)?) {
+        (Some(black), Some(white)) => Ok(Some(Players { black, white })),
+        _ => Ok(None),
+    }
+}
