@@ -8,8 +8,8 @@ use super::openings::{ArenaGame, OpeningSet};
 use super::series::{
     MatchConfig, MatchGame, MatchReport, Thinking, match_length, names, play_rounds, round_start,
 };
-use crate::agents::{AgentError, AgentGame, AgentSpec};
-use crate::files::{FileError, file_error};
+use crate::agents::{AgentError, AgentGame, AgentSpec, kinds};
+use crate::files::{FileError, checksum, file_error};
 use crate::games::{Color, DrawReason, Game, Outcome, WinReason};
 use crate::names::Named;
 use serde::{Deserialize, Serialize};
@@ -34,18 +34,34 @@ struct Entry {
     thinking: Option<[Thinking; 2]>,
 }
 
-/// What identifies the match a journal belongs to.
-fn header<G: ArenaGame>(config: &MatchConfig<G>, first: &str, second: &str) -> Value {
+/// What identifies the match a journal belongs to; `networks` are the hashes of the files
+/// of the networks the agents play, so that a journal is not resumed by other networks
+/// under the same names (a model file trained on, the built-in network replaced).
+fn header<G: ArenaGame + AgentGame>(config: &MatchConfig<G>, first: &str, second: &str) -> Value {
     json!({
         "journal": "checkers-zero match",
         "game": G::NAME.name(),
         "first": first,
         "second": second,
+        "networks": [network_hash::<G>(first), network_hash::<G>(second)],
         "games": match_length(config),
         "openings": format!("{:?}", config.series.openings),
         "seed": config.series.seed,
         "max_plies": config.series.game.max_plies,
     })
+}
+
+/// FNV-1a 64 (hex) of the network file the agent named `name` plays: its `model` file, or
+/// the built-in network for `az` without one; none for agents without a network (or whose
+/// file cannot be read: building the agent says why).
+fn network_hash<G: AgentGame>(name: &str) -> Option<String> {
+    let spec: AgentSpec = name.parse().ok()?;
+    let bytes = match spec.get(kinds::az::MODEL.key()) {
+        Some(path) => std::fs::read(path).ok()?,
+        None if spec.kind == kinds::AZ.kind => G::DEFAULT_MODEL.to_vec(),
+        None => return None,
+    };
+    Some(format!("{:016x}", checksum(&bytes)))
 }
 
 fn entry<G: ArenaGame>(g: &MatchGame<G>, opening_plies: usize) -> Entry {
@@ -110,6 +126,12 @@ struct Journal<G: ArenaGame> {
 fn same_match<G: AgentGame>(found: &Value, want: &Value) -> bool {
     let canonical = |header: &Value| {
         let mut header = header.clone();
+        // Journals from before networks were recorded resume on the names alone.
+        if let Some(h) = header.as_object_mut()
+            && found.get("networks").is_none()
+        {
+            h.remove("networks");
+        }
         for key in ["first", "second"] {
             let built = header[key]
                 .as_str()
@@ -159,6 +181,19 @@ fn read<G: ArenaGame + AgentGame>(
         let found: Value = serde_json::from_str(line).map_err(|e| {
             JournalError::Refused(format!("{}: not a match journal ({e})", path.display()))
         })?;
+        if found
+            .get("networks")
+            .is_some_and(|n| *n != want["networks"])
+        {
+            return Err(JournalError::Refused(format!(
+                "{}: its games were played by the networks {} and this match's are {} (a \
+                 model file changed, or the built-in network); give another journal, or \
+                 remove it to start again",
+                path.display(),
+                found["networks"],
+                want["networks"]
+            )));
+        }
         if !same_match::<G>(&found, want) {
             return Err(JournalError::Refused(format!(
                 "{} is the journal of another match ({found}); this one is {want}: give \
@@ -309,6 +344,7 @@ mod tests {
     use super::*;
     use crate::arena::{GameConfig, OpeningSet, Series, run_match};
     use crate::games::Checkers;
+    use crate::net::NetGame;
 
     fn config(games: usize, max_plies: Option<usize>) -> MatchConfig {
         let player = |s: &str| s.parse::<AgentSpec>().unwrap().into();
@@ -326,6 +362,44 @@ mod tests {
                 progress: false,
             },
         }
+    }
+
+    /// The journal names the networks' files by hash: the same names with another file
+    /// (a model trained on since) do not resume it; a journal from before hashes were kept
+    /// resumes on the names.
+    #[test]
+    fn a_journal_resumes_only_with_the_networks_it_was_played_by() {
+        let dir = std::env::temp_dir().join(format!("cz-journal-net-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (model, path) = (dir.join("net.bin"), dir.join("m.jsonl"));
+        std::fs::write(&model, Checkers::DEFAULT_MODEL).unwrap();
+        let spec = format!("az:model={},searches=2,device=cpu", model.display());
+        let c = MatchConfig {
+            first: spec.parse::<AgentSpec>().unwrap().into(),
+            ..config(2, Some(12))
+        };
+        run_match_journaled(&c, &path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let header: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        let built_in = format!("{:016x}", checksum(Checkers::DEFAULT_MODEL));
+        assert_eq!(header["networks"], json!([built_in, null]));
+        assert_eq!(journal_status(&c, &path).unwrap().0.games.len(), 2);
+        // The same file name, another network.
+        let other = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/results/dark-swa10b-50-99.ckpt"
+        );
+        std::fs::copy(other, &model).unwrap();
+        let e = journal_status(&c, &path).err().unwrap().to_string();
+        assert!(e.contains("were played by the networks"), "{e}");
+        // A journal without the networks' hashes resumes by its names.
+        std::fs::write(&model, Checkers::DEFAULT_MODEL).unwrap();
+        let mut old = header.clone();
+        old.as_object_mut().unwrap().remove("networks");
+        let rest: Vec<&str> = text.lines().skip(1).collect();
+        std::fs::write(&path, format!("{old}\n{}\n", rest.join("\n"))).unwrap();
+        assert_eq!(journal_status(&c, &path).unwrap().0.games.len(), 2);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -18,19 +18,19 @@ pub trait NetGame: EndgameGame {
     /// The kind of its model files before they recorded a lineage ([`AzModel`] alone),
     /// still read.
     const MODEL_KIND_V1: &'static str;
+    /// The file of the network built into the program.
+    const DEFAULT_MODEL: &'static [u8];
     /// The network built into the program.
-    fn default_model(device: &Device) -> Result<LoadedModel<Self>, CheckpointError>;
+    fn default_model(device: &Device) -> Result<LoadedModel<Self>, CheckpointError> {
+        built_in::<Self>(Self::DEFAULT_MODEL, device)
+    }
 }
 
 impl NetGame for Checkers {
     const HEAD: PolicyHead = PolicyHead::DarkSquares;
     const MODEL_KIND: &'static str = "an AlphaZero model with its lineage";
     const MODEL_KIND_V1: &'static str = "an AlphaZero model";
-
-    fn default_model(device: &Device) -> Result<LoadedModel, CheckpointError> {
-        static BYTES: &[u8] = include_bytes!("../../models/default.bin");
-        built_in::<Checkers>(BYTES, device)
-    }
+    const DEFAULT_MODEL: &'static [u8] = include_bytes!("../../models/default.bin");
 }
 
 impl NetGame for Othello {
@@ -39,11 +39,7 @@ impl NetGame for Othello {
     };
     const MODEL_KIND: &'static str = "an Othello AlphaZero model with its lineage";
     const MODEL_KIND_V1: &'static str = "an Othello AlphaZero model";
-
-    fn default_model(device: &Device) -> Result<LoadedModel<Othello>, CheckpointError> {
-        static BYTES: &[u8] = include_bytes!("../../models/othello.bin");
-        built_in::<Othello>(BYTES, device)
-    }
+    const DEFAULT_MODEL: &'static [u8] = include_bytes!("../../models/othello.bin");
 }
 
 /// What rebuilds an AlphaZero network and says how to feed it.
