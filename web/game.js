@@ -79,6 +79,25 @@ export class GameSession {
     this.openEvents();
     this.hooks.onAttach?.(state);
     this.setState(state, "create");
+    this.loadKept(state.id);
+  }
+
+  /**
+   * The analyses the server kept of the game's positions (the computer's moves, earlier
+   * analyses and reviews), so that a reload or a game reopened from the archive shows its
+   * evaluation bar and graph again. Analyses that arrived meanwhile are newer and stay.
+   */
+  async loadKept(id) {
+    let kept;
+    try {
+      kept = await api(`/api/games/${id}/analyses`);
+    } catch {
+      return; // the graph is an aid: without it the game plays on
+    }
+    if (this.id !== id || !kept.length) return;
+    for (const a of kept) if (!this.analyses.has(nodeKey(a))) this.analyses.set(nodeKey(a), a);
+    this.hooks.onKept?.(kept.at(-1));
+    this.render();
   }
 
   /** Subscribes to the game's events; resolves once connected (or after a short wait). */

@@ -34,6 +34,10 @@ export class PlayPage {
       mayMove: (state) => this.mayMove(state),
       onState: (state, cause) => this.onState(state, cause),
       onAnalysis: (analysis) => this.onAnalysis(analysis),
+      onKept: (latest) => {
+        this.analysis ??= latest;
+        this.renderAnalysis();
+      },
       onSearchError: (text) => this.onSearchError(text),
       onView: () => {
         this.renderPanel();

@@ -46,6 +46,7 @@ pub fn routes() -> Router<Shared> {
         .route("/api/games/{id}/search", post(search))
         .route("/api/games/{id}/stop", post(stop))
         .route("/api/games/{id}/pdn", get(pdn))
+        .route("/api/games/{id}/analyses", get(analyses))
         .route("/api/games/{id}/events", get(events))
 }
 
@@ -728,6 +729,16 @@ async fn pdn(State(state): State<Shared>, Path(id): Path<String>) -> Result<Resp
         text,
     )
         .into_response())
+}
+
+/// The last finished analysis of each of the game's own positions, by ply.
+async fn analyses(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+) -> Result<Json<Vec<Value>>, ApiError> {
+    Ok(Json(
+        on_game!(Table(s) in table(&state, &id)? => s.analyses()),
+    ))
 }
 
 async fn events(

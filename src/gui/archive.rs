@@ -18,7 +18,8 @@ pub const FILE_NAME: &str = "games.sqlite";
 
 /// The schema's migrations in order; a database has had the first `user_version` of them.
 /// A change to the schema is a new entry at the end, never an edit of one before it.
-const MIGRATIONS: &[&str] = &["CREATE TABLE games (
+const MIGRATIONS: &[&str] = &[
+    "CREATE TABLE games (
         id INTEGER PRIMARY KEY,
         game TEXT NOT NULL,
         black TEXT NOT NULL,
@@ -32,7 +33,10 @@ const MIGRATIONS: &[&str] = &["CREATE TABLE games (
         created TEXT NOT NULL,
         updated TEXT NOT NULL
     );
-    CREATE INDEX games_by_update ON games (updated, id);"];
+    CREATE INDEX games_by_update ON games (updated, id);",
+    // The last finished analysis of each of the game's positions: a JSON array.
+    "ALTER TABLE games ADD COLUMN analyses TEXT NOT NULL DEFAULT '[]';",
+];
 
 /// Why the games database cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -75,6 +79,8 @@ pub struct StoredGame {
     pub names: Option<Players>,
     /// The record with its side lines (RAV) and result.
     pub pdn: String,
+    /// The analyses kept with it (as the `analysis` events sent them).
+    pub analyses: Vec<serde_json::Value>,
 }
 
 /// One game of `GET /api/games`.
@@ -198,18 +204,18 @@ impl Archive {
         self.conn.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Writes the game `view` shows, as it now stands.
-    pub fn save(&self, view: &GameView) -> Result<(), ArchiveError> {
+    /// Writes the game `view` shows, as it now stands, with its `analyses` (a JSON array).
+    pub fn save(&self, view: &GameView, analyses: &str) -> Result<(), ArchiveError> {
         let now = crate::dates::rfc3339_now();
         let names = view.names.as_ref();
         self.conn()
             .execute(
                 "INSERT INTO games (id, game, black, white, black_name, white_name, result,
-                    opening, moves, pdn, created, updated)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)
+                    opening, moves, pdn, created, updated, analyses)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12)
                  ON CONFLICT (id) DO UPDATE SET game = ?2, black = ?3, white = ?4,
                     black_name = ?5, white_name = ?6, result = ?7, opening = ?8, moves = ?9,
-                    pdn = ?10, updated = ?11",
+                    pdn = ?10, updated = ?11, analyses = ?12",
                 params![
                     view.id as i64,
                     view.game,
@@ -222,6 +228,7 @@ impl Archive {
                     view.moves.len() as i64,
                     view.pdn,
                     now,
+                    analyses,
                 ],
             )
             .map(drop)
@@ -232,7 +239,8 @@ impl Archive {
     pub fn load(&self, id: u64) -> Result<Option<StoredGame>, ArchiveError> {
         self.conn()
             .query_row(
-                "SELECT game, black, white, black_name, white_name, pdn FROM games WHERE id = ?1",
+                "SELECT game, black, white, black_name, white_name, pdn, analyses FROM games
+                 WHERE id = ?1",
                 [id as i64],
                 |r| {
                     Ok(StoredGame {
@@ -240,6 +248,8 @@ impl Archive {
                         players: players(r, 1)?,
                         names: names(r, 3)?,
                         pdn: r.get(5)?,
+                        // Written by this program; a damaged value loses the graph only.
+                        analyses: serde_json::from_str(&r.get::<_, String>(6)?).unwrap_or_default(),
                     })
                 },
             )

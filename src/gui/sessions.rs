@@ -19,7 +19,7 @@ use crate::games::{
 };
 use axum::http::StatusCode;
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -119,6 +119,10 @@ struct SessionState<G: Board> {
     used: Instant,
     /// The number of the last view made ([`GameView::version`]).
     version: u64,
+    /// The last finished analysis of each of the game's own positions, by ply (as the
+    /// `analysis` event sent it): the evaluation bar and graph of a page opened later, and
+    /// of the game reopened from the archive.
+    analyses: BTreeMap<usize, serde_json::Value>,
 }
 
 /// What a search is for.
@@ -310,8 +314,9 @@ impl Sessions {
     ) -> Arc<Session<G>> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let archive = self.archive.clone().filter(|_| !scratch);
-        let session = self.hold(id, game, (players, names), (archive, false), wrap);
-        session.publish(&session.view());
+        let held = (players, names, BTreeMap::new());
+        let session = self.hold(id, game, held, (archive, false), wrap);
+        session.changed(lock(&session.inner));
         session.play_agents();
         session
     }
@@ -322,7 +327,7 @@ impl Sessions {
         &self,
         id: u64,
         (game, variations): Opened<G>,
-        (players, names): (Players, Option<Players>),
+        (players, names, analyses): (Players, Option<Players>, BTreeMap<usize, serde_json::Value>),
         (archive, archived): (Option<Arc<Archive>>, bool),
         wrap: fn(Arc<Session<G>>) -> Table,
     ) -> Arc<Session<G>> {
@@ -358,6 +363,7 @@ impl Sessions {
                 closed: false,
                 used: Instant::now(),
                 version: 0,
+                analyses,
             }),
             events: broadcast::channel(64).0,
             slots: self.slots.clone(),
@@ -381,6 +387,7 @@ impl Sessions {
             players,
             names,
             pdn,
+            analyses,
         }) = stored
         else {
             return Ok(None);
@@ -393,8 +400,12 @@ impl Sessions {
                 ApiError::internal(format!("game {id} in the archive holds no game"))
             })?;
             let opened = (record.game, record.variations);
+            let analyses = analyses
+                .into_iter()
+                .filter_map(|a| Some((a["ply"].as_u64()? as usize, a)))
+                .collect();
             let kept = (Some(archive.clone()), true);
-            let session = self.hold(id, opened, (players, names), kept, wrap);
+            let session = self.hold(id, opened, (players, names, analyses), kept, wrap);
             session.play_agents();
             Ok(Some(wrap(session)))
         })
@@ -542,21 +553,36 @@ impl<G: Board> Session<G> {
         inner.cancel_search();
     }
 
-    /// Keeps the game as `view` shows it in the archive, then tells the listeners. A failed
-    /// write is reported and the game goes on (in memory).
-    fn publish(&self, view: &GameView) {
+    /// After a change: the game's view, kept in the archive as it now stands (with its
+    /// analyses), then sent to the listeners. A failed write is reported and the game goes
+    /// on in memory.
+    fn changed(&self, mut inner: MutexGuard<'_, SessionState<G>>) -> GameView {
+        let view = inner.view(self.id);
         let played = !view.moves.is_empty() || !view.variations.is_empty();
-        if let Some(archive) = &self.archive
-            && (played || self.archived.load(Ordering::Relaxed))
-        {
-            match archive.save(view) {
+        let archive = self
+            .archive
+            .as_ref()
+            .filter(|_| played || self.archived.load(Ordering::Relaxed));
+        let analyses = archive.map(|_| {
+            let all: Vec<&serde_json::Value> = inner.analyses.values().collect();
+            serde_json::to_string(&all).expect("analyses serialise")
+        });
+        drop(inner);
+        if let (Some(archive), Some(analyses)) = (archive, analyses) {
+            match archive.save(&view, &analyses) {
                 Ok(()) => self.archived.store(true, Ordering::Relaxed),
                 Err(e) => event("gui", "archive error")
                     .with("game", self.id)
                     .say(format!("game {} was not kept: {e}", self.id)),
             }
         }
-        self.send("state", view);
+        self.send("state", &view);
+        view
+    }
+
+    /// The last finished analysis of each of the game's own positions, by ply.
+    pub fn analyses(&self) -> Vec<serde_json::Value> {
+        lock(&self.inner).analyses.values().cloned().collect()
     }
 
     fn send(&self, name: &'static str, data: &impl Serialize) {
@@ -578,12 +604,21 @@ impl<G: Board> Session<G> {
         inner.cancel_search();
         let old = std::mem::replace(&mut inner.game, game);
         let SessionState {
-            game, variations, ..
+            game,
+            variations,
+            analyses,
+            ..
         } = &mut *inner;
         variations.follow(&old, game);
-        let view = inner.view(self.id);
-        drop(inner);
-        self.publish(&view);
+        // Positions up to the last move both games share are the same positions.
+        let shared = old
+            .moves()
+            .iter()
+            .zip(game.moves())
+            .take_while(|(a, b)| a == b)
+            .count();
+        analyses.retain(|&ply, _| ply <= shared);
+        let view = self.changed(inner);
         self.play_agents();
         Ok((out, view))
     }
@@ -612,9 +647,7 @@ impl<G: Board> Session<G> {
         let position = view::ply_view(&inner.game, &variations, node)
             .map_err(|e| ApiError::unprocessable(e.0))?;
         inner.variations = variations;
-        let view = inner.view(self.id);
-        drop(inner);
-        self.publish(&view);
+        let view = self.changed(inner);
         Ok((position, view))
     }
 
@@ -748,7 +781,7 @@ impl<G: Board> Session<G> {
                 stop: stop.clone(),
             });
             let view = inner.view(self.id);
-            self.publish(&view);
+            self.send("state", &view);
             (line, snapshot)
         };
         // The server's limit on a move's thinking holds whatever bounds the agent has.
@@ -824,7 +857,7 @@ impl<G: Board> Session<G> {
                     "search_error",
                     &serde_json::json!({"search": search, "error": "the agent failed during its search"}),
                 );
-                self.publish(&view);
+                self.send("state", &view);
                 return;
             }
         };
@@ -832,19 +865,19 @@ impl<G: Board> Session<G> {
         inner.agent = Some((name.clone(), agent));
         if let Some(a) = &decision.analysis {
             let best = G::move_view(searched.1.position(), &decision.mv);
-            self.send(
-                "analysis",
-                &AnalysisView::of(search, searched, name, best, a),
-            );
+            let view = AnalysisView::of(search, searched, name, best, a);
+            self.send("analysis", &view);
+            if searched.0 == GAME {
+                let kept = serde_json::to_value(&view).expect("views serialise");
+                inner.analyses.insert(view.ply, kept);
+            }
         }
         // The players stay those the game was made with: an agent asked for one move
         // does not take over the side.
         if play {
             inner.game.play(decision.mv);
         }
-        let view = inner.view(self.id);
-        drop(inner);
-        self.publish(&view);
+        self.changed(inner);
         self.play_agents();
     }
 

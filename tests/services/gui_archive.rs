@@ -44,6 +44,19 @@ fn in_process(file: &Path) -> Result<Server, String> {
     .map_err(|e| e.to_string())
 }
 
+/// The game's kept analyses once there are `n`.
+fn wait_for_analyses(a: SocketAddr, game: &str, n: usize) -> Value {
+    let start = std::time::Instant::now();
+    loop {
+        let kept = ok(a, "GET", &format!("{game}/analyses"), Value::Null);
+        if kept.as_array().unwrap().len() >= n {
+            return kept;
+        }
+        assert!(start.elapsed().as_secs() < 60, "no analysis kept: {kept}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 fn listing(a: SocketAddr, query: &str) -> Value {
     ok(a, "GET", &format!("/api/games{query}"), Value::Null)
 }
@@ -72,6 +85,15 @@ fn games_survive_a_kill_and_a_restart_with_their_side_lines() {
         &format!("/api/games/{}/move", othello["id"]),
         json!({"move": "f5"}),
     );
+    // An analysis of the game's position is kept with it.
+    ok(
+        a,
+        "POST",
+        &format!("{g}/search"),
+        json!({"agent": "alphabeta:depth=2", "play": false}),
+    );
+    let analysed = wait_for_analyses(a, &g, 1);
+    assert_eq!(analysed[0]["ply"], 3, "{analysed}");
     let before = ok(a, "GET", &g, Value::Null);
     server.kill().unwrap(); // SIGKILL: no chance to write anything more
     server.wait().unwrap();
@@ -79,31 +101,24 @@ fn games_survive_a_kill_and_a_restart_with_their_side_lines() {
     let (mut server, a) = serve(&file);
     let list = listing(a, "");
     assert_eq!(list["total"], 2, "{list}");
-    let listed = &list["games"][1];
+    // The newest change first: the checkers game's analysis came after Othello's move.
+    assert_eq!(list["games"][1]["game"], "othello", "{list}");
+    let listed = &list["games"][0];
     assert_eq!(
-        (
-            &listed["id"],
-            &listed["game"],
-            &listed["moves"],
-            &listed["result"]
-        ),
+        (&listed["id"], &listed["game"], &listed["moves"], &listed["result"]),
         (&json!(id), &json!("checkers"), &json!(3), &Value::Null),
         "{list}"
     );
-    assert_eq!(
-        listed["players"],
-        json!({"black": "human", "white": "human"})
-    );
-    assert_eq!(
-        list["games"][0]["game"], "othello",
-        "the newest change first"
-    );
+    assert_eq!(listed["players"], json!({"black": "human", "white": "human"}));
     // The game's address works again: its moves, side line and record as they were.
     let after = ok(a, "GET", &g, Value::Null);
     for key in ["moves_text", "fen", "variations", "opening", "players"] {
         assert_eq!(after[key], before[key], "{key}");
     }
     assert_eq!(after["variations"][0]["moves"][0]["move"], "22-18");
+    // The analyses kept with it: the computer's search of the position after 8-11.
+    let kept = ok(a, "GET", &format!("{g}/analyses"), Value::Null);
+    assert_eq!(kept, analysed, "{kept}");
     // It goes on, and new games are numbered after the kept ones.
     let moved = ok(a, "POST", &format!("{g}/move"), json!({"move": "22-17"}));
     assert_eq!(moved["ply"], 4);
@@ -194,7 +209,7 @@ fn a_damaged_or_newer_database_is_refused_and_left_as_it_was() {
     let bytes = std::fs::read(&newer).unwrap();
     let e = in_process(&newer).err().expect("a newer file is refused");
     assert!(
-        e.contains("schema version 99, newer than this program's 1"),
+        e.contains("schema version 99, newer than this program's 2"),
         "{e}"
     );
     assert_eq!(std::fs::read(&newer).unwrap(), bytes, "left as it was");

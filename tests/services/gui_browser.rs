@@ -322,6 +322,16 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
     )
     .await;
     assert!(status.as_str().unwrap().contains("your move"), "{status}");
+    // The evaluation bar and graph the computer's moves built come back with it (the
+    // server keeps each position's last analysis).
+    until(
+        c,
+        "the evaluation bar and graph after a reload",
+        "!document.querySelector('#eval-bar').hidden && \
+         !document.querySelector('#eval-graph').hasAttribute('hidden') && \
+         document.querySelectorAll('#eval-graph .graph-line').length === 1",
+    )
+    .await;
 
     // Live analysis of an earlier position: it updates while it searches, and Stop ends it.
     click(c, "#nav-first").await;
