@@ -758,13 +758,35 @@ async fn clipped_texts(c: &Client) -> Value {
 /// tutorial and the dashboard, in a wide window and a phone's.
 #[test]
 fn no_text_is_clipped() {
-    for window in ["1400,1000", "400,860"] {
+    // A phone's scrollbars float over the page; a desktop browser's narrow window has one
+    // that takes its width, which the last run gives it.
+    for (window, scrollbar) in [
+        ("1400,1000", false),
+        ("400,860", false),
+        ("400,860,desktop", true),
+    ] {
         with_browser(
             Path::new("tests/data/runs"),
             window,
             move |c, url| async move {
                 c.goto(&url).await.unwrap();
                 until(&c, "the first board", "document.body.dataset.ready === '1'").await;
+                if scrollbar {
+                    let bar = until(
+                        &c,
+                        "the scrollbar",
+                        "innerWidth - document.documentElement.clientWidth",
+                    )
+                    .await;
+                    assert!(bar.as_i64().unwrap() > 0, "{bar}");
+                }
+                let window = if scrollbar { format!("{window}+scrollbar") } else { window.to_string() };
+                let wide = run_js(
+                    &c,
+                    "return document.documentElement.scrollWidth - document.documentElement.clientWidth",
+                )
+                .await;
+                assert_eq!(wide, json!(0), "{window}: the page is wider than the window");
                 let mut found = Vec::new();
                 let mut look = |page: &str, list: Value| {
                     for item in list.as_array().unwrap() {
@@ -1571,12 +1593,17 @@ where
                      "--disable-dev-shm-usage", format!("--window-size={window}")],
         });
         // Headless windows are at least 500 px wide: narrower ones are a phone's screen,
-        // emulated.
-        let (width, height) = window.split_once(',').unwrap();
-        let (width, height): (u32, u32) = (width.parse().unwrap(), height.parse().unwrap());
+        // emulated, or with `,desktop` a desktop browser's narrow window (its scrollbars
+        // take width, as a phone's do not).
+        let mut parts = window.split(',');
+        let (width, height): (u32, u32) = (
+            parts.next().unwrap().parse().unwrap(),
+            parts.next().unwrap().parse().unwrap(),
+        );
+        let phone = parts.next() != Some("desktop");
         if width < 500 {
-            options["mobileEmulation"] =
-                json!({"deviceMetrics": {"width": width, "height": height, "pixelRatio": 1}});
+            options["mobileEmulation"] = json!({"deviceMetrics": {"width": width,
+                "height": height, "pixelRatio": 1, "mobile": phone, "touch": phone}});
         }
         caps.insert("goog:chromeOptions".into(), options);
         let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
