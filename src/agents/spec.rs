@@ -530,7 +530,10 @@ mod tests {
             ),
             ("alphabeta:king=2", "no option \"king\""),
             ("ga:model=x", "unknown agent \"ga\" for othello"),
-            ("td:model=/nonexistent.ckpt", "td agent: cannot access"),
+            (
+                "td:model=/nonexistent.ckpt",
+                "td agent: cannot read /nonexistent.ckpt",
+            ),
             ("alphabeta:hash=0", "alphabeta option hash"),
         ] {
             let e = bad

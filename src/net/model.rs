@@ -236,10 +236,7 @@ pub(super) fn parse_file<T>(
     path: &Path,
     parse: impl FnOnce(&[u8]) -> Result<T, CheckpointError>,
 ) -> Result<T, CheckpointError> {
-    let bytes = std::fs::read(path).map_err(|source| CheckpointError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
+    let bytes = std::fs::read(path).map_err(crate::files::file_error("read", path))?;
     parse(&bytes).map_err(|e| CheckpointError::InFile {
         path: path.to_owned(),
         error: Box::new(e),

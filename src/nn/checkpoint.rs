@@ -101,11 +101,8 @@ pub trait CheckpointKind {
 
 #[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
-    #[error("cannot access checkpoint {path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    File(#[from] crate::files::FileError),
     #[error("not a checkers-zero checkpoint: the file does not start with the magic bytes")]
     BadMagic,
     #[error("checkpoint format version {found}, but this build reads version {expected}")]
@@ -335,20 +332,15 @@ impl<A: Serialize + DeserializeOwned + PartialEq + Display> Checkpoint<A> {
     where
         A: CheckpointKind,
     {
-        crate::files::write_atomic(path, &self.to_bytes()).map_err(|source| CheckpointError::Io {
-            path: path.to_owned(),
-            source,
-        })
+        crate::files::write_atomic(path, &self.to_bytes())
+            .map_err(|e| crate::files::file_error("write", path)(e).into())
     }
 
     pub fn load(path: &Path) -> Result<Checkpoint<A>, CheckpointError>
     where
         A: CheckpointKind,
     {
-        let bytes = std::fs::read(path).map_err(|source| CheckpointError::Io {
-            path: path.to_owned(),
-            source,
-        })?;
+        let bytes = std::fs::read(path).map_err(crate::files::file_error("read", path))?;
         Checkpoint::from_bytes(&bytes).map_err(|e| CheckpointError::InFile {
             path: path.to_owned(),
             error: Box::new(e),

@@ -1,16 +1,13 @@
 //! The trainers' error.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 #[derive(Debug, thiserror::Error)]
 pub enum TrainError {
     #[error("{0}")]
     Config(String),
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    File(#[from] crate::files::FileError),
     #[error(transparent)]
     Checkpoint(#[from] crate::nn::CheckpointError),
     #[error(transparent)]
@@ -27,10 +24,8 @@ pub enum TrainError {
     InUse(String),
 }
 
-/// Maps an I/O error on `path` to the trainers' error, naming the file.
+/// Maps an I/O error on `path` to the trainers' error, naming the file (the one shape of
+/// an I/O error on a path: [`FileError`](crate::files::FileError)).
 pub fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
-    move |source| TrainError::Io {
-        path: path.to_owned(),
-        source,
-    }
+    move |e| TrainError::File(crate::files::file_error("access", path)(e))
 }

@@ -216,7 +216,7 @@ fn bad_files_are_clear_errors() {
     let missing = temp("does-not-exist.ckpt");
     assert!(matches!(
         PolicyValueNet::load(&missing, &cpu()),
-        Err(CheckpointError::Io { .. })
+        Err(CheckpointError::File(_))
     ));
     std::fs::remove_file(&path).unwrap();
 }

@@ -105,11 +105,19 @@ fn games_survive_a_kill_and_a_restart_with_their_side_lines() {
     assert_eq!(list["games"][1]["game"], "othello", "{list}");
     let listed = &list["games"][0];
     assert_eq!(
-        (&listed["id"], &listed["game"], &listed["moves"], &listed["result"]),
+        (
+            &listed["id"],
+            &listed["game"],
+            &listed["moves"],
+            &listed["result"]
+        ),
         (&json!(id), &json!("checkers"), &json!(3), &Value::Null),
         "{list}"
     );
-    assert_eq!(listed["players"], json!({"black": "human", "white": "human"}));
+    assert_eq!(
+        listed["players"],
+        json!({"black": "human", "white": "human"})
+    );
     // The game's address works again: its moves, side line and record as they were.
     let after = ok(a, "GET", &g, Value::Null);
     for key in ["moves_text", "fen", "variations", "opening", "players"] {

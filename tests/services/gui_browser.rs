@@ -780,13 +780,21 @@ fn no_text_is_clipped() {
                     .await;
                     assert!(bar.as_i64().unwrap() > 0, "{bar}");
                 }
-                let window = if scrollbar { format!("{window}+scrollbar") } else { window.to_string() };
+                let window = if scrollbar {
+                    format!("{window}+scrollbar")
+                } else {
+                    window.to_string()
+                };
                 let wide = run_js(
                     &c,
                     "return document.documentElement.scrollWidth - document.documentElement.clientWidth",
                 )
                 .await;
-                assert_eq!(wide, json!(0), "{window}: the page is wider than the window");
+                assert_eq!(
+                    wide,
+                    json!(0),
+                    "{window}: the page is wider than the window"
+                );
                 let mut found = Vec::new();
                 let mut look = |page: &str, list: Value| {
                     for item in list.as_array().unwrap() {

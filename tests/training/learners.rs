@@ -196,7 +196,10 @@ fn td_resumes_exactly_and_its_agent_plays_through_the_registry() {
     for (spec, needle) in [
         ("td".to_string(), "needs model=PATH"),
         (format!("ga:model={}", model.display()), "not a ga network"),
-        ("pso:model=/nonexistent.ckpt".to_string(), "cannot access"),
+        (
+            "pso:model=/nonexistent.ckpt".to_string(),
+            "cannot read /nonexistent.ckpt",
+        ),
         (
             "td:model=models/default.bin".to_string(),
             "not a TD, GA or PSO value network",

@@ -11,7 +11,7 @@ use super::file::{self, SliceFile, Summary};
 use super::index::{Config, Material};
 use super::solve::{Known, Lookup, Table, implied, solve_pair};
 use super::{EgdbError, MAX_BUILD_PIECES};
-use crate::files::write_atomic;
+use crate::files::{file_error, write_atomic};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -56,7 +56,7 @@ pub fn read_manifest(dir: &Path) -> Result<Option<u32>, EgdbError> {
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(EgdbError::io(&path, e)),
+        Err(e) => return Err(file_error("read", &path)(e).into()),
     };
     let m: Manifest = serde_json::from_str(&text).map_err(|e| {
         EgdbError::NotFolder(name.clone(), format!("its {MANIFEST} does not read: {e}"))
@@ -78,7 +78,7 @@ fn write_manifest(dir: &Path, pieces: u32) -> Result<(), EgdbError> {
     };
     let path = dir.join(MANIFEST);
     let text = serde_json::to_string_pretty(&m).expect("a manifest serialises");
-    write_atomic(&path, text.as_bytes()).map_err(|e| EgdbError::io(&path, e))
+    write_atomic(&path, text.as_bytes()).map_err(|e| file_error("write", &path)(e).into())
 }
 
 /// The slices of up to `pieces` pieces in the order they are solved; each pair once (the
@@ -134,7 +134,7 @@ pub fn build(opts: &BuildOptions) -> Result<Vec<SliceReport>, EgdbError> {
     if dir.exists() {
         let has_manifest = read_manifest(dir)?.is_some();
         let foreign = std::fs::read_dir(dir)
-            .map_err(|e| EgdbError::io(dir, e))?
+            .map_err(file_error("read", dir))?
             .filter_map(|e| e.ok())
             .any(|e| {
                 let n = e.file_name().to_string_lossy().into_owned();
@@ -152,10 +152,10 @@ pub fn build(opts: &BuildOptions) -> Result<Vec<SliceReport>, EgdbError> {
             ));
         }
     } else {
-        std::fs::create_dir_all(dir).map_err(|e| EgdbError::io(dir, e))?;
+        std::fs::create_dir_all(dir).map_err(file_error("create", dir))?;
     }
     write_manifest(dir, read_manifest(dir)?.unwrap_or(0))?;
-    crate::files::remove_stale_temps(dir).map_err(|e| EgdbError::io(dir, e))?;
+    crate::files::remove_stale_temps(dir).map_err(file_error("clean", dir))?;
     let order = pair_order(opts.pieces);
     let total: u64 = order
         .iter()
@@ -188,7 +188,7 @@ pub fn build(opts: &BuildOptions) -> Result<Vec<SliceReport>, EgdbError> {
         for t in &tables {
             let bytes = file::encode(t.material, &t.values, &t.distances);
             let path = slice_path(dir, t.material);
-            write_atomic(&path, &bytes).map_err(|e| EgdbError::io(&path, e))?;
+            write_atomic(&path, &bytes).map_err(file_error("write", &path))?;
             let summary = SliceFile::open(&path)?.summary;
             reports.push(SliceReport {
                 summary,

@@ -15,7 +15,7 @@
 
 use super::index::Material;
 use super::{EgdbError, Value};
-use crate::files::checksum;
+use crate::files::{checksum, file_error};
 use std::path::Path;
 
 pub const MAGIC: &[u8; 8] = b"CZ-EGDB\0";
@@ -188,10 +188,10 @@ impl SliceFile {
     /// damaged file is refused here rather than misread later.
     pub fn open(path: &Path) -> Result<SliceFile, EgdbError> {
         let damaged = |why: &str| EgdbError::Damaged(path.display().to_string(), why.to_string());
-        let file = std::fs::File::open(path).map_err(|e| EgdbError::io(path, e))?;
+        let file = std::fs::File::open(path).map_err(file_error("open", path))?;
         // SAFETY: the databases are written once, by rename, and never changed in place; a
         // file replaced while mapped keeps its old contents for this mapping.
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| EgdbError::io(path, e))?;
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(file_error("map", path))?;
         let mut r = Reader { bytes: &map, at: 0 };
         let truncated = || damaged("it ends inside its header");
         if r.take(8).ok_or_else(truncated)? != MAGIC {

@@ -20,8 +20,6 @@ pub use file::Summary;
 pub use index::{Material, random_position};
 pub use probe::{Endgames, Probe, ScoredMove};
 
-use std::path::Path;
-
 /// A position's game-theoretic value for its side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Value {
@@ -60,8 +58,8 @@ pub const MAX_BUILD_PIECES: u32 = 8;
 
 #[derive(Debug, thiserror::Error)]
 pub enum EgdbError {
-    #[error("{0}: {1}")]
-    Io(String, String),
+    #[error(transparent)]
+    File(#[from] crate::files::FileError),
     #[error("{0} is not an endgame database file (its first bytes are not CZ-EGDB)")]
     NotDatabase(String),
     #[error("{0} is in database format {1}; this program reads format {FORMAT}", FORMAT = file::FORMAT)]
@@ -76,10 +74,4 @@ pub enum EgdbError {
     Missing(String, String, u32),
     #[error("--pieces must be 1 to {MAX_BUILD_PIECES}, not {0}")]
     Pieces(u32),
-}
-
-impl EgdbError {
-    fn io(path: &Path, e: std::io::Error) -> EgdbError {
-        EgdbError::Io(path.display().to_string(), e.to_string())
-    }
 }
