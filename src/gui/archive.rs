@@ -63,6 +63,18 @@ pub enum ArchiveError {
         found: i64,
         known: usize,
     },
+    #[error(
+        "{} is in use by another checkers-zero gui: give this one --archive another file, or \
+         --no-archive",
+        path.display()
+    )]
+    InUse { path: PathBuf },
+    #[error("cannot lock {}: {source}", path.display())]
+    Lock {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("games database {}: {source}", path.display())]
     Sql {
         path: PathBuf,
@@ -328,6 +340,38 @@ impl Archive {
             offset: filter.offset,
             games,
         })
+    }
+}
+
+/// The lock file beside the database `path` (`games.sqlite.lock`), locked for the server
+/// that holds it: two servers on one file would number their new games alike and write over
+/// each other's.
+pub fn lock(path: &Path) -> Result<std::fs::File, ArchiveError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|source| ArchiveError::Folder {
+            path: path.to_owned(),
+            source,
+        })?;
+    }
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    let lock_path = PathBuf::from(name);
+    let failed = |source| ArchiveError::Lock {
+        path: lock_path.clone(),
+        source,
+    };
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(failed)?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(ArchiveError::InUse {
+            path: path.to_owned(),
+        }),
+        Err(std::fs::TryLockError::Error(e)) => Err(failed(e)),
     }
 }
 

@@ -132,6 +132,8 @@ pub struct Server {
     token: Option<String>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
+    /// The archive's lock, let go once the server has stopped.
+    _archive: Option<std::fs::File>,
 }
 
 impl Server {
@@ -150,6 +152,7 @@ impl Server {
             .block_on(tokio::net::TcpListener::bind(opts.addr))
             .map_err(listen)?;
         let addr = listener.local_addr().map_err(listen)?;
+        let archive_lock = opts.archive.as_deref().map(archive::lock).transpose()?;
         let app = app(opts)?;
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::spawn(move || {
@@ -171,6 +174,7 @@ impl Server {
             token: opts.token.clone(),
             shutdown: Some(tx),
             thread: Some(thread),
+            _archive: archive_lock,
         })
     }
 

@@ -141,6 +141,9 @@ fn the_archive_lists_filters_pages_and_forgets() {
     let dir = ScratchDir::new("archive-list");
     let server = in_process(&dir.0.join("games.sqlite")).unwrap();
     let a = server.addr;
+    // One server a file: a second would number its games as the first does.
+    let e = in_process(&dir.0.join("games.sqlite")).err().unwrap();
+    assert!(e.contains("is in use by another checkers-zero gui"), "{e}");
     let game = |body: Value, first_move: &str| {
         let id = ok(a, "POST", "/api/games", body)["id"].clone();
         let mv = json!({"move": first_move});
