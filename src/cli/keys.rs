@@ -4,6 +4,7 @@
 //! are, through serde.
 
 use checkers_zero::keys::Keys;
+use checkers_zero::train::errors::TrainError;
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::error::ErrorKind;
 use serde_json::Value;
@@ -16,7 +17,7 @@ pub trait KeyRules: Keys {
 
     /// Why the settings cannot run, checked as the flags are read (`train` checks its keys
     /// once preset, file and flags are resolved).
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), TrainError> {
         Ok(())
     }
 }
@@ -106,10 +107,11 @@ impl<S: KeyRules> clap::FromArgMatches for KeyFlags<S> {
                 keys.insert(name.into(), Self::value(name, text)?);
             }
         }
-        let invalid = |e: String| clap::Error::raw(ErrorKind::ValueValidation, e);
-        let settings: S =
-            serde_json::from_value(keys.into()).map_err(|e| invalid(e.to_string()))?;
-        settings.check().map_err(invalid)?;
+        // clap's errors hold a message, not a source: the cause goes in as its text.
+        let invalid =
+            |e: &dyn std::fmt::Display| clap::Error::raw(ErrorKind::ValueValidation, e.to_string());
+        let settings: S = serde_json::from_value(keys.into()).map_err(|e| invalid(&e))?;
+        settings.check().map_err(|e| invalid(&e))?;
         Ok(KeyFlags(settings))
     }
 

@@ -10,6 +10,7 @@ use checkers_zero::tensor::DeviceChoice;
 use checkers_zero::train::alphazero::{
     AzGame, ConfigOverrides, Pipeline, Preset, TrainConfig, holds_run, read_config_file, run_game,
 };
+use checkers_zero::train::errors::TrainError;
 use checkers_zero::train::ga::{self, GaConfig};
 use checkers_zero::train::pso::{self, PsoConfig};
 use checkers_zero::train::run_dir::RunOptions;
@@ -25,24 +26,24 @@ impl KeyRules for ConfigOverrides {
 impl KeyRules for TdConfig {
     const KEEPS_ITS_OWN: bool = true;
 
-    fn check(&self) -> Result<(), String> {
-        self.validate().map_err(|e| e.to_string())
+    fn check(&self) -> Result<(), TrainError> {
+        self.validate()
     }
 }
 
 impl KeyRules for GaConfig {
     const KEEPS_ITS_OWN: bool = true;
 
-    fn check(&self) -> Result<(), String> {
-        self.validate().map_err(|e| e.to_string())
+    fn check(&self) -> Result<(), TrainError> {
+        self.validate()
     }
 }
 
 impl KeyRules for PsoConfig {
     const KEEPS_ITS_OWN: bool = true;
 
-    fn check(&self) -> Result<(), String> {
-        self.validate().map_err(|e| e.to_string())
+    fn check(&self) -> Result<(), TrainError> {
+        self.validate()
     }
 }
 

@@ -303,10 +303,7 @@ async fn list_games(
         limit,
         offset: q.offset.unwrap_or(0),
     };
-    archive
-        .list(&filter)
-        .map(Json)
-        .map_err(|e| ApiError::internal(e.to_string()))
+    archive.list(&filter).map(Json).map_err(ApiError::from)
 }
 
 async fn get_game(

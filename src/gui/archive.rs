@@ -156,18 +156,18 @@ impl Archive {
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags).map_err(sql)?;
         // Reads only, until the file is known sound: a refused file stays byte for byte.
-        let damaged = |detail: String| ArchiveError::Damaged {
+        let damaged = |detail: &dyn std::fmt::Display| ArchiveError::Damaged {
             path: path.to_owned(),
-            detail,
+            detail: detail.to_string(),
         };
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(|e| damaged(e.to_string()))?;
+            .map_err(|e| damaged(&e))?;
         let check: String = conn
             .query_row("PRAGMA quick_check", [], |r| r.get(0))
-            .map_err(|e| damaged(e.to_string()))?;
+            .map_err(|e| damaged(&e))?;
         if check != "ok" {
-            return Err(damaged(check));
+            return Err(damaged(&check));
         }
         if version > MIGRATIONS.len() as i64 {
             return Err(ArchiveError::Newer {
@@ -185,7 +185,7 @@ impl Archive {
                 )
                 .map_err(sql)?;
             if !has_games {
-                return Err(damaged(format!("version {version} but no games table")));
+                return Err(damaged(&format!("version {version} but no games table")));
             }
         }
         // Write-ahead logging: a commit survives the process being killed without a sync

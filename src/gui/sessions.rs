@@ -379,9 +379,7 @@ impl Sessions {
         let Some(archive) = &self.archive else {
             return Ok(None);
         };
-        let stored = archive
-            .load(id)
-            .map_err(|e| ApiError::internal(e.to_string()))?;
+        let stored = archive.load(id).map_err(ApiError::from)?;
         let Some(StoredGame {
             game,
             players,
@@ -437,9 +435,7 @@ impl Sessions {
     pub fn remove(&self, id: u64) -> Result<(), ApiError> {
         let held = lock(&self.games).remove(&id);
         let archived = match &self.archive {
-            Some(a) => a
-                .delete(id)
-                .map_err(|e| ApiError::internal(e.to_string()))?,
+            Some(a) => a.delete(id).map_err(ApiError::from)?,
             None => false,
         };
         match held {
