@@ -7,6 +7,7 @@
 //! that is not a sound SQLite database, or one a newer program has migrated further, is
 //! refused before anything is written to it.
 
+use super::error::ApiError;
 use super::view::{GameView, Players};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use serde::Serialize;
@@ -81,6 +82,13 @@ pub enum ArchiveError {
         #[source]
         source: rusqlite::Error,
     },
+}
+
+/// The games database failed: the server's fault, told in its one line.
+impl From<ArchiveError> for ApiError {
+    fn from(e: ArchiveError) -> Self {
+        ApiError::internal(e.to_string())
+    }
 }
 
 /// A game as the archive keeps it.

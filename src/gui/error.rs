@@ -43,13 +43,6 @@ impl ApiError {
     }
 }
 
-/// The games database failed: the server's fault, told in its one line.
-impl From<super::archive::ArchiveError> for ApiError {
-    fn from(e: super::archive::ArchiveError) -> Self {
-        Self::internal(e.to_string())
-    }
-}
-
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = serde_json::json!({ "error": self.message });
