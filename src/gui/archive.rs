@@ -153,12 +153,7 @@ impl Archive {
             path: path.to_owned(),
             source,
         };
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| ArchiveError::Folder {
-                path: path.to_owned(),
-                source,
-            })?;
-        }
+        make_folder(path)?;
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -351,16 +346,22 @@ impl Archive {
     }
 }
 
+/// The folder the database `path` goes in, made if missing.
+fn make_folder(path: &Path) -> Result<(), ArchiveError> {
+    match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) => std::fs::create_dir_all(dir).map_err(|source| ArchiveError::Folder {
+            path: path.to_owned(),
+            source,
+        }),
+        None => Ok(()),
+    }
+}
+
 /// The lock file beside the database `path` (`games.sqlite.lock`), locked for the server
 /// that holds it: two servers on one file would number their new games alike and write over
 /// each other's.
 pub fn lock(path: &Path) -> Result<std::fs::File, ArchiveError> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|source| ArchiveError::Folder {
-            path: path.to_owned(),
-            source,
-        })?;
-    }
+    make_folder(path)?;
     let mut name = path.as_os_str().to_owned();
     name.push(".lock");
     let lock_path = PathBuf::from(name);
