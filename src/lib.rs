@@ -6,6 +6,7 @@ pub mod cpu_time;
 pub mod dates;
 pub mod endgame;
 pub mod engine;
+pub mod errors;
 pub mod events;
 pub mod files;
 pub mod games;

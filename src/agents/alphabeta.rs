@@ -186,7 +186,7 @@ fn transposition_table(hash_mb: usize) -> Result<Vec<TtEntry>, AgentError> {
     let entries = (entries.next_power_of_two() / 2).max(1024);
     let mut tt = Vec::new();
     tt.try_reserve_exact(entries).map_err(|_| {
-        AgentError(format!(
+        AgentError::Invalid(format!(
             "alphabeta hash={hash_mb}: could not allocate {hash_mb} MiB for the transposition table"
         ))
     })?;

@@ -1,13 +1,27 @@
 //! Why an agent could not be built or configured: one line, naming the agent and option.
 
 use super::settings::Refusal;
+use crate::errors::Caused;
+use std::sync::Arc;
 
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct AgentError(pub String);
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum AgentError {
+    /// A spec or option that names no agent the program can build.
+    #[error("{0}")]
+    Invalid(String),
+    /// A step of building it that failed for a cause of its own (a network file).
+    #[error(transparent)]
+    Caused(Arc<Caused>),
+}
+
+impl From<Caused> for AgentError {
+    fn from(e: Caused) -> Self {
+        AgentError::Caused(Arc::new(e))
+    }
+}
 
 /// `alphabeta option depth: expected ...`: the route-independent message of a setting,
 /// named by agent and key.
 pub fn setting_error(kind: &str, key: &str, refusal: Refusal) -> AgentError {
-    AgentError(format!("{kind} option {key}: {refusal}"))
+    AgentError::Invalid(format!("{kind} option {key}: {refusal}"))
 }

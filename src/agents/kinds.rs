@@ -841,18 +841,15 @@ mod tests {
         spec
     }
 
+    /// A proptest failure is its reason's text.
+    fn failure(e: AgentError) -> TestCaseError {
+        TestCaseError::fail(e.to_string())
+    }
+
     fn round_trip<G: AgentGame>(kind: &AgentKind, spec: &AgentSpec) -> Result<(), TestCaseError> {
-        let name = spec
-            .build::<G>(1)
-            .map_err(|e| TestCaseError::fail(e.0))?
-            .name();
-        let again: AgentSpec = name
-            .parse()
-            .map_err(|e: crate::agents::AgentError| TestCaseError::fail(e.0))?;
-        let rebuilt = again
-            .build::<G>(1)
-            .map_err(|e| TestCaseError::fail(e.0))?
-            .name();
+        let name = spec.build::<G>(1).map_err(failure)?.name();
+        let again: AgentSpec = name.parse().map_err(failure)?;
+        let rebuilt = again.build::<G>(1).map_err(failure)?.name();
         prop_assert_eq!(
             &rebuilt,
             &name,

@@ -4,6 +4,7 @@
 use super::alphabeta::{AlphaBeta, AlphaBetaConfig, SearchGame, StaticEval};
 use super::kinds::{self, AgentKind};
 use super::{Agent, AgentError, Analysis, Decision, Limits, Listener};
+use crate::errors::Context;
 use crate::games::Game;
 use crate::net::ValueModel;
 use crate::net::value_net::{Learner, ValueNet};
@@ -85,12 +86,13 @@ impl<G: SearchGame, N: ValueModel<Input = G::Position> + Send> NetAgent<G, N> {
     ) -> Result<Self, AgentError> {
         let name = kind.kind;
         let model = model.ok_or_else(|| {
-            AgentError(format!(
+            AgentError::Invalid(format!(
                 "agent {name} needs model=PATH, a checkpoint written by train-{name}"
             ))
         })?;
         let depth = kinds::learned::DEPTH.check(kind, depth)?;
-        let net = load(Path::new(model)).map_err(|e| AgentError(format!("{name} agent: {e}")))?;
+        let net = load(Path::new(model))
+            .map_err(|e| AgentError::Invalid(format!("{name} agent: {e}")))?;
         let name = kind.name(&[
             kinds::learned::MODEL.with(Some(model.to_string())),
             kinds::learned::DEPTH.with(Some(depth)),
@@ -101,9 +103,9 @@ impl<G: SearchGame, N: ValueModel<Input = G::Position> + Send> NetAgent<G, N> {
 
 /// Checkers' learned network at `path`, which must be a `kind` network.
 pub fn load_checkers_net(kind: Learner, path: &Path) -> Result<ValueNet, AgentError> {
-    let net = ValueNet::load(path).map_err(|e| AgentError(e.to_string()))?;
+    let net = ValueNet::load(path).context(|| format!("model={}", path.display()))?;
     if net.arch().learner != kind {
-        return Err(AgentError(format!(
+        return Err(AgentError::Invalid(format!(
             "model={}: the checkpoint holds a {}, not a {} network",
             path.display(),
             net.arch(),

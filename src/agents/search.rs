@@ -9,10 +9,11 @@ use super::{
     Reporter, ScoreKind, perfect_decision, pv_text,
 };
 use crate::endgame::{Exact, Oracle, Value};
+use crate::errors::Context;
 use crate::games::{Checkers, Game, Rules};
 use crate::mcts::{
-    CachedEvaluator, Evaluator, MoveStats, NetEvaluator, NodeId, Puct, PuctConfig, ROOT,
-    ThreadedEvaluator, Tree, Uct, most_visited, pick_child,
+    CachedEvaluator, EncodingMismatch, Evaluator, MoveStats, NetEvaluator, NodeId, Puct,
+    PuctConfig, ROOT, ThreadedEvaluator, Tree, Uct, most_visited, pick_child,
 };
 use crate::net::{NetGame, load_model};
 use crate::nn::PolicyValueNet;
@@ -335,6 +336,15 @@ pub struct AzAgent<G: Rules = Checkers> {
     oracle: Option<Oracle<G>>,
 }
 
+/// Why a network's search could not start.
+#[derive(Debug, thiserror::Error)]
+enum StartError {
+    #[error(transparent)]
+    Encoding(#[from] EncodingMismatch),
+    #[error("cannot start the search's threads: {0}")]
+    Threads(#[from] std::io::Error),
+}
+
 impl<G: NetGame> AzAgent<G> {
     /// Loads the network; a missing or unreadable model file is a clear error.
     pub fn new(config: AzConfig, seed: u64) -> Result<Self, AgentError> {
@@ -344,19 +354,14 @@ impl<G: NetGame> AzAgent<G> {
         az::FPU_REDUCTION.check(&kinds::AZ, config.puct.fpu_reduction)?;
         az::THREADS.check(&kinds::AZ, config.threads)?;
         if let Some(path) = config.model.as_ref().filter(|p| !p.is_file()) {
-            return Err(AgentError(format!(
+            return Err(AgentError::Invalid(format!(
                 "az: no model file at {} (train one with `checkers-zero train`, or leave out \
                  model= to play the built-in network)",
                 path.display()
             )));
         }
-        let device = config.device.open().map_err(|e| {
-            AgentError(format!(
-                "{} option {}: {e}",
-                kinds::AZ.kind,
-                az::DEVICE.key()
-            ))
-        })?;
+        let device = (config.device.open())
+            .context(|| format!("{} option {}", kinds::AZ.kind, az::DEVICE.key()))?;
         let what = config
             .model
             .as_ref()
@@ -368,9 +373,9 @@ impl<G: NetGame> AzAgent<G> {
             Some(path) => load_model::<G>(path, &device),
             None => G::default_model(&device),
         }
-        .map_err(|e| AgentError(format!("az: {e}")))?;
-        AzAgent::of_network(net, encoding, device, &config, config.name(), seed)
-            .map_err(|e| AgentError(format!("az: {what}: {e}")))
+        .context(|| "az".into())?;
+        let agent = AzAgent::of_network(net, encoding, device, &config, config.name(), seed);
+        Ok(agent.context(|| format!("az: {what}"))?)
     }
 
     /// The agent of `net`, evaluating on `config.threads` threads (each with its own copy)
@@ -382,19 +387,14 @@ impl<G: NetGame> AzAgent<G> {
         config: &AzConfig,
         name: String,
         seed: u64,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, StartError> {
         let on_device = |net| NetEvaluator::new(net, encoding, device.clone());
         let evaluator: Box<dyn Evaluator<G> + Send> = if config.threads > 1 {
             let copies = (0..config.threads).map(|_| on_device(net.clone()));
-            let copies = copies
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| e.to_string())?;
-            Box::new(
-                ThreadedEvaluator::new(copies)
-                    .map_err(|e| format!("cannot start the search's threads: {e}"))?,
-            )
+            let copies = copies.collect::<Result<Vec<_>, _>>()?;
+            Box::new(ThreadedEvaluator::new(copies)?)
         } else {
-            Box::new(on_device(net).map_err(|e| e.to_string())?)
+            Box::new(on_device(net)?)
         };
         Ok(AzAgent::with_evaluator(evaluator, config, name, seed))
     }
@@ -453,9 +453,7 @@ impl<G: NetGame> AgentSource<G> for AzNetwork<G> {
             self.name.clone(),
             seed,
         );
-        Ok(Box::new(
-            agent.map_err(|e| AgentError(format!("{}: {e}", self.name)))?,
-        ))
+        Ok(Box::new(agent.context(|| self.name.clone())?))
     }
 }
 

@@ -147,7 +147,7 @@ impl AgentGame for Checkers {
             },
         };
         endgame::checkers::oracle(&dir).map(Some).map_err(|e| {
-            AgentError(format!(
+            AgentError::Invalid(format!(
                 "{} option {}: {e}",
                 opts.declaration().kind,
                 kinds::EGDB.key()
@@ -190,7 +190,7 @@ impl AgentGame for Othello {
 
     fn oracle(opts: &Options) -> Result<Option<Oracle<Self>>, AgentError> {
         if opts.is_given(&kinds::EGDB) {
-            return Err(AgentError(format!(
+            return Err(AgentError::Invalid(format!(
                 "{} option {}: the endgame databases are checkers'",
                 opts.declaration().kind,
                 kinds::EGDB.key()
@@ -237,7 +237,7 @@ impl AgentSpec {
     pub fn build<G: AgentGame>(&self, seed: u64) -> Result<Box<dyn Agent<G>>, AgentError> {
         let Some(kind) = G::kind(&self.kind) else {
             let kinds: Vec<&str> = G::kinds().map(|k| k.kind).collect();
-            return Err(AgentError(format!(
+            return Err(AgentError::Invalid(format!(
                 "unknown agent {:?} for {}: expected one of {}",
                 self.kind,
                 G::NAME.name(),
@@ -268,14 +268,14 @@ impl FromStr for AgentSpec {
         let (kind, rest) = text.split_once(':').unwrap_or((text, ""));
         let kind = kind.trim().to_ascii_lowercase();
         if kind.is_empty() {
-            return Err(AgentError(
+            return Err(AgentError::Invalid(
                 "empty agent spec: expected e.g. random or alphabeta:depth=6".into(),
             ));
         }
         let mut spec = AgentSpec::new(&kind);
         for item in rest.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let Some((k, v)) = item.split_once('=') else {
-                return Err(AgentError(format!(
+                return Err(AgentError::Invalid(format!(
                     "agent option {item:?} must be key=value, e.g. depth=6"
                 )));
             };
@@ -445,7 +445,7 @@ impl<'a> Options<'a> {
                     let keys: Vec<&str> = self.kind.options.iter().map(|o| o.key).collect();
                     format!("valid options: {}", keys.join(", "))
                 };
-                return Err(AgentError(format!(
+                return Err(AgentError::Invalid(format!(
                     "agent {} has no option {k:?}; {valid}",
                     self.kind.kind
                 )));
@@ -509,7 +509,7 @@ mod tests {
                 .parse::<AgentSpec>()
                 .and_then(|s| s.build::<Checkers>(1).map(|_| ()))
                 .unwrap_err();
-            assert!(e.0.contains(needle), "{bad}: {e}");
+            assert!(e.to_string().contains(needle), "{bad}: {e}");
         }
     }
 
@@ -540,7 +540,7 @@ mod tests {
                 .parse::<AgentSpec>()
                 .and_then(|s| s.build::<Othello>(1).map(|_| ()))
                 .unwrap_err();
-            assert!(e.0.contains(needle), "{bad}: {e}");
+            assert!(e.to_string().contains(needle), "{bad}: {e}");
         }
     }
 }

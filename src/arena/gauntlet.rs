@@ -53,7 +53,9 @@ pub fn run_gauntlet<G: ArenaGame>(
     config: &GauntletConfig<G>,
 ) -> Result<GauntletReport, AgentError> {
     if config.opponents.is_empty() {
-        return Err(AgentError("a gauntlet needs at least one opponent".into()));
+        return Err(AgentError::Invalid(
+            "a gauntlet needs at least one opponent".into(),
+        ));
     }
     // Build every agent first so a bad spec fails before hours of games.
     let player = config.player.build(0)?.name();

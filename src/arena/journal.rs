@@ -9,6 +9,7 @@ use super::series::{
     MatchConfig, MatchGame, MatchReport, Thinking, match_length, names, play_rounds, round_start,
 };
 use crate::agents::{AgentError, AgentGame, AgentSpec, kinds};
+use crate::errors::{Caused, Context};
 use crate::files::{FileError, checksum, file_error};
 use crate::games::{Color, DrawReason, Game, Outcome, WinReason};
 use crate::names::Named;
@@ -156,6 +157,9 @@ pub enum JournalError {
     Refused(String),
     #[error(transparent)]
     Agent(#[from] AgentError),
+    /// A line that is not one of the journal's entries.
+    #[error(transparent)]
+    Unreadable(#[from] Caused),
 }
 
 type Result<T, E = JournalError> = std::result::Result<T, E>;
@@ -206,7 +210,8 @@ fn read<G: ArenaGame + AgentGame>(
         let bad = |why: String| {
             JournalError::Refused(format!("{} line {}: {why}", path.display(), i + 2))
         };
-        let e: Entry = serde_json::from_str(line).map_err(|err| bad(err.to_string()))?;
+        let e: Entry =
+            serde_json::from_str(line).context(|| format!("{} line {}", path.display(), i + 2))?;
         if e.round >= total || games.iter().any(|g| g.round == e.round) {
             return Err(bad(format!("round {} is out of range or twice", e.round)));
         }
@@ -268,7 +273,8 @@ pub fn journal_games<G: ArenaGame>(path: &Path) -> Result<Vec<Game<G>>> {
         .filter(|(_, line)| !line.trim().is_empty())
         .map(|(i, line)| {
             let bad = |why: String| refused(format!("line {}: {why}", i + 2));
-            let e: Entry = serde_json::from_str(line).map_err(|err| bad(err.to_string()))?;
+            let e: Entry = serde_json::from_str(line)
+                .context(|| format!("{}: line {}", path.display(), i + 2))?;
             replay(round_start(&starts, e.round).2, &e).map_err(bad)
         })
         .collect()
@@ -327,7 +333,7 @@ pub fn run_match_journaled<G: ArenaGame + AgentGame>(
         let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
         writeln!(f, "{line}")
             .and_then(|_| f.sync_data())
-            .map_err(|e| AgentError(format!("cannot write {}: {e}", path.display())))
+            .map_err(|e| AgentError::Invalid(format!("cannot write {}: {e}", path.display())))
     };
     let mut games = play_rounds(config, rounds, &done, &first, &second, append)?;
     games.append(&mut done);

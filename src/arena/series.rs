@@ -283,7 +283,7 @@ pub(super) fn play_rounds<G: ArenaGame>(
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()
-            .map_err(|e| AgentError(format!("cannot start a game's thread: {e}")))?;
+            .map_err(|e| AgentError::Invalid(format!("cannot start a game's thread: {e}")))?;
         while !failed.load(Ordering::Relaxed) {
             let Some(&round) = rounds.get(next.fetch_add(1, Ordering::Relaxed)) else {
                 break;

@@ -30,7 +30,9 @@ pub fn run_tournament<G: ArenaGame>(
 ) -> Result<TournamentReport, AgentError> {
     let n = config.players.len();
     if n < 2 {
-        return Err(AgentError("a tournament needs at least two players".into()));
+        return Err(AgentError::Invalid(
+            "a tournament needs at least two players".into(),
+        ));
     }
     let mut names = Vec::with_capacity(n);
     for p in &config.players {

@@ -5,6 +5,7 @@
 
 use super::link::{Link, LinkError, PublishedModel, RedisTarget};
 use super::record::{self, RecordHeader};
+use crate::errors::{Caused, Context};
 use crate::events::event;
 use crate::games::{GameName, on_game};
 use crate::net::model_from_bytes;
@@ -36,6 +37,9 @@ pub enum ActorError {
     Link(#[from] LinkError),
     #[error("the published model: {0}")]
     Model(String),
+    /// The published model does not load.
+    #[error("the published model: {0}")]
+    Unloadable(#[from] Caused),
 }
 
 /// What an actor did.
@@ -104,22 +108,19 @@ impl Session<'_> {
         if format!("{:016x}", checksum(&m.blob)) != m.hash {
             return Err(bad("the blob does not match its hash".into()));
         }
-        let ckpt = model_from_bytes::<G>(&m.blob).map_err(|e| bad(e.to_string()))?;
+        let version = || format!("version {}", m.version);
+        let ckpt = model_from_bytes::<G>(&m.blob).context(version)?;
         if ckpt.arch.model.to_string() != m.network {
             return Err(bad(format!(
                 "the blob holds {}, published as {}",
                 ckpt.arch.model, m.network
             )));
         }
-        let (config_game, config) = parse_config_json(&m.config).map_err(|e| bad(e.0))?;
+        let (config_game, config) = parse_config_json(&m.config).context(version)?;
         if config_game != G::NAME {
             return Err(bad("the config names another game".into()));
         }
-        let (net, _) = ckpt
-            .arch
-            .model
-            .restore(&ckpt, &o.device)
-            .map_err(|e| bad(e.to_string()))?;
+        let (net, _) = ckpt.arch.model.restore(&ckpt, &o.device).context(version)?;
         let games = Games {
             // Until stopped: a newer model, enough games, or a failed push.
             games: o
@@ -136,7 +137,7 @@ impl Session<'_> {
             o.device.clone(),
             games,
         )
-        .map_err(|e| bad(e.to_string()))?;
+        .context(version)?;
         event(source(o), "playing")
             .with("version", m.version)
             .with("hash", &m.hash)

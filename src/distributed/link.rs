@@ -9,6 +9,7 @@
 //!   `network`, `config` (the run's settings as JSON), `blob` (the model file), `backlog`.
 //! - `NAME:owner`: the learner that owns the run (one owner per stream).
 
+use crate::errors::{Caused, Context};
 use crate::events::event;
 use crate::health;
 use redis::{Connection, ErrorKind, RedisError, TlsCertificates, Value};
@@ -34,6 +35,9 @@ pub enum LinkError {
     Redis { url: String, err: RedisError },
     #[error("redis {url}: {what}")]
     Reply { url: String, what: String },
+    /// The certificate authority's file does not load.
+    #[error(transparent)]
+    Certificate(#[from] Caused),
 }
 
 /// Where Redis is: its URL and, for TLS with a certificate authority of one's own (a
@@ -177,14 +181,13 @@ impl Link {
                         "a CA is for TLS: expected a rediss:// URL".into(),
                     ));
                 }
-                let pem =
-                    std::fs::read(path).map_err(|e| LinkError::Ca(shown.clone(), e.to_string()))?;
+                let flag = || format!("--tls-ca {shown}");
+                let pem = std::fs::read(path).context(flag)?;
                 let certs = TlsCertificates {
                     client_tls: None,
                     root_cert: Some(pem),
                 };
-                redis::Client::build_with_tls(url.as_str(), certs)
-                    .map_err(|e| LinkError::Ca(shown, e.to_string()))?
+                redis::Client::build_with_tls(url.as_str(), certs).context(flag)?
             }
         };
         Ok(Link {

@@ -6,7 +6,7 @@
 //! bincode body (the game as PDN, its samples). The header is read before the body, so a
 //! record of another game is named as such rather than failing to decode as this one.
 
-use crate::games::{Color, DrawReason, Game, Outcome, Rules, WinReason};
+use crate::games::{Color, DrawReason, Game, NotationError, Outcome, Rules, WinReason};
 use crate::nn::checksum;
 use crate::selfplay::{Sample, SelfPlayGame};
 use serde::{Deserialize, Serialize};
@@ -63,7 +63,7 @@ impl Ending {
 }
 
 /// Why a record was refused.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum Rejection {
     #[error("not a game record (no CZGR header)")]
     Garbage,
@@ -74,13 +74,17 @@ pub enum Rejection {
     #[error("a record of {0} bytes, over the limit")]
     TooLarge(usize),
     #[error("undecodable: {0}")]
-    Undecodable(String),
+    Undecodable(#[source] bincode::error::DecodeError),
+    #[error("undecodable: bytes after the body")]
+    Trailing,
     #[error("a game of {found}, this run learns {want}")]
     OtherGame { found: String, want: String },
     #[error("played by another network ({found}), this run trains {want}")]
     OtherNetwork { found: String, want: String },
     #[error("its moves do not replay: {0}")]
-    BadGame(String),
+    Unreplayable(#[source] NotationError),
+    #[error("its moves do not replay: {0}")]
+    BadGame(&'static str),
     #[error("bad training samples: {0}")]
     BadSamples(String),
 }
@@ -93,10 +97,10 @@ impl Rejection {
             Rejection::Format(_) => "format",
             Rejection::Checksum => "checksum",
             Rejection::TooLarge(_) => "too large",
-            Rejection::Undecodable(_) => "undecodable",
+            Rejection::Undecodable(_) | Rejection::Trailing => "undecodable",
             Rejection::OtherGame { .. } => "other game",
             Rejection::OtherNetwork { .. } => "other network",
-            Rejection::BadGame(_) => "bad game",
+            Rejection::Unreplayable(_) | Rejection::BadGame(_) => "bad game",
             Rejection::BadSamples(_) => "bad samples",
         }
     }
@@ -144,7 +148,7 @@ pub fn header(bytes: &[u8]) -> Result<(RecordHeader, &[u8]), Rejection> {
     }
     let (header, used): (RecordHeader, usize) =
         bincode::serde::decode_from_slice(payload, bincode_config())
-            .map_err(|e| Rejection::Undecodable(e.to_string()))?;
+            .map_err(Rejection::Undecodable)?;
     Ok((header, &payload[used..]))
 }
 
@@ -170,15 +174,15 @@ pub fn decode<G: Rules>(
     }
     let (body, used): (RecordBody<G>, usize) =
         bincode::serde::decode_from_slice(body_bytes, bincode_config())
-            .map_err(|e| Rejection::Undecodable(e.to_string()))?;
+            .map_err(Rejection::Undecodable)?;
     if used != body_bytes.len() {
-        return Err(Rejection::Undecodable("bytes after the body".into()));
+        return Err(Rejection::Trailing);
     }
-    let mut game = Game::<G>::from_pdn(&body.pdn).map_err(|e| Rejection::BadGame(e.to_string()))?;
+    let mut game = Game::<G>::from_pdn(&body.pdn).map_err(Rejection::Unreplayable)?;
     match (game.outcome(), body.ending) {
         (Some(_), Ending::Rules) => {}
-        (None, Ending::Rules) => return Err(Rejection::BadGame("the game is not finished".into())),
-        (Some(_), _) => return Err(Rejection::BadGame("ended again after it ended".into())),
+        (None, Ending::Rules) => return Err(Rejection::BadGame("the game is not finished")),
+        (Some(_), _) => return Err(Rejection::BadGame("ended again after it ended")),
         (None, Ending::Adjudicated) => game.impose(G::adjudicate(game.position())),
         (None, Ending::Proven(Some(winner))) => {
             game.impose(Outcome::Win(winner, WinReason::Proven))

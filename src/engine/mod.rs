@@ -44,14 +44,15 @@ const HELP: &[&str] = &[
     "during a search: stop, quit and isready act at once; other commands wait for its bestmove",
 ];
 
-/// A one-line reason why a command was not carried out.
+/// A one-line reason why a command was not carried out: the text of the protocol's
+/// `error` reply, which is all a program at the other end receives of a cause.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 struct ProtocolError(String);
 
 impl From<AgentError> for ProtocolError {
     fn from(e: AgentError) -> Self {
-        ProtocolError(e.0)
+        ProtocolError(e.to_string())
     }
 }
 
@@ -501,6 +502,7 @@ fn parse_limits(args: &[&str], mover: Color) -> Result<Limits, ProtocolError> {
             }
         }
     }
+    // A protocol error is the line the program is sent back: the cause's text is all of it.
     if let Some(t) = clocks
         .move_time(mover)
         .map_err(|e| ProtocolError(e.to_string()))?
@@ -831,8 +833,7 @@ go depth 3
         ] {
             let by_spec = format!("alphabeta:{spec_key}={value}")
                 .parse::<AgentSpec>()
-                .and_then(|s| s.build::<crate::games::Checkers>(0).map(|_| ()))
-                .map_err(|e| e.0);
+                .and_then(|s| s.build::<crate::games::Checkers>(0).map(|_| ()));
             let out = session(
                 format!("setoption name {spec_key} value {value}\ngo {go_key} {value} {other}\n")
                     .as_bytes(),
@@ -844,6 +845,7 @@ go depth 3
                     assert!(out.last().unwrap().starts_with("bestmove "), "{case}");
                 }
                 Err(e) => {
+                    let e = e.to_string();
                     let message = e
                         .strip_prefix(&format!("alphabeta option {spec_key}: "))
                         .unwrap_or_else(|| panic!("{case}: {e}"));

@@ -212,7 +212,7 @@ fn create<G: Board>(
             None | Some(HUMAN) => Ok(HUMAN.into()),
             Some(text) => {
                 let spec = agent_spec::<G>(state, text)?;
-                spec.build::<G>(0).map_err(|e| ApiError::bad_request(e.0))?;
+                spec.build::<G>(0).map_err(ApiError::bad_request)?;
                 Ok(spec.to_string())
             }
         }
@@ -620,7 +620,7 @@ async fn offer_draw<G: Board>(
 fn agent_spec<G: Board>(state: &AppState, text: &str) -> Result<AgentSpec, ApiError> {
     let spec: AgentSpec = text
         .parse()
-        .map_err(|e: crate::agents::AgentError| ApiError::bad_request(e.0))?;
+        .map_err(|e: crate::agents::AgentError| ApiError::bad_request(e))?;
     state.limits.check(&spec).map_err(ApiError::bad_request)?;
     // `az` and the learned agents name their model alike.
     if let Some(model) = spec.get(kinds::az::MODEL.key()) {

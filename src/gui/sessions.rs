@@ -672,7 +672,7 @@ impl<G: Board> Session<G> {
                     "building the agent failed",
                 )
             })?
-            .map_err(|e| ApiError::unprocessable(e.0))
+            .map_err(ApiError::unprocessable)
     }
 
     /// When an agent is to move in a game going on and nothing searches, starts its search,

@@ -14,6 +14,9 @@ pub enum TrainError {
     Agent(#[from] crate::agents::AgentError),
     #[error(transparent)]
     Keys(#[from] super::alphazero::ConfigError),
+    /// A step that failed for a cause of its own (a network file that does not load).
+    #[error(transparent)]
+    Caused(#[from] crate::errors::Caused),
     /// The device failed (a GPU lost or out of memory); the last checkpoint stands.
     #[error(
         "{0}; the run stopped at its last finished iteration (run the same command again to resume it)"

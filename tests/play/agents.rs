@@ -286,7 +286,8 @@ fn az_temperature_and_exploration_settings() {
         .err()
         .unwrap();
     assert!(
-        e.0.contains("az option temperature: expected a temperature"),
+        e.to_string()
+            .contains("az option temperature: expected a temperature"),
         "{e}"
     );
 }
@@ -336,7 +337,10 @@ fn managed_time_keeps_a_games_moves_within_their_time() {
     let e = AgentSpec::build::<Checkers>(&"az:spend=sometimes".parse().unwrap(), 1)
         .err()
         .unwrap();
-    assert!(e.0.contains("fixed") && e.0.contains("managed"), "{e}");
+    assert!(
+        e.to_string().contains("fixed") && e.to_string().contains("managed"),
+        "{e}"
+    );
 }
 
 fn searched_nodes(summary: &str) -> u64 {
@@ -480,7 +484,7 @@ fn gauntlet_rows_add_up_and_print_as_json_lines() {
     assert!(
         run_gauntlet(&none)
             .unwrap_err()
-            .0
+            .to_string()
             .contains("at least one opponent")
     );
 }

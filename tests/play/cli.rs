@@ -391,6 +391,39 @@ fn train_init_warms_up_unless_told_and_refuses_another_network() {
     assert!(!dir.exists(), "a refused run leaves no folder");
 }
 
+/// A network that does not load is named with what it was for and why, on one line: the
+/// cause is kept as the error's source and printed, not flattened away.
+#[test]
+fn a_network_that_does_not_load_is_named_with_its_cause() {
+    let dir = std::env::temp_dir().join(format!("cz-cli-cause-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/models/default.bin");
+    let cut = dir.join("cut.ckpt");
+    std::fs::write(&cut, &std::fs::read(shipped).unwrap()[..100]).unwrap();
+    let cut = cut.to_str().unwrap().to_string();
+    let out_dir = dir.join("run");
+    let tiny = crate::common::tiny_run(1);
+    let mut args = vec!["train", "--out", out_dir.to_str().unwrap(), "--init", &cut];
+    args.extend(tiny.iter().map(String::as_str));
+    let az = format!("az:model={cut},searches=2,device=cpu");
+    for (args, what) in [
+        (args, format!("init {cut}: ")),
+        (
+            vec!["match", &az, "random", "--games", "2"],
+            "az: ".to_string(),
+        ),
+    ] {
+        let out = run(&args, &[]);
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(err.starts_with(&format!("error: {what}")), "{err}");
+        assert!(err.contains("truncated"), "the cause: {err}");
+    }
+    assert!(!out_dir.exists(), "a refused run leaves no folder");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A match whose stderr is a log, not a terminal (run under nohup), says how far it is in
 /// plain lines; a resumed journal counts the games its earlier runs played.
 #[test]

@@ -185,7 +185,8 @@ proptest! {
         if let Ok(spec) = text.parse::<AgentSpec>()
             && let Err(e) = spec.build::<Checkers>(0)
         {
-            prop_assert!(!e.0.is_empty() && !e.0.contains('\n'), "{:?}", e.0);
+            let e = e.to_string();
+            prop_assert!(!e.is_empty() && !e.contains('\n'), "{:?}", e);
         }
     }
 

@@ -336,13 +336,17 @@ fn az_needs_a_model_file_and_plays_with_one() {
         .build::<Checkers>(0)
         .err()
         .unwrap();
-    assert!(missing.0.contains("no model file"), "{missing}");
+    assert!(missing.to_string().contains("no model file"), "{missing}");
     let bad = "az:searches=x"
         .parse::<AgentSpec>()
         .unwrap()
         .build::<Checkers>(0)
         .err();
-    assert!(bad.unwrap().0.contains("expected a number of simulations"));
+    assert!(
+        bad.unwrap()
+            .to_string()
+            .contains("expected a number of simulations")
+    );
 
     let (dir, path) = tiny_model("az");
     let spec = format!(
@@ -615,7 +619,7 @@ fn az_with_a_time_per_move_stops_on_time() {
         ),
     ] {
         let e = bad.parse::<AgentSpec>().unwrap().build::<Checkers>(0).err();
-        let e = e.expect(bad).0;
+        let e = e.expect(bad).to_string();
         assert!(e.contains(needle), "{bad}: {e}");
     }
     std::fs::remove_dir_all(&dir).unwrap();

@@ -185,7 +185,7 @@ fn build_error<G: AgentGame>(spec: &str) -> String {
         .build::<G>(0)
         .map(|_| ())
         .unwrap_err()
-        .0
+        .to_string()
 }
 
 #[test]

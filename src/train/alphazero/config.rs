@@ -19,9 +19,28 @@ use std::path::{Path, PathBuf};
 
 /// Why keys are not a run's configuration: the key and what it must be, or what the JSON
 /// is not.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct ConfigError(pub String);
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// A key's value, or the shape of the keys.
+    #[error("{0}")]
+    Invalid(String),
+    /// Text that is not JSON, or values that are not the keys' types.
+    #[error("{0} ({KEYS_EXPECTED})")]
+    Json(#[from] serde_json::Error),
+    #[error(transparent)]
+    File(#[from] crate::files::FileError),
+    /// A config file that was read but does not hold a run's keys.
+    #[error("config file {}: {source}", path.display())]
+    InFile {
+        path: PathBuf,
+        #[source]
+        source: Box<ConfigError>,
+    },
+}
+
+/// What train keys as JSON look like.
+const KEYS_EXPECTED: &str =
+    "expected a JSON object of train keys, e.g. {\"games_per_iteration\": 40}";
 
 /// A spec list is a key's value here (the gauntlet's opponents): text, no named values.
 impl crate::keys::KeyType for SpecList {}
@@ -140,7 +159,7 @@ fn in_range<T: SettingValue>(key: &str, range: &Setting<T>, value: &T) -> Result
     range
         .check(value.clone())
         .map(drop)
-        .map_err(|e| ConfigError(format!("{key}: {e}")))
+        .map_err(|e| ConfigError::Invalid(format!("{key}: {e}")))
 }
 
 /// A search setting's default where a preset takes it as `az` does.
@@ -336,7 +355,7 @@ impl TrainConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.check_ranges()?;
         if self.teacher_iterations > 0 && self.teacher.is_none() {
-            return Err(ConfigError(
+            return Err(ConfigError::Invalid(
                 "teacher_iterations needs a teacher (a model file)".into(),
             ));
         }
@@ -357,7 +376,7 @@ impl TrainConfig {
     pub fn gauntlet_specs<G: AgentGame>(&self) -> Result<Vec<AgentSpec>, ConfigError> {
         for spec in &self.gauntlet_opponents.0 {
             spec.build::<G>(0)
-                .map_err(|e| ConfigError(format!("gauntlet_opponents: {e}")))?;
+                .map_err(|e| ConfigError::Invalid(format!("gauntlet_opponents: {e}")))?;
         }
         Ok(self.gauntlet_opponents.0.clone())
     }
@@ -467,7 +486,7 @@ impl AzGame for Othello {
     /// legal moves are a plane already).
     fn encoding(config: &TrainConfig) -> Result<(), ConfigError> {
         if config.history != 0 || config.legal_hops {
-            return Err(ConfigError(
+            return Err(ConfigError::Invalid(
                 "history and legal_hops are checkers' input planes; othello has neither \
                  (leave them at 0 and false)"
                     .into(),
@@ -495,15 +514,14 @@ pub fn config_json(config: &TrainConfig, game: GameName) -> String {
 
 /// Reads config.json's text back: the game (checkers where not named) and the keys.
 pub fn parse_config_json(text: &str) -> Result<(GameName, TrainConfig), ConfigError> {
-    let mut value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| ConfigError(e.to_string()))?;
+    let mut value: serde_json::Value = serde_json::from_str(text)?;
     let game = match value.as_object_mut().and_then(|o| o.remove(GAME_KEY)) {
         None => GameName::Checkers,
         Some(serde_json::Value::String(name)) => name
             .parse::<GameName>()
-            .map_err(|_| ConfigError(format!("\"{GAME_KEY}\": unknown game {name:?}")))?,
+            .map_err(|_| ConfigError::Invalid(format!("\"{GAME_KEY}\": unknown game {name:?}")))?,
         Some(other) => {
-            return Err(ConfigError(format!(
+            return Err(ConfigError::Invalid(format!(
                 "\"{GAME_KEY}\": expected a game name, got {other}"
             )));
         }
@@ -513,19 +531,22 @@ pub fn parse_config_json(text: &str) -> Result<(GameName, TrainConfig), ConfigEr
 
 /// Reads a config file: a JSON object of [`ConfigOverrides`] keys.
 pub fn read_config_file(path: &Path) -> Result<ConfigOverrides, ConfigError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ConfigError(format!("cannot read config file {}: {e}", path.display())))?;
-    from_json_object(&text).map_err(|e| ConfigError(format!("config file {}: {e}", path.display())))
+    let text = std::fs::read_to_string(path).map_err(crate::files::file_error("read", path))?;
+    from_json_object(&text).map_err(|e| ConfigError::InFile {
+        path: path.to_owned(),
+        source: Box::new(e),
+    })
 }
 
 /// Train keys (a config or its overrides) from JSON text. Only an object is a config: serde
 /// would read an array's items into the keys by position.
 pub fn from_json_object<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ConfigError> {
-    let expected = "expected a JSON object of train keys, e.g. {\"games_per_iteration\": 40}";
-    let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| ConfigError(format!("{e} ({expected})")))?;
+    let value: serde_json::Value = serde_json::from_str(text)?;
     let serde_json::Value::Object(mut keys) = value else {
-        return Err(ConfigError(format!("{} ({expected})", json_kind(&value))));
+        return Err(ConfigError::Invalid(format!(
+            "{} ({KEYS_EXPECTED})",
+            json_kind(&value)
+        )));
     };
     // Runs from before `init` and `init_hash` were optional wrote "" for none.
     for key in ["init", "init_hash"] {
@@ -533,7 +554,7 @@ pub fn from_json_object<T: serde::de::DeserializeOwned>(text: &str) -> Result<T,
             keys.insert(key.into(), serde_json::Value::Null);
         }
     }
-    serde_json::from_value(keys.into()).map_err(|e| ConfigError(format!("{e} ({expected})")))
+    Ok(serde_json::from_value(keys.into())?)
 }
 
 fn json_kind(v: &serde_json::Value) -> &'static str {
@@ -573,13 +594,13 @@ mod tests {
         assert!(bad.to_string().contains("unknown field `serches`"), "{bad}");
         c.threshold = 1.5;
         assert_eq!(
-            c.validate().unwrap_err().0,
+            c.validate().unwrap_err().to_string(),
             "threshold: expected a share, a number 0-1, got \"1.5\""
         );
         c.threshold = 0.5;
         c.lr = 0.0;
         assert_eq!(
-            c.validate().unwrap_err().0,
+            c.validate().unwrap_err().to_string(),
             "lr: expected a number, a number more than 0, got \"0\""
         );
     }
@@ -632,7 +653,7 @@ mod tests {
         }
         let mut c = TrainConfig::cpu();
         c.leaf_batch = 1025;
-        let e = c.validate().unwrap_err().0;
+        let e = c.validate().unwrap_err().to_string();
         assert_eq!(
             e,
             "leaf_batch: expected leaves per network call, a whole number 1-1024, got \"1025\""
@@ -679,7 +700,9 @@ mod tests {
             (r#"{"serches": 7}"#, "unknown field"),
             ("{", "EOF"),
         ] {
-            let e = from_json_object::<ConfigOverrides>(text).unwrap_err().0;
+            let e = from_json_object::<ConfigOverrides>(text)
+                .unwrap_err()
+                .to_string();
             assert!(
                 e.contains(needle) && e.contains("expected a JSON object"),
                 "{text}: {e}"

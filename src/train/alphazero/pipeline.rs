@@ -20,8 +20,9 @@ use crate::agents::{AzConfig, AzNetwork};
 use crate::arena::gauntlet::{GauntletConfig, GauntletRecord, run_gauntlet};
 use crate::arena::{GameConfig, MatchConfig, OpeningSet, Series, run_match};
 use crate::cpu_time::process_cpu_seconds;
+use crate::errors::Context;
 use crate::events;
-use crate::files::write_atomic;
+use crate::files::{file_error, write_atomic};
 use crate::games::{Checkers, Color, DrawReason, GameName, Outcome, WinReason};
 use crate::mcts::PuctConfig;
 use crate::net::{AzModel, Lineage, average_model_files, load_model, model_from_bytes, save_model};
@@ -109,8 +110,9 @@ fn initial_weights<G: AzGame>(
         return Ok(None);
     };
     let refuse = |why: String| TrainError::Config(format!("init {}: {why}", path.display()));
-    let bytes = std::fs::read(&path).map_err(|e| refuse(format!("cannot read it ({e})")))?;
-    let ckpt = model_from_bytes::<G>(&bytes).map_err(|e| refuse(e.to_string()))?;
+    let what = || format!("init {}", path.display());
+    let bytes = std::fs::read(&path).map_err(file_error("read", &path))?;
+    let ckpt = model_from_bytes::<G>(&bytes).context(what)?;
     let want = config.model::<G>()?;
     let file = &ckpt.arch.model;
     if file.encoding != want.encoding || !want.arch.widens(&file.arch) {
@@ -119,9 +121,7 @@ fn initial_weights<G: AzGame>(
              legal_hops to the file's, and value_planes to at least its)"
         )));
     }
-    let (net, _) = file
-        .restore(&ckpt, device)
-        .map_err(|e| refuse(e.to_string()))?;
+    let (net, _) = file.restore(&ckpt, device).context(what)?;
     let net = match want.arch.value_planes {
         same if same == file.arch.value_planes => net,
         // The seed decides the new planes' first weights, as it decides a fresh network's.
@@ -144,13 +144,14 @@ fn teacher<G: AzGame>(
     if iteration >= config.teacher_iterations {
         return Ok(None);
     }
-    let refuse = |why: String| TrainError::Config(format!("teacher {}: {why}", path.display()));
-    let (net, encoding, _) = load_model::<G>(path, device).map_err(|e| refuse(e.to_string()))?;
+    let (net, encoding, _) =
+        load_model::<G>(path, device).context(|| format!("teacher {}", path.display()))?;
     let want = config.model::<G>()?.encoding;
     if encoding != want {
-        return Err(refuse(format!(
-            "its encoding is {encoding:?}, this run's {want:?} (set history and legal_hops to \
-             the file's)"
+        return Err(TrainError::Config(format!(
+            "teacher {}: its encoding is {encoding:?}, this run's {want:?} (set history and \
+             legal_hops to the file's)",
+            path.display()
         )));
     }
     Ok(Some(net))
@@ -744,7 +745,7 @@ impl<G: AzGame> Pipeline<G> {
             self.device.clone(),
             games,
         )
-        .map_err(|e| TrainError::Config(e.to_string()))?;
+        .context(|| "self-play".into())?;
         let bar = self.bar(games.games, "games", format!("iteration {it} self-play"));
         let report = player.play(Some(&bar));
         bar.finish_and_clear();
