@@ -2,6 +2,7 @@
 
 pub mod agents;
 pub mod arena;
+pub mod charts;
 pub mod cpu_time;
 pub mod dates;
 pub mod endgame;

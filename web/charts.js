@@ -49,9 +49,8 @@ export function formatNumber(x) {
 }
 
 /**
- * One chart in `parent`. `options`: `title`, `yLabel`, `yRange` ([low, high], else from the
- * data), `reference` (a y drawn as a dashed line), `empty` (said when there is nothing to
- * draw).
+ * One chart in `parent`. `options`: `id`, `title`, `yLabel`, `yRange` ([low, high], else from
+ * the data).
  */
 export class LineChart {
   constructor(parent, options) {
@@ -76,9 +75,11 @@ export class LineChart {
   /**
    * Draws `series`: [{label, color, dash, points: [[x, y, note?], ...]}] over the x axis
    * `x`: {label, whole} (whole: whole-number ticks). A point's note is shown beside its
-   * value on hover; points whose x or y is not a finite number are left out.
+   * value on hover; points whose x or y is not a finite number are left out. `view`:
+   * `reference` (a y drawn as a dashed line) and `empty` (said when there is nothing to draw).
    */
-  draw(series, x) {
+  draw(series, x, view = {}) {
+    this.view = view;
     this.series = series
       .map((s) => ({
         ...s,
@@ -88,10 +89,10 @@ export class LineChart {
     this.raw = this.series.map((s) => new Map(s.points.map((p) => [p[0], p])));
     this.x = x;
     if (!this.series.length) {
-      this.clear(this.options.empty || "nothing to draw yet");
+      this.clear(view.empty || "nothing to draw yet");
       return;
     }
-    const shape = JSON.stringify([x, this.series.map((s) => [s.label, s.color, s.dash])]);
+    const shape = JSON.stringify([x, view.reference, this.series.map((s) => [s.label, s.color, s.dash])]);
     if (this.plot && shape === this.shape) {
       this.plot.setData(this.data());
     } else {
@@ -130,7 +131,8 @@ export class LineChart {
   }
 
   plotOptions() {
-    const { yLabel, yRange, reference } = this.options;
+    const { yLabel, yRange } = this.options;
+    const { reference } = this.view;
     const axis = { stroke: TEXT, font: FONT, labelFont: LABEL_FONT, grid: { stroke: GRID, width: 1 }, ticks: { stroke: GRID } };
     return {
       ...this.size(),

@@ -13,23 +13,18 @@ const runPath = (name) => `/api/runs/${encodeURIComponent(name)}`;
 /** How often the run list (and the shown runs' metrics, when they changed) is asked for. */
 const POLL_MS = 3000;
 
-/** The x axes a chart can be drawn over. */
-const X_AXES = {
-  iteration: { label: "iteration", whole: true, of: (line) => line.iteration },
-  hours: { label: "hours of training", whole: false, of: (line) => line.elapsed_s / 3600 },
-  // The trainer's CPU time: the work done on a shared machine (older runs lack it: no points).
-  cpu: { label: "CPU hours of training", whole: false, of: (line) => line.cpu_s / 3600 },
-};
+/** A metrics line's `field` as a number (NaN where it lacks one: no point there). */
+const num = (line, field) => (typeof line?.[field] === "number" ? line[field] : NaN);
 
-/** One line a run: `value` of each metrics line. */
-const field = (value) => (lines, x) => [{ name: null, points: lines.map((l) => [x(l), value(l)]) }];
+/** An axis as the server declares it: `field * scale` of each line. */
+const axisOf = (axis) => ({ ...axis, of: (line) => num(line, axis.field) * axis.scale });
 
-/** One line per gauntlet opponent; `pick(result)` is [value, low, high] of the 95% interval. */
-const opponents = (pick) => (lines, x) => {
+/** One line per gauntlet opponent at `field`, with its 95% interval from `field_low` and `field_high`. */
+function opponents(lines, x, field) {
   const byName = new Map();
   for (const line of lines) {
     for (const result of Array.isArray(line.gauntlet) ? line.gauntlet : []) {
-      const [value, low, high] = pick(result);
+      const [value, low, high] = [field, `${field}_low`, `${field}_high`].map((f) => num(result, f));
       const name = `vs ${result.opponent}`;
       if (!byName.has(name)) byName.set(name, []);
       const note = Number.isFinite(low) && Number.isFinite(high) ? `95% ${formatNumber(low)} to ${formatNumber(high)}` : "";
@@ -37,88 +32,19 @@ const opponents = (pick) => (lines, x) => {
     }
   }
   return [...byName].map(([name, points]) => ({ name, points }));
-};
-
-/** A chart of scores against fixed opponents, one line per opponent. */
-const SCORES = {
-  yLabel: "score (win 1, draw ½)",
-  yRange: [0, 1],
-  reference: 0.5,
-  lines: opponents((g) => [g.score, g.score_low, g.score_high]),
-};
+}
 
 /**
- * The charts, from the fields of `train`'s metrics lines, or with `source: "curve"` from the
- * points of the run's learning curve played afterwards (docs/gui.md).
+ * A chart's lines for one run (`m`: its metrics lines and curve points) over `x`, by the
+ * chart's declaration (`GET /api/charts`, which `checkers-zero plot` draws too): a metric is
+ * `field / per * scale` of each line; an opponents chart one line per gauntlet opponent.
  */
-const CHARTS = [
-  {
-    id: "policy-loss",
-    title: "Policy loss (cross-entropy)",
-    yLabel: "loss per sample",
-    lines: field((l) => l.policy_loss),
-  },
-  {
-    id: "value-loss",
-    title: "Value loss (squared error)",
-    yLabel: "loss per sample",
-    lines: field((l) => l.value_loss),
-  },
-  {
-    id: "gauntlet",
-    title: "Gauntlet: the best network against fixed opponents",
-    ...SCORES,
-    empty: "no gauntlet in these runs (train --gauntlet-every N)",
-  },
-  {
-    id: "curve",
-    title: "Learning curve: the best networks, played afterwards",
-    ...SCORES,
-    empty: "no learning curve in these runs (checkers-zero curve RUN)",
-    source: "curve",
-  },
-  {
-    id: "elo",
-    title: "Elo difference to each gauntlet opponent",
-    yLabel: "Elo difference",
-    reference: 0,
-    empty: "no finite Elo in these runs (train --gauntlet-every N)",
-    lines: opponents((g) => [g.elo, g.elo_low, g.elo_high]),
-  },
-  {
-    id: "gating",
-    title: "Gating: each new network against the best",
-    yLabel: "score against the best",
-    yRange: [0, 1],
-    reference: 0.5,
-    empty: "no gating in these runs",
-    lines: field((l) => l.gating_score),
-  },
-  {
-    id: "lr",
-    title: "Learning rate",
-    yLabel: "learning rate",
-    lines: field((l) => l.lr),
-  },
-  {
-    id: "games",
-    title: "Self-play games per hour",
-    yLabel: "games per hour",
-    lines: field((l) => (l.games / l.selfplay_s) * 3600),
-  },
-  {
-    id: "simulations",
-    title: "Self-play simulations per second",
-    yLabel: "simulations per second",
-    lines: field((l) => l.simulations_per_s),
-  },
-  {
-    id: "length",
-    title: "Mean self-play game length",
-    yLabel: "plies per game",
-    lines: field((l) => l.mean_plies),
-  },
-];
+function chartLines(spec, m, x) {
+  const { kind, source, field, metrics } = spec.lines;
+  if (kind === "opponents") return opponents((source === "curve" ? m.curve : m.lines) ?? [], x, field);
+  const value = (l, metric) => (num(l, metric.field) / (metric.per ? num(l, metric.per) : 1)) * metric.scale;
+  return metrics.map((metric) => ({ name: metric.name, points: (m.lines ?? []).map((l) => [x(l), value(l, metric)]) }));
+}
 
 export class Dashboard {
   /** onReplay(pdn, game): loads a sample game on the board. */
@@ -138,7 +64,7 @@ export class Dashboard {
   }
 
   init() {
-    this.charts = CHARTS.map((spec) => ({ spec, chart: new LineChart($("charts"), spec) }));
+    this.ready = this.loadCharts();
     $("runs").addEventListener("change", (e) => {
       const name = e.target.dataset.run;
       if (name === undefined) return;
@@ -157,8 +83,22 @@ export class Dashboard {
     });
   }
 
+  /** The charts and their x axes, as the server lists them. */
+  async loadCharts() {
+    try {
+      const { axes, charts } = await api("/api/charts");
+      this.axes = new Map(axes.map((a) => [a.id, axisOf(a)]));
+      $("x-axis").replaceChildren(...axes.map((a) => new Option(a.label, a.id)));
+      this.charts = charts.map((spec) =>
+        ({ spec, chart: new LineChart($("charts"), { id: spec.id, title: spec.title, yLabel: spec.y_label, yRange: spec.y_range }) }));
+    } catch (err) {
+      $("dash-status").textContent = `cannot list the charts: ${messageOf(err)}`;
+    }
+  }
+
   /** The tab was opened: follow the runs while it shows. */
   async show() {
+    await this.ready;
     this.timer ??= setInterval(() => this.poll(), POLL_MS);
     await this.poll();
   }
@@ -286,8 +226,11 @@ export class Dashboard {
   // ---- charts ------------------------------------------------------------------------
 
   drawCharts() {
-    const x = X_AXES[$("x-axis").value] ?? X_AXES.iteration;
+    const x = this.axes?.get($("x-axis").value) ?? this.axes?.values().next().value;
     const runs = this.runs?.filter((r) => this.compared.has(r.name)) ?? [];
+    // The gating threshold where the runs drawn agree on one.
+    const thresholds = new Set(runs.map((r) => r.threshold));
+    const threshold = thresholds.size === 1 ? [...thresholds][0] : undefined;
     for (const { spec, chart } of this.charts) {
       const dashes = new Map(); // line name -> its dash, the same in every run
       const dash = (name) => {
@@ -295,14 +238,15 @@ export class Dashboard {
         return dashes.get(name);
       };
       const series = runs.flatMap((run) =>
-        spec.lines(this.metrics.get(run.name)?.[spec.source ?? "lines"] ?? [], x.of).map((line) => ({
+        chartLines(spec, this.metrics.get(run.name) ?? {}, x.of).map((line) => ({
           label: line.name ? `${run.name}: ${line.name}` : run.name,
           color: this.colors.get(run.name),
           dash: dash(line.name),
           points: line.points,
         })),
       );
-      chart.draw(series, x);
+      const reference = spec.reference === "threshold" ? (threshold ?? undefined) : spec.reference?.level;
+      chart.draw(series, x, { empty: spec.empty[x.id], reference: Number.isFinite(reference) ? reference : undefined });
     }
     $("charts-note").textContent = this.chartsNote(runs);
   }

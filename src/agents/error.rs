@@ -12,6 +12,15 @@ pub enum AgentError {
     /// A step of building it that failed for a cause of its own (a network file).
     #[error(transparent)]
     Caused(Arc<Caused>),
+    /// A file it writes as it plays (a match's journal).
+    #[error(transparent)]
+    File(Arc<crate::files::FileError>),
+}
+
+impl From<crate::files::FileError> for AgentError {
+    fn from(e: crate::files::FileError) -> Self {
+        AgentError::File(Arc::new(e))
+    }
 }
 
 impl From<Caused> for AgentError {

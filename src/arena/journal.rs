@@ -333,7 +333,7 @@ pub fn run_match_journaled<G: ArenaGame + AgentGame>(
         let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
         writeln!(f, "{line}")
             .and_then(|_| f.sync_data())
-            .map_err(|e| AgentError::Invalid(format!("cannot write {}: {e}", path.display())))
+            .map_err(|e| file_error("write", path)(e).into())
     };
     let mut games = play_rounds(config, rounds, &done, &first, &second, append)?;
     games.append(&mut done);

@@ -1,5 +1,5 @@
-//! The dashboard's API: training runs (with whether a process is still writing them), their
-//! metrics, config and sample games. The page draws the charts from the metrics and asks
+//! The dashboard's API: the charts it draws, training runs (with whether a process is still
+//! writing them), their metrics, config and sample games. The page draws the charts from the metrics and asks
 //! for the list again every few seconds to follow runs as they grow.
 
 use super::error::ApiError;
@@ -24,6 +24,7 @@ const QUIET_LIMIT: Duration = Duration::from_secs(30 * 60);
 
 pub fn routes() -> Router<Shared> {
     Router::new()
+        .route("/api/charts", get(charts))
         .route("/api/runs", get(list))
         .route("/api/runs/{name}/metrics", get(metrics))
         .route("/api/runs/{name}/curve", get(curve))
@@ -43,6 +44,11 @@ fn read_text(path: &FsPath) -> Result<String, ApiError> {
             )
         }
     })
+}
+
+/// The charts the dashboard draws (`crate::charts`, which `plot` draws too) and their axes.
+async fn charts() -> Json<Value> {
+    Json(crate::charts::served())
 }
 
 async fn list(State(state): State<Shared>) -> Result<Json<Vec<Value>>, ApiError> {
@@ -74,6 +80,8 @@ fn run_summary(name: &str, dir: &FsPath) -> Value {
         // A config.json without a game is an older run's: checkers, as `train` reads it.
         "game": config.as_ref().map(|c| c.get("game").cloned().unwrap_or(json!("checkers"))),
         "network": config.as_ref().and_then(|c| c.get("network")),
+        // The gating chart's reference line.
+        "threshold": config.as_ref().and_then(|c| c.get("threshold")),
         "iterations": iterations,
         "curve_points": curve_points,
         "modified": metrics_modified

@@ -15,8 +15,8 @@ const LAYERS: &[&[&str]] = &[
     // Test support, which any module's tests may use.
     &["test_support", "test_skip"],
     &[
-        "backend", "cpu_time", "dates", "errors", "files", "input", "names", "progress", "seeds",
-        "layers",
+        "backend", "charts", "cpu_time", "dates", "errors", "files", "input", "names", "progress",
+        "seeds", "layers",
     ],
     &["tensor", "games", "plot", "keys", "events", "health"],
     &["nn", "endgame"],

@@ -50,6 +50,14 @@ pub fn gpu_or_skip() -> Option<Device> {
     }
 }
 
+/// Runs `body` on every device the build has: the CPU, then the GPU (skipped, with a note,
+/// where none can be opened). A test written once this way checks each backend alike.
+pub fn on_every_device(body: impl Fn(&Device)) {
+    body(&Device::Cpu);
+    #[cfg(feature = "gpu")]
+    on_gpu(&body);
+}
+
 /// Runs `body` on the GPU beside the binary's other GPU tests, or skips where there is no
 /// GPU.
 pub fn on_gpu(body: impl FnOnce(&Device)) {

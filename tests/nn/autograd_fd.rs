@@ -1,4 +1,5 @@
-//! Every op's backward against central finite differences on the CPU backend.
+//! Every op's backward against central finite differences, on every device present (the
+//! CPU, and the GPU where one opens: lavapipe on CI), each check written once.
 //!
 //! For an op f and inputs x, the checked scalar is L = sum(f(x) * R) for a fixed random R
 //! (so every output element's gradient matters). The numeric gradient perturbs one input
@@ -47,13 +48,20 @@ fn weighted_sum(y: &Tensor, r: &[f32]) -> f64 {
         .sum()
 }
 
-/// Checks the gradients of `f` with respect to every input.
-fn check(name: &str, inputs: &[Tensor], f: impl Fn(&[Var]) -> Var) {
+/// Checks the gradients of `f` with respect to every input, on every device: `f` gets the
+/// device its own constants belong on.
+fn check(name: &str, inputs: &[Tensor], f: impl Fn(&Device, &[Var]) -> Var) {
+    crate::common::on_every_device(|dev| check_on(dev, name, inputs, &f));
+}
+
+fn check_on(dev: &Device, name: &str, inputs: &[Tensor], f: &dyn Fn(&Device, &[Var]) -> Var) {
+    let name = format!("{name} on {}", dev.name());
+    let inputs: Vec<Tensor> = inputs.iter().map(|t| t.to_device(dev)).collect();
     let mut rng = StdRng::seed_from_u64(99);
     let tape = Tape::new();
     let vars: Vec<Var> = inputs.iter().map(|t| tape.var(t.clone())).collect();
-    let y = f(&vars);
-    let r = rand_t(y.shape(), -1.0, 1.0, &mut rng);
+    let y = f(dev, &vars);
+    let r = rand_t(y.shape(), -1.0, 1.0, &mut rng).to_device(dev);
     let grads = y.mul(&Var::constant(r.clone())).sum_all().backward();
     let r = r.to_vec();
     for (i, input) in inputs.iter().enumerate() {
@@ -72,8 +80,8 @@ fn check(name: &str, inputs: &[Tensor], f: impl Fn(&[Var]) -> Var) {
                     v[j] += delta;
                     let mut xs: Vec<Var> =
                         inputs.iter().map(|t| Var::constant(t.clone())).collect();
-                    xs[i] = Var::constant(Tensor::from_vec(v, input.shape(), &Device::Cpu));
-                    weighted_sum(f(&xs).value(), &r)
+                    xs[i] = Var::constant(Tensor::from_vec(v, input.shape(), dev));
+                    weighted_sum(f(dev, &xs).value(), &r)
                 };
                 (eval(h) - eval(-h)) / (2.0 * h as f64)
             };
@@ -125,20 +133,20 @@ fn elementwise_binary_with_broadcasting() {
     let a = signed_away_from_zero(&[3, 4], &mut rng);
     let b = signed_away_from_zero(&[4], &mut rng);
     let c = signed_away_from_zero(&[3, 1], &mut rng);
-    check("add", &[a.clone(), b.clone()], |v| v[0].add(&v[1]));
-    check("sub", &[a.clone(), c.clone()], |v| v[0].sub(&v[1]));
-    check("mul", &[a.clone(), b.clone()], |v| v[0].mul(&v[1]));
-    check("div", &[a.clone(), c.clone()], |v| v[0].div(&v[1]));
-    check("mul outer", &[c.clone(), b.clone()], |v| v[0].mul(&v[1]));
+    check("add", &[a.clone(), b.clone()], |_, v| v[0].add(&v[1]));
+    check("sub", &[a.clone(), c.clone()], |_, v| v[0].sub(&v[1]));
+    check("mul", &[a.clone(), b.clone()], |_, v| v[0].mul(&v[1]));
+    check("div", &[a.clone(), c.clone()], |_, v| v[0].div(&v[1]));
+    check("mul outer", &[c.clone(), b.clone()], |_, v| v[0].mul(&v[1]));
     let pos = rand_t(&[2, 3], 0.5, 2.0, &mut rng);
     let exp = rand_t(&[2, 3], -1.5, 1.5, &mut rng);
-    check("pow tensor exponent", &[pos.clone(), exp], |v| {
+    check("pow tensor exponent", &[pos.clone(), exp], |_, v| {
         v[0].pow(&v[1])
     });
     check(
         "pow broadcast exponent",
         &[pos, rand_t(&[3], -1.0, 2.0, &mut rng)],
-        |v| v[0].pow(&v[1]),
+        |_, v| v[0].pow(&v[1]),
     );
 }
 
@@ -147,22 +155,22 @@ fn elementwise_unary() {
     let mut rng = StdRng::seed_from_u64(2);
     let x = signed_away_from_zero(&[2, 3, 4], &mut rng);
     let pos = rand_t(&[5, 3], 0.3, 2.0, &mut rng);
-    check("neg", std::slice::from_ref(&x), |v| v[0].neg());
-    check("exp", std::slice::from_ref(&x), |v| v[0].exp());
-    check("log", std::slice::from_ref(&pos), |v| v[0].log());
-    check("relu", std::slice::from_ref(&x), |v| v[0].relu());
-    check("tanh", std::slice::from_ref(&x), |v| v[0].tanh());
-    check("sigmoid", std::slice::from_ref(&x), |v| v[0].sigmoid());
-    check("add_scalar", std::slice::from_ref(&x), |v| {
+    check("neg", std::slice::from_ref(&x), |_, v| v[0].neg());
+    check("exp", std::slice::from_ref(&x), |_, v| v[0].exp());
+    check("log", std::slice::from_ref(&pos), |_, v| v[0].log());
+    check("relu", std::slice::from_ref(&x), |_, v| v[0].relu());
+    check("tanh", std::slice::from_ref(&x), |_, v| v[0].tanh());
+    check("sigmoid", std::slice::from_ref(&x), |_, v| v[0].sigmoid());
+    check("add_scalar", std::slice::from_ref(&x), |_, v| {
         v[0].add_scalar(0.7)
     });
-    check("mul_scalar", std::slice::from_ref(&x), |v| {
+    check("mul_scalar", std::slice::from_ref(&x), |_, v| {
         v[0].mul_scalar(-1.3)
     });
-    check("pow_scalar", std::slice::from_ref(&pos), |v| {
+    check("pow_scalar", std::slice::from_ref(&pos), |_, v| {
         v[0].pow_scalar(2.5)
     });
-    check("pow_scalar negative", &[pos], |v| v[0].pow_scalar(-0.5));
+    check("pow_scalar negative", &[pos], |_, v| v[0].pow_scalar(-0.5));
 }
 
 #[test]
@@ -174,17 +182,17 @@ fn reductions() {
             check(
                 &format!("sum_axis {axis} keep {keep}"),
                 std::slice::from_ref(&x),
-                |v| v[0].sum_axis(axis, keep),
+                |_, v| v[0].sum_axis(axis, keep),
             );
             check(
                 &format!("mean_axis {axis} keep {keep}"),
                 std::slice::from_ref(&x),
-                |v| v[0].mean_axis(axis, keep),
+                |_, v| v[0].mean_axis(axis, keep),
             );
         }
     }
-    check("sum_all", std::slice::from_ref(&x), |v| v[0].sum_all());
-    check("mean_all", &[x], |v| v[0].mean_all());
+    check("sum_all", std::slice::from_ref(&x), |_, v| v[0].sum_all());
+    check("mean_all", &[x], |_, v| v[0].mean_all());
 }
 
 #[test]
@@ -192,30 +200,30 @@ fn matmul_plain_batched_and_broadcast() {
     let mut rng = StdRng::seed_from_u64(4);
     let a = rand_t(&[3, 5], -1.0, 1.0, &mut rng);
     let b = rand_t(&[5, 4], -1.0, 1.0, &mut rng);
-    check("matmul 2-D", &[a.clone(), b.clone()], |v| {
+    check("matmul 2-D", &[a.clone(), b.clone()], |_, v| {
         v[0].matmul(&v[1])
     });
     let ba = rand_t(&[2, 3, 5], -1.0, 1.0, &mut rng);
     let bb = rand_t(&[2, 5, 4], -1.0, 1.0, &mut rng);
-    check("matmul batched", &[ba.clone(), bb.clone()], |v| {
+    check("matmul batched", &[ba.clone(), bb.clone()], |_, v| {
         v[0].matmul(&v[1])
     });
-    check("matmul batch x 2-D", &[ba, b], |v| v[0].matmul(&v[1]));
-    check("matmul 2-D x batch", &[a, bb], |v| v[0].matmul(&v[1]));
+    check("matmul batch x 2-D", &[ba, b], |_, v| v[0].matmul(&v[1]));
+    check("matmul 2-D x batch", &[a, bb], |_, v| v[0].matmul(&v[1]));
     let at = rand_t(&[5, 3], -1.0, 1.0, &mut rng);
     let bt = rand_t(&[4, 5], -1.0, 1.0, &mut rng);
-    check("matmul A^T B^T", &[at.clone(), bt.clone()], |v| {
+    check("matmul A^T B^T", &[at.clone(), bt.clone()], |_, v| {
         v[0].matmul_t(&v[1], true, true)
     });
     check(
         "matmul A^T B",
         &[at, rand_t(&[5, 4], -1.0, 1.0, &mut rng)],
-        |v| v[0].matmul_t(&v[1], true, false),
+        |_, v| v[0].matmul_t(&v[1], true, false),
     );
     check(
         "matmul A B^T batched",
         &[rand_t(&[2, 3, 5], -1.0, 1.0, &mut rng), bt],
-        |v| v[0].matmul_t(&v[1], false, true),
+        |_, v| v[0].matmul_t(&v[1], false, true),
     );
 }
 
@@ -223,24 +231,26 @@ fn matmul_plain_batched_and_broadcast() {
 fn layout_ops() {
     let mut rng = StdRng::seed_from_u64(5);
     let x = rand_t(&[2, 3, 4, 5], -1.0, 1.0, &mut rng);
-    check("reshape", std::slice::from_ref(&x), |v| {
+    check("reshape", std::slice::from_ref(&x), |_, v| {
         v[0].reshape(&[6, 20])
     });
-    check("flatten", std::slice::from_ref(&x), |v| v[0].flatten());
-    check("permute", std::slice::from_ref(&x), |v| {
+    check("flatten", std::slice::from_ref(&x), |_, v| v[0].flatten());
+    check("permute", std::slice::from_ref(&x), |_, v| {
         v[0].permute(&[2, 0, 3, 1])
     });
-    check("transpose", std::slice::from_ref(&x), |v| {
+    check("transpose", std::slice::from_ref(&x), |_, v| {
         v[0].transpose(1, 3)
     });
-    check("pad2d", std::slice::from_ref(&x), |v| {
+    check("pad2d", std::slice::from_ref(&x), |_, v| {
         v[0].pad2d([1, 2, 0, 3], 0.5)
     });
-    check("pad2d crop", std::slice::from_ref(&x), |v| {
+    check("pad2d crop", std::slice::from_ref(&x), |_, v| {
         v[0].pad2d([-1, 0, -2, 1], 0.0)
     });
     let m = rand_t(&[3, 7], -1.0, 1.0, &mut rng);
-    check("gather_cols", &[m], |v| v[0].gather_cols(&[6, 0, 3, 3, 1]));
+    check("gather_cols", &[m], |_, v| {
+        v[0].gather_cols(&[6, 0, 3, 3, 1])
+    });
     // Parts of different lengths along the first, a middle and the last axis.
     let parts = |sizes: [[usize; 3]; 3], rng: &mut StdRng| -> Vec<Tensor> {
         sizes.map(|s| rand_t(&s, -1.0, 1.0, rng)).into()
@@ -250,9 +260,11 @@ fn layout_ops() {
         (1, [[2, 1, 3], [2, 4, 3], [2, 2, 3]]),
         (-1, [[3, 2, 2], [3, 2, 1], [3, 2, 5]]),
     ] {
-        check(&format!("concat {axis}"), &parts(sizes, &mut rng), |v| {
-            Var::concat(&[&v[0], &v[1], &v[2]], axis)
-        });
+        check(
+            &format!("concat {axis}"),
+            &parts(sizes, &mut rng),
+            |_, v| Var::concat(&[&v[0], &v[1], &v[2]], axis),
+        );
     }
 }
 
@@ -277,12 +289,12 @@ fn convolution() {
         check(
             &format!("conv2d {k:?} pad {pad:?} stride {stride:?}"),
             &[x.clone(), w.clone(), b],
-            |v| v[0].conv2d(&v[1], Some(&v[2]), pad, stride),
+            |_, v| v[0].conv2d(&v[1], Some(&v[2]), pad, stride),
         );
         check(
             &format!("conv2d no bias {k:?} stride {stride:?}"),
             &[x.clone(), w],
-            |v| v[0].conv2d(&v[1], None, pad, stride),
+            |_, v| v[0].conv2d(&v[1], None, pad, stride),
         );
     }
 }
@@ -295,10 +307,10 @@ fn tap_convolution() {
     let x = rand_t(&[2, 3, 5], -1.0, 1.0, &mut rng);
     let w = rand_t(&[4, 9], -1.0, 1.0, &mut rng);
     let b = rand_t(&[4], -1.0, 1.0, &mut rng);
-    check("tap_conv", &[x.clone(), w.clone(), b], |v| {
+    check("tap_conv", &[x.clone(), w.clone(), b], |_, v| {
         v[0].tap_conv(&v[1], Some(&v[2]), &table)
     });
-    check("tap_conv no bias", &[x, w], |v| {
+    check("tap_conv no bias", &[x, w], |_, v| {
         v[0].tap_conv(&v[1], None, &table)
     });
 }
@@ -308,13 +320,15 @@ fn softmax_family() {
     let mut rng = StdRng::seed_from_u64(7);
     let x = rand_t(&[3, 4, 5], -2.0, 2.0, &mut rng);
     for axis in [0isize, 1, -1] {
-        check(&format!("softmax {axis}"), std::slice::from_ref(&x), |v| {
-            v[0].softmax(axis)
-        });
+        check(
+            &format!("softmax {axis}"),
+            std::slice::from_ref(&x),
+            |_, v| v[0].softmax(axis),
+        );
         check(
             &format!("log_softmax {axis}"),
             std::slice::from_ref(&x),
-            |v| v[0].log_softmax(axis),
+            |_, v| v[0].log_softmax(axis),
         );
     }
 }
@@ -328,24 +342,26 @@ fn fused_losses() {
         &[4, 6],
         &Device::Cpu,
     );
-    check("cross_entropy_soft", &[z.clone(), t.clone()], |v| {
+    check("cross_entropy_soft", &[z.clone(), t.clone()], |_, v| {
         v[0].cross_entropy_soft(&v[1])
     });
     // Targets that do not sum to one exercise the sum_j t_j term of the logits gradient.
     let t2 = rand_t(&[4, 6], 0.0, 1.0, &mut rng);
-    check("cross_entropy_soft unnormalised", &[z.clone(), t2], |v| {
-        v[0].cross_entropy_soft(&v[1])
-    });
+    check(
+        "cross_entropy_soft unnormalised",
+        &[z.clone(), t2],
+        |_, v| v[0].cross_entropy_soft(&v[1]),
+    );
     let p = rand_t(&[5, 3], -1.0, 1.0, &mut rng);
     let q = rand_t(&[5, 3], -1.0, 1.0, &mut rng);
-    check("mse", &[p, q], |v| v[0].mse(&v[1]));
+    check("mse", &[p, q], |_, v| v[0].mse(&v[1]));
 }
 
 /// Running averages as a new batch norm starts them (they do not enter the gradients).
-fn fresh_running(c: usize) -> RunningStats {
+fn fresh_running(c: usize, dev: &Device) -> RunningStats {
     RunningStats {
-        mean: Tensor::zeros(&[c], &Device::Cpu),
-        var: Tensor::full(&[c], 1.0, &Device::Cpu),
+        mean: Tensor::zeros(&[c], dev),
+        var: Tensor::full(&[c], 1.0, dev),
         momentum: 0.1,
     }
 }
@@ -356,18 +372,18 @@ fn batch_norm() {
     let x = rand_t(&[3, 2, 3, 2], -1.0, 1.0, &mut rng);
     let gamma = rand_t(&[2], 0.5, 1.5, &mut rng);
     let beta = rand_t(&[2], -0.5, 0.5, &mut rng);
-    let running = fresh_running(2);
     check(
         "batch_norm2d train",
         &[x.clone(), gamma.clone(), beta.clone()],
-        |v| {
-            v[0].batch_norm2d_train(&v[1], &v[2], &running, false, 1e-5)
+        |d, v| {
+            v[0].batch_norm2d_train(&v[1], &v[2], &fresh_running(2, d), false, 1e-5)
                 .0
         },
     );
     let mean = rand_t(&[2], -0.2, 0.2, &mut rng);
     let var = rand_t(&[2], 0.5, 1.5, &mut rng);
-    check("batch_norm2d eval", &[x, gamma, beta], |v| {
+    check("batch_norm2d eval", &[x, gamma, beta], |d, v| {
+        let (mean, var) = (mean.to_device(d), var.to_device(d));
         v[0].batch_norm2d_eval(&v[1], &v[2], &mean, &var, 1e-5)
     });
 }
@@ -386,16 +402,16 @@ fn small_network_end_to_end() {
         &[2, 5],
         &Device::Cpu,
     );
-    check("network", &[x, w1, g, b, lin], |v| {
+    check("network", &[x, w1, g, b, lin], |d, v| {
         let h = v[0]
             .conv2d(&v[1], None, (1, 1), (1, 1))
-            .batch_norm2d_train(&v[2], &v[3], &fresh_running(2), true, 1e-5)
+            .batch_norm2d_train(&v[2], &v[3], &fresh_running(2, d), true, 1e-5)
             .0;
         let h = h.add(&v[0]).flatten();
         let logits = h.matmul(&v[4]);
         let value = logits.sum_axis(-1, false).tanh();
         logits
-            .cross_entropy_soft(&Var::constant(target.clone()))
-            .add(&value.mse(&Var::constant(Tensor::zeros(&[2], &Device::Cpu))))
+            .cross_entropy_soft(&Var::constant(target.to_device(d)))
+            .add(&value.mse(&Var::constant(Tensor::zeros(&[2], d))))
     });
 }

@@ -1,4 +1,6 @@
-//! Gradients against central finite differences on the CPU backend, entry by entry.
+//! Gradients against central finite differences, entry by entry, on every device present
+//! (the CPU, and the GPU where one opens: lavapipe on CI, where a spread of each parameter's
+//! entries is checked), each check written once.
 //!
 //! The forward runs in f32; the loss is accumulated in f64 on the host from the network's
 //! outputs. ReLU kinks are what a difference quotient cannot see past: where a step carries a
@@ -12,14 +14,15 @@
 //! Othello tower network has no ReLU (tanh throughout) and is checked whole, against a squared
 //! error of its values.
 
-use super::{cpu, rng};
+use super::common::on_every_device;
+use super::rng;
 use checkers_zero::net::ValueModel;
 use checkers_zero::net::towers::{TowerArch, TowerNet};
 use checkers_zero::nn::{
     Architecture, BatchNorm2d, Body, Conv2d, Ctx, Flatten, Linear, Module, Param, PolicyValueNet,
     Relu, ResidualBlock, Sequential, Sigmoid, Tanh, alphazero_loss,
 };
-use checkers_zero::tensor::{Tensor, Var};
+use checkers_zero::tensor::{Device, Tensor, Var};
 use rand::Rng;
 
 /// Central-difference step. The f32 rounding of the loss (~1e-7 here) becomes ~1e-4 in the
@@ -68,11 +71,12 @@ struct Problem {
 }
 
 impl Problem {
-    fn new(x_shape: &[usize], classes: usize, seed: u64) -> Problem {
-        let (dev, mut r) = (cpu(), rng(seed));
+    /// A batch on `dev` (its values the same on every device).
+    fn new(x_shape: &[usize], classes: usize, seed: u64, dev: &Device) -> Problem {
+        let (cpu, mut r) = (Device::Cpu, rng(seed));
         let n = x_shape[0];
-        let x = Tensor::randn(x_shape, 1.0, &mut r, &dev);
-        let pi = Tensor::randn(&[n, classes], 1.0, &mut r, &dev)
+        let x = Tensor::randn(x_shape, 1.0, &mut r, &cpu).to_device(dev);
+        let pi = Tensor::randn(&[n, classes], 1.0, &mut r, &cpu)
             .softmax(-1)
             .to_vec();
         let z = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
@@ -112,7 +116,7 @@ impl<M: Module<Output = (Var, Var)>> Objective<M> for Problem {
 
     /// The tape's gradients, after checking the fused f32 loss against the host's.
     fn grads(&self, net: &M) -> Vec<Vec<f32>> {
-        let dev = cpu();
+        let dev = self.x.device();
         let (n, classes) = (self.z.len(), self.pi.len() / self.z.len());
         let pi = Tensor::from_vec(self.pi.clone(), &[n, classes], &dev);
         let z = Tensor::from_vec(self.z.clone(), &[n], &dev);
@@ -149,7 +153,7 @@ impl<M: Module<Output = Var>> Objective<M> for ValueProblem {
     fn grads(&self, net: &M) -> Vec<Vec<f32>> {
         let ctx = Ctx::training();
         let v = net.forward(&ctx, &Var::constant(self.x.clone()));
-        let z = Tensor::from_vec(self.z.clone(), v.shape(), &cpu());
+        let z = Tensor::from_vec(self.z.clone(), v.shape(), &self.x.device());
         let loss = v.mse(&Var::constant(z));
         tape_grads(net, &ctx, &loss)
     }
@@ -166,17 +170,21 @@ fn set_params<M: Module + ?Sized>(net: &mut M, values: &[Tensor]) {
     net.params_mut(&mut |p| p.set(it.next().expect("one value per parameter").clone()));
 }
 
-/// Checks every entry of the parameters `which` selects (by visit index); returns how many
-/// entries there were and how many sat on a kink.
+/// Entries of each parameter checked on a GPU, spread over it: there every entry costs four
+/// forwards, each a round trip to the device, so a spread stands for the rest (the CPU
+/// checks every entry).
+const GPU_ENTRIES: usize = 12;
+
+/// Checks the entries of the parameters `which` selects (by visit index); returns how many
+/// entries there were, how many were checked and how many of those sat on a kink.
 fn check_entries<M: Module>(
     net: &mut M,
     problem: &impl Objective<M>,
     which: impl Fn(usize) -> bool,
-) -> (usize, usize) {
-    let dev = cpu();
+) -> (usize, usize, usize) {
     let analytic = problem.grads(net);
     let base = param_tensors(net);
-    let (mut total, mut kinks) = (0, 0);
+    let (mut total, mut checked, mut kinks) = (0, 0, 0);
     for (k, (value, grad)) in base
         .iter()
         .zip(&analytic)
@@ -189,14 +197,19 @@ fn check_entries<M: Module>(
                 let mut v = host.clone();
                 v[e] += delta;
                 let mut params = base.clone();
-                params[k] = Tensor::from_vec(v, value.shape(), &dev);
+                params[k] = Tensor::from_vec(v, value.shape(), &value.device());
                 set_params(net, &params);
                 problem.loss(net)
             };
             (at(step) - at(-step)) / (2.0 * step as f64)
         };
         let (mut diff2, mut norm2) = (0.0, 0.0);
-        for (e, &a) in grad.iter().enumerate() {
+        let every = match value.device() {
+            Device::Cpu => 1,
+            _ => host.len().div_ceil(GPU_ENTRIES),
+        };
+        for (e, &a) in grad.iter().enumerate().step_by(every) {
+            checked += 1;
             let (n1, n2) = (quotient(e, STEP), quotient(e, STEP / 2.0));
             if (n1 - n2).abs() > KINK * (1.0 + n1.abs()) {
                 kinks += 1;
@@ -208,14 +221,15 @@ fn check_entries<M: Module>(
         set_params(net, &base);
         total += host.len();
         let (diff, norm) = (diff2.sqrt(), norm2.sqrt());
-        let tol = RTOL * norm + ATOL * (host.len() as f64).sqrt();
+        let tol = RTOL * norm + ATOL * (host.len().div_ceil(every) as f64).sqrt();
         assert!(
             diff <= tol,
-            "parameter {k} {:?}: |analytic - numeric| = {diff:.3e}, |grad| = {norm:.3e}, tolerance {tol:.3e}",
+            "on {}: parameter {k} {:?}: |analytic - numeric| = {diff:.3e}, |grad| = {norm:.3e}, tolerance {tol:.3e}",
+            value.device().name(),
             value.shape()
         );
     }
-    (total, kinks)
+    (total, checked, kinks)
 }
 
 /// A trunk, flattened, then two linear heads: policy logits, and tanh for the value.
@@ -227,12 +241,11 @@ struct TwoHeads {
 
 impl TwoHeads {
     /// `trunk` maps (3, 2, 4, 4) inputs to (3, 48).
-    fn new(trunk: Sequential, r: &mut impl Rng) -> TwoHeads {
-        let dev = cpu();
+    fn new(trunk: Sequential, dev: &Device, r: &mut impl Rng) -> TwoHeads {
         TwoHeads {
             trunk,
-            policy: Linear::new(48, 10, true, &dev, r),
-            value: Linear::new(48, 1, true, &dev, r),
+            policy: Linear::new(48, 10, true, dev, r),
+            value: Linear::new(48, 1, true, dev, r),
         }
     }
 }
@@ -265,54 +278,62 @@ impl Module for TwoHeads {
 #[test]
 fn every_parameter_of_a_smooth_network() {
     // conv (bias) -> batch norm -> tanh -> conv -> batch norm -> sigmoid: no kinks at all.
-    let (dev, mut r) = (cpu(), rng(11));
-    let trunk = Sequential::new()
-        .push(Conv2d::new(2, 3, 3, 1, true, &dev, &mut r))
-        .push(BatchNorm2d::new(3, &dev))
-        .push(Tanh)
-        .push(Conv2d::new(3, 3, 3, 1, false, &dev, &mut r))
-        .push(BatchNorm2d::new(3, &dev))
-        .push(Sigmoid)
-        .push(Flatten);
-    let mut net = TwoHeads::new(trunk, &mut r);
-    let (total, kinks) = check_entries(&mut net, &Problem::new(&[3, 2, 4, 4], 10, 12), |_| true);
-    assert_eq!((total, kinks), (689, 0), "a smooth network has no kinks");
+    on_every_device(|dev| {
+        let mut r = rng(11);
+        let trunk = Sequential::new()
+            .push(Conv2d::new(2, 3, 3, 1, true, dev, &mut r))
+            .push(BatchNorm2d::new(3, dev))
+            .push(Tanh)
+            .push(Conv2d::new(3, 3, 3, 1, false, dev, &mut r))
+            .push(BatchNorm2d::new(3, dev))
+            .push(Sigmoid)
+            .push(Flatten);
+        let mut net = TwoHeads::new(trunk, dev, &mut r);
+        let problem = Problem::new(&[3, 2, 4, 4], 10, 12, dev);
+        let (total, _, kinks) = check_entries(&mut net, &problem, |_| true);
+        assert_eq!((total, kinks), (689, 0), "a smooth network has no kinks");
+    });
 }
 
 #[test]
 fn every_parameter_of_a_residual_relu_network() {
     // conv (bias) -> batch norm -> relu -> residual block -> plain block: 48 ReLU inputs per
     // channel and layer.
-    let (dev, mut r) = (cpu(), rng(13));
-    let trunk = Sequential::new()
-        .push(Conv2d::new(2, 3, 3, 1, true, &dev, &mut r))
-        .push(BatchNorm2d::new(3, &dev))
-        .push(Relu)
-        .push(ResidualBlock::new(3, true, &dev, &mut r))
-        .push(ResidualBlock::new(3, false, &dev, &mut r))
-        .push(Flatten);
-    let mut net = TwoHeads::new(trunk, &mut r);
-    let (total, kinks) = check_entries(&mut net, &Problem::new(&[3, 2, 4, 4], 10, 14), |_| true);
-    assert_eq!(total, 863);
-    assert!(
-        kinks * 50 <= total,
-        "{kinks} of {total} entries sit on ReLU kinks"
-    );
+    on_every_device(|dev| {
+        let mut r = rng(13);
+        let trunk = Sequential::new()
+            .push(Conv2d::new(2, 3, 3, 1, true, dev, &mut r))
+            .push(BatchNorm2d::new(3, dev))
+            .push(Relu)
+            .push(ResidualBlock::new(3, true, dev, &mut r))
+            .push(ResidualBlock::new(3, false, dev, &mut r))
+            .push(Flatten);
+        let mut net = TwoHeads::new(trunk, dev, &mut r);
+        let problem = Problem::new(&[3, 2, 4, 4], 10, 14, dev);
+        let (total, checked, kinks) = check_entries(&mut net, &problem, |_| true);
+        assert_eq!(total, 863);
+        assert!(
+            kinks * 50 <= checked,
+            "{kinks} of {checked} entries sit on ReLU kinks"
+        );
+    });
 }
 
 /// The policy-value network's parameters after its last ReLU: the policy conv (through the
 /// dark-square gather into the cross-entropy) and the last value layer (through tanh into the
 /// squared error).
 fn heads_of_policy_value_network(arch: Architecture, seed: u64) {
-    let mut r = rng(seed);
-    let mut net = PolicyValueNet::new(arch.clone(), &cpu(), &mut r);
-    let count = param_tensors(&net).len();
-    // Visit order ends: policy weight, bias; value conv; value bn gamma, beta; fc1 weight,
-    // bias; fc2 weight, bias.
-    let heads = [count - 9, count - 8, count - 2, count - 1];
-    let problem = Problem::new(&[4, arch.input_planes, 8, 8], 128, seed + 1);
-    let (total, kinks) = check_entries(&mut net, &problem, |k| heads.contains(&k));
-    assert_eq!((total, kinks), (4 * arch.channels + 4 + 64 + 1, 0));
+    on_every_device(|dev| {
+        let mut r = rng(seed);
+        let mut net = PolicyValueNet::new(arch.clone(), dev, &mut r);
+        let count = param_tensors(&net).len();
+        // Visit order ends: policy weight, bias; value conv; value bn gamma, beta; fc1
+        // weight, bias; fc2 weight, bias.
+        let heads = [count - 9, count - 8, count - 2, count - 1];
+        let problem = Problem::new(&[4, arch.input_planes, 8, 8], 128, seed + 1, dev);
+        let (total, _, kinks) = check_entries(&mut net, &problem, |k| heads.contains(&k));
+        assert_eq!((total, kinks), (4 * arch.channels + 4 + 64 + 1, 0));
+    });
 }
 
 #[test]
@@ -365,24 +386,26 @@ fn every_parameter_of_the_tower_network() {
     // tanh throughout, so no kinks: every tower (rows, columns, strided corners, gathered
     // diagonals), the join and the head, on real board planes. Small widths keep the number
     // of entries (each needing four forwards) low.
-    let mut r = rng(41);
-    let arch = TowerArch {
-        lines: 2,
-        corners: 2,
-        diagonals: 2,
-        hidden: vec![6, 4],
-        ..TowerArch::default()
-    };
-    let mut net = TowerNet::new(arch, &cpu(), &mut r);
-    let boards = super::common::random_discs(&mut r, 3);
-    let problem = ValueProblem {
-        x: net.encode(&boards),
-        z: vec![0.8, -0.3, 0.1],
-    };
-    let (total, kinks) = check_entries(&mut net, &problem, |_| true);
-    assert_eq!(
-        (total, kinks),
-        (net.num_params(), 0),
-        "a smooth network has no kinks"
-    );
+    on_every_device(|dev| {
+        let mut r = rng(41);
+        let arch = TowerArch {
+            lines: 2,
+            corners: 2,
+            diagonals: 2,
+            hidden: vec![6, 4],
+            ..TowerArch::default()
+        };
+        let mut net = TowerNet::new(arch, dev, &mut r);
+        let boards = super::common::random_discs(&mut r, 3);
+        let problem = ValueProblem {
+            x: net.encode(&boards),
+            z: vec![0.8, -0.3, 0.1],
+        };
+        let (total, _, kinks) = check_entries(&mut net, &problem, |_| true);
+        assert_eq!(
+            (total, kinks),
+            (net.num_params(), 0),
+            "a smooth network has no kinks"
+        );
+    });
 }

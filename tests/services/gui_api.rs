@@ -1231,6 +1231,22 @@ fn the_dashboard_lists_runs_their_metrics_config_and_games() {
     assert_eq!(run["game"], "checkers");
     assert_eq!(run["network"], "az-tiny");
     assert_eq!(run["live"], false, "no process writes the fixture");
+    assert_eq!(run["threshold"].as_f64(), Some(0.550000011920929));
+    // The charts the page draws, as `plot` declares them: each names the metrics fields its
+    // lines read, and every field a metrics chart reads is in the fixture's lines.
+    let charts = ok(a, "GET", "/api/charts", Value::Null);
+    assert_eq!(charts["axes"][0]["id"], "iteration");
+    let first: Value = serde_json::from_str(&lines[0]).unwrap();
+    for chart in charts["charts"].as_array().unwrap() {
+        assert!(chart["empty"]["cpu_hours"].is_string(), "{chart}");
+        for metric in chart["lines"]["metrics"].as_array().into_iter().flatten() {
+            let field = metric["field"].as_str().unwrap();
+            assert!(
+                first[field].is_number(),
+                "{field} is not in the metrics: {chart}"
+            );
+        }
+    }
     let metrics = ok(a, "GET", "/api/runs/fixture/metrics", Value::Null);
     assert_eq!(metrics.as_array().unwrap().len(), lines.len());
     assert_eq!(metrics[2]["iteration"], 3);

@@ -1,145 +1,38 @@
 //! Training runs' curves as chart files: `checkers-zero plot` writes them as PNG and SVG,
 //! one drawing function for both backends; several runs are drawn on the same charts, to
-//! compare recipes by their learning curves. (The browser dashboard draws its own
-//! interactive charts from the metrics.)
+//! compare recipes by their learning curves. The charts are [`crate::charts::CHARTS`], which the
+//! browser dashboard fetches and draws interactively from the same metrics.
 
+use crate::charts::{Axis, CHARTS, Chart as Spec, Lines, Reference, Source};
 use crate::files::{CURVE_FILE, FileError, complete_json_lines, file_error};
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use serde::Deserialize;
+use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-/// One chart `plot` writes.
-struct PlotKind {
-    /// File stem and URL name, e.g. "loss".
-    name: &'static str,
-    title: &'static str,
-}
-
-/// The charts.
-const PLOTS: &[PlotKind] = &[
-    PlotKind {
-        name: "gauntlet",
-        title: "Gauntlet: the best network against fixed opponents",
-    },
-    PlotKind {
-        name: "gauntlet_hours",
-        title: "Gauntlet by hours of training",
-    },
-    PlotKind {
-        name: "gauntlet_cpu_hours",
-        title: "Gauntlet by CPU hours of training",
-    },
-    PlotKind {
-        name: "curve_hours",
-        title: "Learning curve: the best networks played afterwards, by hours",
-    },
-    PlotKind {
-        name: "curve_cpu_hours",
-        title: "Learning curve: the best networks played afterwards, by CPU hours",
-    },
-    PlotKind {
-        name: "elo",
-        title: "Elo difference to each gauntlet opponent",
-    },
-    PlotKind {
-        name: "elo_hours",
-        title: "Elo difference by hours of training",
-    },
-    PlotKind {
-        name: "loss",
-        title: "Training loss",
-    },
-    PlotKind {
-        name: "gating",
-        title: "Gating: each new network against the best",
-    },
-    PlotKind {
-        name: "lr",
-        title: "Learning rate",
-    },
-    PlotKind {
-        name: "games",
-        title: "Self-play games per hour",
-    },
-    PlotKind {
-        name: "simulations",
-        title: "Self-play simulations per second",
-    },
-    PlotKind {
-        name: "length",
-        title: "Mean self-play game length",
-    },
-];
 
 /// Chart size in pixels.
 const SIZE: (u32, u32) = (800, 450);
 const FONT: &str = "sans-serif";
 
-/// One line of metrics.jsonl, as far as the charts read it. Every field but the iteration
-/// may be missing (runs from older builds) or null (serde_json writes a NaN loss as null):
-/// such a value is NaN here, and charts skip it.
-#[derive(Deserialize, Debug, Clone)]
-struct Record {
-    iteration: u32,
-    #[serde(default = "nan", deserialize_with = "nullable")]
-    games: f64,
-    #[serde(default = "nan", deserialize_with = "nullable")]
-    mean_plies: f64,
-    #[serde(default = "nan", deserialize_with = "nullable")]
-    policy_loss: f64,
-    #[serde(default = "nan", deserialize_with = "nullable")]
-    value_loss: f64,
-    #[serde(default = "nan", deserialize_with = "nullable")]
-    lr: f64,
-    #[serde(default)]
-    gating_score: Option<f64>,
-    #[serde(default)]
-    gauntlet: Option<Vec<GauntletPoint>>,
-    #[serde(default = "nan", deserialize_with = "nullable")]
-    selfplay_s: f64,
-    #[serde(default = "nan", deserialize_with = "nullable")]
-    simulations_per_s: f64,
-    /// Training time so far, over every resumed process of the run.
-    #[serde(default = "nan", deserialize_with = "nullable")]
-    elapsed_s: f64,
-    /// CPU time so far, all the trainer's threads (runs from older builds have none).
-    #[serde(default = "nan", deserialize_with = "nullable")]
-    cpu_s: f64,
+/// A metrics line's `field` as a number: NaN where a line lacks it (runs from older builds)
+/// or holds null (serde_json writes a NaN loss as null), and charts skip such a point.
+fn number(line: &Value, field: &str) -> f64 {
+    line.get(field).and_then(Value::as_f64).unwrap_or(f64::NAN)
 }
 
-fn nan() -> f64 {
-    f64::NAN
-}
-
-fn nullable<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
-}
-
-#[derive(Deserialize, Debug, Clone)]
-struct GauntletPoint {
-    opponent: String,
-    #[serde(default = "nan", deserialize_with = "nullable")]
-    score: f64,
-    #[serde(default = "nan", deserialize_with = "nullable")]
-    score_low: f64,
-    #[serde(default = "nan", deserialize_with = "nullable")]
-    score_high: f64,
-    #[serde(default)]
-    elo: Option<f64>,
-    #[serde(default)]
-    elo_low: Option<f64>,
-    #[serde(default)]
-    elo_high: Option<f64>,
+/// Whether a line is an iteration's: an object with an iteration number.
+fn is_iteration(line: &Value) -> bool {
+    line.get("iteration").is_some_and(Value::is_u64)
 }
 
 /// A run's metrics.jsonl, one record per finished iteration, its gating threshold, and its
 /// name (the folder's) to tell runs apart on a shared chart; with the points of its
 /// learning curve played afterwards (`checkers-zero curve`), if it has one.
+#[derive(Default)]
 struct RunMetrics {
     name: String,
-    records: Vec<Record>,
-    curve: Vec<Record>,
+    records: Vec<Value>,
+    curve: Vec<Value>,
     threshold: Option<f64>,
 }
 
@@ -166,9 +59,10 @@ fn read_metrics(run: &Path) -> Result<RunMetrics> {
         if line.trim().is_empty() {
             continue;
         }
-        let record: Record = serde_json::from_str(line).map_err(|e| {
+        let record = serde_json::from_str(line).ok().filter(is_iteration);
+        let record = record.ok_or_else(|| {
             PlotError::Data(format!(
-                "{} line {}: not an AlphaZero iteration record ({e})",
+                "{} line {}: not an AlphaZero iteration record",
                 path.display(),
                 i + 1
             ))
@@ -189,7 +83,7 @@ fn read_metrics(run: &Path) -> Result<RunMetrics> {
         .map(|t| complete_json_lines(&t))
         .unwrap_or_default()
         .into_iter()
-        .filter_map(|l| serde_json::from_value(l).ok())
+        .filter(is_iteration)
         .collect();
     Ok(RunMetrics {
         name,
@@ -211,32 +105,33 @@ impl Series {
     fn of(name: &str, points: Vec<(f64, f64)>) -> Series {
         Series {
             name: name.to_string(),
-            points: points.into_iter().filter(|p| p.1.is_finite()).collect(),
+            points: (points.into_iter())
+                .filter(|p| p.0.is_finite() && p.1.is_finite())
+                .collect(),
             intervals: Vec::new(),
         }
     }
 }
 
-/// What one chart shows.
-struct Chart {
+/// One chart as drawn: a [`Spec`] over one axis, with the runs' lines.
+struct Drawn {
     title: &'static str,
-    x: XAxis,
+    x: &'static Axis,
     y_label: &'static str,
     series: Vec<Series>,
-    /// A fixed y range (scores); else from the data.
     y_range: Option<(f64, f64)>,
-    /// A horizontal line: its value and label (the gating threshold, level 50%).
+    /// A horizontal line: its value and label (the gating threshold, level play).
     reference: Option<(f64, String)>,
     /// Said in place of the chart when no series has a point.
-    empty: &'static str,
+    empty: String,
 }
 
-/// The chart `kind` of several runs together: each run's lines, named after the run where
-/// there is more than one; a reference line only where the runs agree on it.
-fn chart(runs: &[RunMetrics], kind: &PlotKind) -> Option<Chart> {
-    let mut together: Option<Chart> = None;
+/// The chart `spec` over `axis` of several runs together: each run's lines, named after the
+/// run where there is more than one; a reference line only where the runs agree on it.
+fn chart(runs: &[RunMetrics], spec: &Spec, axis: &'static Axis) -> Drawn {
+    let mut together: Option<Drawn> = None;
     for run in runs {
-        let mut c = run_chart(run, kind)?;
+        let mut c = run_chart(run, spec, axis);
         if runs.len() > 1 {
             for s in &mut c.series {
                 s.name = format!("{}: {}", run.name, s.name);
@@ -252,179 +147,69 @@ fn chart(runs: &[RunMetrics], kind: &PlotKind) -> Option<Chart> {
             }
         }
     }
-    together
+    together.unwrap_or_else(|| run_chart(&RunMetrics::default(), spec, axis))
 }
 
-/// The chart `kind` of one run.
-fn run_chart(m: &RunMetrics, kind: &PlotKind) -> Option<Chart> {
-    let per_iteration = |f: fn(&Record) -> f64| -> Vec<(f64, f64)> {
-        m.records
+/// The chart `spec` over `axis` of one run.
+fn run_chart(m: &RunMetrics, spec: &Spec, axis: &'static Axis) -> Drawn {
+    let x = |line: &Value| number(line, axis.field) * axis.scale;
+    let series = match &spec.lines {
+        Lines::Metrics { metrics } => metrics
             .iter()
-            .map(|r| (r.iteration as f64, f(r)))
-            .collect()
-    };
-    let axis = XAxis::of(kind.name);
-    let x = axis.value();
-    let base = |y_label, series| Chart {
-        title: kind.title,
-        x: axis,
-        y_label,
-        series,
-        y_range: None,
-        reference: None,
-        empty: "no iterations yet",
-    };
-    Some(match kind.name {
-        // Scores against fixed opponents: the in-run gauntlet's, or the curve's played
-        // afterwards.
-        "gauntlet" | "gauntlet_hours" | "gauntlet_cpu_hours" | "curve_hours"
-        | "curve_cpu_hours" => {
-            let curve = kind.name.starts_with("curve");
-            Chart {
-                y_range: Some((0.0, 1.0)),
-                reference: Some((0.5, "level".into())),
-                empty: match (curve, axis) {
-                    (false, XAxis::CpuHours) => {
-                        "no gauntlet with CPU times (runs of older builds lack them)"
-                    }
-                    (false, _) => "no gauntlet yet (train --gauntlet-every N)",
-                    (true, XAxis::CpuHours) => {
-                        "no curve with CPU times (runs of older builds lack them)"
-                    }
-                    (true, _) => "no curve played (checkers-zero curve RUN)",
-                },
-                ..base(
-                    "score (win 1, draw 1/2), 95% interval",
-                    gauntlet_series(if curve { &m.curve } else { &m.records }, x, |g| {
-                        Some((g.score, g.score_low, g.score_high))
-                    }),
-                )
-            }
-        }
-        "elo" | "elo_hours" => Chart {
-            reference: Some((0.0, "level".into())),
-            empty: "no finite Elo yet (train --gauntlet-every N)",
-            ..base(
-                "Elo difference, 95% interval",
-                gauntlet_series(&m.records, x, |g| Some((g.elo?, g.elo_low?, g.elo_high?))),
-            )
-        },
-        "loss" => base(
-            "loss per sample",
-            vec![
-                Series::of("policy (cross-entropy)", per_iteration(|r| r.policy_loss)),
-                Series::of("value (squared error)", per_iteration(|r| r.value_loss)),
-            ],
-        ),
-        "gating" => Chart {
-            y_range: Some((0.0, 1.0)),
-            reference: m.threshold.map(|t| (t, format!("threshold {t:.2}"))),
-            empty: "no gating (a run without it promotes every network)",
-            ..base(
-                "score against the best",
-                vec![Series::of(
-                    "new network",
-                    m.records
-                        .iter()
-                        .filter_map(|r| Some((r.iteration as f64, r.gating_score?)))
-                        .collect(),
-                )],
-            )
-        },
-        "lr" => base(
-            "learning rate",
-            vec![Series::of("learning rate", per_iteration(|r| r.lr))],
-        ),
-        "games" => base(
-            "games per hour",
-            vec![Series::of(
-                "self-play",
-                per_iteration(|r| r.games / r.selfplay_s * 3600.0),
-            )],
-        ),
-        "simulations" => base(
-            "simulations per second",
-            vec![Series::of(
-                "self-play",
-                per_iteration(|r| r.simulations_per_s),
-            )],
-        ),
-        "length" => base(
-            "plies per game",
-            vec![Series::of("self-play", per_iteration(|r| r.mean_plies))],
-        ),
-        _ => return None,
-    })
-}
-
-/// What a chart's x axis counts.
-#[derive(Clone, Copy, PartialEq, Debug)]
-enum XAxis {
-    Iteration,
-    /// Wall-clock hours of training.
-    Hours,
-    /// CPU hours: the trainer's threads together, so the work done on a shared machine.
-    CpuHours,
-}
-
-impl XAxis {
-    /// From a chart's name: `..._cpu_hours`, `..._hours`, else iterations.
-    fn of(name: &str) -> XAxis {
-        if name.ends_with("_cpu_hours") {
-            XAxis::CpuHours
-        } else if name.ends_with("_hours") {
-            XAxis::Hours
-        } else {
-            XAxis::Iteration
-        }
-    }
-
-    /// A record's place on the axis (NaN where the record lacks it).
-    fn value(self) -> fn(&Record) -> f64 {
-        match self {
-            XAxis::Iteration => |r| r.iteration as f64,
-            XAxis::Hours => |r| r.elapsed_s / 3600.0,
-            XAxis::CpuHours => |r| r.cpu_s / 3600.0,
-        }
-    }
-
-    fn label(self) -> &'static str {
-        match self {
-            XAxis::Iteration => "iteration",
-            XAxis::Hours => "hours of training",
-            XAxis::CpuHours => "CPU hours of training (all threads)",
-        }
-    }
-}
-
-/// One series per gauntlet opponent, in order of first appearance, at `x` of each record:
-/// `pick` gives a point's value and interval, or none.
-fn gauntlet_series(
-    records: &[Record],
-    x: fn(&Record) -> f64,
-    pick: fn(&GauntletPoint) -> Option<(f64, f64, f64)>,
-) -> Vec<Series> {
-    let mut series: Vec<Series> = Vec::new();
-    for r in records {
-        for g in r.gauntlet.iter().flatten() {
-            let Some((y, low, high)) =
-                pick(g).filter(|p| [p.0, p.1, p.2].iter().all(|v| v.is_finite()))
-            else {
-                continue;
+            .map(|metric| {
+                let y = |line: &Value| {
+                    let per = metric.per.map_or(1.0, |per| number(line, per));
+                    number(line, metric.field) / per * metric.scale
+                };
+                let points = m.records.iter().map(|l| (x(l), y(l))).collect();
+                Series::of(metric.name.unwrap_or(spec.y_label), points)
+            })
+            .collect(),
+        Lines::Opponents { source, field } => {
+            let lines = match source {
+                Source::Metrics => &m.records,
+                Source::Curve => &m.curve,
             };
-            let at_x = x(r);
-            if !at_x.is_finite() {
+            opponent_series(lines, &x, field)
+        }
+    };
+    Drawn {
+        title: spec.title,
+        x: axis,
+        y_label: spec.y_label,
+        series,
+        y_range: spec.y_range,
+        reference: spec.reference.and_then(|r| match r {
+            Reference::Level(y) => Some((y, "level".into())),
+            Reference::Threshold => m.threshold.map(|t| (t, format!("threshold {t:.2}"))),
+        }),
+        empty: spec.empty(axis),
+    }
+}
+
+/// One series per gauntlet opponent, in order of first appearance, at `x` of each line:
+/// its `field` with the 95% interval from `field_low` and `field_high`.
+fn opponent_series(lines: &[Value], x: &dyn Fn(&Value) -> f64, field: &str) -> Vec<Series> {
+    let (low, high) = (format!("{field}_low"), format!("{field}_high"));
+    let mut series: Vec<Series> = Vec::new();
+    for line in lines {
+        let at_x = x(line);
+        let results = line.get("gauntlet").and_then(Value::as_array);
+        for g in results.into_iter().flatten() {
+            let (y, lo, hi) = (number(g, field), number(g, &low), number(g, &high));
+            if ![at_x, y, lo, hi].iter().all(|v| v.is_finite()) {
                 continue;
             }
-            let at = match series.iter().position(|s| s.name == g.opponent) {
+            let opponent = g.get("opponent").and_then(Value::as_str).unwrap_or("?");
+            let at = match series.iter().position(|s| s.name == opponent) {
                 Some(i) => i,
                 None => {
-                    series.push(Series::of(&g.opponent, Vec::new()));
+                    series.push(Series::of(opponent, Vec::new()));
                     series.len() - 1
                 }
             };
             series[at].points.push((at_x, y));
-            series[at].intervals.push((at_x, low, y, high));
+            series[at].intervals.push((at_x, lo, y, hi));
         }
     }
     series
@@ -459,7 +244,7 @@ fn register_font() {
 /// Draws `c` on `root` (either backend).
 fn draw<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
-    c: &Chart,
+    c: &Drawn,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     register_font();
     root.fill(&WHITE)?;
@@ -475,7 +260,7 @@ fn draw<DB: DrawingBackend>(
     };
     let (Some((x0, x1)), Some(data_y)) = (padded_range(xs()), padded_range(ys())) else {
         root.draw(&Text::new(
-            c.empty,
+            c.empty.as_str(),
             (40, SIZE.1 as i32 / 2 - 20),
             (FONT, 18).into_font().color(&BLACK.mix(0.6)),
         ))?;
@@ -492,10 +277,10 @@ fn draw<DB: DrawingBackend>(
         .build_cartesian_2d(x0..x1, y0..y1)?;
     chart
         .configure_mesh()
-        .x_desc(c.x.label())
-        .x_label_formatter(&|x| match c.x {
-            XAxis::Iteration => format!("{x:.0}"),
-            XAxis::Hours | XAxis::CpuHours => format!("{x:.1}"),
+        .x_desc(c.x.label)
+        .x_label_formatter(&|x| match c.x.whole {
+            true => format!("{x:.0}"),
+            false => format!("{x:.1}"),
         })
         .y_desc(c.y_label)
         .axis_desc_style((FONT, 15))
@@ -532,28 +317,33 @@ fn draw<DB: DrawingBackend>(
     root.present()
 }
 
-/// The chart `name` (one of [`PLOTS`]) as an SVG document; `None` for an unknown name.
+/// The files `plot` writes: each chart over each of its axes, by file stem.
+fn files() -> impl Iterator<Item = (String, &'static Spec, &'static Axis)> {
+    CHARTS.iter().flat_map(|spec| {
+        (spec.files.iter()).map(move |&axis| (format!("{}{}", spec.id, axis.suffix), spec, axis))
+    })
+}
+
+/// The chart file `name` (a stem of [`files`]) as an SVG document; `None` for an unknown name.
 fn svg(runs: &[RunMetrics], name: &str) -> Option<String> {
-    let kind = PLOTS.iter().find(|p| p.name == name)?;
-    let c = chart(runs, kind)?;
+    let (_, spec, axis) = files().find(|(stem, ..)| stem == name)?;
     let mut out = String::new();
     draw(
         SVGBackend::with_string(&mut out, SIZE).into_drawing_area(),
-        &c,
+        &chart(runs, spec, axis),
     )
     .expect("drawing into a string cannot fail");
     Some(out)
 }
 
-/// The chart `kind` as a PNG file's bytes.
-fn png(runs: &[RunMetrics], kind: &PlotKind) -> Result<Vec<u8>> {
-    let c = chart(runs, kind).expect("every listed plot has a chart");
+/// The chart `spec` over `axis` as a PNG file's bytes.
+fn png(runs: &[RunMetrics], spec: &Spec, axis: &'static Axis) -> Result<Vec<u8>> {
     let mut rgb = vec![0u8; (SIZE.0 * SIZE.1 * 3) as usize];
     draw(
         BitMapBackend::with_buffer(&mut rgb, SIZE).into_drawing_area(),
-        &c,
+        &chart(runs, spec, axis),
     )
-    .map_err(|e| PlotError::Data(format!("drawing {}: {e}", kind.name)))?;
+    .map_err(|e| PlotError::Data(format!("drawing {}: {e}", spec.id)))?;
     let mut out = Vec::new();
     let mut encoder = png::Encoder::new(&mut out, SIZE.0, SIZE.1);
     encoder.set_color(png::ColorType::Rgb);
@@ -562,7 +352,7 @@ fn png(runs: &[RunMetrics], kind: &PlotKind) -> Result<Vec<u8>> {
     encoder
         .write_header()
         .and_then(|mut w| w.write_image_data(&rgb))
-        .map_err(|e| PlotError::Data(format!("encoding {}'s PNG: {e}", kind.name)))?;
+        .map_err(|e| PlotError::Data(format!("encoding {}'s PNG: {e}", spec.id)))?;
     Ok(out)
 }
 
@@ -592,10 +382,13 @@ pub fn write_plots(runs: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>> {
     }
     std::fs::create_dir_all(out).map_err(file_error("create", out))?;
     let mut written = Vec::new();
-    for kind in PLOTS {
-        let svg = svg(&metrics, kind.name).expect("a listed plot");
-        for (ext, bytes) in [("svg", svg.into_bytes()), ("png", png(&metrics, kind)?)] {
-            let path = out.join(format!("{}.{ext}", kind.name));
+    for (stem, spec, axis) in files() {
+        let svg = svg(&metrics, &stem).expect("a listed plot");
+        for (ext, bytes) in [
+            ("svg", svg.into_bytes()),
+            ("png", png(&metrics, spec, axis)?),
+        ] {
+            let path = out.join(format!("{stem}.{ext}"));
             crate::files::write_atomic(&path, &bytes).map_err(file_error("write", &path))?;
             written.push(path);
         }
@@ -672,20 +465,20 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// The loss chart's lines carry the fixture's values: one point per iteration, at
+    /// The policy loss chart's line carries the fixture's values: one point per iteration, at
     /// heights that are one linear map of the losses.
     #[test]
     fn charts_carry_the_values_they_plot() {
         let m = read_metrics(&fixture()).unwrap();
-        let svg = svg(std::slice::from_ref(&m), "loss").unwrap();
-        assert!(svg.starts_with("<svg") && svg.contains("Training loss"));
+        let svg = svg(std::slice::from_ref(&m), "policy_loss").unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("Policy loss"));
         let n = m.records.len();
         let lines: Vec<Vec<(f64, f64)>> = polylines(&svg)
             .into_iter()
             .filter(|l| l.len() == n)
             .collect();
-        assert_eq!(lines.len(), 2, "policy and value");
-        let values: Vec<f64> = m.records.iter().map(|r| r.policy_loss).collect();
+        assert_eq!(lines.len(), 1, "the policy loss");
+        let values: Vec<f64> = m.records.iter().map(|r| number(r, "policy_loss")).collect();
         let (i, j) = (0..n)
             .flat_map(|i| (0..n).map(move |j| (i, j)))
             .max_by(|a, b| {
@@ -855,7 +648,7 @@ mod tests {
     fn every_chart_is_written_as_png_and_svg() {
         let dir = scratch("write");
         let files = write_plots(&[fixture()], &dir.join("out")).unwrap();
-        assert_eq!(files.len(), 2 * PLOTS.len());
+        assert_eq!(files.len(), 2 * super::files().count());
         for f in &files {
             let bytes = std::fs::read(f).unwrap();
             match f.extension().unwrap().to_str().unwrap() {
@@ -874,9 +667,7 @@ mod tests {
         // A run with no gauntlet says so instead of drawing an empty frame.
         let none = RunMetrics {
             name: "none".into(),
-            records: Vec::new(),
-            curve: Vec::new(),
-            threshold: None,
+            ..RunMetrics::default()
         };
         assert!(
             super::svg(&[none], "gauntlet")
