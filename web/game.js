@@ -38,7 +38,8 @@ export class GameSession {
    * hooks: mayMove(state) -> null or why the person may not move now; onState(state, cause)
    * with cause "create" | "move" | "undo" | "event" | "action"; onAnalysis(analysis);
    * onSearchError(text); onView(); onExplain(square, reason) after a refused piece;
-   * statusNote(state) -> extra words for the status line.
+   * statusNote(state) -> extra words for the status line; shows(analysis) -> whether the
+   * page may show an analysis (the computer's thinking is hidden while it plays you).
    */
   constructor(hooks = {}) {
     this.hooks = hooks;
@@ -176,12 +177,18 @@ export class GameSession {
 
   /** The analysis searched at the position on the board, if any. */
   shownAnalysis() {
-    return this.state ? this.analyses.get(nodeKey(this.shownNode())) || null : null;
+    const a = this.state ? this.analyses.get(nodeKey(this.shownNode())) : null;
+    return a && this.shows(a) ? a : null;
   }
 
-  /** The game's analyses by ply (its own line only). */
+  /** Whether the page may show `analysis` now. */
+  shows(analysis) {
+    return Boolean(analysis) && (this.hooks.shows?.(analysis) ?? true);
+  }
+
+  /** The game's analyses by ply (its own line only) that the page may show. */
   gameAnalyses() {
-    return [...this.analyses.values()].filter((a) => !a.line);
+    return [...this.analyses.values()].filter((a) => !a.line && this.shows(a));
   }
 
   // ---- viewing other positions: the game's earlier ones, and side lines -----------------

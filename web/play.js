@@ -24,13 +24,32 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 // Hints in a game between two people ask this agent (the form's agent if one is chosen).
 const HINT_AGENT = "alphabeta";
 
+// The "Show its thinking" choice, kept in the browser's storage (where it has any).
+const THINKING_KEY = "checkers-zero.show-thinking";
+function stored(key) {
+  try {
+    return localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+function store(key, value) {
+  try {
+    localStorage.setItem(key, value);
+  } catch {
+    // A browser without storage forgets the choice at the next reload.
+  }
+}
+
 export class PlayPage {
   constructor() {
     this.form = new AgentForm();
     this.match = { agent: null, user: "black" }; // fixed when the game starts
     this.search = null; // {play, agent, game, ply, id} while a search runs
     this.analysis = null; // the latest analysis of this game
+    this.asked = new Set(); // the searches this page asked for (hints, analyses)
     this.session = new GameSession({
+      shows: (analysis) => this.shows(analysis),
       mayMove: (state) => this.mayMove(state),
       onState: (state, cause) => this.onState(state, cause),
       onAnalysis: (analysis) => this.onAnalysis(analysis),
@@ -52,6 +71,28 @@ export class PlayPage {
     this.form.init(info);
     this.bindButtons();
     this.bindKeys();
+    // Whether to show the computer's search while it plays you: a player's choice, kept.
+    const thinking = $("show-thinking");
+    thinking.checked = stored(THINKING_KEY) === "1";
+    thinking.addEventListener("change", () => {
+      store(THINKING_KEY, thinking.checked ? "1" : "0");
+      this.session.render();
+      this.renderPanel();
+    });
+  }
+
+  /**
+   * Whether the computer's thinking is hidden: in a game against it, still going, unless the
+   * player asked to see it. Its moves then come as a person's would, with no arrows, lines,
+   * evaluation or graph telling the player what it saw.
+   */
+  thinkingHidden() {
+    return Boolean(this.match.agent) && !this.session.state?.result && !$("show-thinking").checked;
+  }
+
+  /** Whether an analysis may show: always, but the computer's own while its thinking is hidden. */
+  shows(analysis) {
+    return !this.thinkingHidden() || this.asked.has(analysis.search);
   }
 
   bindButtons() {
@@ -218,7 +259,10 @@ export class PlayPage {
   }
 
   mayMove(state) {
-    if (this.search?.play) return `Wait: ${this.nameOf(this.match.agent)} is thinking (Stop makes it move now).`;
+    if (this.search?.play) {
+      const stop = this.thinkingHidden() ? "" : " (Stop makes it move now)";
+      return `Wait: ${this.nameOf(this.match.agent)} is thinking${stop}.`;
+    }
     if (this.search) return "A hint search is running: wait for it or press Stop.";
     if (this.match.agent && state.turn !== this.match.user) {
       return `It is ${capitalise(state.turn)}'s move: ${this.nameOf(this.match.agent)} plays it.`;
@@ -278,6 +322,7 @@ export class PlayPage {
       if (infinite) body.infinite = true;
       const answer = await post(`/api/games/${token.game}/search`, body);
       token.id = answer?.search ?? null;
+      if (token.id !== null) this.asked.add(token.id);
       return true;
     } catch (err) {
       if (this.search === token) this.endSearch();
@@ -502,7 +547,8 @@ export class PlayPage {
     const state = this.session.state;
     const busy = Boolean(this.search) || !state;
     const over = Boolean(state?.result);
-    $("stop").disabled = !this.search;
+    // The computer playing you is not hurried unless you watch it think.
+    $("stop").disabled = !this.search || (this.search.play && this.thinkingHidden());
     $("undo").disabled = busy || state.ply === 0;
     for (const id of ["resign", "draw"]) $(id).disabled = busy || over;
     $("hint").disabled = busy || (over && !this.session.view);
@@ -631,13 +677,17 @@ export class PlayPage {
   renderAnalysis() {
     const panel = $("analysis");
     // The analysis of the position shown (a review's, stepping back), else the latest.
-    const a = this.session.shownAnalysis() || this.analysis;
+    const latest = this.analysis && this.session.shows(this.analysis) ? this.analysis : null;
+    const a = this.session.shownAnalysis() || latest;
     if (!a) {
       renderEvalBar(null);
+      this.renderGraph();
       panel.replaceChildren(
         Object.assign(document.createElement("p"), {
           className: "placeholder",
-          textContent: "The agent's evaluation and its view of each move appear here (Hint asks for one).",
+          textContent: this.thinkingHidden()
+            ? "The computer's thinking is hidden while it plays you (tick Show its thinking to see it); Hint asks for a view of your move."
+            : "The agent's evaluation and its view of each move appear here (Hint asks for one).",
         }),
       );
       return;

@@ -250,6 +250,36 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
     )
     .await;
     assert_eq!(first, "11-15");
+    // The computer's thinking is hidden while it plays: no evaluation, bar, graph or arrows
+    // tell the player what it saw, until they ask to see it (a choice a reload keeps).
+    let hidden = run_js(
+        c,
+        "return [document.querySelectorAll('#analysis .eval').length, \
+         document.querySelector('#eval-bar').hidden, \
+         document.querySelector('#eval-graph').hasAttribute('hidden'), \
+         document.querySelectorAll('#board .arrow').length, \
+         document.querySelector('#analysis .placeholder')?.textContent ?? ''];",
+    )
+    .await;
+    assert_eq!(
+        hidden.as_array().unwrap()[..4],
+        [json!(0), json!(true), json!(true), json!(0)],
+        "{hidden}"
+    );
+    assert!(
+        hidden[4]
+            .as_str()
+            .unwrap()
+            .contains("hidden while it plays you"),
+        "{hidden}"
+    );
+    click(c, "#show-thinking").await;
+    until(
+        c,
+        "the computer's analysis, shown",
+        "document.querySelector('#analysis .eval') !== null && !document.querySelector('#eval-bar').hidden",
+    )
+    .await;
     // A move typed in the box: an illegal one is refused with the reason, a legal one plays.
     fill(c, "#move-input", "9-18").await;
     click(c, "#move-form button[type=submit]").await;
@@ -1363,6 +1393,14 @@ fn the_form_refuses_a_bad_agent_and_a_level_is_named_by_its_name() {
             )
             .await;
             assert_eq!(thinking, "The computer (Strong) is thinking…");
+            // Its thinking is hidden, and Stop does not hurry it.
+            let hidden = run_js(
+                &c,
+                "return [document.querySelector('#stop').disabled, \
+                 document.querySelectorAll('#analysis .eval, #board .arrow').length];",
+            )
+            .await;
+            assert_eq!(hidden, json!([true, 0]), "while the computer thinks");
             let status = run_js(&c, "return document.querySelector('#status').textContent;").await;
             assert!(
                 status
@@ -1371,7 +1409,8 @@ fn the_form_refuses_a_bad_agent_and_a_level_is_named_by_its_name() {
                     .contains("The computer (Strong) is thinking"),
                 "{status}"
             );
-            // Its analysis, too, is the level's, not its agent spec's.
+            // Shown, its analysis, too, is the level's, not its agent spec's.
+            click(&c, "#show-thinking").await;
             until(
                 &c,
                 "the computer's analysis",
@@ -2310,10 +2349,10 @@ fn dashboard_screenshot() {
         until(
             &c,
             "both runs in the policy loss chart",
-            &legend_has("policy-loss", &names),
+            &legend_has("policy_loss", &names),
         )
         .await;
-        hover(&c, "policy-loss", 0.25).await;
+        hover(&c, "policy_loss", 0.25).await;
         tokio::time::sleep(Duration::from_millis(300)).await;
         std::fs::write(
             out.join("charts-compare.png"),
