@@ -322,7 +322,12 @@ export class PlayPage {
       if (infinite) body.infinite = true;
       const answer = await post(`/api/games/${token.game}/search`, body);
       token.id = answer?.search ?? null;
-      if (token.id !== null) this.asked.add(token.id);
+      if (token.id !== null) {
+        // Its analyses may have come before this answer: shown now that they are known.
+        this.asked.add(token.id);
+        this.renderAnalysis();
+        this.session.render();
+      }
       return true;
     } catch (err) {
       if (this.search === token) this.endSearch();

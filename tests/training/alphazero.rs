@@ -356,7 +356,7 @@ fn a_run_starts_from_a_models_weights_records_its_lineage_and_warms_up() {
                 init: Some("/nonexistent/model.bin".into()),
                 ..tiny(1)
             },
-            "init /nonexistent/model.bin: cannot read it",
+            "init: cannot read /nonexistent/model.bin: ",
         ),
     ] {
         let to = scratch("init-refused");
