@@ -173,6 +173,7 @@ fn set_params<M: Module + ?Sized>(net: &mut M, values: &[Tensor]) {
 /// Entries of each parameter checked on a GPU, spread over it: there every entry costs four
 /// forwards, each a round trip to the device, so a spread stands for the rest (the CPU
 /// checks every entry).
+#[cfg(feature = "gpu")]
 const GPU_ENTRIES: usize = 12;
 
 /// Checks the entries of the parameters `which` selects (by visit index); returns how many
@@ -206,7 +207,8 @@ fn check_entries<M: Module>(
         let (mut diff2, mut norm2) = (0.0, 0.0);
         let every = match value.device() {
             Device::Cpu => 1,
-            _ => host.len().div_ceil(GPU_ENTRIES),
+            #[cfg(feature = "gpu")]
+            Device::Gpu(_) => host.len().div_ceil(GPU_ENTRIES),
         };
         for (e, &a) in grad.iter().enumerate().step_by(every) {
             checked += 1;

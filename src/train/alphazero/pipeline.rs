@@ -111,8 +111,9 @@ fn initial_weights<G: AzGame>(
     };
     let refuse = |why: String| TrainError::Config(format!("init {}: {why}", path.display()));
     let what = || format!("init {}", path.display());
-    let bytes =
-        (std::fs::read(&path).map_err(file_error("read", &path))).context(|| "init".into())?;
+    let bytes = std::fs::read(&path)
+        .map_err(file_error("read", &path))
+        .context(|| "init".into())?;
     let ckpt = model_from_bytes::<G>(&bytes).context(what)?;
     let want = config.model::<G>()?;
     let file = &ckpt.arch.model;
