@@ -128,36 +128,41 @@ const fn metric(field: &'static str) -> Metric {
 }
 
 const SCORE: &str = "score (win 1, draw 1/2), 95% interval";
-const BY_ITERATION: &[&Axis] = &[&ITERATION];
+
+/// A chart of metrics by iteration, its range from the data, no reference line.
+const fn by_iteration(
+    id: &'static str,
+    title: &'static str,
+    y_label: &'static str,
+    metrics: &'static [Metric],
+) -> Chart {
+    Chart {
+        id,
+        title,
+        y_label,
+        lines: Lines::Metrics { metrics },
+        y_range: None,
+        reference: None,
+        nothing: "no iterations",
+        how: "checkers-zero train",
+        files: &[&ITERATION],
+    }
+}
 
 /// The charts, in the order they are shown.
 pub const CHARTS: &[Chart] = &[
-    Chart {
-        id: "policy_loss",
-        title: "Policy loss (cross-entropy)",
-        y_label: "loss per sample",
-        lines: Lines::Metrics {
-            metrics: &[metric("policy_loss")],
-        },
-        y_range: None,
-        reference: None,
-        nothing: "no iterations",
-        how: "checkers-zero train",
-        files: BY_ITERATION,
-    },
-    Chart {
-        id: "value_loss",
-        title: "Value loss (squared error)",
-        y_label: "loss per sample",
-        lines: Lines::Metrics {
-            metrics: &[metric("value_loss")],
-        },
-        y_range: None,
-        reference: None,
-        nothing: "no iterations",
-        how: "checkers-zero train",
-        files: BY_ITERATION,
-    },
+    by_iteration(
+        "policy_loss",
+        "Policy loss (cross-entropy)",
+        "loss per sample",
+        &[metric("policy_loss")],
+    ),
+    by_iteration(
+        "value_loss",
+        "Value loss (squared error)",
+        "loss per sample",
+        &[metric("value_loss")],
+    ),
     Chart {
         id: "gauntlet",
         title: "Gauntlet: the best network against fixed opponents",
@@ -201,75 +206,41 @@ pub const CHARTS: &[Chart] = &[
         files: &[&ITERATION, &HOURS],
     },
     Chart {
-        id: "gating",
-        title: "Gating: each new network against the best",
-        y_label: "score against the best",
-        lines: Lines::Metrics {
-            metrics: &[metric("gating_score")],
-        },
         y_range: Some((0.0, 1.0)),
         reference: Some(Reference::Threshold),
         nothing: "no gating",
         how: "train --gating-games N; without it every network is promoted",
-        files: BY_ITERATION,
+        ..by_iteration(
+            "gating",
+            "Gating: each new network against the best",
+            "score against the best",
+            &[metric("gating_score")],
+        )
     },
-    Chart {
-        id: "lr",
-        title: "Learning rate",
-        y_label: "learning rate",
-        lines: Lines::Metrics {
-            metrics: &[metric("lr")],
-        },
-        y_range: None,
-        reference: None,
-        nothing: "no iterations",
-        how: "checkers-zero train",
-        files: BY_ITERATION,
-    },
-    Chart {
-        id: "games",
-        title: "Self-play games per hour",
-        y_label: "games per hour",
-        lines: Lines::Metrics {
-            metrics: &[Metric {
-                name: None,
-                field: "games",
-                per: Some("selfplay_s"),
-                scale: 3600.0,
-            }],
-        },
-        y_range: None,
-        reference: None,
-        nothing: "no iterations",
-        how: "checkers-zero train",
-        files: BY_ITERATION,
-    },
-    Chart {
-        id: "simulations",
-        title: "Self-play simulations per second",
-        y_label: "simulations per second",
-        lines: Lines::Metrics {
-            metrics: &[metric("simulations_per_s")],
-        },
-        y_range: None,
-        reference: None,
-        nothing: "no iterations",
-        how: "checkers-zero train",
-        files: BY_ITERATION,
-    },
-    Chart {
-        id: "length",
-        title: "Mean self-play game length",
-        y_label: "plies per game",
-        lines: Lines::Metrics {
-            metrics: &[metric("mean_plies")],
-        },
-        y_range: None,
-        reference: None,
-        nothing: "no iterations",
-        how: "checkers-zero train",
-        files: BY_ITERATION,
-    },
+    by_iteration("lr", "Learning rate", "learning rate", &[metric("lr")]),
+    by_iteration(
+        "games",
+        "Self-play games per hour",
+        "games per hour",
+        &[Metric {
+            name: None,
+            field: "games",
+            per: Some("selfplay_s"),
+            scale: 3600.0,
+        }],
+    ),
+    by_iteration(
+        "simulations",
+        "Self-play simulations per second",
+        "simulations per second",
+        &[metric("simulations_per_s")],
+    ),
+    by_iteration(
+        "length",
+        "Mean self-play game length",
+        "plies per game",
+        &[metric("mean_plies")],
+    ),
 ];
 
 impl Chart {

@@ -13,13 +13,6 @@ pub struct Caused {
     source: Box<dyn Error + Send + Sync>,
 }
 
-impl Caused {
-    /// What was being done (without the cause).
-    pub fn what(&self) -> &str {
-        &self.what
-    }
-}
-
 /// Names what a fallible step was doing: `load(path).context(|| format!("init {path}"))?`.
 pub trait Context<T> {
     fn context(self, what: impl FnOnce() -> String) -> Result<T, Caused>;
@@ -45,7 +38,6 @@ mod tests {
             .context(|| "init a.ckpt".into())
             .unwrap_err();
         assert_eq!(e.to_string(), "init a.ckpt: no such file");
-        assert_eq!(e.what(), "init a.ckpt");
         let cause = e.source().expect("the cause is kept");
         assert!(cause.downcast_ref::<std::io::Error>().is_some());
     }

@@ -1,6 +1,6 @@
 //! The dashboard's API: the charts it draws, training runs (with whether a process is still
-//! writing them), their metrics, config and sample games. The page draws the charts from the metrics and asks
-//! for the list again every few seconds to follow runs as they grow.
+//! writing them), their metrics, config and sample games. The page draws the charts from the
+//! metrics and asks for the list again every few seconds to follow runs as they grow.
 
 use super::error::ApiError;
 use super::{AppState, Shared};
