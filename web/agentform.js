@@ -195,6 +195,20 @@ export class AgentForm {
     return agent ? { black: user === "black" ? "human" : agent, white: user === "white" ? "human" : agent } : {};
   }
 
+  /** The chosen time control as POST /api/games takes it: {} for none. */
+  clock() {
+    const control = $("clock-control").value;
+    return control === "none" ? {} : { clock: control };
+  }
+
+  /** Shows a reopened game's time control (one the list lacks is added to it). */
+  showClock(clock) {
+    const select = $("clock-control");
+    const control = clock?.control ?? "none";
+    if (![...select.options].some((o) => o.value === control)) select.append(new Option(control, control));
+    select.value = control;
+  }
+
   /** What POST /api/games needs for the chosen start. */
   startBody() {
     const game = this.game();

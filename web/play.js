@@ -3,6 +3,7 @@
 
 import { api, post, messageOf } from "./api.js";
 import { AgentForm } from "./agentform.js";
+import { Clocks } from "./clocks.js";
 import {
   GameSession,
   blackShare,
@@ -44,6 +45,7 @@ function store(key, value) {
 export class PlayPage {
   constructor() {
     this.form = new AgentForm();
+    this.clocks = new Clocks();
     this.match = { agent: null, user: "black" }; // fixed when the game starts
     this.search = null; // {play, agent, game, ply, id} while a search runs
     this.analysis = null; // the latest analysis of this game
@@ -164,6 +166,7 @@ export class PlayPage {
       try {
         await this.session.open(id);
         this.form.showPlayers(this.session.state.players);
+        this.form.showClock(this.session.state.clock);
         return;
       } catch (err) {
         gone = `${messageOf(err)}. This is a new game.`;
@@ -195,7 +198,7 @@ export class PlayPage {
       screen.say("Paste a position first.", "error");
       return;
     }
-    await this.beginGame({ ...body, ...this.form.players() });
+    await this.beginGame({ ...body, ...this.form.players(), ...this.form.clock() });
   }
 
   /**
@@ -272,6 +275,7 @@ export class PlayPage {
 
   onState(state) {
     this.followAgent(state);
+    this.clocks.show(state, () => this.session.flipped);
     this.renderPanel();
   }
 

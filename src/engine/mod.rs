@@ -11,6 +11,7 @@
 //! answered in order.
 
 mod clock;
+pub use clock::Clocks;
 
 use crate::agents::settings::{self, Describe, Setting, SettingValue};
 use crate::agents::{
@@ -18,7 +19,6 @@ use crate::agents::{
 };
 use crate::games::{Checkers, Color, Game, NotationError, Rules};
 use crate::input::read_line;
-use clock::Clocks;
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};

@@ -51,6 +51,8 @@ pub enum DrawReason {
     Agreement,
     /// Perfect endgames (checkers' databases) know the position is drawn.
     Proven,
+    /// A side's time ran out where the other side could not win by any series of moves.
+    TimeNoWin,
     /// A game record says so (a loaded game whose end the board does not show).
     Recorded,
 }
@@ -66,6 +68,8 @@ pub enum WinReason {
     Adjudication,
     /// The loser resigned.
     Resignation,
+    /// The loser's time ran out.
+    Time,
     /// Perfect endgames (checkers' databases) know the position is won.
     Proven,
     /// A game record says so (a loaded game whose end the board does not show).
@@ -127,6 +131,15 @@ impl std::fmt::Display for Outcome {
             }
             Outcome::Win(c, WinReason::Resignation) => {
                 write!(f, "{c} wins: {} resigned", c.opposite())
+            }
+            Outcome::Win(c, WinReason::Time) => {
+                write!(f, "{c} wins on time: {}'s clock ran out", c.opposite())
+            }
+            Outcome::Draw(DrawReason::TimeNoWin) => {
+                write!(
+                    f,
+                    "draw: a clock ran out, but the other side could not have won"
+                )
             }
             Outcome::Draw(DrawReason::Repetition) => write!(f, "draw by threefold repetition"),
             Outcome::Draw(DrawReason::FortyMoveRule) => write!(f, "draw by the 40-move rule"),

@@ -3,10 +3,11 @@
 
 use super::archive::{Filter, Listing};
 use super::boards::{Board, standard_ballots};
+use super::clock::TimeControl;
 use super::error::ApiError;
 use super::levels::{DEFAULT_LEVEL, LEVELS};
 use super::library::Library;
-use super::sessions::{Event, HUMAN, Opened, SearchAsk, Session, Table};
+use super::sessions::{Event, HUMAN, Kept, Opened, SearchAsk, Session, Table};
 use super::view::{self, GameView, Players};
 use super::{AppState, Shared};
 use crate::agents::{AgentGame, AgentSpec, Limits, kinds, settings};
@@ -138,6 +139,9 @@ struct NewGame {
     white: Option<String>,
     /// A position to look at, not a game to keep: left out of the archive.
     scratch: Option<bool>,
+    /// The time control: `3+2` (minutes each, seconds added a move) or `none` (the
+    /// default).
+    clock: Option<String>,
 }
 
 /// The game a `POST /api/games` body asks for, and the players' names a record gives.
@@ -221,11 +225,13 @@ fn create<G: Board>(
         black: player(&req.black)?,
         white: player(&req.white)?,
     };
+    let control = match req.clock.as_deref().map(str::trim) {
+        None | Some("none" | "") => None,
+        Some(text) => Some(text.parse::<TimeControl>().map_err(ApiError::bad_request)?),
+    };
     let scratch = req.scratch.unwrap_or(false);
-    Ok(state
-        .sessions
-        .create(game, players, names, scratch, wrap)
-        .view())
+    let kept = Kept::new(players, names, control);
+    Ok(state.sessions.create(game, kept, scratch, wrap).view())
 }
 
 /// The game a `POST /api/games` body names (checkers when it names none).

@@ -7,6 +7,7 @@
 //! that is not a sound SQLite database, or one a newer program has migrated further, is
 //! refused before anything is written to it.
 
+use super::clock::ClockView;
 use super::error::ApiError;
 use super::view::{GameView, Players};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
@@ -37,6 +38,8 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX games_by_update ON games (updated, id);",
     // The last finished analysis of each of the game's positions: a JSON array.
     "ALTER TABLE games ADD COLUMN analyses TEXT NOT NULL DEFAULT '[]';",
+    // The clocks of a game with a time control, as the state's `clock` shows them: JSON.
+    "ALTER TABLE games ADD COLUMN clock TEXT;",
 ];
 
 /// Why the games database cannot be used.
@@ -101,6 +104,8 @@ pub struct StoredGame {
     pub pdn: String,
     /// The analyses kept with it (as the `analysis` events sent them).
     pub analyses: Vec<serde_json::Value>,
+    /// Its clocks as they stood when it was last written, in a game with a time control.
+    pub clock: Option<ClockView>,
 }
 
 /// One game of `GET /api/games`.
@@ -223,14 +228,18 @@ impl Archive {
     pub fn save(&self, view: &GameView, analyses: &str) -> Result<(), ArchiveError> {
         let now = crate::dates::rfc3339_now();
         let names = view.names.as_ref();
+        let clock = view
+            .clock
+            .as_ref()
+            .map(|c| serde_json::to_string(c).expect("clocks serialise"));
         self.conn()
             .execute(
                 "INSERT INTO games (id, game, black, white, black_name, white_name, result,
-                    opening, moves, pdn, created, updated, analyses)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12)
+                    opening, moves, pdn, created, updated, analyses, clock)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12, ?13)
                  ON CONFLICT (id) DO UPDATE SET game = ?2, black = ?3, white = ?4,
                     black_name = ?5, white_name = ?6, result = ?7, opening = ?8, moves = ?9,
-                    pdn = ?10, updated = ?11, analyses = ?12",
+                    pdn = ?10, updated = ?11, analyses = ?12, clock = ?13",
                 params![
                     view.id as i64,
                     view.game,
@@ -244,6 +253,7 @@ impl Archive {
                     view.pdn,
                     now,
                     analyses,
+                    clock,
                 ],
             )
             .map(drop)
@@ -254,8 +264,8 @@ impl Archive {
     pub fn load(&self, id: u64) -> Result<Option<StoredGame>, ArchiveError> {
         self.conn()
             .query_row(
-                "SELECT game, black, white, black_name, white_name, pdn, analyses FROM games
-                 WHERE id = ?1",
+                "SELECT game, black, white, black_name, white_name, pdn, analyses, clock
+                 FROM games WHERE id = ?1",
                 [id as i64],
                 |r| {
                     Ok(StoredGame {
@@ -265,6 +275,11 @@ impl Archive {
                         pdn: r.get(5)?,
                         // Written by this program; a damaged value loses the graph only.
                         analyses: serde_json::from_str(&r.get::<_, String>(6)?).unwrap_or_default(),
+                        // Likewise: a damaged value loses the clocks, and the game goes on
+                        // untimed.
+                        clock: r
+                            .get::<_, Option<String>>(7)?
+                            .and_then(|c| serde_json::from_str(&c).ok()),
                     })
                 },
             )

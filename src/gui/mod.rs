@@ -8,6 +8,7 @@ mod api;
 mod archive;
 mod assets;
 mod boards;
+mod clock;
 mod error;
 mod levels;
 mod library;

@@ -8,6 +8,7 @@
 
 use super::archive::{Archive, StoredGame};
 use super::boards::{Board, MoveView};
+use super::clock::{self, GameClock, TimeControl};
 use super::error::ApiError;
 use super::limits::AgentLimits;
 use super::view::{self, GameView, Players, PlyView, side_name};
@@ -123,6 +124,29 @@ struct SessionState<G: Board> {
     /// `analysis` event sent it): the evaluation bar and graph of a page opened later, and
     /// of the game reopened from the archive.
     analyses: BTreeMap<usize, serde_json::Value>,
+    /// The players' clocks, in a game with a time control.
+    clock: Option<GameClock>,
+}
+
+/// What a game holds beside its moves: who plays it, its analyses and clocks.
+pub struct Kept {
+    pub players: Players,
+    /// The players' names a loaded record gives (its Black and White tags).
+    pub names: Option<Players>,
+    pub analyses: BTreeMap<usize, serde_json::Value>,
+    pub clock: Option<GameClock>,
+}
+
+impl Kept {
+    /// A new game's: its players and names, and clocks set to `control`.
+    pub fn new(players: Players, names: Option<Players>, control: Option<TimeControl>) -> Self {
+        Kept {
+            players,
+            names,
+            analyses: BTreeMap::new(),
+            clock: control.map(GameClock::new),
+        }
+    }
 }
 
 /// What a search is for.
@@ -307,17 +331,15 @@ impl Sessions {
     pub fn create<G: Board>(
         &self,
         game: Opened<G>,
-        players: Players,
-        names: Option<Players>,
+        kept: Kept,
         scratch: bool,
         wrap: fn(Arc<Session<G>>) -> Table,
     ) -> Arc<Session<G>> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let archive = self.archive.clone().filter(|_| !scratch);
-        let held = (players, names, BTreeMap::new());
-        let session = self.hold(id, game, held, (archive, false), wrap);
+        let session = self.hold(id, game, kept, (archive, false), wrap);
         session.changed(lock(&session.inner));
-        session.play_agents();
+        session.go_on();
         session
     }
 
@@ -327,7 +349,7 @@ impl Sessions {
         &self,
         id: u64,
         (game, variations): Opened<G>,
-        (players, names, analyses): (Players, Option<Players>, BTreeMap<usize, serde_json::Value>),
+        kept: Kept,
         (archive, archived): (Option<Arc<Archive>>, bool),
         wrap: fn(Arc<Session<G>>) -> Table,
     ) -> Arc<Session<G>> {
@@ -356,14 +378,15 @@ impl Sessions {
             inner: Mutex::new(SessionState {
                 game,
                 variations,
-                players,
-                names,
+                players: kept.players,
+                names: kept.names,
                 search: None,
                 agent: None,
                 closed: false,
                 used: Instant::now(),
                 version: 0,
-                analyses,
+                analyses: kept.analyses,
+                clock: kept.clock,
             }),
             events: broadcast::channel(64).0,
             slots: self.slots.clone(),
@@ -386,6 +409,7 @@ impl Sessions {
             names,
             pdn,
             analyses,
+            clock,
         }) = stored
         else {
             return Ok(None);
@@ -402,9 +426,10 @@ impl Sessions {
                 .into_iter()
                 .filter_map(|a| Some((a["ply"].as_u64()? as usize, a)))
                 .collect();
-            let kept = (Some(archive.clone()), true);
-            let session = self.hold(id, opened, (players, names, analyses), kept, wrap);
-            session.play_agents();
+            let clock = clock.and_then(|c| GameClock::restore(&c, Instant::now()));
+            let kept = Kept { players, names, analyses, clock };
+            let session = self.hold(id, opened, kept, (Some(archive.clone()), true), wrap);
+            session.go_on();
             Ok(Some(wrap(session)))
         })
     }
@@ -497,11 +522,13 @@ impl<G: Board> SessionState<G> {
 
     fn view(&mut self, id: u64) -> GameView {
         let named = self.names.as_ref().unwrap_or(&self.players);
-        let tags = [
+        let now = Instant::now();
+        let mut tags = vec![
             ("Event", "checkers-zero gui".to_string()),
             ("Black", named.black.clone()),
             ("White", named.white.clone()),
         ];
+        tags.extend(self.clock.iter().flat_map(|c| c.pdn_tags(now)));
         self.version += 1;
         let searching = self.search.is_some();
         let mut view = view::game_view(
@@ -514,7 +541,46 @@ impl<G: Board> SessionState<G> {
             &tags,
         );
         view.names = self.names.clone();
+        view.clock = self.clock.as_ref().map(|c| c.view(now));
         view
+    }
+
+    /// Ends the game if the side to move's time has run out (its search stops); true if it
+    /// did.
+    fn check_flag(&mut self) -> bool {
+        let now = Instant::now();
+        let Some(flagged) = self.clock.as_ref().and_then(|c| c.flagged(now)) else {
+            return false;
+        };
+        if self.game.outcome().is_some() {
+            return false;
+        }
+        self.cancel_search();
+        self.game
+            .impose(clock::flag_fall::<G>(self.game.position(), flagged));
+        self.settle_clock(None, now);
+        true
+    }
+
+    /// The clocks after the game changed from `old` (none: only its result): a move added
+    /// is the mover's, anything else restarts the side to move's clock; a game over stops
+    /// them.
+    fn settle_clock(&mut self, old: Option<&Game<G>>, now: Instant) {
+        let Some(clock) = &mut self.clock else {
+            return;
+        };
+        let game = &self.game;
+        let one_more = old.is_some_and(|old| {
+            game.ply() == old.ply() + 1 && game.moves().starts_with(old.moves())
+        });
+        if one_more {
+            clock.moved(G::side_to_move(&game.positions()[game.ply() - 1]), now);
+        } else {
+            clock.restart(game.turn(), now);
+        }
+        if game.outcome().is_some() {
+            clock.stop(now);
+        }
     }
 
     /// Stops a running search and drops its result: the game it searched has changed.
@@ -595,10 +661,16 @@ impl<G: Board> Session<G> {
         change: impl FnOnce(&mut Game<G>) -> Result<T, ApiError>,
     ) -> Result<(T, GameView), ApiError> {
         let mut inner = lock(&self.inner);
+        if inner.check_flag() {
+            let outcome = inner.game.outcome().expect("a flag fall ends the game");
+            self.changed(inner);
+            return Err(ApiError::conflict(format!("the game is over: {outcome}")));
+        }
         let mut game = inner.game.clone();
         let out = change(&mut game)?;
         inner.cancel_search();
         let old = std::mem::replace(&mut inner.game, game);
+        inner.settle_clock(Some(&old), Instant::now());
         let SessionState {
             game,
             variations,
@@ -615,7 +687,7 @@ impl<G: Board> Session<G> {
             .count();
         analyses.retain(|&ply, _| ply <= shared);
         let view = self.changed(inner);
-        self.play_agents();
+        self.go_on();
         Ok((out, view))
     }
 
@@ -673,6 +745,33 @@ impl<G: Board> Session<G> {
                 )
             })?
             .map_err(ApiError::unprocessable)
+    }
+
+    /// What goes on by itself after a change: the watch for a flag fall, and the agents'
+    /// moves.
+    fn go_on(self: &Arc<Self>) {
+        self.watch_clock();
+        self.play_agents();
+    }
+
+    /// Where a clock runs, ends the game when its flag falls (unless a move came first).
+    fn watch_clock(self: &Arc<Self>) {
+        let falls = lock(&self.inner)
+            .clock
+            .as_ref()
+            .and_then(GameClock::falls_at);
+        let (Some(at), Ok(runtime)) = (falls, tokio::runtime::Handle::try_current()) else {
+            return;
+        };
+        let session = self.clone();
+        runtime.spawn(async move {
+            // A moment past the fall, so that the clock reads zero when looked at.
+            tokio::time::sleep_until((at + Duration::from_millis(5)).into()).await;
+            let mut inner = lock(&session.inner);
+            if inner.check_flag() {
+                session.changed(inner);
+            }
+        });
     }
 
     /// When an agent is to move in a game going on and nothing searches, starts its search,
@@ -742,7 +841,7 @@ impl<G: Board> Session<G> {
             lines,
         } = ask;
         let stop = StopFlag::default();
-        let (line, snapshot) = {
+        let (line, snapshot, budget) = {
             let mut inner = lock(&self.inner);
             let mut snapshot = inner.game.clone();
             if for_ply.is_some_and(|ply| ply != snapshot.ply()) {
@@ -778,11 +877,15 @@ impl<G: Board> Session<G> {
             });
             let view = inner.view(self.id);
             self.send("state", &view);
-            (line, snapshot)
+            // A move played on a clock has its share of the mover's time at most.
+            let on_clock = inner.clock.as_ref().filter(|_| play);
+            let budget = on_clock.map(|c| c.move_time(snapshot.turn(), Instant::now()));
+            (line, snapshot, budget)
         };
         // The server's limit on a move's thinking holds whatever bounds the agent has.
         if !infinite {
-            let (stop, limit) = (stop.clone(), self.slots.move_time);
+            let limit = budget.map_or(self.slots.move_time, |b| b.min(self.slots.move_time));
+            let stop = stop.clone();
             tokio::spawn(async move {
                 tokio::time::sleep(limit).await;
                 stop.stop();
@@ -869,12 +972,14 @@ impl<G: Board> Session<G> {
             }
         }
         // The players stay those the game was made with: an agent asked for one move
-        // does not take over the side.
-        if play {
+        // does not take over the side. A move that comes after its flag fell is not played.
+        if play && !inner.check_flag() {
+            let old = inner.game.clone();
             inner.game.play(decision.mv);
+            inner.settle_clock(Some(&old), Instant::now());
         }
         self.changed(inner);
-        self.play_agents();
+        self.go_on();
     }
 
     /// Stops the running search (its move so far is still played if asked); false if none

@@ -2,6 +2,7 @@
 //! result, who plays each side (docs/gui.md, "The state").
 
 use super::boards::{Board, Cell, MoveView, mover};
+use super::clock::ClockView;
 use crate::games::{Color, Game, LineId, Node, Outcome, Variations};
 use serde::Serialize;
 
@@ -73,6 +74,9 @@ pub struct GameView {
     /// The opening the game is in by name ("Old Fourteenth"), for checkers games played
     /// from the start position whose moves begin a named line.
     pub opening: Option<&'static str>,
+    /// The players' clocks, in a game with a time control: each side's time left when this
+    /// view was made, and whose runs.
+    pub clock: Option<ClockView>,
 }
 
 /// A side line: the line it leaves (0: the game), the ply it leaves from, and its moves
@@ -158,6 +162,7 @@ pub fn game_view<G: Board>(
             })
             .collect(),
         opening: G::opening(game),
+        clock: None,
     }
 }
 

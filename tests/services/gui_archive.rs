@@ -78,7 +78,13 @@ fn games_survive_a_kill_and_a_restart_with_their_side_lines() {
         &format!("{g}/lines"),
         json!({"ply": 1, "move": "22-18"}),
     );
-    let othello = ok(a, "POST", "/api/games", json!({"game": "othello"}));
+    // A game on a clock keeps its clocks.
+    let othello = ok(
+        a,
+        "POST",
+        "/api/games",
+        json!({"game": "othello", "clock": "10+5"}),
+    );
     ok(
         a,
         "POST",
@@ -127,6 +133,23 @@ fn games_survive_a_kill_and_a_restart_with_their_side_lines() {
     // The analyses kept with it: the computer's search of the position after 8-11.
     let kept = ok(a, "GET", &format!("{g}/analyses"), Value::Null);
     assert_eq!(kept, analysed, "{kept}");
+    // The clocks as the last move left them: Black's untimed first move earned it its
+    // increment, and White's clock, which was running, runs again.
+    let clock = &ok(
+        a,
+        "GET",
+        &format!("/api/games/{}", othello["id"]),
+        Value::Null,
+    )["clock"];
+    assert_eq!(
+        (&clock["control"], &clock["black_ms"], &clock["running"]),
+        (&json!("10+5"), &json!(605_000), &json!("white")),
+        "{clock}"
+    );
+    assert!(
+        (540_000..=600_000).contains(&clock["white_ms"].as_u64().unwrap()),
+        "{clock}"
+    );
     // It goes on, and new games are numbered after the kept ones.
     let moved = ok(a, "POST", &format!("{g}/move"), json!({"move": "22-17"}));
     assert_eq!(moved["ply"], 4);
@@ -220,7 +243,7 @@ fn a_damaged_or_newer_database_is_refused_and_left_as_it_was() {
     let bytes = std::fs::read(&newer).unwrap();
     let e = in_process(&newer).err().expect("a newer file is refused");
     assert!(
-        e.contains("schema version 99, newer than this program's 2"),
+        e.contains("schema version 99, newer than this program's 3"),
         "{e}"
     );
     assert_eq!(std::fs::read(&newer).unwrap(), bytes, "left as it was");

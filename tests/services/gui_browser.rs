@@ -1421,6 +1421,89 @@ fn the_form_refuses_a_bad_agent_and_a_level_is_named_by_its_name() {
     );
 }
 
+/// Both clocks show, the side at the bottom of the board below it; they tick for the side to
+/// move, come back with a reload, and a flag fall ends the game with its reason on the page.
+#[test]
+fn clocks_tick_for_the_side_to_move_and_a_flag_fall_ends_the_game() {
+    with_browser(
+        Path::new("tests/data/runs"),
+        "1400,1000",
+        |c, url| async move {
+            c.goto(&url).await.unwrap();
+            until(&c, "the first board", "document.body.dataset.ready === '1'").await;
+            let clocks = "return ['top', 'bottom'].map((at) => { const el = document.getElementById(`clock-${at}`);                  return [el.hidden, el.querySelector('.clock-side').textContent, el.querySelector('.clock-time').textContent, el.classList.contains('running')]; });";
+            assert_eq!(run_js(&c, clocks).await[0][0], true, "no clock, no clocks");
+            choose(&c, "#opponent-mode", "level").await;
+            choose(&c, "#level", "0").await;
+            choose(&c, "#clock-control", "3+2").await;
+            click(&c, "#new-game").await;
+            until(
+                &c,
+                "the clocks",
+                "!document.querySelector('#clock-top').hidden",
+            )
+            .await;
+            // The person plays Black, at the bottom; nothing runs before the first move.
+            assert_eq!(
+                run_js(&c, clocks).await,
+                json!([
+                    [false, "White", "3:00", false],
+                    [false, "Black", "3:00", false]
+                ])
+            );
+            fill(&c, "#move-input", "11-15").await;
+            click(&c, "#move-form button[type=submit]").await;
+            until(
+                &c,
+                "the computer's reply",
+                "document.querySelectorAll('#moves .move').length === 2",
+            )
+            .await;
+            let after = until(&c, "Black's clock running", "document.querySelector('#clock-bottom').classList.contains('running') && document.querySelector('#clock-bottom .clock-time').textContent").await;
+            // Black's untimed first move earned it the 2 s increment (shown to the second
+            // below: 3:01 once any time has gone).
+            assert!(
+                ["3:02", "3:01"].contains(&after.as_str().unwrap()),
+                "{after}"
+            );
+            tokio::time::sleep(Duration::from_millis(1200)).await;
+            let ticked = run_js(&c, clocks).await;
+            assert_ne!(ticked[1][2], after, "the running clock ticks: {ticked}");
+            assert!(
+                ["3:01", "3:00"].contains(&ticked[1][2].as_str().unwrap()),
+                "{ticked}"
+            );
+            assert_eq!(ticked[0][3], false, "{ticked}");
+            // A reload keeps the time control in the panel and the clocks on the page.
+            c.refresh().await.unwrap();
+            until(&c, "the reopened game", "document.body.dataset.ready === '1' && !document.querySelector('#clock-top').hidden").await;
+            let control =
+                run_js(&c, "return document.querySelector('#clock-control').value;").await;
+            assert_eq!(control, "3+2");
+
+            // Two people on 1.2 s each: Black's first move starts White's clock, which runs out.
+            let id = api_game(&c, json!({"clock": "0.02+0"})).await;
+            c.goto(&format!("{url}?game={id}")).await.unwrap();
+            until(&c, "the game", "document.body.dataset.ready === '1' && !document.querySelector('#clock-top').hidden").await;
+            fill(&c, "#move-input", "11-15").await;
+            click(&c, "#move-form button[type=submit]").await;
+            let status = until(&c, "the flag fall", "document.querySelector('#status').textContent.includes('on time') && document.querySelector('#status').textContent").await;
+            assert!(
+                status.as_str().unwrap().contains("Black wins on time"),
+                "{status}"
+            );
+            let out = run_js(&c, "return [...document.querySelectorAll('.clock.out')].map((el) => [el.dataset.side, el.querySelector('.clock-time').textContent]);").await;
+            assert_eq!(out, json!([["white", "0:00.0"]]));
+            let running = run_js(
+                &c,
+                "return document.querySelectorAll('.clock.running').length;",
+            )
+            .await;
+            assert_eq!(running, 0);
+        },
+    );
+}
+
 /// A dashboard with no runs says how to start one, instead of a wall of empty charts.
 #[test]
 fn an_empty_dashboard_says_how_to_start_a_run() {

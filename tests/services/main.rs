@@ -11,3 +11,5 @@ mod gui_api;
 mod gui_archive;
 #[cfg(feature = "gui")]
 mod gui_browser;
+#[cfg(feature = "gui")]
+mod gui_clocks;
