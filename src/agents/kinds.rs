@@ -396,6 +396,16 @@ pub mod az {
         Some(&131072),
         "",
     );
+    pub const TREE: Opt<usize> = Opt::new(
+        "tree",
+        "Tree memory (MiB)",
+        "the most memory the search tree may hold: a search that fills it chooses its move \
+         there",
+        &settings::TREE_MB,
+        Some(&2048),
+        "",
+    )
+    .not_playing();
     pub const DEVICE: Opt<DeviceChoice> = Opt::new(
         "device",
         "Device",
@@ -615,6 +625,7 @@ pub static AZ: AgentKind = AgentKind {
         az::LEAF_BATCH.decl,
         az::THREADS.decl,
         az::CACHE.decl,
+        az::TREE.decl,
         az::DEVICE.decl,
         az::C_PUCT.decl,
         az::FPU_REDUCTION.decl,

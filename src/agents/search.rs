@@ -23,10 +23,10 @@ use rand::rngs::StdRng;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// The most memory one search tree's nodes grow to (their vector may reserve up to twice
-/// that). A search without a count of simulations (`go infinite`, a long movetime) stops
-/// there instead of growing until memory runs out: 2 GiB hold tens of millions of nodes,
-/// hours of search on a CPU.
+/// The most memory one `mcts` search tree's nodes grow to (their vector may reserve up to
+/// twice that; `az`'s is its `tree` option). A search without a count of simulations (`go
+/// infinite`, a long movetime) stops there instead of growing until memory runs out: 2 GiB
+/// hold tens of millions of nodes, hours of search on a CPU.
 const TREE_BYTES: usize = 2 << 30;
 
 /// How much to search for one move: simulations, an optional deadline and the caller's
@@ -35,12 +35,14 @@ struct Budget {
     simulations: u64,
     deadline: Option<Instant>,
     limits: Limits,
+    /// The tree's memory at which the search stops.
+    tree_bytes: usize,
 }
 
 impl Budget {
     /// `limits` if they bound the search (nodes = simulations, movetime, infinite), else
-    /// `searches`.
-    fn new(limits: &Limits, searches: u32) -> Budget {
+    /// `searches`; never a tree past `tree_bytes`.
+    fn new(limits: &Limits, searches: u32, tree_bytes: usize) -> Budget {
         let deadline = limits.deadline(Instant::now());
         let simulations = match limits.nodes {
             Some(n) => n,
@@ -51,6 +53,7 @@ impl Budget {
             simulations: simulations.max(1),
             deadline,
             limits: limits.clone(),
+            tree_bytes,
         }
     }
 
@@ -60,7 +63,7 @@ impl Budget {
     fn more(&self, done: u64, tree_bytes: usize) -> bool {
         done == 0
             || (done < self.simulations
-                && tree_bytes < TREE_BYTES
+                && tree_bytes < self.tree_bytes
                 && self.deadline.is_none_or(|d| Instant::now() < d)
                 && !self.limits.stop_requested())
     }
@@ -242,7 +245,7 @@ impl<G: Rules> Agent<G> for MctsAgent<G> {
             }
             None => self.uct.insert(Uct::new(self.c, game)),
         };
-        let budget = Budget::new(limits, self.searches);
+        let budget = Budget::new(limits, self.searches, TREE_BYTES);
         let mut reporter = Reporter::new(listener, None, game);
         let search = TreeSearch::begin(uct.tree(), false, limits);
         let mut actions = Vec::new();
@@ -283,6 +286,8 @@ pub struct AzConfig {
     pub threads: usize,
     /// Network evaluations kept for positions met again (0: none).
     pub cache: usize,
+    /// The most memory the search tree may hold, in MiB.
+    pub tree_mb: usize,
     /// The move choice's temperature over root visits (0: the most visited).
     pub temperature: f32,
     pub puct: PuctConfig,
@@ -301,6 +306,7 @@ impl AzConfig {
             az::LEAF_BATCH.with(Some(self.puct.batch)),
             az::THREADS.with(Some(self.threads)),
             az::CACHE.with(Some(self.cache)),
+            az::TREE.with(Some(self.tree_mb)),
             az::DEVICE.with(Some(self.device)),
             az::C_PUCT.with(Some(self.puct.c_puct)),
             az::FPU_REDUCTION.with(Some(self.puct.fpu_reduction)),
@@ -328,6 +334,8 @@ pub struct AzAgent<G: Rules = Checkers> {
     clock: Option<GameClock>,
     temperature: f32,
     puct: PuctConfig,
+    /// The tree's memory at which a search chooses its move (`tree`).
+    tree_bytes: usize,
     evaluator: CachedEvaluator<Box<dyn Evaluator<G> + Send>, G>,
     rng: StdRng,
     seed: u64,
@@ -415,6 +423,7 @@ impl<G: NetGame> AzAgent<G> {
             },
             temperature: config.temperature,
             puct: config.puct,
+            tree_bytes: config.tree_mb << 20,
             evaluator: CachedEvaluator::new(evaluator, config.cache),
             rng: StdRng::seed_from_u64(seed),
             seed,
@@ -577,7 +586,7 @@ impl<G: Rules> AzAgent<G> {
                 self.search.insert(s)
             }
         };
-        let budget = Budget::new(limits, self.searches);
+        let budget = Budget::new(limits, self.searches, self.tree_bytes);
         // Gumbel splits a known number of simulations; under a time limit, `searches` of
         // them, after which the root chooses as the nodes below it do.
         let planned = budget.simulations.min(match limits.nodes {
@@ -614,15 +623,15 @@ impl<G: Rules> AzAgent<G> {
 mod tests {
     use super::*;
 
-    /// A search with no bound but `stop` ends once its tree holds `TREE_BYTES`, and gives
-    /// a searched move even with a tree already that large (kept from earlier moves).
+    /// A search with no bound but `stop` ends once its tree holds its budget's bytes, and
+    /// gives a searched move even with a tree already that large (kept from earlier moves).
     #[test]
     fn an_infinite_search_stops_at_the_tree_cap() {
         let limits = Limits {
             infinite: true,
             ..Limits::default()
         };
-        let budget = Budget::new(&limits, 200);
+        let budget = Budget::new(&limits, 200, TREE_BYTES);
         assert!(budget.more(1_000_000, TREE_BYTES - 1));
         assert!(!budget.more(1_000_000, TREE_BYTES));
         assert!(budget.more(0, TREE_BYTES));

@@ -204,6 +204,9 @@ pub static NODES: Setting<u64> = whole("a node count", 1, u64::MAX);
 /// Alpha-beta's transposition table in MiB.
 pub static HASH_MB: Setting<usize> = whole("a table size in MiB", 1, 65536);
 
+/// The most memory a search tree may hold.
+pub static TREE_MB: Setting<usize> = whole("a size in MiB", 1, 65536);
+
 /// A king's value in men for the material evaluation.
 pub static KING: Setting<f32> = Setting::new(
     "a king value in men",

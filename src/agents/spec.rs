@@ -302,6 +302,7 @@ impl AzConfig {
             device: opts.value(&az::DEVICE)?,
             threads: opts.value(&az::THREADS)?,
             cache: opts.value(&az::CACHE)?,
+            tree_mb: opts.value(&az::TREE)?,
             temperature: opts.value(&az::TEMPERATURE)?,
             // Play: constant c_puct, no root noise, no forced playouts (self-play's).
             puct: PuctConfig {

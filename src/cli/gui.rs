@@ -54,6 +54,18 @@ pub struct GuiArgs {
     /// Searches running at once over all games; the others wait (default: 4).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     max_thinking: Option<u32>,
+    /// The most evaluations an agent may keep in its cache (default: 131072, az's own
+    /// default, about 60 MB filled).
+    #[arg(long, value_parser = clap::value_parser!(u64))]
+    max_cache: Option<u64>,
+    /// The most memory an agent's search tree may hold, in MiB: a spec asking more is
+    /// refused, one leaving it out gets this (default: 128).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    max_tree_mb: Option<u64>,
+    /// Games whose agents (search trees and caches) are kept between moves; the others'
+    /// are built again at their next move (default: 4).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    kept_agents: Option<u32>,
 }
 
 #[derive(clap::Args)]
@@ -106,6 +118,11 @@ pub fn serve(args: GuiArgs) -> Result<()> {
             thinking: args
                 .max_thinking
                 .map_or(defaults.limits.thinking, |n| n as usize),
+            cache: args.max_cache.unwrap_or(defaults.limits.cache),
+            tree_mb: args.max_tree_mb.unwrap_or(defaults.limits.tree_mb),
+            kept_agents: args
+                .kept_agents
+                .map_or(defaults.limits.kept_agents, |n| n as usize),
         },
         ..defaults
     })?;

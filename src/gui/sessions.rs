@@ -20,9 +20,9 @@ use crate::games::{
 };
 use axum::http::StatusCode;
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast};
 
@@ -79,11 +79,41 @@ struct Slots {
     /// Every search but an analysis until Stop is stopped after this long.
     move_time: Duration,
     next_search: AtomicU64,
+    /// The games keeping their agents between moves, the one that searched last at the
+    /// back; at most `AgentLimits::kept_agents`.
+    kept: Mutex<VecDeque<(u64, Weak<dyn KeepsAgent>)>>,
+    /// What agents may ask; `kept_agents` bounds `kept`.
+    limits: AgentLimits,
+}
+
+/// A game that can let its kept agent go (a session of either game).
+trait KeepsAgent: Send + Sync {
+    fn let_agent_go(&self);
 }
 
 impl Slots {
     fn search_id(&self) -> u64 {
         self.next_search.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Game `id` has just kept its agent: it becomes the most recent, and the agents of the
+    /// games beyond the most kept are let go (their memory with them: a search tree, an
+    /// evaluation cache).
+    fn keep(&self, id: u64, game: Weak<dyn KeepsAgent>) {
+        let gone: Vec<_> = {
+            let mut kept = lock(&self.kept);
+            kept.retain(|(other, _)| *other != id);
+            kept.push_back((id, game));
+            let over = kept.len().saturating_sub(self.limits.kept_agents.max(1));
+            kept.drain(..over).collect()
+        };
+        // Each game's own lock is taken after the list's is let go: a game keeping its
+        // agent holds neither.
+        for (_, game) in gone {
+            if let Some(game) = game.upgrade() {
+                game.let_agent_go();
+            }
+        }
     }
 }
 
@@ -319,6 +349,8 @@ impl Sessions {
                 thinking,
                 move_time: limits.move_time,
                 next_search: AtomicU64::new(1),
+                kept: Mutex::new(VecDeque::new()),
+                limits,
             }),
             max_games: max_games.max(1),
             expiry,
@@ -591,6 +623,12 @@ impl<G: Board> SessionState<G> {
     }
 }
 
+impl<G: Board> KeepsAgent for Session<G> {
+    fn let_agent_go(&self) {
+        lock(&self.inner).agent = None;
+    }
+}
+
 impl<G: Board> Session<G> {
     pub fn subscribe(&self) -> broadcast::Receiver<Event> {
         self.events.subscribe()
@@ -735,7 +773,7 @@ impl<G: Board> Session<G> {
             }
         }
         let seed = self.slots.search_id();
-        let spec = spec.clone();
+        let spec = self.slots.limits.bounded(spec);
         tokio::task::spawn_blocking(move || spec.build::<G>(seed))
             .await
             .map_err(|_| {
@@ -979,6 +1017,8 @@ impl<G: Board> Session<G> {
             inner.settle_clock(Some(&old), Instant::now());
         }
         self.changed(inner);
+        self.slots
+            .keep(self.id, Arc::downgrade(self) as Weak<dyn KeepsAgent>);
         self.go_on();
     }
 

@@ -766,6 +766,9 @@ fn agents_are_held_to_the_servers_limits() {
             searches: 1000,
             threads: 1,
             thinking: 1,
+            cache: 4096,
+            tree_mb: 16,
+            kept_agents: 1,
         },
         ..GuiOptions::at("127.0.0.1:0".parse().unwrap())
     })
@@ -796,6 +799,8 @@ fn agents_are_held_to_the_servers_limits() {
     assert!(too_many.contains("gui --max-searches"), "{too_many}");
     let threads = error(a, "POST", &search, r#"{"agent": "az:threads=2"}"#, 400);
     assert!(threads.contains("gui --max-threads"), "{threads}");
+    let cache = error(a, "POST", &search, r#"{"agent": "az:cache=5000"}"#, 400);
+    assert!(cache.contains("gui --max-cache"), "{cache}");
 
     let mut events = Events::open(a, &format!("{g}/events"));
     let t = Instant::now();

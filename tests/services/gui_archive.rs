@@ -14,9 +14,15 @@ use std::process::{Child, Stdio};
 /// `checkers-zero gui` on any free port with the archive `file`, and its address (from the
 /// `listening` event it writes first).
 fn serve(file: &Path) -> (Child, SocketAddr) {
+    serve_with(file, &[])
+}
+
+/// [`serve`] with the further flags `args`.
+pub(crate) fn serve_with(file: &Path, args: &[&str]) -> (Child, SocketAddr) {
     let mut child = program()
         .args(["--log-format", "json", "gui", "--port", "0", "--archive"])
         .arg(file)
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()

@@ -13,3 +13,5 @@ mod gui_archive;
 mod gui_browser;
 #[cfg(feature = "gui")]
 mod gui_clocks;
+#[cfg(all(feature = "gui", target_os = "linux"))]
+mod gui_memory;
