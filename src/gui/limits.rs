@@ -153,7 +153,7 @@ mod tests {
         let bounded = |text: &str| limits.bounded(&text.parse().unwrap()).to_string();
         assert_eq!(bounded("az:time=100"), "az:time=100,tree=64,cache=1000");
         assert_eq!(bounded("az:cache=10"), "az:cache=10,tree=64");
-        assert_eq!(bounded("az:tree=8"), "az:tree=8");
+        assert_eq!(bounded("az:tree=8,cache=5"), "az:tree=8,cache=5");
         assert_eq!(bounded("alphabeta"), "alphabeta");
     }
 }
