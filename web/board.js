@@ -12,6 +12,10 @@ const CELL = 100;
 const SIZE = 8 * CELL;
 // Labels on one square are this far apart: a label is 30 high, so three fit a square.
 const LABEL_STEP = 32;
+// The square's name in its top-left corner ends this far above and left of the centre: a
+// label stacked that high moves right, clear of it.
+const NAME_BOTTOM = -32;
+const NAME_RIGHT = -26;
 
 /** Creates an SVG element with attributes and children. */
 export function svgEl(tag, attrs = {}, children = []) {
@@ -158,7 +162,7 @@ export class BoardView {
   /**
    * model: { board (64 cells), flipped, numbers, lastMove {from, path, captured} | null,
    * selected, partial (squares landed on so far), dests [{square, final}], arrows
-   * [{from, path, weight 0..1, label, kind: "score" | "prior"}], still: pieces are not
+   * [{from, path, weight 0..1, label, kind: "score" | "share" | "prior", title}], still: pieces are not
    * carried (the editor's clicks place pieces, not moves) }
    */
   render(model) {
@@ -371,7 +375,11 @@ function drawArrow(arrow, centres, labelShift = 0) {
     svgEl("polyline", { class: "shaft", points: shaft, "stroke-width": width }),
     svgEl("polygon", { class: "head", points: arrowHead(end, angle, head, width) }),
   );
-  if (arrow.label) group.append(arrowLabel(arrow.label, { x: tip.x, y: tip.y + labelShift }));
+  if (arrow.label) {
+    const high = labelShift - LABEL_HALF < NAME_BOTTOM;
+    const dx = high ? Math.max(0, labelWidth(arrow.label) / 2 + NAME_RIGHT) : 0;
+    group.append(arrowLabel(arrow, { x: tip.x + dx, y: tip.y + labelShift }));
+  }
   return group;
 }
 
@@ -384,7 +392,7 @@ function spotMark(arrow, at) {
     opacity: (0.45 + 0.5 * weight).toFixed(2),
   });
   group.append(svgEl("circle", { class: "spot", cx: at.x, cy: at.y, r: 30, "stroke-width": 5 + 7 * weight }));
-  if (arrow.label) group.append(arrowLabel(arrow.label, at));
+  if (arrow.label) group.append(arrowLabel(arrow, at));
   return group;
 }
 
@@ -400,16 +408,23 @@ function arrowHead(end, angle, length, width) {
   ].join(" ");
 }
 
-/** The label sits on the destination square, on a small pill so it reads on any colour. */
-function arrowLabel(label, at) {
+const LABEL_HALF = 15;
+const labelWidth = (label) => 11 * label.length + 12;
+
+/**
+ * The label sits on the destination square, on a small pill so it reads on any colour, its
+ * meaning in words on hover.
+ */
+function arrowLabel(arrow, at) {
   const { x, y } = at;
-  const width = 11 * label.length + 12;
+  const width = labelWidth(arrow.label);
   const group = svgEl("g", { class: "arrow-label", transform: `translate(${x},${y})` });
   group.append(
-    svgEl("rect", { x: -width / 2, y: -15, width, height: 30, rx: 15 }),
+    svgEl("rect", { x: -width / 2, y: -LABEL_HALF, width, height: 2 * LABEL_HALF, rx: LABEL_HALF }),
     Object.assign(svgEl("text", { x: 0, y: 7, "text-anchor": "middle" }), {
-      textContent: label,
+      textContent: arrow.label,
     }),
   );
+  if (arrow.title) group.append(Object.assign(svgEl("title"), { textContent: arrow.title }));
   return group;
 }

@@ -491,15 +491,26 @@ export class GameSession {
     return `${capitalise(this.viewTurn())} to move${count} · ${this.viewName()}${result}`;
   }
 
-  /** "ply 12", or "ply 12 of a side line" for a position off the game's line. */
+  /**
+   * The position shown as a player names it: "after 12. 11-15", "after 12… 22-18 in a side
+   * line", "at the start".
+   */
   viewName() {
-    return `ply ${this.view.ply}${this.view.line ? " of a side line" : ""}`;
+    const { ply, line, last_move: last } = this.view;
+    if (!ply || !last) return "at the start";
+    return `after ${moveNumber(this.state, ply)} ${last.move}${line ? " in a side line" : ""}`;
   }
 
   /** The side to move in the past position shown (its FEN says so too). */
   viewTurn() {
     return this.view.turn || (this.view.fen.startsWith("W") ? "white" : "black");
   }
+}
+
+/** The number of the move that made ply `ply` (1 on): "12." for Black's, "12…" for White's. */
+export function moveNumber(state, ply) {
+  const turn = ply - 1 + (state?.moves?.[0]?.side === "white" ? 1 : 0);
+  return `${Math.floor(turn / 2) + 1}${turn % 2 === 0 ? "." : "…"}`;
 }
 
 /** The key of a position in `analyses`: its line and ply. */
@@ -565,7 +576,7 @@ function shareArrows(moves) {
     .sort((a, b) => b.score - a.score)
     .filter((m, i) => i === 0 || m.score >= 0.03)
     .slice(0, MAX_ARROWS)
-    .map((m) => arrow(m, m.score / best, percentOf(m.score), "score"));
+    .map((m) => arrow(m, m.score / best, percentOf(m.score), "share", `${m.move}: ${percentOf(m.score)} of the search's visits`));
 }
 
 function priorArrows(moves) {
@@ -576,7 +587,7 @@ function priorArrows(moves) {
     .sort((a, b) => b.prior - a.prior)
     .filter((m, i) => i === 0 || m.prior >= 0.03)
     .slice(0, MAX_ARROWS)
-    .map((m) => arrow(m, m.prior / best, percentOf(m.prior), "prior"));
+    .map((m) => arrow(m, m.prior / best, percentOf(m.prior), "prior", `${m.move}: the network's prior ${percentOf(m.prior)}`));
 }
 
 /**
@@ -593,10 +604,16 @@ function valueArrows(analysis) {
       spread > 0 ? 1 - (0.8 * (best - m.score)) / spread : 1,
       m.proven ? m.proven.result : percentOf(moveShare(analysis, m)),
       "score",
+      m.proven ? `${m.move}: ${m.proven.text}` : `${m.move}: Black's expected result ${percentOf(moveShare(analysis, m))}`,
     ),
   );
 }
 
-function arrow(m, weight, label, kind) {
-  return { move: m.move, from: m.from, path: m.path, weight, label, kind };
+/**
+ * An arrow of kind "score" (its label an expected result), "share" (a share of the visits,
+ * drawn apart from results: italic on a dashed pill) or "prior"; `title` says in words what
+ * its label counts.
+ */
+function arrow(m, weight, label, kind, title) {
+  return { move: m.move, from: m.from, path: m.path, weight, label, kind, title };
 }

@@ -9,6 +9,7 @@ import {
   blackShare,
   capitalise,
   discCount,
+  moveNumber,
   moveShare,
   networkScale,
   percentOf,
@@ -818,18 +819,12 @@ function positionWords(state, ply, line) {
   if (!ply) return "the starting position";
   if (line) return `the side line's position after ${moveNumber(state, ply)}`;
   const m = state?.moves?.[ply - 1];
-  return m ? `the position after ${moveName(state, m)}` : `the position after ply ${ply}`;
+  return m ? `the position after ${moveName(state, m)}` : `the position after ${moveNumber(state, ply)}`;
 }
 
 /** "12. 11-15" for Black's twelfth move, "12… 22-18" for White's. */
 function moveName(state, m) {
   return `${moveNumber(state, m.ply)} ${m.move}`;
-}
-
-/** The number of the move that made ply `ply` (1 on): "12." for Black's, "12…" for White's. */
-function moveNumber(state, ply) {
-  const turn = ply - 1 + (state?.moves?.[0]?.side === "white" ? 1 : 0);
-  return `${Math.floor(turn / 2) + 1}${turn % 2 === 0 ? "." : "…"}`;
 }
 
 /** The evaluation bar beside the board: Black's share from the bottom. */
@@ -839,10 +834,11 @@ function renderEvalBar(a) {
   if (!a) return;
   const share = blackShare(a);
   $("eval-fill").style.height = `${(100 * share).toFixed(1)}%`;
-  // Black's expected result in percent, at the end of the side ahead (lichess's place).
+  // Black's expected result in percent, at the end of the side ahead (lichess's place); the
+  // bar holds the number, its tooltip says what it is.
   const percent = `${Math.round(100 * share)}%`;
   const text = $("eval-text");
-  text.textContent = percent;
+  text.textContent = String(Math.round(100 * share));
   text.classList.toggle("black-ahead", share >= 0.5);
   bar.title = `Black's expected result: ${percent} (${unitsText(a)})`;
   bar.setAttribute("aria-label", `Evaluation: ${bar.title}`);
@@ -1020,7 +1016,7 @@ function summaryWords(summary) {
   for (let i = 0; i + 1 < words.length && words[i] !== "pv"; i += 2) kv[words[i]] = Number(words[i + 1]);
   const n = (x) => Math.round(x).toLocaleString("en");
   const parts = [];
-  if (Number.isFinite(kv.depth)) parts.push(`${kv.depth} plies deep, ${n(kv.nodes || 0)} positions`);
+  if (Number.isFinite(kv.depth)) parts.push(`depth ${kv.depth}, ${n(kv.nodes || 0)} positions`);
   if (Number.isFinite(kv.simulations)) {
     const kept = kv.kept > 0 ? ` (${n(kv.visits)} with the ${n(kv.kept)} kept from earlier moves)` : "";
     parts.push(`${n(kv.simulations)} simulations${kept}`);

@@ -1,5 +1,5 @@
 // The parts of the page every game view shares: the board, the status line, the message
-// area, the "viewing ply n" notice and the board options. One object, so the play page and
+// area, the "viewing the position after 12. 11-15" notice and the board options. One object, so the play page and
 // the tutorial draw on the same board without knowing of each other.
 
 import { BoardView } from "./board.js";
@@ -57,7 +57,7 @@ export const screen = {
     el.dataset.tone = tone;
   },
 
-  /** Names the position viewed ("ply 12"), or null when the game's own is shown. */
+  /** Names the position viewed ("after 12. 11-15"), or null when the game's own is shown. */
   setViewing(name) {
     const el = $("viewing");
     el.hidden = name === null;

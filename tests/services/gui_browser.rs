@@ -595,7 +595,7 @@ fn the_board_shows_what_it_promises() {
             .await;
             let details = details.as_str().unwrap();
             assert!(
-                details.contains("plies deep") && !details.contains("nodes"),
+                details.contains("depth ") && !details.contains("nodes"),
                 "{details}"
             );
             let text = run_js(
@@ -605,10 +605,19 @@ fn the_board_shows_what_it_promises() {
             .await;
             let percent = text.as_str().unwrap();
             let number: u32 = percent
-                .strip_suffix('%')
-                .and_then(|n| n.parse().ok())
-                .unwrap_or_else(|| panic!("the bar's number: {text}"));
+                .parse()
+                .unwrap_or_else(|_| panic!("the bar's number: {text}"));
             assert!(number <= 100, "{percent}");
+            // The number reads upright, at a readable size, inside the bar.
+            let shown = run_js(
+                &c,
+                "const t = document.querySelector('#eval-text'); const s = getComputedStyle(t);                  const [b, r] = [document.querySelector('#eval-bar').getBoundingClientRect(), t.getBoundingClientRect()];                  const range = document.createRange(); range.selectNodeContents(t); const g = range.getBoundingClientRect();                  return [s.writingMode, s.transform, parseFloat(s.fontSize), g.left >= b.left && g.right <= b.right && r.top >= b.top && r.bottom <= b.bottom];",
+            )
+            .await;
+            assert_eq!(shown[0], "horizontal-tb", "{shown}");
+            assert_eq!(shown[1], "none", "{shown}");
+            assert!(shown[2].as_f64().unwrap() >= 12.0, "{shown}");
+            assert_eq!(shown[3], true, "the number inside the bar: {shown}");
             let gap = run_js(
                 &c,
                 "return document.querySelector('#setup-panel').getBoundingClientRect().right \
@@ -677,7 +686,7 @@ fn the_board_shows_what_it_promises() {
                 &c,
                 "the hint's arrows",
                 "document.querySelectorAll('#board .arrow-label').length && \
-                 [...document.querySelectorAll('#board .arrow-label')].map(e => e.textContent)",
+                 [...document.querySelectorAll('#board .arrow-label text')].map(e => e.textContent)",
             )
             .await;
             assert_eq!(labels[0], "win", "{labels}");
@@ -862,7 +871,7 @@ fn no_text_is_clipped() {
                 until(
                     &c,
                     "a side line's position",
-                    "document.querySelector('#status').textContent.includes('of a side line')",
+                    "document.querySelector('#status').textContent.includes('in a side line')",
                 )
                 .await;
                 look("play, side lines", clipped_texts(&c).await);
@@ -1313,6 +1322,21 @@ fn pieces_leave_the_square_names_readable() {
                 json!([]),
                 "checkers' names under pieces"
             );
+            // Three arrows' labels stacked on one square stay clear of every square's name
+            // (one stacked high moves right of the name in its corner).
+            let stacked = "return import('/screen.js').then(({ screen }) => { \
+                const arrows = [[10, '+0.25', 'score'], [11, '100%', 'share'], [19, '-0.50', 'score']] \
+                  .map(([from, label, kind]) => ({ move: `${from}-15`, from, path: [15], weight: 0.8, label, kind })); \
+                screen.board.render({ ...screen.board.model, arrows }); \
+                const boxes = (css) => [...document.querySelectorAll(css)].map((e) => e.getBoundingClientRect()); \
+                const labels = boxes('#board .arrow-label rect'); \
+                const hit = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom; \
+                return [labels.length, boxes('#board .sq-number').filter((n) => labels.some((l) => hit(l, n))).length]; });";
+            assert_eq!(
+                run_js(&c, stacked).await,
+                json!([3, 0]),
+                "stacked arrow labels over square names"
+            );
             // Discs on every square but one, so X still has a move.
             let full = format!("{}X-", "XO".repeat(31));
             let id = api_game(
@@ -1558,7 +1582,7 @@ fn side_lines_are_played_stepped_analysed_and_deleted() {
             until(
                 &c,
                 "ply 1",
-                &format!("{status}.includes('White to move · ply 1')"),
+                &format!("{status}.includes('White to move · after 1. 11-15')"),
             )
             .await;
             // White plays 22-18 there by clicks instead of the game's 23-19.
@@ -1576,7 +1600,7 @@ fn side_lines_are_played_stepped_analysed_and_deleted() {
                     .await
                     .as_str()
                     .unwrap()
-                    .contains("ply 2 of a side line")
+                    .contains("after 1… 22-18 in a side line")
             );
             let s = game_state(&c).await;
             assert_eq!(
@@ -1618,7 +1642,7 @@ fn side_lines_are_played_stepped_analysed_and_deleted() {
             until(
                 &c,
                 "ply 3",
-                &format!("{status}.includes('ply 3 of a side line')"),
+                &format!("{status}.includes('after 2. 15x22 in a side line')"),
             )
             .await;
             click(&c, "#hint").await;
@@ -2302,7 +2326,7 @@ fn docs_screenshots() {
         until(
             &c,
             "ply 5 of the side line",
-            "document.querySelector('#status').textContent.includes('ply 5 of a side line')",
+            "document.querySelector('#status').textContent.includes('after 3. 15x22 in a side line')",
         )
         .await;
         fill(&c, "#move-input", "26x17").await;
@@ -2326,7 +2350,7 @@ fn docs_screenshots() {
         until(
             &c,
             "the first side line's end",
-            "document.querySelector('#status').textContent.includes('ply 7 of a side line')",
+            "document.querySelector('#status').textContent.includes('after 4. 4-8 in a side line')",
         )
         .await;
         click(&c, "#hint").await;
