@@ -2375,6 +2375,49 @@ fn docs_screenshots() {
     });
 }
 
+/// The clocks' and the Games tab's screenshots in docs/ (not a test: run it by hand after
+/// changing them): `cargo test --release --test services -- --ignored archive_screenshots`.
+/// Writes docs/img/gui-clocks.png (a 3+2 game against the computer, its thinking hidden)
+/// and docs/img/gui-games.png (the archive's games).
+#[test]
+#[ignore]
+fn archive_screenshots() {
+    let out = docs_img();
+    with_browser(
+        Path::new("tests/data/runs"),
+        "1400,960",
+        move |c, url| async move {
+            let shot = |name: &'static str| {
+                let (c, out) = (c.clone(), out.clone());
+                async move { std::fs::write(out.join(name), c.screenshot().await.unwrap()).unwrap() }
+            };
+            c.goto(&url).await.unwrap();
+            until(&c, "the first board", "document.body.dataset.ready === '1'").await;
+            // Earlier games for the list: two people, the computer against itself, Othello.
+            for body in [
+                json!({"black": "alphabeta:depth=3", "white": "alphabeta:depth=2"}),
+                json!({"game": "othello", "black": "alphabeta:depth=2", "white": "random"}),
+                json!({"clock": "5+3", "white": "az:searches=32,temperature=0.5"}),
+            ] {
+                api_game(&c, body).await;
+            }
+            choose(&c, "#opponent-mode", "level").await;
+            choose(&c, "#level", "3").await;
+            choose(&c, "#clock-control", "3+2").await;
+            click(&c, "#new-game").await;
+            fill(&c, "#move-input", "11-15").await;
+            click(&c, "#move-form button[type=submit]").await;
+            until(&c, "the computer thinking", "document.body.dataset.thinking === '1'").await;
+            tokio::time::sleep(Duration::from_millis(1200)).await;
+            shot("gui-clocks.png").await;
+            tokio::time::sleep(Duration::from_millis(3000)).await;
+            click(&c, "#tab-games").await;
+            until(&c, "the list", "document.querySelectorAll('#games-table tbody tr').length >= 3").await;
+            shot("gui-games.png").await;
+        },
+    );
+}
+
 /// The board editor's and the opening name's screenshots in docs/ (not a test: run it by
 /// hand after changing them): `cargo test --release --test services -- --ignored
 /// editor_screenshots`. Writes docs/img/gui-editor.png (a checkers position being set up),
