@@ -57,6 +57,7 @@ export class PlayPage {
       onState: (state, cause) => this.onState(state, cause),
       onAnalysis: (analysis) => this.onAnalysis(analysis),
       onKept: (latest) => {
+        this.restoreReview();
         this.analysis ??= latest;
         this.renderAnalysis();
       },
@@ -663,6 +664,12 @@ export class PlayPage {
     for (let ply = 0; ply <= state.ply && this.review === review; ply += 1) {
       const position = ply === state.ply ? state : null;
       if (position?.result) break;
+      // A position the review's agent has searched already (the server keeps its analyses).
+      const kept = this.reviewed(ply, agent);
+      if (kept) {
+        review.shares.set(ply, blackShare(kept));
+        continue;
+      }
       screen.say(`Reviewing: position ${ply} of ${state.ply} with ${agent}…`, "info");
       const done = new Promise((resolve) => {
         review.waiting = (a) => a.final && a.ply === ply && !a.line && resolve(a);
@@ -681,6 +688,33 @@ export class PlayPage {
     const worst = costly.slice(0, 3).map((l) => moveName(this.session.state, l));
     screen.say(worst.length ? `Review done. The costliest moves: ${worst.join(", ")}.` : "Review done: no move lost much.", "ok");
     this.renderPanel();
+    this.renderPanel();
+  }
+
+  /** The review agent's finished analysis of the game's position after `ply` plies, if kept. */
+  reviewed(ply, agent) {
+    const a = this.session.analyses.get(`0:${ply}`);
+    return a?.final && a.agent === agent ? a : null;
+  }
+
+  /**
+   * A game reopened (a reload, the Games tab) whose every position the review's agent has
+   * analysed shows its review again, from the analyses the server kept, without searching.
+   */
+  restoreReview() {
+    const state = this.session.state;
+    if (!state || this.review?.game === state.id) return;
+    const agent = reviewAgent(state.game);
+    const last = state.result ? state.ply - 1 : state.ply;
+    const shares = new Map();
+    for (let ply = 0; ply <= last; ply += 1) {
+      const a = this.reviewed(ply, agent);
+      if (!a) return;
+      shares.set(ply, blackShare(a));
+    }
+    this.review = { running: false, lost: new Map(), shares, agent, game: state.id };
+    markLosses(this.review, state);
+    renderReviewSummary(this.review);
     this.renderPanel();
   }
 

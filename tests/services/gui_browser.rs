@@ -1284,6 +1284,24 @@ fn a_man_given_away_is_a_blunder_in_the_review() {
             )
             .await;
             assert!(mark.as_str().unwrap().contains("19-16??"), "{mark}");
+            // The review comes back with the game, from the analyses the server kept,
+            // without searching again.
+            c.refresh().await.unwrap();
+            let again = until(
+                &c,
+                "the kept review",
+                "document.body.dataset.ready === '1' && !document.querySelector('#review-summary').hidden && \
+                 [...document.querySelector('#review-summary tbody tr[data-side=\"white\"]').cells].map(c => c.textContent)",
+            )
+            .await;
+            assert_eq!(again, white, "the same review after a reload");
+            let marked = until(&c, "the marks", "[...document.querySelectorAll('#moves .move')].map(m => m.textContent).join(' ').includes('19-16??')").await;
+            assert_eq!(marked, true);
+            assert_eq!(
+                run_js(&c, "return document.body.dataset.thinking;").await,
+                "0",
+                "no search for a kept review"
+            );
         },
     );
 }
@@ -2407,12 +2425,22 @@ fn archive_screenshots() {
             click(&c, "#new-game").await;
             fill(&c, "#move-input", "11-15").await;
             click(&c, "#move-form button[type=submit]").await;
-            until(&c, "the computer thinking", "document.body.dataset.thinking === '1'").await;
+            until(
+                &c,
+                "the computer thinking",
+                "document.body.dataset.thinking === '1'",
+            )
+            .await;
             tokio::time::sleep(Duration::from_millis(1200)).await;
             shot("gui-clocks.png").await;
             tokio::time::sleep(Duration::from_millis(3000)).await;
             click(&c, "#tab-games").await;
-            until(&c, "the list", "document.querySelectorAll('#games-table tbody tr').length >= 3").await;
+            until(
+                &c,
+                "the list",
+                "document.querySelectorAll('#games-table tbody tr').length >= 3",
+            )
+            .await;
             shot("gui-games.png").await;
         },
     );
