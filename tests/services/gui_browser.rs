@@ -2289,12 +2289,7 @@ fn a_phone_sized_window_shows_the_board_and_new_game_first() {
 #[test]
 #[ignore]
 fn docs_screenshots() {
-    let out = docs_img();
     with_browser(Path::new("runs"), "1400,960", move |c, url| async move {
-        let shot = |name: &'static str| {
-            let (c, out) = (c.clone(), out.clone());
-            async move { std::fs::write(out.join(name), c.screenshot().await.unwrap()).unwrap() }
-        };
         c.goto(&url).await.unwrap();
         until(&c, "the first board", "document.body.dataset.ready === '1'").await;
         // Checkers against the built-in network, its analysis of a middle game.
@@ -2315,7 +2310,7 @@ fn docs_screenshots() {
         .await;
         click(&c, "#hint").await;
         until(&c, "az's analysis", "document.querySelectorAll('#board .arrow').length > 0 && document.body.dataset.thinking === '0'").await;
-        shot("gui-play.png").await;
+        shoot(&c, "gui-play.png").await;
         // Live analysis of an earlier position, caught while it searches.
         click(&c, "#nav-first").await;
         click(&c, "#nav-next").await;
@@ -2323,7 +2318,7 @@ fn docs_screenshots() {
         click(&c, "#analyse").await;
         until(&c, "a live update", "document.querySelector('#analysis .meta')?.textContent.includes('searching') && document.querySelectorAll('#board .arrow').length > 0").await;
         tokio::time::sleep(Duration::from_millis(1500)).await;
-        shot("gui-analysis.png").await;
+        shoot(&c, "gui-analysis.png").await;
         click(&c, "#stop").await;
         until(
             &c,
@@ -2376,7 +2371,7 @@ fn docs_screenshots() {
         // Tall enough for the board and the move list at once.
         c.set_window_size(1400, 1700).await.unwrap();
         run_js(&c, "window.scrollTo(0, 0);").await;
-        shot("gui-side-lines.png").await;
+        shoot(&c, "gui-side-lines.png").await;
         c.set_window_size(1400, 960).await.unwrap();
         // Othello against the built-in network, a few moves in.
         choose(&c, "#game-kind", "othello").await;
@@ -2389,7 +2384,7 @@ fn docs_screenshots() {
             tokio::time::sleep(Duration::from_millis(300)).await;
         }
         until(&c, "the reply", "document.body.dataset.thinking === '0' && document.querySelectorAll('#board .legal').length").await;
-        shot("gui-othello.png").await;
+        shoot(&c, "gui-othello.png").await;
     });
 }
 
@@ -2400,15 +2395,10 @@ fn docs_screenshots() {
 #[test]
 #[ignore]
 fn archive_screenshots() {
-    let out = docs_img();
     with_browser(
         Path::new("tests/data/runs"),
         "1400,960",
         move |c, url| async move {
-            let shot = |name: &'static str| {
-                let (c, out) = (c.clone(), out.clone());
-                async move { std::fs::write(out.join(name), c.screenshot().await.unwrap()).unwrap() }
-            };
             c.goto(&url).await.unwrap();
             until(&c, "the first board", "document.body.dataset.ready === '1'").await;
             // Earlier games for the list: two people, the computer against itself, Othello.
@@ -2432,7 +2422,7 @@ fn archive_screenshots() {
             )
             .await;
             tokio::time::sleep(Duration::from_millis(1200)).await;
-            shot("gui-clocks.png").await;
+            shoot(&c, "gui-clocks.png").await;
             tokio::time::sleep(Duration::from_millis(3000)).await;
             click(&c, "#tab-games").await;
             until(
@@ -2441,7 +2431,7 @@ fn archive_screenshots() {
                 "document.querySelectorAll('#games-table tbody tr').length >= 3",
             )
             .await;
-            shot("gui-games.png").await;
+            shoot(&c, "gui-games.png").await;
         },
     );
 }
@@ -2454,7 +2444,6 @@ fn archive_screenshots() {
 #[test]
 #[ignore]
 fn editor_screenshots() {
-    let out = docs_img();
     with_browser(
         Path::new("tests/data/runs"),
         "1400,1060",
@@ -2469,7 +2458,7 @@ fn editor_screenshots() {
             place(&c, "white-man", &[14, 23, 24, 31]).await;
             place(&c, "white-king", &[3]).await;
             click(&c, "#palette-black-man").await;
-            std::fs::write(out.join("gui-editor.png"), c.screenshot().await.unwrap()).unwrap();
+            shoot(&c, "gui-editor.png").await;
             click(&c, "#editor-cancel").await;
             let index = run_js(&c, "return [...document.querySelectorAll('#ballot optgroup')].find(g => g.label === 'Ayrshire Lassie')?.querySelector('option').value ?? document.querySelector('#ballot optgroup option').value;").await;
             choose(&c, "#start", "ballot").await;
@@ -2481,7 +2470,7 @@ fn editor_screenshots() {
                 "document.querySelectorAll('#moves .move').length === 3",
             )
             .await;
-            std::fs::write(out.join("gui-opening.png"), c.screenshot().await.unwrap()).unwrap();
+            shoot(&c, "gui-opening.png").await;
             // A piece being dragged from 11 towards 15, caught halfway (a game between people).
             choose(&c, "#opponent-mode", "human").await;
             choose(&c, "#start", "initial").await;
@@ -2494,7 +2483,7 @@ fn editor_screenshots() {
                  const [ax, ay, bx, by] = [a.x + a.width / 2, a.y + a.height / 2, b.x + b.width / 2, b.y + b.height / 2]; \
                  piece.dispatchEvent(new PointerEvent('pointerdown', point(ax, ay))); \
                  piece.dispatchEvent(new PointerEvent('pointermove', point(ax + 0.6 * (bx - ax), ay + 0.6 * (by - ay))));").await;
-            std::fs::write(out.join("gui-drag.png"), c.screenshot().await.unwrap()).unwrap();
+            shoot(&c, "gui-drag.png").await;
         },
     );
 }
@@ -2508,7 +2497,6 @@ fn editor_screenshots() {
 fn dashboard_screenshot() {
     let runs =
         PathBuf::from(std::env::var("CHECKERS_ZERO_SCREENSHOT_RUNS").unwrap_or("runs".into()));
-    let out = docs_img();
     with_browser(&runs, "1400,1300", move |c, url| async move {
         c.goto(&format!("{url}#dashboard")).await.unwrap();
         let names = until(
@@ -2532,12 +2520,13 @@ fn dashboard_screenshot() {
         .await;
         hover(&c, "policy_loss", 0.25).await;
         tokio::time::sleep(Duration::from_millis(300)).await;
-        std::fs::write(
-            out.join("charts-compare.png"),
-            c.screenshot().await.unwrap(),
-        )
-        .unwrap();
+        shoot(&c, "charts-compare.png").await;
     });
+}
+
+/// A screenshot of the page as `name` in docs/img.
+async fn shoot(c: &Client, name: &str) {
+    std::fs::write(docs_img().join(name), c.screenshot().await.unwrap()).unwrap();
 }
 
 fn docs_img() -> PathBuf {
