@@ -2401,7 +2401,8 @@ fn archive_screenshots() {
         move |c, url| async move {
             c.goto(&url).await.unwrap();
             until(&c, "the first board", "document.body.dataset.ready === '1'").await;
-            // Earlier games for the list: two people, the computer against itself, Othello.
+            // Earlier games for the list: the computer against itself in both games, and a
+            // game on a clock not yet begun (not listed until its first move).
             for body in [
                 json!({"black": "alphabeta:depth=3", "white": "alphabeta:depth=2"}),
                 json!({"game": "othello", "black": "alphabeta:depth=2", "white": "random"}),
