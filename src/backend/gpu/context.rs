@@ -209,6 +209,11 @@ pub struct AdapterSummary {
     pub timestamps: bool,
     pub max_workgroup_bytes: u32,
     pub max_invocations: u32,
+    /// Whether shaders may compute in f16 (`Features::SHADER_F16`).
+    pub shader_f16: bool,
+    /// The cooperative matrix (tensor core) shapes the adapter offers, `MxNxK A->C` as
+    /// `16x16x16 F16->F32`: none where it lacks the feature.
+    pub cooperative_matrices: Vec<String>,
 }
 
 impl AdapterSummary {
@@ -226,6 +231,22 @@ impl AdapterSummary {
             timestamps: adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY),
             max_workgroup_bytes: limits.max_compute_workgroup_storage_size,
             max_invocations: limits.max_compute_invocations_per_workgroup,
+            shader_f16: adapter.features().contains(wgpu::Features::SHADER_F16),
+            cooperative_matrices: if adapter
+                .features()
+                .contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
+            {
+                adapter
+                    .cooperative_matrix_properties()
+                    .iter()
+                    .map(|p| {
+                        let (m, n, k) = (p.m_size, p.n_size, p.k_size);
+                        format!("{m}x{n}x{k} {:?}->{:?}", p.ab_type, p.cr_type)
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
         }
     }
 }
