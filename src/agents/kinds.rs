@@ -379,6 +379,15 @@ pub mod az {
         "",
     )
     .aliased(&["batch"]);
+    pub const FORCED: Opt<u32> = Opt::new(
+        "forced",
+        "Forced moves played through",
+        "forced moves (a leaf with one legal move: a capture that must be made) played \
+         through before the network judges a leaf, up to this many in a row (0: none)",
+        &settings::FORCED_THROUGH,
+        Some(&0),
+        "",
+    );
     pub const THREADS: Opt<usize> = Opt::new(
         "threads",
         "Threads",
@@ -623,6 +632,7 @@ pub static AZ: AgentKind = AgentKind {
         az::TIME.decl,
         az::SPEND.decl,
         az::LEAF_BATCH.decl,
+        az::FORCED.decl,
         az::THREADS.decl,
         az::CACHE.decl,
         az::TREE.decl,

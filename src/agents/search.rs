@@ -304,6 +304,7 @@ impl AzConfig {
             az::TIME.with(self.movetime.map(millis)),
             az::SPEND.with(Some(self.spend)),
             az::LEAF_BATCH.with(Some(self.puct.batch)),
+            az::FORCED.with(Some(self.puct.forced_through)),
             az::THREADS.with(Some(self.threads)),
             az::CACHE.with(Some(self.cache)),
             az::TREE.with(Some(self.tree_mb)),

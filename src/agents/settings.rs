@@ -230,6 +230,9 @@ pub static EXPLORATION: Setting<f32> = at_least("an exploration constant", 0.0);
 /// a typo from asking for gigabytes; past a few hundred leaves virtual loss spoils the search.
 pub static LEAF_BATCH: Setting<u32> = whole("leaves per network call", 1, 1024);
 
+/// Forced moves a search plays through before it evaluates a leaf.
+pub static FORCED_THROUGH: Setting<u32> = whole("forced moves", 0, 64);
+
 /// First-play urgency: how far below its parent's value an unvisited move counts.
 pub static FPU_REDUCTION: Setting<f32> = at_least("a value reduction", 0.0);
 /// Threads a search evaluates its batches on, each with its own copy of the network.

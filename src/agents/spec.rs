@@ -307,6 +307,7 @@ impl AzConfig {
             // Play: constant c_puct, no root noise, no forced playouts (self-play's).
             puct: PuctConfig {
                 batch: opts.value(&az::LEAF_BATCH)? as usize,
+                forced_through: opts.value(&az::FORCED)?,
                 c_puct: opts.value(&az::C_PUCT)?,
                 c_base: None,
                 fpu_reduction: opts.value(&az::FPU_REDUCTION)?,

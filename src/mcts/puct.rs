@@ -28,6 +28,11 @@ pub struct PuctConfig {
     /// PUCT, or Gumbel AlphaZero's selection, target and choice (then `c_puct`, `c_base`,
     /// `fpu_reduction`, `noise` and `forced_playouts` do not apply).
     pub search: Search,
+    /// Forced moves played through before a leaf is evaluated: a leaf with one legal
+    /// action (a capture or a hop that must be made) gets it as its only child, without
+    /// the network, up to this many in a row, so that the network judges the position
+    /// after an exchange rather than in the middle of one (0: every leaf is evaluated).
+    pub forced_through: u32,
 }
 
 /// The search of this layer's own tests. The defaults of play and self-play are not here:
@@ -41,6 +46,7 @@ pub(crate) const TEST_PUCT: PuctConfig = PuctConfig {
     batch: 8,
     forced_playouts: None,
     search: Search::Puct,
+    forced_through: 0,
 };
 
 impl PuctConfig {
@@ -295,7 +301,20 @@ impl<G: Rules> Puct<G> {
                 break;
             }
             let mut actions = Vec::new();
-            if let Some(value) = self.tree.status(leaf, &mut actions) {
+            let mut status = self.tree.status(leaf, &mut actions);
+            let mut leaf = leaf;
+            for _ in 0..self.config.forced_through {
+                if status.is_some() || actions.len() != 1 {
+                    break;
+                }
+                // Its one child, with all the prior. No network value of its own (0 where
+                // one is read: with a single child no choice depends on it); the backup
+                // brings its child's values up through it.
+                self.tree.expand(leaf, &actions, &[1.0], 0.0);
+                leaf = self.tree.children(leaf).next().expect("one child");
+                status = self.tree.status(leaf, &mut actions);
+            }
+            if let Some(value) = status {
                 self.tree.backup(leaf, value);
                 exact += 1;
                 continue;
@@ -577,6 +596,37 @@ mod tests {
             target[bi].1 >= raw,
             "pruning only moves weight to the best child"
         );
+    }
+
+    /// With `forced_through`, the network never judges a leaf with one legal action
+    /// (checkers' captures that must be made): it judges the position after them, and the
+    /// search's visits still add up; without it, such leaves are evaluated.
+    #[test]
+    fn forced_moves_are_played_through_before_a_leaf_is_evaluated() {
+        /// Counts the inputs that had one legal action, evaluating as material does.
+        struct Counting(MaterialEvaluator, usize);
+        impl Evaluator for Counting {
+            fn evaluate(&mut self, inputs: &[EvalInput]) -> Vec<Evaluation> {
+                self.1 += inputs.iter().filter(|i| i.actions.len() == 1).count();
+                self.0.evaluate(inputs)
+            }
+        }
+        // Black's 15 faces White's 19 and 18 beside it: exchanges are everywhere.
+        let game =
+            Game::from_position(Checkers::parse_position("B:W18,19,22,23,26:B9,10,11,15").unwrap());
+        let singles = |forced_through| {
+            let config = PuctConfig {
+                forced_through,
+                ..TEST_PUCT
+            };
+            let mut search = Puct::new(config, &game);
+            let mut eval = Counting(MaterialEvaluator::default(), 0);
+            search.run(&mut eval, 300, &mut StdRng::seed_from_u64(1));
+            assert_eq!(search.tree().root().visits, 300);
+            eval.1
+        };
+        assert!(singles(0) > 0, "the position has forced leaves to evaluate");
+        assert_eq!(singles(64), 0);
     }
 
     /// Uniform priors and a value fixed by the position: a deterministic stand-in whose

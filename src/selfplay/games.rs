@@ -273,6 +273,7 @@ mod tests {
                 batch: 8,
                 forced_playouts: Some(2.0),
                 search: Search::Puct,
+                forced_through: 0,
             },
             playouts: PlayoutCap {
                 full: 24,

@@ -437,6 +437,7 @@ impl TrainConfig {
                     .then_some(self.forced_playouts)
                     .filter(|_| puct),
                 search,
+                forced_through: 0,
             },
             playouts: PlayoutCap {
                 full: self.searches,
