@@ -62,6 +62,9 @@ pub struct GuiArgs {
     /// refused, one leaving it out gets this (default: 128).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=65536))]
     max_tree_mb: Option<u64>,
+    /// The largest transposition table an alpha-beta agent may ask, in MiB (default: 256).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    max_hash_mb: Option<u64>,
     /// Games whose agents (search trees and caches) are kept between moves; the others'
     /// are built again at their next move (default: 4).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
@@ -120,6 +123,7 @@ pub fn serve(args: GuiArgs) -> Result<()> {
                 .map_or(defaults.limits.thinking, |n| n as usize),
             cache: args.max_cache.unwrap_or(defaults.limits.cache),
             tree_mb: args.max_tree_mb.unwrap_or(defaults.limits.tree_mb),
+            hash_mb: args.max_hash_mb.unwrap_or(defaults.limits.hash_mb),
             kept_agents: args
                 .kept_agents
                 .map_or(defaults.limits.kept_agents, |n| n as usize),

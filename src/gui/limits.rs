@@ -28,6 +28,8 @@ pub struct AgentLimits {
     pub cache: u64,
     /// The most memory a search tree may hold, in MiB (`az`'s `tree`).
     pub tree_mb: u64,
+    /// The largest transposition table an alpha-beta search may ask, in MiB (`hash`).
+    pub hash_mb: u64,
     /// Games whose agents are kept between moves (search tree and cache, for the next
     /// move); the agents of games that searched less recently are let go and built again
     /// when next needed.
@@ -43,6 +45,7 @@ impl Default for AgentLimits {
             thinking: 4,
             cache: kinds::az::CACHE.default().copied().unwrap_or(0) as u64,
             tree_mb: 128,
+            hash_mb: 256,
             kept_agents: 4,
         }
     }
@@ -82,6 +85,12 @@ impl AgentLimits {
                 self.tree_mb,
                 "MiB of search tree",
                 "--max-tree-mb",
+            ),
+            (
+                kinds::alphabeta::HASH.key(),
+                self.hash_mb,
+                "MiB of transposition table",
+                "--max-hash-mb",
             ),
         ];
         for (key, most, what, flag) in bounds {
@@ -129,6 +138,7 @@ mod tests {
             thinking: 1,
             cache: 1000,
             tree_mb: 64,
+            hash_mb: 32,
             kept_agents: 1,
         };
         let check = |text: &str| limits.check(&text.parse().unwrap());
@@ -150,6 +160,8 @@ mod tests {
         assert!(check("az:threads=3").unwrap_err().contains("--max-threads"));
         assert!(check("az:cache=1001").unwrap_err().contains("--max-cache"));
         assert!(check("az:tree=65").unwrap_err().contains("--max-tree-mb"));
+        assert!(check("alphabeta:hash=65536").unwrap_err().contains("--max-hash-mb"));
+        assert_eq!(check("alphabeta:hash=32"), Ok(()));
         let bounded = |text: &str| limits.bounded(&text.parse().unwrap()).to_string();
         assert_eq!(bounded("az:time=100"), "az:time=100,tree=64,cache=1000");
         assert_eq!(bounded("az:cache=10"), "az:cache=10,tree=64");

@@ -768,6 +768,7 @@ fn agents_are_held_to_the_servers_limits() {
             thinking: 1,
             cache: 4096,
             tree_mb: 16,
+            hash_mb: 8,
             kept_agents: 1,
         },
         ..GuiOptions::at("127.0.0.1:0".parse().unwrap())
