@@ -103,7 +103,9 @@ impl<G: SearchGame, N: ValueModel<Input = G::Position> + Send> NetAgent<G, N> {
 
 /// Checkers' learned network at `path`, which must be a `kind` network.
 pub fn load_checkers_net(kind: Learner, path: &Path) -> Result<ValueNet, AgentError> {
-    let net = ValueNet::load(path).context(|| format!("model={}", path.display()))?;
+    // The checkpoint's errors name the file already.
+    let key = kinds::learned::MODEL.key();
+    let net = ValueNet::load(path).context(|| key.into())?;
     if net.arch().learner != kind {
         return Err(AgentError::Invalid(format!(
             "model={}: the checkpoint holds a {}, not a {} network",

@@ -160,7 +160,11 @@ mod tests {
         assert!(check("az:threads=3").unwrap_err().contains("--max-threads"));
         assert!(check("az:cache=1001").unwrap_err().contains("--max-cache"));
         assert!(check("az:tree=65").unwrap_err().contains("--max-tree-mb"));
-        assert!(check("alphabeta:hash=65536").unwrap_err().contains("--max-hash-mb"));
+        assert!(
+            check("alphabeta:hash=65536")
+                .unwrap_err()
+                .contains("--max-hash-mb")
+        );
         assert_eq!(check("alphabeta:hash=32"), Ok(()));
         let bounded = |text: &str| limits.bounded(&text.parse().unwrap()).to_string();
         assert_eq!(bounded("az:time=100"), "az:time=100,tree=64,cache=1000");
