@@ -334,7 +334,7 @@ pub mod mcts {
 pub mod az {
     use super::{Opt, settings};
     use crate::mcts::SearchKind;
-    use crate::tensor::DeviceChoice;
+    use crate::tensor::{DeviceChoice, Precision};
 
     pub const MODEL: Opt<String> = Opt::new(
         "model",
@@ -385,7 +385,7 @@ pub mod az {
         "forced moves (a leaf with one legal move: a capture that must be made) played \
          through before the network judges a leaf, up to this many in a row (0: none)",
         &settings::FORCED_THROUGH,
-        Some(&0),
+        Some(&64),
         "",
     );
     pub const THREADS: Opt<usize> = Opt::new(
@@ -424,6 +424,15 @@ pub mod az {
         "",
     )
     .not_playing();
+    pub const PRECISION: Opt<Precision> = Opt::new(
+        "precision",
+        "Precision",
+        "strict (f32 throughout) or mixed (a GPU's tensor cores: f16 operands, f32 sums; one \
+         setting for the whole process)",
+        &settings::PRECISION,
+        Some(&Precision::Strict),
+        "",
+    );
     pub const C_PUCT: Opt<f32> = Opt::new(
         "c_puct",
         "Exploration c_puct",
@@ -637,6 +646,7 @@ pub static AZ: AgentKind = AgentKind {
         az::CACHE.decl,
         az::TREE.decl,
         az::DEVICE.decl,
+        az::PRECISION.decl,
         az::C_PUCT.decl,
         az::FPU_REDUCTION.decl,
         az::TEMPERATURE.decl,
