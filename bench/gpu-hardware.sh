@@ -18,9 +18,11 @@
 #      batches 1-4096, training at 256 and 1024; then az-small as shipped, with wgpu's runtime checks on, and as the baseline
 #      before the split forward and the batch-norm statistics from the convolution's store
 #      (CHECKERS_ZERO_GPU_BASELINE), and with every 3x3 convolution an implicit GEMM
-#      (CHECKERS_ZERO_GPU_WINOGRAD=0), alternating
+#      (CHECKERS_ZERO_GPU_WINOGRAD=0), and with the products on tensor cores (--precision
+#      mixed, where the adapter offers cooperative matrices), alternating
 #   2. the PyTorch reference on CUDA, strict FP32 (NVIDIA_TF32_OVERRIDE=0) and PyTorch's
-#      default (TF32 in convolutions), where python3 has torch with CUDA
+#      default (TF32 in convolutions), where python3 has torch with CUDA; and az-small under
+#      PyTorch's automatic mixed precision (f16 autocast, GradScaler) beside our mixed
 #   3. the timestamp profiler's per-kernel table (az-small inference 1024, training 256)
 #   4. bench selfplay --device gpu --preset gpu, the GPU's utilisation sampled by nvidia-smi
 #      meanwhile
@@ -178,18 +180,19 @@ run() {
         --batches "$batches" --train-batch "$trains" --seconds "$secs"
     local ab_batches="1,64,1024" ab_batch=1024 ab_train=256
     [ -n "$quick" ] && ab_batches="1,64" ab_batch=64 ab_train=64
-    local variant checks baseline winograd
+    local variant checks baseline winograd precision
     for _ in $(seq "$ab_rounds"); do
-        for variant in shipped checks baseline implicit; do
-            checks=0 baseline=0 winograd=1
+        for variant in shipped checks baseline implicit mixed; do
+            checks=0 baseline=0 winograd=1 precision=strict
             [ "$variant" = checks ] && checks=1
             [ "$variant" = baseline ] && baseline=1
             [ "$variant" = implicit ] && winograd=0
+            [ "$variant" = mixed ] && precision=mixed
             CHECKERS_ZERO_GPU_CHECKS=$checks CHECKERS_ZERO_GPU_BASELINE=$baseline \
                 CHECKERS_ZERO_GPU_WINOGRAD=$winograd \
                 step "bench nn: az-small, $variant" 60 "$work/ab" \
                 "$bin" bench nn --device gpu --net az-small --batches "$ab_batches" \
-                --train-batch "$ab_train" --seconds "$secs"
+                --train-batch "$ab_train" --seconds "$secs" --precision "$precision"
             sed "s/^{/{\"variant\": \"$variant\", /" "$work/ab" >>"$nn"
             : >"$work/ab"
         done
@@ -200,6 +203,8 @@ run() {
             --device gpu --math fp32 --net "$nets" --batches "$batches" --train-batch "$trains" --seconds "$secs"
         step "PyTorch CUDA, default (TF32)" 150 "$nn" python3 "$here/pytorch_reference.py" \
             --device gpu --math default --net "$nets" --batches "$batches" --train-batch "$trains" --seconds "$secs"
+        step "PyTorch CUDA, automatic mixed precision" 60 "$nn" python3 "$here/pytorch_reference.py" \
+            --device gpu --math amp --net az-small --batches "$ab_batches" --train-batch "$ab_train" --seconds "$secs"
     else
         log "== PyTorch: python3 has no torch with CUDA here; no reference"
     fi

@@ -85,8 +85,9 @@ def variants_table(nn):
     print("`checks`: wgpu's runtime checks in the product kernels; `baseline`: the forward never "
           "split over k, batch norm's statistics read from its input "
           "(CHECKERS_ZERO_GPU_BASELINE); `implicit`: every 3x3 convolution an implicit GEMM, "
-          "no Winograd (CHECKERS_ZERO_GPU_WINOGRAD=0).\n")
-    variants = ("checks", "baseline", "implicit")
+          "no Winograd (CHECKERS_ZERO_GPU_WINOGRAD=0); `mixed`: the products on tensor cores "
+          "(--precision mixed; none where the adapter offers no cooperative matrices).\n")
+    variants = ("checks", "baseline", "implicit", "mixed")
     print("| mode | batch | shipped | "
           + " | ".join(f"{v} | shipped/{v}" for v in variants) + " |\n"
           + "|---|---:|---:|" + "---:|---:|" * len(variants))
@@ -95,6 +96,26 @@ def variants_table(nn):
                for v in ("shipped",) + variants}
         cells = " | ".join(f"{fmt(med[v])} | {ratio(med['shipped'], med[v])}" for v in variants)
         print(f"| {mode} | {batch} | {fmt(med['shipped'])} | {cells} |")
+
+
+def mixed_table(nn):
+    """Our mixed precision (the alternating runs' medians) beside PyTorch's AMP and TF32."""
+    mixed = {}
+    for r in nn:
+        if r.get("variant") == "mixed":
+            mixed.setdefault((r["mode"], r["batch"]), []).append(r["positions_per_s"])
+    torch = {(r.get("math"), r["mode"], r["batch"]): r["positions_per_s"] for r in nn
+             if r.get("impl") == "pytorch" and r["net"] == "az-small"}
+    if not mixed:
+        return
+    print("\n## Mixed precision: az-small, ours beside PyTorch (positions/s)\n")
+    print("| mode | batch | ours mixed | PyTorch AMP | ours/AMP | PyTorch TF32 | ours/TF32 |\n"
+          "|---|---:|---:|---:|---:|---:|---:|")
+    for (mode, batch), values in sorted(mixed.items()):
+        mine = statistics.median(values)
+        amp, tf32 = torch.get(("amp", mode, batch)), torch.get(("tf32", mode, batch))
+        print(f"| {mode} | {batch} | {fmt(mine)} | {fmt(amp)} | {ratio(mine, amp)} | "
+              f"{fmt(tf32)} | {ratio(mine, tf32)} |")
 
 
 def profile_table(out):
@@ -168,6 +189,7 @@ def main():
     header(out, steps)
     network_table(nn)
     variants_table(nn)
+    mixed_table(nn)
     profile_table(out)
     selfplay(out)
     tests(out)

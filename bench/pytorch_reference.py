@@ -175,9 +175,11 @@ def main():
     ap.add_argument("--batches", default="1,16,64,256", help="inference batch sizes")
     ap.add_argument("--train-batch", default="256",
                     help="training batch sizes, comma-separated (0: inference only)")
-    ap.add_argument("--math", choices=["default", "fp32"], default="default",
+    ap.add_argument("--math", choices=["default", "fp32", "amp"], default="default",
                     help="CUDA float32 arithmetic: PyTorch's defaults (TF32 in convolutions), "
-                         "or strict FP32 (TF32 off; run with NVIDIA_TF32_OVERRIDE=0 as well)")
+                         "strict FP32 (TF32 off; run with NVIDIA_TF32_OVERRIDE=0 as well), or "
+                         "automatic mixed precision (f16 autocast, training under a GradScaler: "
+                         "beside `bench nn --precision mixed`)")
     ap.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement")
     ap.add_argument("--params-only", action="store_true",
                     help="print each network's parameter count and stop")
@@ -196,7 +198,11 @@ def main():
     # override forbids it everywhere.
     tf32 = device.type == "cuda" and os.environ.get("NVIDIA_TF32_OVERRIDE") != "0" and (
         torch.backends.cudnn.allow_tf32 or torch.backends.cuda.matmul.allow_tf32)
-    math = "tf32" if tf32 else "fp32"
+    math = "amp" if a.math == "amp" else "tf32" if tf32 else "fp32"
+    if a.math == "amp" and device.type != "cuda":
+        sys.exit("--math amp: automatic mixed precision is measured on CUDA only (--device gpu)")
+    # Autocast to f16 under amp; otherwise a context that does nothing.
+    autocast = lambda: torch.autocast("cuda", dtype=torch.float16, enabled=a.math == "amp")
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
 
     for name in [n.strip() for n in a.net.split(",")]:
@@ -219,7 +225,7 @@ def main():
             x = torch.randn(batch, planes, 8, 8, device=device)
 
             def infer():
-                with torch.no_grad():
+                with torch.no_grad(), autocast():
                     logits, value = net(x)
                     policy = torch.softmax(logits, 1)
                     policy.cpu()
@@ -230,17 +236,21 @@ def main():
 
         net.train()
         opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9, weight_decay=1e-4)
+        scaler = torch.amp.GradScaler("cuda", enabled=a.math == "amp")
         for train_batch in train_batches:
             x = torch.randn(train_batch, planes, 8, 8, device=device)
             pi = torch.softmax(torch.randn(train_batch, POLICY_SIZE, device=device), 1)
             z = torch.rand(train_batch, device=device) * 2 - 1
 
             def train_step():
-                logits, value = net(x)
-                loss = -(pi * F.log_softmax(logits, 1)).sum(1).mean() + F.mse_loss(value, z)
+                with autocast():
+                    logits, value = net(x)
+                    loss = -(pi * F.log_softmax(logits.float(), 1)).sum(1).mean() + \
+                        F.mse_loss(value.float(), z)
                 opt.zero_grad(set_to_none=True)
-                loss.backward()
-                opt.step()
+                scaler.scale(loss).backward()
+                scaler.step(opt)
+                scaler.update()
                 loss.item()
 
             calls, elapsed = timed(train_step, a.seconds, sync)

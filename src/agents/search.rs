@@ -17,7 +17,7 @@ use crate::mcts::{
 };
 use crate::net::{NetGame, load_model};
 use crate::nn::PolicyValueNet;
-use crate::tensor::{Device, DeviceChoice};
+use crate::tensor::{Device, DeviceChoice, Precision};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use std::path::PathBuf;
@@ -282,6 +282,7 @@ pub struct AzConfig {
     /// Whether that time is every move's or a game's mean (PUCT only).
     pub spend: TimeUse,
     pub device: DeviceChoice,
+    pub precision: Precision,
     /// Threads evaluating batches of leaves (more than one: that many batches in flight).
     pub threads: usize,
     /// Network evaluations kept for positions met again (0: none).
@@ -309,6 +310,7 @@ impl AzConfig {
             az::CACHE.with(Some(self.cache)),
             az::TREE.with(Some(self.tree_mb)),
             az::DEVICE.with(Some(self.device)),
+            az::PRECISION.with(Some(self.precision)),
             az::C_PUCT.with(Some(self.puct.c_puct)),
             az::FPU_REDUCTION.with(Some(self.puct.fpu_reduction)),
             az::TEMPERATURE.with(Some(self.temperature)),
@@ -371,6 +373,8 @@ impl<G: NetGame> AzAgent<G> {
         }
         let device = (config.device.open())
             .context(|| format!("{} option {}", kinds::AZ.kind, az::DEVICE.key()))?;
+        (device.set_precision(config.precision))
+            .context(|| format!("{} option {}", kinds::AZ.kind, az::PRECISION.key()))?;
         let what = config
             .model
             .as_ref()

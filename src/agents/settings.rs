@@ -5,7 +5,7 @@
 
 use crate::mcts::SearchKind;
 use crate::names::Named;
-use crate::tensor::DeviceChoice;
+use crate::tensor::{DeviceChoice, Precision};
 use std::fmt::{self, Display};
 use std::marker::PhantomData;
 use std::str::FromStr;
@@ -294,6 +294,10 @@ crate::names::named_enum! {
         Managed = "managed",
     }
 }
+
+/// How `az`'s network computes on a GPU.
+pub static PRECISION: Setting<Precision> =
+    Setting::new("a precision", Domain::Choice(Precision::NAMES));
 
 /// How `az` spends its time.
 pub static TIME_USE: Setting<TimeUse> =

@@ -300,6 +300,7 @@ impl AzConfig {
             movetime: opts.get(&az::TIME)?.map(Duration::from_millis),
             spend: opts.value(&az::SPEND)?,
             device: opts.value(&az::DEVICE)?,
+            precision: opts.value(&az::PRECISION)?,
             threads: opts.value(&az::THREADS)?,
             cache: opts.value(&az::CACHE)?,
             tree_mb: opts.value(&az::TREE)?,

@@ -5,7 +5,7 @@ use super::{at_least_one, list, named, needs, open_device, positive, thread_pool
 use anyhow::{Context, Result, bail};
 use checkers_zero::games::{GameName, Othello, on_game};
 use checkers_zero::nn::NetPreset;
-use checkers_zero::tensor::{Device, DeviceChoice};
+use checkers_zero::tensor::{Device, DeviceChoice, Precision};
 use checkers_zero::train::alphazero::Preset;
 use std::path::PathBuf;
 
@@ -38,6 +38,9 @@ pub enum BenchCommand {
         /// Where the network computes.
         #[arg(long, value_parser = named::<DeviceChoice>(), default_value_t = DeviceChoice::Cpu)]
         device: DeviceChoice,
+        /// How its products compute on a GPU: strict (f32) or mixed (tensor cores).
+        #[arg(long, value_parser = named::<Precision>(), default_value_t = Precision::Strict)]
+        precision: Precision,
         /// CPU threads.
         #[arg(long, default_value_t = 2)]
         threads: usize,
@@ -124,6 +127,9 @@ pub enum BenchCommand {
         /// Where the network computes.
         #[arg(long, value_parser = named::<DeviceChoice>(), default_value_t = DeviceChoice::Cpu)]
         device: DeviceChoice,
+        /// How its products compute on a GPU: strict (f32) or mixed (tensor cores).
+        #[arg(long, value_parser = named::<Precision>(), default_value_t = Precision::Strict)]
+        precision: Precision,
         /// CPU threads for the network.
         #[arg(long, default_value_t = 2)]
         threads: usize,
@@ -164,8 +170,8 @@ pub enum BenchCommand {
 }
 
 /// The device a bench runs on, described on stderr beside its JSON lines.
-fn bench_device(choice: DeviceChoice) -> Result<Device> {
-    let device = open_device(choice)?;
+fn bench_device(choice: DeviceChoice, precision: Precision) -> Result<Device> {
+    let device = open_device(choice, precision)?;
     eprintln!("device: {}", device.describe());
     Ok(device)
 }
@@ -210,6 +216,7 @@ pub fn run(command: BenchCommand) -> Result<()> {
         BenchCommand::Nn {
             net,
             device,
+            precision,
             threads,
             batches,
             train_batch,
@@ -235,7 +242,7 @@ pub fn run(command: BenchCommand) -> Result<()> {
             };
             let config = bench_runs::NnBench {
                 nets: net,
-                device: bench_device(device)?,
+                device: bench_device(device, precision)?,
                 threads,
                 batches,
                 train_batches,
@@ -298,6 +305,7 @@ pub fn run(command: BenchCommand) -> Result<()> {
             game,
             net,
             device,
+            precision,
             threads,
             searches,
             games,
@@ -330,7 +338,7 @@ pub fn run(command: BenchCommand) -> Result<()> {
                 ..TrainConfig::cpu()
             };
             config.validate()?;
-            let device = bench_device(device)?;
+            let device = bench_device(device, precision)?;
             let pool = thread_pool(Some(threads))?;
             pool.install(|| {
                 on_game!(game, G => bench_runs::selfplay::<G>(&config, model.as_deref(), &device, threads, repeat))

@@ -5,7 +5,8 @@ use checkers_zero::agents::{Agent, AgentSpec, Limits};
 use checkers_zero::games::checkers::{Position, perft};
 use checkers_zero::games::{DrawReason, Game, GameName, Othello, Outcome, WinReason, othello};
 use checkers_zero::nn::{
-    Architecture, Ctx, Module, NetPreset, Optimizer, PolicyValueNet, alphazero_loss,
+    Architecture, Ctx, LossScale, Module, NetPreset, Optimizer, PolicyValueNet, alphazero_loss,
+    step_reading,
 };
 use checkers_zero::tensor::{Device, Tensor, Var};
 use checkers_zero::train::alphazero::{AzGame, Games, SelfPlayer, TrainConfig};
@@ -291,6 +292,8 @@ pub fn nn(b: &NnBench) -> anyhow::Result<()> {
         }
         net.set_train(true);
         let mut opt = Optimizer::sgd(0.01, 0.9, 1e-4, &net);
+        // As the trainer steps: under a loss scale where the products are mixed.
+        let mut scale = b.device.mixed().then(LossScale::default);
         for &batch in &b.train_batches {
             let x = Tensor::randn(&[batch, arch.input_planes, 8, 8], 1.0, &mut rng, &b.device);
             let pi = Tensor::randn(&[batch, 128], 1.0, &mut rng, &b.device).softmax(-1);
@@ -299,9 +302,16 @@ pub fn nn(b: &NnBench) -> anyhow::Result<()> {
                 let ctx = Ctx::training();
                 let (logits, value) = net.forward(&ctx, &Var::constant(x.clone()));
                 let loss = alphazero_loss(&logits, &value, &pi, &z);
-                let grads = ctx.param_grads(&net, &loss.total.backward());
-                opt.step(&mut net, &grads);
-                std::hint::black_box(loss.total.value().item());
+                let total = loss.total.value();
+                let read = step_reading(
+                    &ctx,
+                    &mut net,
+                    &mut opt,
+                    &loss.total,
+                    scale.as_mut(),
+                    &[total],
+                );
+                std::hint::black_box(read);
             };
             measure(b, name, params, "train", batch, &mut call)?;
         }

@@ -24,7 +24,7 @@ use checkers_zero::agents::{AgentGame, AgentSpec, Player};
 use checkers_zero::events::{LogFormat, set_format};
 use checkers_zero::games::{GameName, Rules};
 use checkers_zero::names::{Named, parse_name};
-use checkers_zero::tensor::{Device, DeviceChoice};
+use checkers_zero::tensor::{Device, DeviceChoice, Precision};
 use clap::{Parser, Subcommand};
 
 /// `$call` where the build has `$feature`, else an error that says how to enable it.
@@ -226,9 +226,13 @@ fn start_position<G: Rules>(fen: Option<&str>) -> Result<G::Position> {
     })
 }
 
-/// The device `--device` names, opened.
-fn open_device(choice: DeviceChoice) -> Result<Device> {
-    choice.open().with_context(|| format!("--device {choice}"))
+/// The device `--device` names, opened, computing at `--precision`.
+fn open_device(choice: DeviceChoice, precision: Precision) -> Result<Device> {
+    let device = choice
+        .open()
+        .with_context(|| format!("--device {choice}"))?;
+    (device.set_precision(precision)).with_context(|| format!("--precision {precision}"))?;
+    Ok(device)
 }
 
 /// An agent spec for game `G`, built once to check it.

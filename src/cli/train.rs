@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use checkers_zero::events::event;
 use checkers_zero::games::{GameName, on_game};
 use checkers_zero::health;
-use checkers_zero::tensor::DeviceChoice;
+use checkers_zero::tensor::{DeviceChoice, Precision};
 use checkers_zero::train::alphazero::{
     AzGame, ConfigOverrides, Pipeline, Preset, TrainConfig, holds_run, read_config_file, run_game,
 };
@@ -112,6 +112,10 @@ pub struct AzArgs {
     /// Where the network computes.
     #[arg(long, value_parser = super::named::<DeviceChoice>(), default_value_t = DeviceChoice::Auto)]
     device: DeviceChoice,
+    /// How its products compute on a GPU: strict (f32) or mixed (tensor cores: f16
+    /// operands, f32 sums; the weights stay f32).
+    #[arg(long, value_parser = super::named::<Precision>(), default_value_t = Precision::Strict)]
+    precision: Precision,
     /// The game to learn (a resumed run keeps its own).
     #[arg(long, value_parser = super::named::<GameName>(), conflicts_with = "resume")]
     game: Option<GameName>,
@@ -159,7 +163,7 @@ pub fn az_game(a: &AzArgs) -> Result<GameName> {
 
 /// The run `train`'s arguments start or resume (also the learner's).
 pub fn open_pipeline<G: AzGame>(a: &AzArgs) -> Result<Pipeline<G>> {
-    let device = super::open_device(a.device)?;
+    let device = super::open_device(a.device, a.precision)?;
     let pipeline = match a.resumed() {
         Some(dir) => Pipeline::<G>::resume(dir, &a.keys.0, device.clone(), true)?,
         None => {

@@ -26,6 +26,7 @@
 mod checkpoint;
 mod layers;
 mod loss;
+mod loss_scale;
 mod module;
 mod onnx;
 mod optim;
@@ -42,6 +43,7 @@ pub use layers::{
     Sequential, Sigmoid, Tanh,
 };
 pub use loss::{AlphaZeroLoss, alphazero_loss, cross_entropy_soft, mse};
+pub use loss_scale::{LossScale, ScaledGrads, step_reading};
 /// For composite modules outside `nn` (the game networks of `crate::net`).
 pub(crate) use module::visit_parts;
 pub use module::{Ctx, Module, Param, ParamId, flat_params, set_flat_params};

@@ -54,6 +54,18 @@ impl DeviceChoice {
     }
 }
 
+crate::names::named_enum! {
+    /// How a device's matrix products compute.
+    #[derive(Default, serde::Serialize, serde::Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Precision {
+        /// f32 throughout.
+        Strict = "strict" (default),
+        /// A GPU's tensor cores: f16 operands, f32 sums, f32 weights and activations.
+        Mixed = "mixed",
+    }
+}
+
 /// Why a device could not be had.
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum DeviceError {
@@ -63,6 +75,8 @@ pub enum DeviceError {
     #[cfg(not(feature = "gpu"))]
     #[error("this build has no GPU backend: build with the `gpu` feature (on by default)")]
     NoGpuBackend,
+    #[error("precision=mixed runs on a GPU's cooperative matrices; the CPU computes in f32 only")]
+    MixedOnCpu,
 }
 
 impl Device {
@@ -94,6 +108,27 @@ impl Device {
         return Ok(Device::Gpu(Gpu::shared()?));
         #[cfg(not(feature = "gpu"))]
         Err(DeviceError::NoGpuBackend)
+    }
+
+    /// Whether its products run mixed (a GPU's tensor cores), so training scales its loss.
+    pub fn mixed(&self) -> bool {
+        match self {
+            Device::Cpu => false,
+            #[cfg(feature = "gpu")]
+            Device::Gpu(g) => g.mixed(),
+        }
+    }
+
+    /// Asks for a precision. Mixed is refused on the CPU and, saying why, on a GPU without
+    /// cooperative matrices. One GPU context serves the process, so mixed, once asked for,
+    /// holds for every GPU tensor in it (strict asks for nothing, so it does not undo it).
+    pub fn set_precision(&self, precision: Precision) -> Result<(), DeviceError> {
+        match (self, precision) {
+            (_, Precision::Strict) => Ok(()),
+            (Device::Cpu, Precision::Mixed) => Err(DeviceError::MixedOnCpu),
+            #[cfg(feature = "gpu")]
+            (Device::Gpu(g), Precision::Mixed) => Ok(g.set_mixed(true)?),
+        }
     }
 
     /// What computes on it: the CPU's SGEMM kernel (picked at run time by CPU features), or

@@ -14,6 +14,8 @@ mod digits;
 #[cfg(feature = "gpu")]
 mod gpu_budget;
 #[cfg(feature = "gpu")]
+mod gpu_mixed;
+#[cfg(feature = "gpu")]
 mod gpu_parity;
 #[cfg(feature = "gpu")]
 mod gpu_winograd;

@@ -23,6 +23,7 @@ use super::params::ParamArena;
 use super::pipelines::{Kernel, PipelineCache};
 use super::pool::{Pool, size_class};
 use super::profiler::{self, KernelTime, Profiler};
+use super::tile::TileShape;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, mpsc};
@@ -75,6 +76,10 @@ pub(crate) struct GpuContext {
     baseline: bool,
     /// Winograd convolutions on (unless `WINOGRAD_VARIABLE` is 0, or a test turned them off).
     winograd: AtomicBool,
+    /// Why the adapter cannot run the products on cooperative matrices, if it cannot.
+    tensor: Result<(), String>,
+    /// The products on cooperative matrices (`precision=mixed`; `PRECISION_VARIABLE`).
+    mixed: AtomicBool,
     state: Mutex<State>,
     counters: Counters,
     fault: Fault,
@@ -88,6 +93,66 @@ pub(super) const BASELINE_VARIABLE: &str = "CHECKERS_ZERO_GPU_BASELINE";
 /// Set to 0, every 3x3 convolution runs as an implicit GEMM (conv.rs) instead of Winograd's
 /// F(4x4, 3x3) (winograd.rs): to time the two against each other, or to rule Winograd out.
 pub(super) const WINOGRAD_VARIABLE: &str = "CHECKERS_ZERO_GPU_WINOGRAD";
+
+/// Set to `mixed`, every product runs on f16 cooperative matrices with f32 sums (the tensor
+/// tile) from the start, as `precision=mixed` asks; `strict` (f32 throughout) is the default.
+pub(super) const PRECISION_VARIABLE: &str = "CHECKERS_ZERO_GPU_PRECISION";
+
+/// A cooperative matrix shape as `MxNxK A->C`, e.g. `16x16x16 F16->F32`.
+fn coop_name(p: &wgpu::CooperativeMatrixProperties) -> String {
+    let (m, n, k) = (p.m_size, p.n_size, p.k_size);
+    format!("{m}x{n}x{k} {:?}->{:?}", p.ab_type, p.cr_type)
+}
+
+/// The cooperative matrix shape the tensor tile multiplies in: 16x16x16, f16 in, f32 sums.
+fn tensor_shape(p: &wgpu::CooperativeMatrixProperties) -> bool {
+    use wgpu::CooperativeScalarType::{F16, F32};
+    (p.m_size, p.n_size, p.k_size) == (16, 16, 16) && p.ab_type == F16 && p.cr_type == F32
+}
+
+/// The features the tensor tile needs, or why this adapter cannot run it.
+fn tensor_features(adapter: &wgpu::Adapter) -> Result<wgpu::Features, String> {
+    use wgpu::Features as F;
+    let (have, info, limits) = (adapter.features(), adapter.get_info(), adapter.limits());
+    let need = [
+        (F::SHADER_F16, "f16 in shaders (SHADER_F16)"),
+        (F::SUBGROUP, "subgroups (SUBGROUP)"),
+        (
+            F::EXPERIMENTAL_COOPERATIVE_MATRIX,
+            "cooperative matrices (EXPERIMENTAL_COOPERATIVE_MATRIX)",
+        ),
+    ];
+    for (feature, what) in need {
+        if !have.contains(feature) {
+            return Err(format!("it offers no {what}"));
+        }
+    }
+    let shapes = adapter.cooperative_matrix_properties();
+    if !shapes.iter().any(tensor_shape) {
+        let listed: Vec<String> = shapes.iter().map(coop_name).collect();
+        return Err(format!(
+            "its cooperative matrices ({}) have no 16x16x16 F16->F32 shape",
+            listed.join(", ")
+        ));
+    }
+    if info.subgroup_max_size > 32 {
+        return Err(format!(
+            "its subgroups may be {} wide, and the tensor tile is four subgroups of at most 32",
+            info.subgroup_max_size
+        ));
+    }
+    let tile = TileShape::Tensor;
+    if limits.max_compute_workgroup_storage_size < tile.workgroup_bytes()
+        || limits.max_compute_invocations_per_workgroup < tile.threads()
+    {
+        return Err(format!(
+            "the tensor tile needs {} bytes of workgroup memory and {} invocations",
+            tile.workgroup_bytes(),
+            tile.threads()
+        ));
+    }
+    Ok(need.iter().fold(F::empty(), |all, (f, _)| all | *f))
+}
 
 fn switched_on(variable: &str) -> bool {
     std::env::var(variable).is_ok_and(|v| v == "1")
@@ -239,10 +304,7 @@ impl AdapterSummary {
                 adapter
                     .cooperative_matrix_properties()
                     .iter()
-                    .map(|p| {
-                        let (m, n, k) = (p.m_size, p.n_size, p.k_size);
-                        format!("{m}x{n}x{k} {:?}->{:?}", p.ab_type, p.cr_type)
-                    })
+                    .map(coop_name)
                     .collect()
             } else {
                 Vec::new()
@@ -309,11 +371,37 @@ impl GpuContext {
             adapter: name.clone(),
             why,
         })?;
+        let tensor_features = tensor_features(adapter);
+        let mixed = match std::env::var(PRECISION_VARIABLE).as_deref() {
+            Err(_) | Ok("strict") => false,
+            Ok("mixed") => true,
+            Ok(other) => {
+                return Err(GpuError::Unsupported {
+                    adapter: name,
+                    why: format!("{PRECISION_VARIABLE}={other}: expected strict or mixed"),
+                });
+            }
+        };
+        if let (true, Err(why)) = (mixed, &tensor_features) {
+            return Err(GpuError::Unsupported {
+                adapter: name,
+                why: format!("{PRECISION_VARIABLE}=mixed: {why}"),
+            });
+        }
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("checkers-zero"),
-            // Timestamps where the adapter has them, for the profiler.
-            required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
+            // Timestamps where the adapter has them, for the profiler; the tensor tile's
+            // features where it can run.
+            required_features: (adapter.features() & wgpu::Features::TIMESTAMP_QUERY)
+                | tensor_features.clone().unwrap_or_default(),
             required_limits: limits.clone(),
+            // SAFETY: cooperative matrices are wgpu's only experimental feature asked for,
+            // and only the tensor tile (gemm_tensor.wgsl) uses them, under `precision=mixed`.
+            experimental_features: if tensor_features.is_ok() {
+                unsafe { wgpu::ExperimentalFeatures::enabled() }
+            } else {
+                wgpu::ExperimentalFeatures::disabled()
+            },
             ..Default::default()
         }))
         .map_err(|e| GpuError::RequestDevice {
@@ -350,6 +438,8 @@ impl GpuContext {
             pipelines: PipelineCache::new(switched_on(super::pipelines::CHECKS_VARIABLE)),
             baseline: switched_on(BASELINE_VARIABLE),
             winograd: AtomicBool::new(std::env::var(WINOGRAD_VARIABLE).map_or(true, |v| v != "0")),
+            tensor: tensor_features.map(|_| ()),
+            mixed: AtomicBool::new(mixed),
             state: Mutex::new(state),
             counters: Counters::default(),
             fault,
@@ -770,13 +860,36 @@ impl GpuContext {
         self.baseline
     }
 
-    /// How many workgroups the products should have here (gemm.rs).
+    /// How many workgroups the products should have here, and whether on the tensor tile
+    /// (gemm.rs).
     pub(super) fn occupancy(&self) -> Occupancy {
-        if self.is_software() {
+        let base = if self.is_software() {
             Occupancy::SOFTWARE
         } else {
             Occupancy::HARDWARE
+        };
+        Occupancy {
+            tensor: self.mixed(),
+            ..base
         }
+    }
+
+    /// Whether the products run on cooperative matrices (`precision=mixed`).
+    pub(super) fn mixed(&self) -> bool {
+        self.mixed.load(Ordering::Relaxed)
+    }
+
+    /// Puts the products on cooperative matrices (or back on f32); mixed is refused, with
+    /// the reason, where the adapter cannot run it.
+    pub(super) fn set_mixed(&self, on: bool) -> Result<(), GpuError> {
+        if let (true, Err(why)) = (on, &self.tensor) {
+            return Err(GpuError::Unsupported {
+                adapter: self.adapter_name(),
+                why: format!("precision=mixed: {why}; strict f32 is the only precision here"),
+            });
+        }
+        self.mixed.store(on, Ordering::Relaxed);
+        Ok(())
     }
 
     pub(super) fn is_software(&self) -> bool {

@@ -152,7 +152,16 @@ fn plan_for(
     let plan = |may_split| GemmHeader::plan(mnk, 1, may_split, occupancy);
     match mode {
         ConvMode::GradInput | ConvMode::GradWeight => plan(true),
-        ConvMode::ForwardMoments => plan(false),
+        // Its moments live in the f32 core's staged slices (conv_moments.wgsl).
+        ConvMode::ForwardMoments => GemmHeader::plan(
+            mnk,
+            1,
+            false,
+            Occupancy {
+                tensor: false,
+                ..occupancy
+            },
+        ),
         ConvMode::Forward => {
             let whole = plan(false);
             if whole.1.groups() < occupancy.min_groups && mnk.2 >= MIN_FORWARD_SPLIT_K && !baseline

@@ -15,12 +15,14 @@ use bytemuck::{Pod, Zeroable};
 /// How many workgroups a product should have to fill the adapter, and the largest tile worth
 /// its registers there: each product takes the largest tile up to `widest` giving at least
 /// `min_groups` workgroups (split-K parts included), and splits k when its output has fewer
-/// tiles than `target_groups`.
+/// tiles than `target_groups`. Under mixed precision (`tensor`) every product takes the
+/// tensor tile instead.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Occupancy {
     pub min_groups: usize,
     pub target_groups: usize,
     pub widest: TileShape,
+    pub tensor: bool,
 }
 
 impl Occupancy {
@@ -29,6 +31,7 @@ impl Occupancy {
         min_groups: 64,
         target_groups: 128,
         widest: TileShape::Wide,
+        tensor: false,
     };
     /// A hardware GPU hides memory latency with many workgroups per multiprocessor. On an
     /// NVIDIA H200 (132 multiprocessors) the 64 x 64 tile beat the 64 x 128 one at every
@@ -38,6 +41,7 @@ impl Occupancy {
         min_groups: 512,
         target_groups: 512,
         widest: TileShape::Square,
+        tensor: false,
     };
 }
 
@@ -77,6 +81,9 @@ impl GemmHeader {
             tm * tn * batch * max_splits
         };
         let shape = TileShape::forced().unwrap_or_else(|| {
+            if occupancy.tensor {
+                return TileShape::Tensor;
+            }
             TileShape::ALL
                 .into_iter()
                 .skip_while(|&s| s != occupancy.widest)

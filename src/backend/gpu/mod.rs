@@ -122,6 +122,19 @@ impl Gpu {
         self.0.context.set_winograd(on);
     }
 
+    /// Whether the matrix products and convolutions run on f16 cooperative matrices with f32
+    /// sums (`precision=mixed`, the tensor tile) rather than in f32.
+    pub fn mixed(&self) -> bool {
+        self.0.context.mixed()
+    }
+
+    /// Puts the products on cooperative matrices (`precision=mixed`) or back on f32; mixed
+    /// is refused, saying why, on an adapter that cannot run it (`CHECKERS_ZERO_GPU_PRECISION`
+    /// sets it when the context is made).
+    pub fn set_mixed(&self, on: bool) -> Result<(), GpuError> {
+        self.0.context.set_mixed(on)
+    }
+
     fn open(adapter: &wgpu::Adapter) -> Result<Gpu, GpuError> {
         Ok(Gpu(Arc::new(Shared {
             context: GpuContext::new(adapter)?,
@@ -281,11 +294,11 @@ struct Requirements {
 }
 
 fn kernel_requirements() -> Requirements {
-    let tiles = tile::TileShape::ALL.map(tile::TileShape::tile);
-    let most = |f: fn(&tile::Tile) -> u32| tiles.iter().map(f).max().unwrap_or(0);
+    // The tensor tile is asked only of adapters that offer mixed precision (context.rs).
+    let most = |f: fn(tile::TileShape) -> u32| tile::TileShape::ALL.map(f).into_iter().max();
     Requirements {
-        invocations: WG.max(most(tile::Tile::threads)),
-        workgroup_bytes: (WG * 4).max(most(tile::Tile::workgroup_bytes)),
+        invocations: WG.max(most(tile::TileShape::threads).unwrap_or(0)),
+        workgroup_bytes: (WG * 4).max(most(tile::TileShape::workgroup_bytes).unwrap_or(0)),
         // The batch norm's input gradient reads seven buffers and writes one.
         storage_buffers: 8,
     }

@@ -22,7 +22,9 @@ const LAYOUT: &str = include_str!("../../../shaders/layout.wgsl");
 const OPTIM: &str = include_str!("../../../shaders/optim.wgsl");
 const LOSS: &str = include_str!("../../../shaders/loss.wgsl");
 const WORKGROUP: &str = include_str!("../../../shaders/workgroup.wgsl");
+const GEMM_OPERANDS: &str = include_str!("../../../shaders/gemm_operands.wgsl");
 const GEMM: &str = include_str!("../../../shaders/gemm.wgsl");
+const GEMM_TENSOR: &str = include_str!("../../../shaders/gemm_tensor.wgsl");
 const MATMUL: &str = include_str!("../../../shaders/matmul.wgsl");
 const CONV_IO: &str = include_str!("../../../shaders/conv_io.wgsl");
 const CONV: &str = include_str!("../../../shaders/conv.wgsl");
@@ -215,12 +217,20 @@ pub(super) enum Shader {
 impl Shader {
     /// The complete WGSL of this module.
     pub(super) fn source(self) -> String {
-        let gemm = |family: &str, tile: TileShape, end_tile: &str| {
-            let tile = tile.tile();
+        let gemm = |family: &str, shape: TileShape, end_tile: &str| {
+            let tile = shape.tile();
+            if shape == TileShape::Tensor {
+                assert!(
+                    end_tile.is_empty(),
+                    "the tensor core has no end to its tiles"
+                );
+                let consts = numbers(&[("BK", tile.bk), ("THREADS", shape.threads())]);
+                return (format!("{GEMM_OPERANDS}\n{GEMM_TENSOR}\n{family}"), consts);
+            }
             let mut consts = tile.register_block().to_vec();
             consts.extend(numbers(&tile.shader_consts()));
             consts.push(("END_TILE", end_tile.to_string()));
-            (format!("{GEMM}\n{family}"), consts)
+            (format!("{GEMM_OPERANDS}\n{GEMM}\n{family}"), consts)
         };
         let (body, mut consts) = match self {
             Shader::Elementwise => (ELEMENTWISE.to_string(), vec![]),
@@ -301,7 +311,24 @@ impl Shader {
             Shader::Broken => ("fn main() { let x: u32 = 1.5; }".to_string(), vec![]),
         };
         consts.extend(numbers(&[("WG", WG)]));
-        fill_placeholders(&format!("{COMMON}\n{body}"), &consts)
+        // Enables come before any declaration.
+        let enables = if self.tile() == Some(TileShape::Tensor) {
+            "enable f16;\nenable wgpu_cooperative_matrix;\n"
+        } else {
+            ""
+        };
+        fill_placeholders(&format!("{enables}{COMMON}\n{body}"), &consts)
+    }
+
+    /// The tile of a product's module.
+    pub(super) fn tile(self) -> Option<TileShape> {
+        match self {
+            Shader::Matmul(tile)
+            | Shader::Conv { tile, .. }
+            | Shader::TapConv { tile, .. }
+            | Shader::Winograd { tile, .. } => Some(tile),
+            _ => None,
+        }
     }
 
     /// Every kernel family, the products in each tile shape, and the conv modes for layer
@@ -342,7 +369,7 @@ impl Shader {
             Shader::SplitSum,
         ];
         all.extend(NormPass::ALL.map(Shader::Norm));
-        for tile in TileShape::ALL {
+        for tile in TileShape::ALL.into_iter().chain([TileShape::Tensor]) {
             all.push(Shader::Matmul(tile));
             for shape in [board(64, 3, 1), strided, board(32, 1, 0)] {
                 for mode in [
@@ -351,7 +378,10 @@ impl Shader {
                     ConvMode::GradWeight,
                     ConvMode::ForwardMoments,
                 ] {
-                    all.push(Shader::Conv { mode, tile, shape });
+                    // The forward with moments is never planned on the tensor core (conv.rs).
+                    if !(tile == TileShape::Tensor && mode == ConvMode::ForwardMoments) {
+                        all.push(Shader::Conv { mode, tile, shape });
+                    }
                 }
             }
             // A dark-square layer, and one whose sizes are multiples of nothing.
@@ -605,12 +635,17 @@ mod tests {
         let src = shader.source();
         let module = naga::front::wgsl::parse_str(&src)
             .unwrap_or_else(|e| panic!("{shader:?}: {}", e.emit_to_string(&src)));
-        naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::empty(),
-        )
-        .validate(&module)
-        .unwrap_or_else(|e| panic!("{shader:?}: {}", e.emit_to_string(&src)));
+        // The tensor core's f16, subgroups and cooperative matrices; nothing else.
+        let capabilities = if shader.tile() == Some(TileShape::Tensor) {
+            naga::valid::Capabilities::SHADER_FLOAT16
+                | naga::valid::Capabilities::SUBGROUP
+                | naga::valid::Capabilities::COOPERATIVE_MATRIX
+        } else {
+            naga::valid::Capabilities::empty()
+        };
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities)
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{shader:?}: {}", e.emit_to_string(&src)));
         module
     }
 
@@ -623,15 +658,13 @@ mod tests {
             let m = module(shader);
             assert!(!m.entry_points.is_empty(), "{shader:?} has no entry point");
             for ep in &m.entry_points {
-                let want = match shader {
-                    Shader::Matmul(tile)
-                    | Shader::Conv { tile, .. }
-                    | Shader::TapConv { tile, .. }
-                    | Shader::Winograd { tile, .. } => {
+                let want = match (shader, shader.tile()) {
+                    (_, Some(TileShape::Tensor)) => [TileShape::Tensor.threads(), 1, 1],
+                    (_, Some(tile)) => {
                         let t = tile.tile();
                         [t.bn / t.tn, t.bm / t.tm, 1]
                     }
-                    Shader::WinogradOut { .. } => [WINOGRAD_OUT_WG, 1, 1],
+                    (Shader::WinogradOut { .. }, None) => [WINOGRAD_OUT_WG, 1, 1],
                     _ => [WG, 1, 1],
                 };
                 assert_eq!(ep.workgroup_size, want, "{shader:?}::{}", ep.name);
@@ -692,7 +725,11 @@ mod tests {
             eprintln!("note: tint is not on the PATH; shaders validated with naga only");
             return;
         }
-        for (i, shader) in Shader::all().into_iter().enumerate() {
+        // Dawn has no `wgpu_cooperative_matrix` (its own extension is another).
+        let dawn = Shader::all()
+            .into_iter()
+            .filter(|s| s.tile() != Some(TileShape::Tensor));
+        for (i, shader) in dawn.enumerate() {
             let file = dir.join(format!("shader-{i}.wgsl"));
             std::fs::write(&file, shader.source()).expect("a shader file");
             let out = run(&file).expect("tint ran a moment ago");

@@ -24,7 +24,14 @@ pub enum TileShape {
     Square,
     /// 32 x 32, 4 x 4 per invocation: small products.
     Small,
+    /// 64 x 64 on cooperative matrices (shaders/gemm_tensor.wgsl): every product under
+    /// `precision=mixed`, never planned by size.
+    Tensor,
 }
+
+/// Invocations of a `Tensor` workgroup: four subgroups of 32 (the context refuses mixed
+/// precision where subgroups may be wider).
+pub(super) const TENSOR_THREADS: u32 = 128;
 
 /// The tile every product takes instead of the planned one (0: none, else 1 + its index in
 /// `TileShape::ALL`): the parity tests force each tile path through it, and
@@ -43,6 +50,7 @@ impl TileShape {
             TileShape::Wide => "wide",
             TileShape::Square => "square",
             TileShape::Small => "small",
+            TileShape::Tensor => "tensor",
         }
     }
 
@@ -66,17 +74,31 @@ impl TileShape {
     }
 
     pub(super) const fn tile(self) -> Tile {
-        let (bm, bn, tm, tn) = match self {
-            TileShape::Wide => (64, 128, 8, 8),
-            TileShape::Square => (64, 64, 8, 4),
-            TileShape::Small => (32, 32, 4, 4),
+        let (bm, bn, bk, tm, tn) = match self {
+            TileShape::Wide => (64, 128, 8, 8, 8),
+            TileShape::Square => (64, 64, 8, 8, 4),
+            TileShape::Small => (32, 32, 8, 4, 4),
+            // Its "register block" is the cooperative matrices' 16 x 16.
+            TileShape::Tensor => (64, 64, 32, 16, 16),
         };
-        Tile {
-            bm,
-            bn,
-            bk: 8,
-            tm,
-            tn,
+        Tile { bm, bn, bk, tm, tn }
+    }
+
+    /// Invocations per workgroup.
+    pub(super) const fn threads(self) -> u32 {
+        match self {
+            TileShape::Tensor => TENSOR_THREADS,
+            _ => self.tile().threads(),
+        }
+    }
+
+    /// Workgroup memory: the f32 cores' two buffers of staged slices, or the tensor core's
+    /// f16 slices and its f32 output tile.
+    pub(super) const fn workgroup_bytes(self) -> u32 {
+        let t = self.tile();
+        match self {
+            TileShape::Tensor => t.bk * (t.bm + t.bn) * 2 + t.bm * t.bn * 4,
+            _ => 2 * t.bk * (t.bm + t.bn) * 4,
         }
     }
 
@@ -195,13 +217,8 @@ impl Tile {
         ]
     }
 
-    /// Invocations per workgroup.
+    /// Invocations per workgroup of the f32 core: one per register block.
     pub(super) const fn threads(&self) -> u32 {
         (self.bm / self.tm) * (self.bn / self.tn)
-    }
-
-    /// Workgroup memory of the two buffers of staged slices.
-    pub(super) const fn workgroup_bytes(&self) -> u32 {
-        2 * self.bk * (self.bm + self.bn) * 4
     }
 }

@@ -3,9 +3,9 @@
 //! error), the optimizer's weight decay as the L2 term.
 
 use crate::games::{Checkers, Rules};
-use crate::nn::{Ctx, Module, Optimizer, PolicyValueNet, alphazero_loss};
+use crate::nn::{Ctx, LossScale, Module, Optimizer, PolicyValueNet, alphazero_loss, step_reading};
 use crate::selfplay::replay::{Sample, ValueTarget, batch};
-use crate::tensor::{Device, Tensor, Var};
+use crate::tensor::{Device, Var};
 use indicatif::ProgressBar;
 use rand::Rng;
 use rand::seq::SliceRandom;
@@ -47,6 +47,8 @@ pub fn train_candidate<G: Rules>(
     let size = spec.batch_size.min(samples.len());
     let mut order: Vec<usize> = (0..samples.len()).collect();
     let mut stats = TrainStats::default();
+    // Mixed precision's f16 products need the gradients scaled up (nn/loss_scale.rs).
+    let mut scale = spec.device.mixed().then(LossScale::default);
     for _ in 0..spec.epochs {
         order.shuffle(rng);
         for chunk in order.chunks_exact(size.max(1)).take(per_epoch) {
@@ -55,10 +57,15 @@ pub fn train_candidate<G: Rules>(
             let ctx = Ctx::training();
             let (logits, value) = net.forward(&ctx, &Var::constant(x));
             let loss = alphazero_loss(&logits, &value, &pi, &z);
-            let grads = ctx.param_grads(&*net, &loss.total.backward());
-            opt.step(net, &grads);
             // One readback for both losses.
-            let losses = Tensor::to_vecs(&[&loss.policy, &loss.value]);
+            let losses = step_reading(
+                &ctx,
+                net,
+                opt,
+                &loss.total,
+                scale.as_mut(),
+                &[&loss.policy, &loss.value],
+            );
             stats.policy_loss += losses[0][0];
             stats.value_loss += losses[1][0];
             stats.steps += 1;
