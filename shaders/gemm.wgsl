@@ -63,24 +63,15 @@ fn stash_b(buf: u32, q: u32, v: vec4<f32>) {
 @compute @workgroup_size(COLS, ROWS)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
-    let h = p.gemm;
-    let tiles = h.tiles_m * h.tiles_n;
     let g = flat_group(wid, nwg);
-    if (g >= tiles * h.batch * h.splits) {
+    if (g >= launched()) {
         return;
     }
-    let split = g / (tiles * h.batch);
-    let bt = g % (tiles * h.batch);
-    let bat = bt / tiles;
-    let row0 = ((bt % tiles) / h.tiles_n) * BM;
-    let col0 = ((bt % tiles) % h.tiles_n) * BN;
-    let k_begin = split * h.k_split;
-    let k_end = min(h.k, k_begin + h.k_split);
-    let slices = (k_end - k_begin + BK - 1u) / BK;
+    let at = place(g);
 
 {{STAGED}}
-    if (slices > 0u) {
-        let k0 = k_begin;
+    if (at.slices > 0u) {
+        let k0 = at.k_begin;
         let buf = 0u;
 {{LOAD_SLICE}}
 {{STASH_SLICE}}
@@ -88,12 +79,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     workgroupBarrier();
 
 {{ACCUMULATORS}}
-    for (var s = 0u; s < slices; s++) {
+    for (var s = 0u; s < at.slices; s++) {
         let buf = s % 2u;
-        let more = s + 1u < slices;
+        let more = s + 1u < at.slices;
         // Issue the next slice's loads before the arithmetic that hides them.
         if (more) {
-            let k0 = k_begin + (s + 1u) * BK;
+            let k0 = at.k_begin + (s + 1u) * BK;
 {{LOAD_SLICE}}
         }
         for (var kk = 0u; kk < BK; kk++) {

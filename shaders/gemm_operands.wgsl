@@ -30,6 +30,35 @@ struct GemmHeader {
     tiles_n: u32,
 }
 
+// A workgroup's share of the launch: its split-K part, its product, its tile's origin, and
+// its k range in BK-deep slices.
+struct Place {
+    split: u32,
+    bat: u32,
+    row0: u32,
+    col0: u32,
+    k_begin: u32,
+    k_end: u32,
+    slices: u32,
+}
+
+// Workgroups of the launch, split-K parts included.
+fn launched() -> u32 {
+    return p.gemm.tiles_m * p.gemm.tiles_n * p.gemm.batch * p.gemm.splits;
+}
+
+// The place of workgroup g (below `launched()`).
+fn place(g: u32) -> Place {
+    let h = p.gemm;
+    let tiles = h.tiles_m * h.tiles_n;
+    let bt = g % (tiles * h.batch);
+    let split = g / (tiles * h.batch);
+    let k_begin = split * h.k_split;
+    let k_end = min(h.k, k_begin + h.k_split);
+    return Place(split, bt / tiles, ((bt % tiles) / h.tiles_n) * BM, ((bt % tiles) % h.tiles_n) * BN,
+                 k_begin, k_end, (k_end - k_begin + BK - 1u) / BK);
+}
+
 // Quad q of an A slice: its first row and depth within the slice.
 fn quad_a(q: u32) -> vec2<u32> {
     if (a_k_fastest()) {

@@ -50,19 +50,8 @@ fn stash_b(q: u32, v: vec4<f32>) {
 @compute @workgroup_size(THREADS)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) li: u32, @builtin(subgroup_id) sg: u32) {
-    let h = p.gemm;
-    let tiles = h.tiles_m * h.tiles_n;
-    let groups = tiles * h.batch * h.splits;
-    let past_end = flat_group(wid, nwg) >= groups;
-    let g = min(flat_group(wid, nwg), groups - 1u);
-    let split = g / (tiles * h.batch);
-    let bt = g % (tiles * h.batch);
-    let bat = bt / tiles;
-    let row0 = ((bt % tiles) / h.tiles_n) * BM;
-    let col0 = ((bt % tiles) % h.tiles_n) * BN;
-    let k_begin = split * h.k_split;
-    let k_end = min(h.k, k_begin + h.k_split);
-    let slices = (k_end - k_begin + BK - 1u) / BK;
+    let past_end = flat_group(wid, nwg) >= launched();
+    let at = place(min(flat_group(wid, nwg), launched() - 1u));
 
     // This subgroup's quarter of the tile.
     let r0 = (sg % 4u / 2u) * 32u;
@@ -71,13 +60,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var acc01 = coop_mat16x16<f32, C>();
     var acc10 = coop_mat16x16<f32, C>();
     var acc11 = coop_mat16x16<f32, C>();
-    for (var s = 0u; s < slices; s++) {
-        let k0 = k_begin + s * BK;
+    for (var s = 0u; s < at.slices; s++) {
+        let k0 = at.k_begin + s * BK;
         for (var q = li; q < BM * BK / 4u; q += THREADS) {
-            stash_a(q, fetch_a(bat, row0, k0, k_end, q));
+            stash_a(q, fetch_a(at.bat, at.row0, k0, at.k_end, q));
         }
         for (var q = li; q < BN * BK / 4u; q += THREADS) {
-            stash_b(q, fetch_b(bat, col0, k0, k_end, q));
+            stash_b(q, fetch_b(at.bat, at.col0, k0, at.k_end, q));
         }
         workgroupBarrier();
         for (var kk = 0u; kk < BK; kk += 16u) {
@@ -106,6 +95,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let j = q % (BN / 4u) * 4u;
         let o = i * BN + j;
         let v = vec4(tile_c[o], tile_c[o + 1u], tile_c[o + 2u], tile_c[o + 3u]);
-        store_quad(split, bat, row0 + i, col0 + j, v);
+        store_quad(at.split, at.bat, at.row0 + i, at.col0 + j, v);
     }
 }

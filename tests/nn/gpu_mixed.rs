@@ -13,9 +13,10 @@
 //!   az-tiny's, az-small's and az-large's body layers at 32 boards (15.7u).
 
 use super::gpu_parity::{PlannedTiles, WinogradAsBefore, normal};
+use super::gpu_winograd::{abs, within_scaled as within};
 use crate::common;
 use checkers_zero::backend::gpu::Gpu;
-use checkers_zero::tensor::{Device, Tensor};
+use checkers_zero::tensor::Device;
 
 /// f16's unit roundoff.
 const U16: f32 = 1.0 / 2048.0;
@@ -31,29 +32,6 @@ impl Drop for StrictAgain<'_> {
             .set_mixed(false)
             .expect("strict precision is always allowed");
     }
-}
-
-fn abs(t: &Tensor) -> Tensor {
-    let v = t.to_vec().into_iter().map(f32::abs).collect();
-    Tensor::from_vec(v, t.shape(), &Device::Cpu)
-}
-
-/// Asserts `|mixed - f32| <= bound * scale` everywhere; the largest ratio to `scale`.
-fn within(what: &str, exact: &[f32], mixed: &[f32], scale: &[f32], bound: f32) -> f32 {
-    assert_eq!(exact.len(), mixed.len(), "{what}: lengths differ");
-    let mut worst = 0.0f32;
-    for (i, ((&e, &m), &s)) in exact.iter().zip(mixed).zip(scale).enumerate() {
-        let err = (e - m).abs();
-        assert!(
-            err <= bound * s,
-            "{what}[{i}]: f32 {e} vs mixed {m}, error {err} over the bound {} (scale {s})",
-            bound * s
-        );
-        if s > 0.0 {
-            worst = worst.max(err / s);
-        }
-    }
-    worst
 }
 
 #[test]

@@ -22,27 +22,39 @@ use checkers_zero::tensor::{Device, Tensor};
 /// on these shapes is in docs/gpu.md.
 const WINOGRAD_BOUND: f32 = 128.0 / 16_777_216.0;
 
-fn abs(t: &Tensor) -> Tensor {
+/// Each entry's absolute value: the sums of |w| |x| are convolutions of these.
+pub(super) fn abs(t: &Tensor) -> Tensor {
     let v = t.to_vec().into_iter().map(f32::abs).collect();
     Tensor::from_vec(v, t.shape(), &Device::Cpu)
 }
 
-/// Asserts the bound for every element and returns the largest error over its scale.
-fn within_bound(what: &str, direct: &[f32], winograd: &[f32], scale: &[f32]) -> f32 {
-    assert_eq!(direct.len(), winograd.len(), "{what}: lengths differ");
+/// Asserts `|gpu - cpu| <= bound * scale` for every element and returns the largest error
+/// over its scale.
+pub(super) fn within_scaled(
+    what: &str,
+    cpu: &[f32],
+    gpu: &[f32],
+    scale: &[f32],
+    bound: f32,
+) -> f32 {
+    assert_eq!(cpu.len(), gpu.len(), "{what}: lengths differ");
     let mut worst = 0.0f32;
-    for (i, ((&d, &w), &s)) in direct.iter().zip(winograd).zip(scale).enumerate() {
-        let err = (d - w).abs();
+    for (i, ((&c, &g), &s)) in cpu.iter().zip(gpu).zip(scale).enumerate() {
+        let err = (c - g).abs();
         assert!(
-            err <= WINOGRAD_BOUND * s,
-            "{what}[{i}]: direct {d} vs winograd {w}, error {err} over the bound {} (scale {s})",
-            WINOGRAD_BOUND * s
+            err <= bound * s,
+            "{what}[{i}]: cpu {c} vs gpu {g}, error {err} over the bound {} (scale {s})",
+            bound * s
         );
         if s > 0.0 {
             worst = worst.max(err / s);
         }
     }
     worst
+}
+
+fn within_bound(what: &str, direct: &[f32], winograd: &[f32], scale: &[f32]) -> f32 {
+    within_scaled(what, direct, winograd, scale, WINOGRAD_BOUND)
 }
 
 /// (c_in, c_out) of each preset's 3x3 layers: its stem (8 planes in, on the implicit GEMM)

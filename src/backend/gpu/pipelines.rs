@@ -247,7 +247,7 @@ impl Shader {
                     let family = format!("{conv}\n{CONV_MOMENTS}");
                     (
                         family,
-                        "    end_tile(row0, col0, lid, li);",
+                        "    end_tile(at.row0, at.col0, lid, li);",
                         "        note_output(i, y);",
                     )
                 } else {

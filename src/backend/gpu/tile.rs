@@ -155,7 +155,7 @@ impl Tile {
             out.join("\n")
         };
         // One line per staged quad of either operand: (operand, quads, its tile's origin).
-        let operands = [("a", staged_a, "row0"), ("b", staged_b, "col0")];
+        let operands = [("a", staged_a, "at.row0"), ("b", staged_b, "at.col0")];
         let per_quad = |line: &dyn Fn(&str, u32, &str) -> String| {
             lines(&mut |o| {
                 for (op, quads, origin) in operands {
@@ -166,7 +166,7 @@ impl Tile {
         let staged = per_quad(&|op, q, _| format!("    var staged_{op}{q}: vec4<f32>;"));
         let load = per_quad(&|op, q, origin| {
             format!(
-                "        staged_{op}{q} = fetch_{op}(bat, {origin}, k0, k_end, li + {q}u * THREADS);"
+                "        staged_{op}{q} = fetch_{op}(at.bat, {origin}, k0, at.k_end, li + {q}u * THREADS);"
             )
         });
         let stash = per_quad(&|op, q, _| {
@@ -199,10 +199,10 @@ impl Tile {
         });
         let store = lines(&mut |o| {
             for r in 0..self.tm {
-                let row = format!("row0 + ({}u * ROWS + lid.y) * 4u + {}u", r / 4, r % 4);
+                let row = format!("at.row0 + ({}u * ROWS + lid.y) * 4u + {}u", r / 4, r % 4);
                 for c in 0..col_quads {
                     o.push(format!(
-                        "    store_quad(split, bat, {row}, col0 + ({c}u * COLS + lid.x) * 4u, acc_{r}_{c});"
+                        "    store_quad(at.split, at.bat, {row}, at.col0 + ({c}u * COLS + lid.x) * 4u, acc_{r}_{c});"
                     ));
                 }
             }
