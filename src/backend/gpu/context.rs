@@ -18,13 +18,13 @@
 //! so a trainer can stop cleanly instead of the process panicking.
 
 use super::counters::{Count, Counters, GpuCounters};
+use super::fast_hash::FastMap;
 use super::gemm::Occupancy;
 use super::params::ParamArena;
-use super::pipelines::{Kernel, PipelineCache};
+use super::pipelines::{Kernel, Pipeline, PipelineCache};
 use super::pool::{Pool, size_class};
 use super::profiler::{self, KernelTime, Profiler};
 use super::tile::TileShape;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, mpsc};
 
@@ -53,16 +53,21 @@ pub enum GpuError {
 
 /// The first fault of a context, shared with wgpu's callbacks.
 #[derive(Clone, Default)]
-struct Fault(Arc<Mutex<Option<GpuError>>>);
+struct Fault(Arc<(AtomicBool, Mutex<Option<GpuError>>)>);
 
 impl Fault {
     fn set(&self, error: GpuError) {
-        let mut first = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut first = self.0.1.lock().unwrap_or_else(|e| e.into_inner());
         first.get_or_insert(error);
+        self.0.0.store(true, Ordering::Release);
     }
 
+    /// Every recorded dispatch asks: the flag answers without the lock until a fault.
     fn get(&self) -> Option<GpuError> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        if !self.0.0.load(Ordering::Acquire) {
+            return None;
+        }
+        self.0.1.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 }
 
@@ -171,11 +176,14 @@ const BIND_GROUPS_KEPT: usize = 4096;
 
 struct State {
     /// Bind groups made so far, by what they bind.
-    bind_groups: HashMap<BindKey, wgpu::BindGroup>,
+    bind_groups: FastMap<BindKey, wgpu::BindGroup>,
     /// The compute pass open on `encoder`: one for all the dispatches between two of its other
     /// commands (copies, a submit), ended before those (and, being declared first, dropped
     /// before the encoder). Under the profiler each dispatch has a pass of its own.
     pass: Option<wgpu::ComputePass<'static>>,
+    /// The pipeline last set on `pass`: consecutive dispatches of one kernel (a tower's
+    /// layers) set it once.
+    bound: Option<Arc<Pipeline>>,
     encoder: Option<wgpu::CommandEncoder>,
     dispatches: usize,
     params: ParamArena,
@@ -419,8 +427,9 @@ impl GpuContext {
             })
         });
         let state = State {
-            bind_groups: HashMap::new(),
+            bind_groups: FastMap::default(),
             pass: None,
+            bound: None,
             encoder: None,
             dispatches: 0,
             params: ParamArena::new(limits.min_uniform_buffer_offset_alignment),
@@ -594,15 +603,18 @@ impl GpuContext {
         {
             let State {
                 pass,
+                bound,
                 encoder,
                 profiler,
                 ..
             } = &mut *st;
             let mut own = None;
+            let alone = profiler.is_some();
             let pass = match profiler {
                 // Timestamps are written at a pass's ends: a pass for this dispatch alone.
                 Some(profiler) => {
                     *pass = None;
+                    *bound = None;
                     let bytes = storage.iter().map(|&(_, _, b)| b).sum();
                     let timestamp_writes = Some(profiler.time(kernel.name(), flops, bytes));
                     let descriptor = wgpu::ComputePassDescriptor {
@@ -615,13 +627,21 @@ impl GpuContext {
                             .forget_lifetime(),
                     )
                 }
-                None => pass.get_or_insert_with(|| {
-                    self.pending(encoder)
-                        .begin_compute_pass(&wgpu::ComputePassDescriptor::default())
-                        .forget_lifetime()
-                }),
+                None => {
+                    if pass.is_none() {
+                        *bound = None;
+                    }
+                    pass.get_or_insert_with(|| {
+                        self.pending(encoder)
+                            .begin_compute_pass(&wgpu::ComputePassDescriptor::default())
+                            .forget_lifetime()
+                    })
+                }
             };
-            pass.set_pipeline(&pipeline.pipeline);
+            if !bound.as_ref().is_some_and(|b| Arc::ptr_eq(b, &pipeline)) {
+                pass.set_pipeline(&pipeline.pipeline);
+            }
+            *bound = (!alone).then(|| pipeline.clone());
             pass.set_bind_group(0, &bind_group, &[]);
             pass.dispatch_workgroups(x, y, 1);
         }

@@ -12,6 +12,7 @@ mod conv;
 mod counters;
 mod elementwise;
 mod epilogue;
+mod fast_hash;
 mod gemm;
 mod layout;
 mod loss;

@@ -6,8 +6,8 @@
 //! must be filled and every value given must be used; the tests below also read the compiled
 //! workgroup sizes back.
 
+use super::fast_hash::FastMap;
 use super::tile::TileShape;
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 /// Invocations per workgroup of the one-dimensional kernels (a power of two: the reductions
@@ -523,8 +523,8 @@ pub(super) struct Pipeline {
 }
 
 pub(super) struct PipelineCache {
-    modules: Mutex<HashMap<Shader, wgpu::ShaderModule>>,
-    pipelines: Mutex<HashMap<Kernel, Arc<Pipeline>>>,
+    modules: Mutex<FastMap<Shader, wgpu::ShaderModule>>,
+    pipelines: Mutex<FastMap<Kernel, Arc<Pipeline>>>,
     /// Every module compiled with wgpu's runtime checks, the products too (see `trusted`).
     checked: bool,
 }

@@ -6,7 +6,7 @@
 //! order), but `queue.write_buffer` may not, because it runs before the pending commands that
 //! still read the old contents (see `context`).
 
-use std::collections::HashMap;
+use super::fast_hash::FastMap;
 
 /// Pooled bytes above which freed buffers are destroyed instead of kept.
 const MAX_POOLED_BYTES: u64 = 1 << 30;
@@ -25,8 +25,8 @@ pub(super) fn size_class(bytes: u64) -> u64 {
 
 #[derive(Default)]
 pub(super) struct Pool {
-    free: HashMap<u64, Vec<wgpu::Buffer>>,
-    retired: HashMap<u64, Vec<wgpu::Buffer>>,
+    free: FastMap<u64, Vec<wgpu::Buffer>>,
+    retired: FastMap<u64, Vec<wgpu::Buffer>>,
     pooled_bytes: u64,
 }
 
@@ -35,7 +35,7 @@ impl Pool {
     /// `queue.write_buffer`, so it must not be one that pending commands may read.
     pub(super) fn take(&mut self, class: u64, for_queue_write: bool) -> Option<wgpu::Buffer> {
         let pick =
-            |map: &mut HashMap<u64, Vec<wgpu::Buffer>>| map.get_mut(&class).and_then(Vec::pop);
+            |map: &mut FastMap<u64, Vec<wgpu::Buffer>>| map.get_mut(&class).and_then(Vec::pop);
         let buffer = match pick(&mut self.free) {
             Some(b) => Some(b),
             None if !for_queue_write => pick(&mut self.retired),
