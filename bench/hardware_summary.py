@@ -92,7 +92,8 @@ def variants_table(nn):
           + " | ".join(f"{v} | shipped/{v}" for v in variants) + " |\n"
           + "|---|---:|---:|" + "---:|---:|" * len(variants))
     for mode, batch in sorted({(m, b) for m, b, _ in runs}):
-        med = {v: statistics.median(runs.get((mode, batch, v), [0]))
+        # A switch that did not run (mixed without cooperative matrices) shows as "-".
+        med = {v: statistics.median(runs[(mode, batch, v)]) if (mode, batch, v) in runs else None
                for v in ("shipped",) + variants}
         cells = " | ".join(f"{fmt(med[v])} | {ratio(med['shipped'], med[v])}" for v in variants)
         print(f"| {mode} | {batch} | {fmt(med['shipped'])} | {cells} |")
