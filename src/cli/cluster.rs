@@ -13,7 +13,7 @@ use checkers_zero::distributed::learner::{DEFAULT_NAME, LearnerOptions, RemoteGa
 use checkers_zero::distributed::link::{RedisTarget, with_password};
 #[cfg(feature = "cluster")]
 use checkers_zero::games::on_game;
-use checkers_zero::tensor::{DeviceChoice, Precision};
+use checkers_zero::tensor::DeviceChoice;
 #[cfg(feature = "cluster")]
 use checkers_zero::train::alphazero::AzGame;
 #[cfg(feature = "cluster")]
@@ -132,7 +132,7 @@ pub struct ActorArgs {
 
 #[cfg(feature = "cluster")]
 pub fn actor(a: ActorArgs) -> Result<()> {
-    let device = super::open_device(a.device, Precision::Strict)?;
+    let device = super::open_device(a.device, checkers_zero::tensor::Precision::Strict)?;
     let host = std::fs::read_to_string("/etc/hostname")
         .map(|h| h.trim().to_string())
         .ok()
