@@ -293,7 +293,7 @@ pub fn nn(b: &NnBench) -> anyhow::Result<()> {
         net.set_train(true);
         let mut opt = Optimizer::sgd(0.01, 0.9, 1e-4, &net);
         // As the trainer steps: under a loss scale where the products are mixed.
-        let mut scale = b.device.mixed().then(LossScale::default);
+        let mut scale = LossScale::for_device(&b.device);
         for &batch in &b.train_batches {
             let x = Tensor::randn(&[batch, arch.input_planes, 8, 8], 1.0, &mut rng, &b.device);
             let pi = Tensor::randn(&[batch, 128], 1.0, &mut rng, &b.device).softmax(-1);

@@ -8,7 +8,7 @@
 //! are powers of two, so scaling and unscaling change no finite f32 gradient.
 
 use super::{Ctx, Module, Optimizer};
-use crate::tensor::{Tensor, Var};
+use crate::tensor::{Device, Tensor, Var};
 
 /// The first scale: 2^16, as large as f16's range suggests before any overflow says less.
 const INITIAL: f32 = 65536.0;
@@ -42,6 +42,11 @@ pub struct ScaledGrads {
 }
 
 impl LossScale {
+    /// The scale a training loop on `device` needs: one where its products are mixed.
+    pub fn for_device(device: &Device) -> Option<LossScale> {
+        device.mixed().then(LossScale::default)
+    }
+
     pub fn scale(&self) -> f32 {
         self.scale
     }
@@ -55,11 +60,8 @@ impl LossScale {
             .iter()
             .map(|g| g.as_ref().map(|g| g.mul_scalar(1.0 / self.scale)))
             .collect();
-        let sums: Vec<Tensor> = grads.iter().flatten().map(Tensor::sum_all).collect();
-        let check = sums
-            .iter()
-            .skip(1)
-            .fold(sums.first().cloned(), |acc, s| acc.map(|a| a.add(s)))
+        let check = (grads.iter().flatten().map(Tensor::sum_all))
+            .reduce(|all, sum| all.add(&sum))
             .unwrap_or_else(|| Tensor::zeros(&[1], &loss.value().device()));
         ScaledGrads { grads, check }
     }
@@ -115,7 +117,6 @@ pub fn step_reading<M: Module + ?Sized>(
 mod tests {
     use super::*;
     use crate::nn::{Architecture, NetPreset, PolicyValueNet, alphazero_loss};
-    use crate::tensor::Device;
     use rand::{SeedableRng, rngs::StdRng};
 
     /// A tiny network's training loss on random boards, and the context that recorded it.

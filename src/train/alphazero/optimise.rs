@@ -48,7 +48,7 @@ pub fn train_candidate<G: Rules>(
     let mut order: Vec<usize> = (0..samples.len()).collect();
     let mut stats = TrainStats::default();
     // Mixed precision's f16 products need the gradients scaled up (nn/loss_scale.rs).
-    let mut scale = spec.device.mixed().then(LossScale::default);
+    let mut scale = LossScale::for_device(spec.device);
     for _ in 0..spec.epochs {
         order.shuffle(rng);
         for chunk in order.chunks_exact(size.max(1)).take(per_epoch) {
