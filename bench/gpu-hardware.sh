@@ -9,6 +9,9 @@
 #   DIR/gpu-hardware.sh run [--allow-software] [--quick] [--out FOLDER]
 #                                        there: the check; FOLDER (default $OUT, else
 #                                        ./gpu-check-out) receives at most 8 files
+#   DIR/gpu-hardware.sh exec COMMAND...  there: COMMAND with the Vulkan loader and driver found as
+#                                        the check finds them (e.g. the packed checkers-zero
+#                                        training for the rest of the card's time)
 #
 # The run stops at once unless the adapter wgpu picks is a hardware GPU (--allow-software lets
 # Mesa's lavapipe through, to try the check on a machine without one; --quick shrinks every
@@ -249,8 +252,19 @@ run() {
     log "== done: $(ls "$out" | tr '\n' ' ')"
 }
 
+# Runs a command with the Vulkan loader and driver the check would use.
+with_gpu() {
+    [ $# -gt 0 ] || { echo "exec: expected a command to run" >&2; exit 2; }
+    out="$(mktemp -d)"
+    export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$out/xdg}"
+    mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+    find_vulkan
+    exec "$@"
+}
+
 case "${1:-}" in
     pack) shift; pack "$@" ;;
     run) shift; run "$@" ;;
-    *) echo "usage: $0 pack [DIR] | run [--allow-software] [--quick] [--out FOLDER]" >&2; exit 2 ;;
+    exec) shift; with_gpu "$@" ;;
+    *) echo "usage: $0 pack [DIR] | run [--allow-software] [--quick] [--out FOLDER] | exec COMMAND..." >&2; exit 2 ;;
 esac
