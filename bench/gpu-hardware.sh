@@ -20,9 +20,10 @@
 #   1. bench nn --device gpu: az-tiny, az-small, az-large and the built-in dark-tiny at
 #      batches 1-4096, training at 256 and 1024; then az-small as shipped, with wgpu's runtime checks on, and as the baseline
 #      before the split forward and the batch-norm statistics from the convolution's store
-#      (CHECKERS_ZERO_GPU_BASELINE), and with every 3x3 convolution an implicit GEMM
-#      (CHECKERS_ZERO_GPU_WINOGRAD=0), and with the products on tensor cores (--precision
-#      mixed, where the adapter offers cooperative matrices), alternating
+#      (CHECKERS_ZERO_GPU_BASELINE), with the towers' 3x3 convolutions as Winograd's and as
+#      implicit GEMMs (CHECKERS_ZERO_GPU_WINOGRAD=1 and 0; a hardware GPU ships the second),
+#      and with the products on tensor cores (--precision mixed, where the adapter offers
+#      cooperative matrices), alternating
 #   2. the PyTorch reference on CUDA, strict FP32 (NVIDIA_TF32_OVERRIDE=0) and PyTorch's
 #      default (TF32 in convolutions), where python3 has torch with CUDA; and az-small under
 #      PyTorch's automatic mixed precision (f16 autocast, GradScaler) beside our mixed
@@ -185,10 +186,12 @@ run() {
     [ -n "$quick" ] && ab_batches="1,64" ab_batch=64 ab_train=64
     local variant checks baseline winograd precision
     for _ in $(seq "$ab_rounds"); do
-        for variant in shipped checks baseline implicit mixed; do
-            checks=0 baseline=0 winograd=1 precision=strict
+        for variant in shipped checks baseline winograd implicit mixed; do
+            # An empty CHECKERS_ZERO_GPU_WINOGRAD leaves the choice to the adapter's default.
+            checks=0 baseline=0 winograd="" precision=strict
             [ "$variant" = checks ] && checks=1
             [ "$variant" = baseline ] && baseline=1
+            [ "$variant" = winograd ] && winograd=1
             [ "$variant" = implicit ] && winograd=0
             [ "$variant" = mixed ] && precision=mixed
             CHECKERS_ZERO_GPU_CHECKS=$checks CHECKERS_ZERO_GPU_BASELINE=$baseline \

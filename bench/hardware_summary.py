@@ -84,10 +84,12 @@ def variants_table(nn):
     print("\n## Switches (az-small, positions/s, medians, alternating)\n")
     print("`checks`: wgpu's runtime checks in the product kernels; `baseline`: the forward never "
           "split over k, batch norm's statistics read from its input "
-          "(CHECKERS_ZERO_GPU_BASELINE); `implicit`: every 3x3 convolution an implicit GEMM, "
-          "no Winograd (CHECKERS_ZERO_GPU_WINOGRAD=0); `mixed`: the products on tensor cores "
-          "(--precision mixed; none where the adapter offers no cooperative matrices).\n")
-    variants = ("checks", "baseline", "implicit", "mixed")
+          "(CHECKERS_ZERO_GPU_BASELINE); `winograd`: the towers' 3x3 convolutions as "
+          "Winograd's (CHECKERS_ZERO_GPU_WINOGRAD=1); `implicit`: every 3x3 convolution an "
+          "implicit GEMM (CHECKERS_ZERO_GPU_WINOGRAD=0; shipped on a hardware GPU); `mixed`: the "
+          "products on tensor cores (--precision mixed; none where the adapter offers no "
+          "cooperative matrices).\n")
+    variants = ("checks", "baseline", "winograd", "implicit", "mixed")
     print("| mode | batch | shipped | "
           + " | ".join(f"{v} | shipped/{v}" for v in variants) + " |\n"
           + "|---|---:|---:|" + "---:|---:|" * len(variants))

@@ -89,6 +89,10 @@ fn budgets(gpu: &Device, g: &checkers_zero::backend::gpu::Gpu) {
             "inference of {boards} boards took {} dispatches",
             used.dispatches
         );
+        assert_eq!(
+            used.buffers_made, 0,
+            "a repeated inference call finds every buffer it needs in the pool"
+        );
     }
     gpu.check().expect("no device fault");
 }

@@ -79,7 +79,8 @@ pub(crate) struct GpuContext {
     pipelines: PipelineCache,
     /// The later fusions off (`BASELINE_VARIABLE`).
     baseline: bool,
-    /// Winograd convolutions on (unless `WINOGRAD_VARIABLE` is 0, or a test turned them off).
+    /// Winograd convolutions on (`winograd_by_default`, `WINOGRAD_VARIABLE`, or a test's
+    /// choice).
     winograd: AtomicBool,
     /// Why the adapter cannot run the products on cooperative matrices, if it cannot.
     tensor: Result<(), String>,
@@ -96,8 +97,22 @@ pub(crate) struct GpuContext {
 pub(super) const BASELINE_VARIABLE: &str = "CHECKERS_ZERO_GPU_BASELINE";
 
 /// Set to 0, every 3x3 convolution runs as an implicit GEMM (conv.rs) instead of Winograd's
-/// F(4x4, 3x3) (winograd.rs): to time the two against each other, or to rule Winograd out.
+/// F(4x4, 3x3) (winograd.rs); set to 1, the towers' layers run as Winograd's where they suit
+/// it; unset, `winograd_by_default` decides.
 pub(super) const WINOGRAD_VARIABLE: &str = "CHECKERS_ZERO_GPU_WINOGRAD";
+
+/// Winograd's convolutions pay where arithmetic is dear beside memory traffic: on a software
+/// adapter (lavapipe: az-small at 256 boards, inference 2.66x and the training step 1.22x of
+/// the implicit GEMM). On an NVIDIA H200 its transforms, memory-bound, cost more than the
+/// products save (inference at 1024 boards 0.92x, the training step at 256 0.59x), so a
+/// hardware GPU runs the implicit GEMM unless the variable asks otherwise.
+fn winograd_by_default(info: &wgpu::AdapterInfo) -> bool {
+    match std::env::var(WINOGRAD_VARIABLE).as_deref() {
+        Ok("0") => false,
+        Ok("1") => true,
+        _ => info.device_type == wgpu::DeviceType::Cpu,
+    }
+}
 
 /// Set to `mixed`, every product runs on f16 cooperative matrices with f32 sums (the tensor
 /// tile) from the start, as `precision=mixed` asks; `strict` (f32 throughout) is the default.
@@ -439,6 +454,7 @@ impl GpuContext {
             submitted: 0,
             profiler: None,
         };
+        let winograd = AtomicBool::new(winograd_by_default(&info));
         Ok(GpuContext {
             device,
             queue,
@@ -446,7 +462,7 @@ impl GpuContext {
             limits,
             pipelines: PipelineCache::new(switched_on(super::pipelines::CHECKS_VARIABLE)),
             baseline: switched_on(BASELINE_VARIABLE),
-            winograd: AtomicBool::new(std::env::var(WINOGRAD_VARIABLE).map_or(true, |v| v != "0")),
+            winograd,
             tensor: tensor_features.map(|_| ()),
             mixed: AtomicBool::new(mixed),
             state: Mutex::new(state),
@@ -500,6 +516,7 @@ impl GpuContext {
         if let Some(b) = self.lock().pool.take(class, for_queue_write) {
             return b;
         }
+        self.counters.add(Count::BufferMade(class));
         self.device.create_buffer(&wgpu::BufferDescriptor {
             label: None,
             size: class,
@@ -514,7 +531,12 @@ impl GpuContext {
     pub(super) fn recycle(&self, buffer: wgpu::Buffer) {
         let mut st = self.lock();
         let pending = st.pending;
-        st.pool.give(buffer, pending);
+        let dropped = st.pool.give(buffer, pending);
+        // A kept bind group would hold a dropped buffer's memory.
+        if !dropped.is_empty() {
+            st.bind_groups
+                .retain(|key, _| !key.buffers.iter().any(|(b, ..)| dropped.contains(b)));
+        }
     }
 
     /// Writes `data` into a buffer from `alloc(_, true)`; it lands at the next submit.
@@ -866,7 +888,7 @@ impl GpuContext {
         st.profiler.take().map(Profiler::report).unwrap_or_default()
     }
 
-    /// Whether Winograd convolutions are on (`CHECKERS_ZERO_GPU_WINOGRAD` is not 0).
+    /// Whether Winograd convolutions are on.
     pub(super) fn winograd(&self) -> bool {
         self.winograd.load(Ordering::Relaxed)
     }
@@ -927,6 +949,11 @@ impl GpuContext {
     #[cfg(test)]
     pub(super) fn limits(&self) -> &wgpu::Limits {
         &self.limits
+    }
+
+    #[cfg(test)]
+    pub(super) fn device(&self) -> &wgpu::Device {
+        &self.device
     }
 
     #[cfg(test)]

@@ -30,6 +30,10 @@ pub struct GpuCounters {
     /// Nanoseconds of that in the queue's submit calls (where a software adapter may run the
     /// work it is handed, or wait for the submission before).
     pub submit_ns: u64,
+    /// Buffers made because the pool had none of their size, and their bytes: after its
+    /// first run a repeated call should make none.
+    pub buffers_made: u64,
+    pub bytes_made: u64,
 }
 
 impl Sub for GpuCounters {
@@ -44,6 +48,8 @@ impl Sub for GpuCounters {
             waited_for: self.waited_for,
             host_ns: self.host_ns - earlier.host_ns,
             submit_ns: self.submit_ns - earlier.submit_ns,
+            buffers_made: self.buffers_made - earlier.buffers_made,
+            bytes_made: self.bytes_made - earlier.bytes_made,
         }
     }
 }
@@ -58,6 +64,8 @@ pub(super) struct Counters {
     waited_for: AtomicU64,
     host_ns: AtomicU64,
     submit_ns: AtomicU64,
+    buffers_made: AtomicU64,
+    bytes_made: AtomicU64,
 }
 
 /// Adds the time from its making to its drop to the host's time.
@@ -86,16 +94,22 @@ pub(super) enum Count {
     Wait,
     BytesUp(u64),
     BytesDown(u64),
+    /// A buffer of this many bytes made.
+    BufferMade(u64),
 }
 
 impl Counters {
     pub(super) fn add(&self, event: Count) {
+        if let Count::BufferMade(_) = event {
+            self.buffers_made.fetch_add(1, Ordering::Relaxed);
+        }
         let (counter, n) = match event {
             Count::Dispatch => (&self.dispatches, 1),
             Count::Submit => (&self.submits, 1),
             Count::Wait => (&self.waits, 1),
             Count::BytesUp(b) => (&self.bytes_up, b),
             Count::BytesDown(b) => (&self.bytes_down, b),
+            Count::BufferMade(b) => (&self.bytes_made, b),
         };
         counter.fetch_add(n, Ordering::Relaxed);
     }
@@ -129,6 +143,8 @@ impl Counters {
             waited_for: get(&self.waited_for),
             host_ns: get(&self.host_ns),
             submit_ns: get(&self.submit_ns),
+            buffers_made: get(&self.buffers_made),
+            bytes_made: get(&self.bytes_made),
         }
     }
 }

@@ -632,6 +632,48 @@ mod tests {
     }
 
     #[test]
+    fn a_full_pool_lets_go_of_the_sizes_used_longest_ago() {
+        let Some(gpu) = private_context() else { return };
+        let device = gpu.0.context.device();
+        let make = |bytes| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: None,
+                size: bytes,
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            })
+        };
+        let mut pool = pool::Pool::with_floor(4096);
+        // Four of 1 KiB lent at once and given back fill it.
+        let small: Vec<_> = (0..4).map(|_| pool.take(1024, false)).collect();
+        assert!(
+            small.iter().all(Option::is_none),
+            "an empty pool has nothing"
+        );
+        for _ in 0..4 {
+            assert!(pool.give(make(1024), false).is_empty());
+        }
+        // A 2 KiB buffer given back is kept, the 1 KiB ones, used longer ago, let go.
+        assert!(pool.take(2048, false).is_none());
+        let dropped = pool.give(make(2048), false);
+        assert_eq!(
+            dropped.iter().map(|b| b.size()).collect::<Vec<_>>(),
+            [1024; 4]
+        );
+        assert!(pool.take(2048, false).is_some(), "the newer size is kept");
+        assert!(pool.take(1024, false).is_none(), "the older one is gone");
+        // A working set above the floor is kept whole: four of 2 KiB lent at once.
+        let _ = pool.give(make(1024), false);
+        let lent: Vec<_> = (0..3).map(|_| pool.take(2048, false)).collect();
+        assert!(lent.iter().all(Option::is_none));
+        for _ in 0..4 {
+            let dropped = pool.give(make(2048), false);
+            assert!(dropped.iter().all(|b| b.size() == 1024), "{dropped:?}");
+        }
+        assert!((0..4).all(|_| pool.take(2048, false).is_some()));
+    }
+
+    #[test]
     fn a_tensor_beyond_the_device_limit_is_out_of_memory() {
         let Some(gpu) = private_context() else { return };
         let limits = &gpu.0.context.limits();
