@@ -709,3 +709,34 @@ fn a_run_with_average_plays_the_mean_of_its_last_networks_and_resumes_exactly() 
         std::fs::remove_dir_all(dir).unwrap();
     }
 }
+
+#[test]
+fn gating_on_the_cpu_from_the_files_plays_as_gating_from_memory() {
+    use checkers_zero::train::alphazero::GatingDevice;
+    let run = |device: GatingDevice| {
+        let dir = scratch(&format!("gating-{device}"));
+        let config = TrainConfig {
+            gating_games: 6,
+            gating_device: device,
+            ..tiny(2)
+        };
+        Pipeline::<Checkers>::create(&dir, config, Device::Cpu, false)
+            .unwrap()
+            .run()
+            .unwrap();
+        let games: Vec<_> = metrics(&dir)
+            .iter()
+            .map(|r| {
+                let gauntlet: Vec<_> = (r.gauntlet.iter().flatten())
+                    .map(|g| (g.opponent.clone(), g.black_wdl, g.white_wdl))
+                    .collect();
+                (r.gating_wdl, r.best_iteration, gauntlet)
+            })
+            .collect();
+        std::fs::remove_dir_all(&dir).unwrap();
+        games
+    };
+    let (memory, files) = (run(GatingDevice::Run), run(GatingDevice::Cpu));
+    assert!(memory.iter().all(|(wdl, ..)| wdl.is_some()));
+    assert_eq!(memory, files);
+}

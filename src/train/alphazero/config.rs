@@ -52,6 +52,18 @@ fn specs(text: &str) -> SpecList {
 }
 
 crate::names::named_enum! {
+    /// Where gating's and the gauntlet's games run.
+    #[derive(Serialize, Deserialize)]
+    #[serde(rename_all = "kebab-case")]
+    pub enum GatingDevice {
+        /// The run's device.
+        Run = "run",
+        /// The CPU backend, one game a core.
+        Cpu = "cpu",
+    }
+}
+
+crate::names::named_enum! {
     /// The optimizer of the network's training.
     #[derive(Serialize, Deserialize)]
     #[serde(rename_all = "kebab-case")]
@@ -331,6 +343,12 @@ train_config! {
     /// the newest alone: stochastic weight averaging, as KataGo's self-play does (0 or 1: the
     /// newest network). Fixed for the run.
     average: u32 = 0u32, 0u32;
+    /// Where gating's and the gauntlet's games run: `run`, the run's device, or `cpu`, the
+    /// CPU backend, one game a core. Their searches make small network calls one game at a
+    /// time, which a GPU answers slowly: on an NVIDIA H200 gating's 40 games at 96
+    /// simulations a move took 31-37 s of each 45-60 s iteration, self-play's 256 games at
+    /// 240 simulations 13-21 s.
+    gating_device: GatingDevice = GatingDevice::Run, GatingDevice::Run;
 }
 
 crate::names::named_enum! {

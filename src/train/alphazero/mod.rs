@@ -19,8 +19,8 @@ pub mod pipeline;
 pub mod self_play;
 
 pub use config::{
-    AzGame, ConfigError, ConfigOverrides, OptimizerKind, Preset, TrainConfig, config_json,
-    from_json_object, parse_config_json, read_config_file,
+    AzGame, ConfigError, ConfigOverrides, GatingDevice, OptimizerKind, Preset, TrainConfig,
+    config_json, from_json_object, parse_config_json, read_config_file,
 };
 pub use curve::{CurveConfig, CurvePoint, CurveSettings, run_curve};
 pub use ingest::IngestReport;

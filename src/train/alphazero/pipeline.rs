@@ -10,7 +10,8 @@
 //! iteration's metrics line; the folder is locked by its one owner ([`RunDir`]).
 
 use super::config::{
-    AzGame, ConfigOverrides, TrainConfig, TrainConfigV1, config_json, parse_config_json,
+    AzGame, ConfigOverrides, GatingDevice, TrainConfig, TrainConfigV1, config_json,
+    parse_config_json,
 };
 use super::ingest::IngestReport;
 use super::optimise::{TrainSpec, TrainStats, steps_per_epoch, train_candidate};
@@ -781,12 +782,18 @@ impl<G: AzGame> Pipeline<G> {
     }
 
     /// The `az` agent of `net` (iteration `i`'s network) at the gating budget, played from
-    /// memory; it is named by the spec that plays the same network from its file.
-    fn az_player(&self, net: &PolicyValueNet, i: u32) -> Player<G> {
+    /// memory on the run's device, or from its file on the CPU (`gating_device`); it is
+    /// named by the spec that plays the same network from its file.
+    fn az_player(&self, net: &PolicyValueNet, i: u32) -> Result<Player<G>, TrainError> {
         let c = &self.state.config;
         let d = AzConfig::default();
+        let path = played_path(&self.run.dir, i);
+        let (net, device) = match c.gating_device {
+            GatingDevice::Run => (net.clone(), self.device.clone()),
+            GatingDevice::Cpu => (load_model::<G>(&path, &Device::Cpu)?.0, Device::Cpu),
+        };
         let config = AzConfig {
-            model: Some(played_path(&self.run.dir, i)),
+            model: Some(path),
             searches: c.gating_searches,
             puct: PuctConfig {
                 search: c.search(false),
@@ -794,13 +801,13 @@ impl<G: AzGame> Pipeline<G> {
             },
             ..d
         };
-        Arc::new(AzNetwork::<G> {
-            net: net.clone(),
+        Ok(Arc::new(AzNetwork::<G> {
+            net,
             encoding: self.state.model.encoding,
-            device: self.device.clone(),
+            device,
             name: config.name(),
             config,
-        })
+        }))
     }
 
     /// Whether gating and gauntlet matches show their progress: as a bar on a terminal only.
@@ -814,7 +821,7 @@ impl<G: AzGame> Pipeline<G> {
     fn gauntlet(&self, it: u32) -> Result<Vec<GauntletRecord>, TrainError> {
         let c = &self.state.config;
         let report = run_gauntlet(&GauntletConfig {
-            player: self.az_player(&self.best, self.state.best_iteration),
+            player: self.az_player(&self.best, self.state.best_iteration)?,
             opponents: (c.gauntlet_specs::<G>()?)
                 .into_iter()
                 .map(Player::from)
@@ -835,8 +842,8 @@ impl<G: AzGame> Pipeline<G> {
     fn gate(&self, it: u32, candidate: &PolicyValueNet) -> Result<(f64, [u32; 3]), TrainError> {
         let c = &self.state.config;
         let report = run_match(&MatchConfig {
-            first: self.az_player(candidate, it),
-            second: self.az_player(&self.best, self.state.best_iteration),
+            first: self.az_player(candidate, it)?,
+            second: self.az_player(&self.best, self.state.best_iteration)?,
             series: Series {
                 games: Some(c.gating_games as usize),
                 openings: OpeningSet::Standard,
