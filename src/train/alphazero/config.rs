@@ -346,7 +346,7 @@ train_config! {
     /// Where gating's and the gauntlet's games run: `run`, the run's device, or `cpu`, the
     /// CPU backend, one game a core. Their searches make small network calls one game at a
     /// time, which a GPU answers slowly: on an NVIDIA H200 gating's 40 games at 96
-    /// simulations a move took 31-37 s of each 45-60 s iteration, self-play's 256 games at
+    /// simulations a move took 31-38 s of each 45-59 s iteration, self-play's 256 games at
     /// 240 simulations 13-21 s.
     gating_device: GatingDevice = GatingDevice::Run, GatingDevice::Run;
 }
