@@ -554,7 +554,7 @@ impl LimitOptions {
 /// The options of both games' `alphabeta`.
 pub mod alphabeta {
     use super::{LimitOptions, Opt, settings};
-    use crate::agents::settings::CheckersEvalKind;
+    use crate::agents::settings::{CheckersEvalKind, OthelloEvalKind};
 
     /// Checkers' depth costs about a thousand nodes a move in the opening.
     pub const CHECKERS_LIMITS: LimitOptions = LimitOptions::new(&6);
@@ -581,6 +581,17 @@ pub mod alphabeta {
          centre, mobility, tempo, runaway men, trapped kings and trading when ahead",
         &settings::EVAL,
         Some(&CheckersEvalKind::Material),
+        "",
+    );
+
+    /// Othello's.
+    pub const OTHELLO_EVAL: Opt<OthelloEvalKind> = Opt::new(
+        "eval",
+        "Evaluation",
+        "classic: mobility, frontier, corners, stable edges and the late disc count, by hand; \
+         or patterns: edges, corners, rows and diagonals with weights fitted to games",
+        &settings::OTHELLO_EVAL,
+        Some(&OthelloEvalKind::Classic),
         "",
     );
 
@@ -677,13 +688,14 @@ pub static CHECKERS_ALPHABETA: AgentKind = AgentKind {
 
 pub static OTHELLO_ALPHABETA: AgentKind = AgentKind {
     kind: "alphabeta",
-    label: "Alpha-beta (mobility, corners)",
-    summary: "negamax alpha-beta on mobility, corners, edge stability and late disc count, \
-              stopping at the first limit reached",
+    label: "Alpha-beta",
+    summary: "negamax alpha-beta on mobility, corners, edge stability and late disc count \
+              (or fitted patterns), stopping at the first limit reached",
     options: &[
         alphabeta::OTHELLO_LIMITS.depth.decl,
         alphabeta::OTHELLO_LIMITS.time.decl,
         alphabeta::OTHELLO_LIMITS.nodes.decl,
+        alphabeta::OTHELLO_EVAL.decl,
         alphabeta::HASH.decl,
     ],
 };

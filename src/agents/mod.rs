@@ -9,6 +9,7 @@ pub mod error;
 pub mod kinds;
 pub mod learned;
 pub mod othello_eval;
+pub mod othello_patterns;
 pub mod random;
 pub mod search;
 pub mod settings;

@@ -11,6 +11,8 @@
 
 use super::alphabeta::{AgentEval, MAN, SearchGame, StaticEval};
 use super::kinds::{self, AgentKind, LimitOptions};
+use super::othello_patterns::PatternWeights;
+use super::settings::OthelloEvalKind;
 use crate::games::Othello;
 use crate::games::othello::board::Bitboard;
 use crate::games::othello::moves::moves_mask;
@@ -121,11 +123,22 @@ fn static_score(own: Bitboard, empty: Bitboard) -> i32 {
     score - FRONTIER * count(own & neighbours(empty))
 }
 
-/// The classic evaluation described in the module doc; it has no settings.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct OthelloEval;
+/// Othello's alpha-beta evaluation: the classic one described in the module doc, or the
+/// fitted patterns ([`super::othello_patterns`]).
+#[derive(Clone, Debug, Default)]
+pub struct OthelloEval {
+    kind: OthelloEvalKind,
+    scratch: Vec<u32>,
+}
 
 impl OthelloEval {
+    pub fn new(kind: OthelloEvalKind) -> OthelloEval {
+        OthelloEval {
+            kind,
+            scratch: Vec::new(),
+        }
+    }
+
     /// The score of `pos` for its side to move (see [`StaticEval::evaluate`]).
     pub fn score(pos: &Position) -> i32 {
         let (me, opp) = (pos.mover(), pos.opponent());
@@ -142,7 +155,10 @@ impl OthelloEval {
 
 impl StaticEval<Othello> for OthelloEval {
     fn evaluate(&mut self, pos: &Position) -> i32 {
-        OthelloEval::score(pos)
+        match self.kind {
+            OthelloEvalKind::Classic => OthelloEval::score(pos),
+            OthelloEvalKind::Patterns => PatternWeights::shipped().score(pos, &mut self.scratch),
+        }
     }
 }
 
@@ -151,7 +167,7 @@ impl AgentEval<Othello> for OthelloEval {
     const LIMITS: &'static LimitOptions = &kinds::alphabeta::OTHELLO_LIMITS;
 
     fn options(&self) -> Vec<(&'static str, Option<String>)> {
-        Vec::new()
+        vec![kinds::alphabeta::OTHELLO_EVAL.with(Some(self.kind))]
     }
 }
 

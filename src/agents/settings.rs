@@ -284,6 +284,23 @@ pub static EVAL: Setting<CheckersEvalKind> =
     Setting::new("an evaluation", Domain::Choice(CheckersEvalKind::NAMES));
 
 crate::names::named_enum! {
+    /// What Othello's `alphabeta` scores at its leaves.
+    #[derive(Default)]
+    pub enum OthelloEvalKind {
+        /// Mobility, frontier, corners and the squares beside them, stable edges, and the
+        /// disc count near the end, weighted by hand.
+        Classic = "classic" (default),
+        /// Patterns of squares (edges, corners, rows, diagonals) with weights fitted to
+        /// games, by stage.
+        Patterns = "patterns",
+    }
+}
+
+/// Othello's alpha-beta evaluation.
+pub static OTHELLO_EVAL: Setting<OthelloEvalKind> =
+    Setting::new("an evaluation", Domain::Choice(OthelloEvalKind::NAMES));
+
+crate::names::named_enum! {
     /// How `az` spends its time per move.
     #[derive(Default)]
     pub enum TimeUse {

@@ -167,7 +167,8 @@ impl AgentGame for Othello {
                 decl: &kinds::OTHELLO_ALPHABETA,
                 build: |opts, seed| {
                     let config = alphabeta_config(opts, &kinds::alphabeta::OTHELLO_LIMITS)?;
-                    let mut agent = AlphaBeta::new(config, seed, OthelloEval)?;
+                    let eval = OthelloEval::new(opts.value(&kinds::alphabeta::OTHELLO_EVAL)?);
+                    let mut agent = AlphaBeta::new(config, seed, eval)?;
                     agent.set_oracle(Self::oracle(opts)?);
                     Ok(Box::new(agent))
                 },

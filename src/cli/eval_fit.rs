@@ -1,6 +1,7 @@
-//! `train-eval`: checkers' classic evaluation fitted to the games of match journals.
+//! `train-eval`: checkers' classic evaluation fitted to the games of match journals;
+//! `train-patterns`: Othello's pattern evaluation fitted to games it plays itself.
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use checkers_zero::agents::checkers_eval::{CheckersEval, ClassicWeights};
 use checkers_zero::agents::settings::CheckersEvalKind;
 use checkers_zero::arena::journal_games;
@@ -61,5 +62,84 @@ pub fn run(args: EvalFitArgs) -> Result<()> {
     );
     println!("hand:   {:?}", start);
     println!("fitted: {:?}", r.weights);
+    Ok(())
+}
+
+#[derive(clap::Args)]
+pub struct PatternFitArgs {
+    /// Games to play and fit to (every tenth held out).
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u32).range(10..))]
+    games: u32,
+    /// Passes of the descent over the positions.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..))]
+    epochs: u32,
+    /// Seed of the games' random moves and of the descent's order.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Plies of the alpha-beta search that plays the games.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=6))]
+    depth: u32,
+    /// Pattern weights (an earlier fit's file) for the search that plays the games, instead
+    /// of the classic evaluation: better play gives truer labels.
+    #[arg(long, value_name = "FILE")]
+    player: Option<PathBuf>,
+    /// The weights file to write (what the program ships is data/othello-patterns.bin).
+    #[arg(long)]
+    out: PathBuf,
+}
+
+pub fn run_patterns(args: PatternFitArgs) -> Result<()> {
+    use checkers_zero::agents::othello_patterns::Layout;
+    use checkers_zero::agents::othello_patterns::PatternWeights;
+    use checkers_zero::train::othello_patterns::{EXACT_EMPTIES, Play, fit, play_games};
+    let patterns = match &args.player {
+        Some(path) => {
+            let bytes = std::fs::read(path)
+                .with_context(|| format!("--player: cannot read {}", path.display()))?;
+            Some(PatternWeights::from_bytes(&bytes).with_context(|| {
+                format!(
+                    "--player {}: expected a file train-patterns wrote",
+                    path.display()
+                )
+            })?)
+        }
+        None => None,
+    };
+    let play = Play {
+        depth: args.depth,
+        patterns,
+        ..Play::default()
+    };
+    eprintln!(
+        "playing {} games: up to {} random moves, then depth {} of {} ({}% random moves), \
+         exact from {EXACT_EMPTIES} empties",
+        args.games,
+        play.random_opening,
+        play.depth,
+        match &args.player {
+            Some(p) => format!("the patterns of {}", p.display()),
+            None => "the classic evaluation".into(),
+        },
+        play.random_move * 100.0
+    );
+    let start = std::time::Instant::now();
+    let bar = checkers_zero::progress::progress(args.games as u64, 0, "games", true);
+    let games = play_games(&play, args.games as usize, args.seed, &bar);
+    bar.finish_and_clear();
+    let positions: usize = games.iter().map(Vec::len).sum();
+    eprintln!(
+        "{positions} positions in {:.0} s; fitting {}",
+        start.elapsed().as_secs_f64(),
+        Layout::get().describe()
+    );
+    let (weights, r) = fit(&games, args.epochs as usize, args.seed);
+    checkers_zero::files::write_atomic(&args.out, &weights.to_bytes())
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    println!(
+        "{} positions fitted, {} held out (every tenth game); mean squared error in discs²: \
+         fitted {:.1}, held out {:.1} (every weight zero: {:.1})",
+        r.fitted_positions, r.held_positions, r.fitted_mse, r.held_mse, r.held_zero_mse
+    );
+    println!("wrote {}", args.out.display());
     Ok(())
 }

@@ -99,6 +99,9 @@ pub enum Command {
     /// Fit checkers' classic evaluation (`alphabeta:eval=classic`) to the games of match
     /// journals (Texel's method): the weights that best predict the results.
     TrainEval(eval_fit::EvalFitArgs),
+    /// Fit Othello's pattern evaluation (`alphabeta:eval=patterns`) to games it plays
+    /// itself, labelled exactly from the last empties, by least squares.
+    TrainPatterns(eval_fit::PatternFitArgs),
     /// Train as `train` does, on games from self-play actors on any machines, through Redis.
     Learner(Box<cluster::LearnerArgs>),
     /// Play self-play games for a learner with its latest network, through Redis.
@@ -138,6 +141,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::TrainGa(args) => train::train_ga(args),
         Command::TrainPso(args) => train::train_pso(args),
         Command::TrainEval(args) => eval_fit::run(args),
+        Command::TrainPatterns(args) => eval_fit::run_patterns(args),
         Command::Learner(_args) => needs!("cluster", "learner", cluster::learner(*_args)),
         Command::Actor(_args) => needs!("cluster", "actor", cluster::actor(_args)),
         Command::Gui(_args) => needs!("gui", "gui", gui::serve(_args)),

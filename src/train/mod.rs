@@ -12,6 +12,7 @@ pub mod errors;
 pub mod eval_fit;
 pub mod fitness;
 pub mod ga;
+pub mod othello_patterns;
 pub mod population;
 pub mod pso;
 pub mod run_dir;
