@@ -457,7 +457,7 @@ fn play(me: u64, opp: u64, sq: u8, flipped: u64) -> (u64, u64) {
 
 /// The score of a finished game (the module's convention: empties to the winner).
 #[inline]
-fn final_score(me: u64, opp: u64) -> i32 {
+pub fn final_score(me: u64, opp: u64) -> i32 {
     let (mine, theirs) = (me.count_ones() as i32, opp.count_ones() as i32);
     let diff = mine - theirs;
     let empty = 64 - mine - theirs;

@@ -13,7 +13,7 @@
 use crate::agents::alphabeta::MAN;
 use crate::agents::othello_eval::OthelloEval;
 use crate::agents::othello_patterns::{Layout, PatternWeights, STAGES};
-use crate::endgame::othello::solve;
+use crate::endgame::othello::{final_score, solve};
 use crate::games::othello::{Move, Position};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -74,8 +74,7 @@ impl Scorer<'_> {
     fn search(&mut self, pos: &Position, depth: u32, mut alpha: i32, beta: i32) -> i32 {
         let moves = pos.legal_moves();
         if moves.is_empty() {
-            let diff = pos.mover().count_ones() as i32 - pos.opponent().count_ones() as i32;
-            return diff.signum() * 65 * MAN;
+            return final_score(pos.mover(), pos.opponent()).signum() * 65 * MAN;
         }
         if depth == 0 {
             return self.score(pos);
@@ -125,9 +124,8 @@ pub fn play_game(play: &Play, seed: u64) -> Vec<Sample> {
         let moves = pos.legal_moves();
         if moves.is_empty() {
             // Over before the exact empties: the final count, empties to the winner.
-            let diff = pos.mover().count_ones() as i32 - pos.opponent().count_ones() as i32;
-            let final_diff = diff + diff.signum() * pos.empty().count_ones() as i32;
-            return label(before, &pos, final_diff as f32);
+            let value = final_score(pos.mover(), pos.opponent());
+            return label(before, &pos, value as f32);
         }
         if pos.empty().count_ones() <= EXACT_EMPTIES {
             return finish_exactly(before, pos);
