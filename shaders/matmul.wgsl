@@ -2,6 +2,8 @@
 // broadcast; transposed operands are read with swapped strides. The operands are bound as
 // vec4 arrays (the host binds whole 16-byte words): a quad along an operand's rows is one
 // load when the row length is a multiple of 4, and single values are picked out of a word.
+// A linear layer's inference form adds a bias per column and applies its activation as it
+// stores (never split over k, so each stored value is a whole sum).
 
 struct Params {
     gemm: GemmHeader,
@@ -9,12 +11,16 @@ struct Params {
     batch_b: u32,
     trans_a: u32,
     trans_b: u32,
+    has_bias: u32,
+    // 0 none, 1 ReLU, 2 tanh.
+    act: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 @group(0) @binding(2) var<storage, read> lhs: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> rhs: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> bias: array<f32>;
 
 fn a_k_fastest() -> bool {
     return p.trans_a == 0u;
@@ -69,5 +75,15 @@ fn load_b4(bat: u32, kk: u32, j: u32) -> vec4<f32> {
 }
 
 fn store_c(split: u32, bat: u32, i: u32, j: u32, v: f32) {
-    out[((split * p.gemm.batch + bat) * p.gemm.m + i) * p.gemm.n + j] = v;
+    var y = v;
+    if (p.has_bias != 0u) {
+        y += bias[j];
+    }
+    if (p.act == 1u) {
+        y = max(y, 0.0);
+    } else if (p.act == 2u) {
+        // Clamped as elementwise.wgsl's tanh is: some drivers overflow a ratio of exponentials.
+        y = tanh(clamp(y, -15.0, 15.0));
+    }
+    out[((split * p.gemm.batch + bat) * p.gemm.m + i) * p.gemm.n + j] = y;
 }

@@ -42,6 +42,45 @@ pub enum BinaryOp {
     ReluGrad,
 }
 
+/// The activation a linear layer's fused inference form applies to its outputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activation {
+    Relu,
+    Tanh,
+}
+
+impl Activation {
+    pub fn op(self) -> UnaryOp {
+        match self {
+            Activation::Relu => UnaryOp::Relu,
+            Activation::Tanh => UnaryOp::Tanh,
+        }
+    }
+}
+
+/// Shapes of a linear layer: `rows` inputs of `inputs` values each, `outputs` of each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinearDims {
+    pub rows: usize,
+    pub inputs: usize,
+    pub outputs: usize,
+}
+
+impl LinearDims {
+    /// x (rows, inputs) times the transpose of w (outputs, inputs).
+    pub fn product(&self) -> MatmulDims {
+        MatmulDims {
+            batch_a: 1,
+            batch_b: 1,
+            m: self.rows,
+            k: self.inputs,
+            n: self.outputs,
+            trans_a: false,
+            trans_b: true,
+        }
+    }
+}
+
 /// Shapes of a batched matrix product: `batch` products of (m x k) by (k x n). With `trans_a`
 /// the stored A is (k x m); with `trans_b` the stored B is (n x k). A batch of 1 on either side
 /// is broadcast over the other's batch.
@@ -345,6 +384,18 @@ pub trait Backend: Send + Sync {
     /// 2 scale (p - t)]. Training's value loss.
     fn squared_error(&self, p: &Self::Buf, t: &Self::Buf, scale: f32) -> [Self::Buf; 2];
     fn matmul(&self, a: &Self::Buf, b: &Self::Buf, dims: MatmulDims) -> Self::Buf;
+    /// act?(x w^T + bias?) for x (rows, inputs), w (outputs, inputs) and a bias per output: a
+    /// linear layer's inference form (no backward; training composes matmul, add and the
+    /// activation on the tape). The CPU starts its product from the bias and applies the
+    /// activation in place; the GPU applies both as its GEMM stores (one dispatch, not three).
+    fn linear(
+        &self,
+        x: &Self::Buf,
+        w: &Self::Buf,
+        bias: Option<&Self::Buf>,
+        act: Option<Activation>,
+        d: LinearDims,
+    ) -> Self::Buf;
     /// Output axis i is input axis `perm[i]`.
     fn permute(&self, x: &Self::Buf, shape: &[usize], perm: &[usize]) -> Self::Buf;
     /// Pads (positive) or crops (negative) the last two axes of (planes, h, w) by

@@ -14,6 +14,7 @@ use super::layers::{BoardConv, DarkConv, DarkInput, SQUARES, dark_cells};
 use super::{
     BatchNorm2d, Checkpoint, CheckpointError, Conv2d, Ctx, Linear, Module, Optimizer, ResidualBlock,
 };
+use crate::backend::Activation;
 use crate::tensor::{Device, Tensor, Var};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -509,10 +510,10 @@ impl Module for PolicyValueNet {
             .value_conv
             .forward_bn(ctx, &self.value_bn, &h, None, true);
         let v = v.reshape(&[n, v.value().numel() / n]);
+        let v = self.value_fc1.forward_act(ctx, &v, Some(Activation::Relu));
         let v = self
             .value_fc2
-            .forward(ctx, &self.value_fc1.forward(ctx, &v).relu())
-            .tanh()
+            .forward_act(ctx, &v, Some(Activation::Tanh))
             .reshape(&[n]);
         (logits, v)
     }

@@ -10,8 +10,8 @@
 //! zero may carry the rounding of large terms that cancelled.
 
 use crate::common;
-use checkers_zero::backend::OptimStep;
 use checkers_zero::backend::gpu::{SUBMIT_EVERY, TileShape};
+use checkers_zero::backend::{Activation, OptimStep};
 use checkers_zero::net::ValueModel;
 use checkers_zero::net::towers::{TowerArch, TowerNet};
 use checkers_zero::nn::{Ctx, Module};
@@ -667,6 +667,40 @@ fn fused_conv_add_relu() {
                     residual.is_some()
                 );
                 assert_close(&name, &run(&Device::Cpu), &run(gpu), SUMMED);
+            }
+        }
+    });
+}
+
+#[test]
+fn fused_linear() {
+    // The GPU adds the bias and applies the activation as the product stores its outputs,
+    // never splitting k; the CPU starts its product from the bias.
+    on_gpu(|gpu| {
+        // (rows, inputs, outputs): one row (a value head at batch 1), a long k that a plain
+        // product would split, odd sizes in scalar reads, and enough rows for wide tiles.
+        for (i, (rows, inputs, outputs)) in [(1, 32, 64), (3, 600, 5), (7, 33, 13), (256, 64, 256)]
+            .into_iter()
+            .enumerate()
+        {
+            let seed = 200 + 10 * i as u64;
+            let x = normal(&[rows, inputs], seed);
+            let w = normal(&[outputs, inputs], seed + 1);
+            let b = normal(&[outputs], seed + 2);
+            for bias in [None, Some(&b)] {
+                for act in [None, Some(Activation::Relu), Some(Activation::Tanh)] {
+                    let run = |dev: &Device| {
+                        let bias = bias.map(|b| b.to_device(dev));
+                        x.to_device(dev)
+                            .linear(&w.to_device(dev), bias.as_ref(), act)
+                            .to_vec()
+                    };
+                    let name = format!(
+                        "linear {rows}x{inputs} to {outputs} bias {} {act:?}",
+                        bias.is_some()
+                    );
+                    assert_close(&name, &run(&Device::Cpu), &run(gpu), SUMMED);
+                }
             }
         }
     });

@@ -15,7 +15,8 @@ pub use gemm::{KERNEL_VAR, Kernel, fma_peak};
 pub use matmul::sgemm_kernel;
 
 use super::{
-    Backend, BinaryOp, ConvDims, MatmulDims, NormDims, OptimStep, Running, TapDims, UnaryOp,
+    Activation, Backend, BinaryOp, ConvDims, LinearDims, MatmulDims, NormDims, OptimStep, Running,
+    TapDims, UnaryOp,
 };
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -159,6 +160,17 @@ impl Backend for Cpu {
     }
     fn matmul(&self, a: &CpuBuf, b: &CpuBuf, dims: MatmulDims) -> CpuBuf {
         matmul::matmul(a.as_slice(), b.as_slice(), dims)
+    }
+    fn linear(
+        &self,
+        x: &CpuBuf,
+        w: &CpuBuf,
+        bias: Option<&CpuBuf>,
+        act: Option<Activation>,
+        d: LinearDims,
+    ) -> CpuBuf {
+        let bias = bias.map(|b| b.as_slice());
+        matmul::linear(x.as_slice(), w.as_slice(), bias, act, d)
     }
     fn permute(&self, x: &CpuBuf, shape: &[usize], perm: &[usize]) -> CpuBuf {
         layout::permute(x.as_slice(), shape, perm)

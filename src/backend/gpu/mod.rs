@@ -34,7 +34,8 @@ pub use profiler::KernelTime;
 pub use tile::TileShape;
 
 use super::{
-    Backend, BinaryOp, ConvDims, MatmulDims, NormDims, OptimStep, Running, TapDims, UnaryOp,
+    Activation, Backend, BinaryOp, ConvDims, LinearDims, MatmulDims, NormDims, OptimStep, Running,
+    TapDims, UnaryOp,
 };
 use bytemuck::Pod;
 use context::GpuContext;
@@ -413,6 +414,16 @@ impl Backend for Gpu {
     }
     fn matmul(&self, a: &GpuBuf, b: &GpuBuf, dims: MatmulDims) -> GpuBuf {
         matmul::matmul(self, a, b, dims)
+    }
+    fn linear(
+        &self,
+        x: &GpuBuf,
+        w: &GpuBuf,
+        bias: Option<&GpuBuf>,
+        act: Option<Activation>,
+        d: LinearDims,
+    ) -> GpuBuf {
+        matmul::linear(self, x, w, bias, act, d)
     }
     fn permute(&self, x: &GpuBuf, shape: &[usize], perm: &[usize]) -> GpuBuf {
         layout::permute(self, x, shape, perm)

@@ -133,9 +133,9 @@ impl FoldCache {
     }
 }
 
-/// Whether a layer's forward can run folded: nothing is recorded and neither its input nor
-/// the residual is tracked.
-fn untracked(ctx: &Ctx, x: &Var, residual: Option<&Var>) -> bool {
+/// Whether a layer's forward can run in its fused inference form: nothing is recorded and
+/// neither its input nor the residual is tracked.
+pub(super) fn untracked(ctx: &Ctx, x: &Var, residual: Option<&Var>) -> bool {
     !ctx.is_recording() && !x.is_tracked() && residual.is_none_or(|r| !r.is_tracked())
 }
 

@@ -1,6 +1,8 @@
 //! Fully connected layer: y = x W^T + b for x (n, in), W (out, in) as PyTorch stores it.
 
+use super::fold::untracked;
 use super::uniform_fan_in;
+use crate::backend::Activation;
 use crate::nn::onnx::{Attr, Graph};
 use crate::nn::{Ctx, Module, Param};
 use crate::tensor::{Device, Var};
@@ -23,6 +25,21 @@ impl Linear {
         let weight = uniform_fan_in(&[outputs, inputs], inputs, device, rng);
         let bias = bias.then(|| uniform_fan_in(&[outputs], inputs, device, rng));
         Linear { weight, bias }
+    }
+
+    /// act?(x W^T + b). Inference (nothing recorded, an untracked input) runs as one fused op
+    /// (`Tensor::linear`); otherwise matmul, bias and activation are recorded one by one.
+    pub fn forward_act(&self, ctx: &Ctx, x: &Var, act: Option<Activation>) -> Var {
+        if untracked(ctx, x, None) {
+            let bias = self.bias.as_ref().map(Param::value);
+            return Var::constant(x.value().linear(self.weight.value(), bias, act));
+        }
+        let y = self.forward(ctx, x);
+        match act {
+            None => y,
+            Some(Activation::Relu) => y.relu(),
+            Some(Activation::Tanh) => y.tanh(),
+        }
     }
 
     /// Adds this layer to an ONNX graph as a Gemm node reading `x` (n, in), its weights

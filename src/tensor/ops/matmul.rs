@@ -2,7 +2,7 @@
 //! be 1 (or the operand 2-D) and is broadcast.
 
 use super::super::{Tensor, Var, dispatch};
-use crate::backend::{Backend, MatmulDims};
+use crate::backend::{Activation, Backend, LinearDims, MatmulDims};
 
 /// (batch, rows, cols) of an operand as stored.
 fn as_batched(t: &Tensor) -> (usize, usize, usize) {
@@ -53,6 +53,45 @@ impl Tensor {
     pub fn matmul(&self, other: &Tensor) -> Tensor {
         self.matmul_t(other, false, false)
     }
+
+    /// act?(self weight^T + bias?) in one op, for inference only (nothing is recorded): a
+    /// linear layer, `self` (rows, inputs), `weight` (outputs, inputs), `bias` (outputs).
+    pub fn linear(
+        &self,
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        act: Option<Activation>,
+    ) -> Tensor {
+        let (&[rows, inputs], &[outputs, inputs_w]) = (self.shape(), weight.shape()) else {
+            panic!(
+                "linear takes (rows, inputs) and (outputs, inputs), got {:?} and {:?}",
+                self.shape(),
+                weight.shape()
+            )
+        };
+        assert_eq!(
+            inputs,
+            inputs_w,
+            "linear inputs: {:?} x {:?}",
+            self.shape(),
+            weight.shape()
+        );
+        let d = LinearDims {
+            rows,
+            inputs,
+            outputs,
+        };
+        let storage = match bias {
+            None => dispatch!(self.storage(), weight.storage() =>
+                |be, x, w| be.linear(x, w, None, act, d)),
+            Some(b) => {
+                assert_eq!(b.shape(), [outputs], "linear bias shape");
+                dispatch!(self.storage(), weight.storage(), b.storage() =>
+                    |be, x, w, b| be.linear(x, w, Some(b), act, d))
+            }
+        };
+        Tensor::from_storage(storage, vec![rows, outputs])
+    }
 }
 
 impl Var {
@@ -101,8 +140,38 @@ fn fold_batch(g: Tensor, shape: &[usize]) -> Tensor {
 
 #[cfg(test)]
 mod tests {
+    use crate::backend::Activation;
     use crate::tensor::{Device, Tape, Tensor};
     use rand::{SeedableRng, rngs::StdRng};
+
+    /// The fused inference form computes what the layer's recorded ops compute.
+    #[test]
+    fn a_fused_linear_layer_is_its_product_bias_and_activation() {
+        let mut rng = StdRng::seed_from_u64(3);
+        let dev = Device::Cpu;
+        for (rows, inputs, outputs) in [(1, 5, 3), (9, 70, 33)] {
+            let x = Tensor::randn(&[rows, inputs], 1.0, &mut rng, &dev);
+            let w = Tensor::randn(&[outputs, inputs], 1.0, &mut rng, &dev);
+            let b = Tensor::randn(&[outputs], 1.0, &mut rng, &dev);
+            for bias in [None, Some(&b)] {
+                for act in [None, Some(Activation::Relu), Some(Activation::Tanh)] {
+                    let product = x.matmul_t(&w, false, true);
+                    let product = bias.map_or(product.clone(), |b| product.add(b));
+                    let want = act.map_or(product.clone(), |a| product.unary(a.op()));
+                    let got = x.linear(&w, bias, act);
+                    assert_eq!(got.shape(), [rows, outputs]);
+                    for (g, w) in got.to_vec().iter().zip(want.to_vec()) {
+                        // The bias added before the products' sum, not after: rounding only.
+                        assert!(
+                            (g - w).abs() <= 1e-5 * (1.0 + w.abs()),
+                            "{rows}x{inputs} to {outputs}, bias {}, {act:?}: {g} vs {w}",
+                            bias.is_some()
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     /// Every transpose combination, 2-D and batched with a broadcast operand, against the same
     /// product spelled with explicit transposes (whose backward is the permute's).
