@@ -20,7 +20,7 @@
 use super::counters::{Count, Counters, GpuCounters};
 use super::fast_hash::FastMap;
 use super::gemm::Occupancy;
-use super::params::ParamArena;
+use super::params::{ParamArena, Slot};
 use super::pipelines::{Kernel, Pipeline, PipelineCache};
 use super::pool::{Pool, size_class};
 use super::profiler::{self, KernelTime, Profiler};
@@ -180,18 +180,49 @@ fn switched_on(variable: &str) -> bool {
 
 /// A bind group's kernel and its buffers (the parameters' slot first), each with its offset
 /// and size in bytes.
-#[derive(PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 struct BindKey {
     kernel: Kernel,
     buffers: Vec<(wgpu::Buffer, u64, u64)>,
 }
 
+impl BindKey {
+    /// Whether this key binds `storage` after the parameters' `slot` for `kernel`: compared
+    /// in place, so a replayed dispatch makes no key.
+    fn is(&self, kernel: Kernel, slot: &Slot, storage: &[(&wgpu::Buffer, u64, u64)]) -> bool {
+        let Some(((params, offset, size), rest)) = self.buffers.split_first() else {
+            return false;
+        };
+        self.kernel == kernel
+            && (params, *offset, *size) == (&slot.buffer, slot.offset, slot.size)
+            && rest.len() == storage.len()
+            && rest
+                .iter()
+                .zip(storage)
+                .all(|((b, o, n), (b2, o2, n2))| (b, o, n) == (*b2, o2, n2))
+    }
+}
+
 /// Bind groups kept for reuse; past this many they are all dropped (each holds its buffers).
 const BIND_GROUPS_KEPT: usize = 4096;
+
+/// A dispatch of the last call, kept at its position in the call.
+struct Replayed {
+    key: BindKey,
+    pipeline: Arc<Pipeline>,
+    bind_group: wgpu::BindGroup,
+}
 
 struct State {
     /// Bind groups made so far, by what they bind.
     bind_groups: FastMap<BindKey, wgpu::BindGroup>,
+    /// Each dispatch since the last readback began, by its position: a call repeated (the
+    /// same network and batch: the same kernels on the same pooled buffers and parameter
+    /// slots) finds its pipelines and bind groups there by comparison, without a hash or
+    /// the pipeline cache's lock (the spirit of a recorded plan replayed).
+    replay: Vec<Replayed>,
+    /// Dispatches recorded since the last readback began: the next one's position.
+    position: usize,
     /// The compute pass open on `encoder`: one for all the dispatches between two of its other
     /// commands (copies, a submit), ended before those (and, being declared first, dropped
     /// before the encoder). Under the profiler each dispatch has a pass of its own.
@@ -443,6 +474,8 @@ impl GpuContext {
         });
         let state = State {
             bind_groups: FastMap::default(),
+            replay: Vec::new(),
+            position: 0,
             pass: None,
             bound: None,
             encoder: None,
@@ -536,6 +569,7 @@ impl GpuContext {
         if !dropped.is_empty() {
             st.bind_groups
                 .retain(|key, _| !key.buffers.iter().any(|(b, ..)| dropped.contains(b)));
+            st.replay.clear();
         }
     }
 
@@ -563,65 +597,41 @@ impl GpuContext {
         flops: u64,
     ) {
         let _host = self.counters.host_time();
-        let compiled = self.pipelines.compiled(kernel);
-        if compiled.is_none() {
-            // A lost device makes invalid pipelines without an error (so says WebGPU), and
-            // asking one for its layout panics: let a loss report itself before compiling.
-            let _ = self.device.poll(wgpu::PollType::Poll);
-        }
         if self.fault().is_some() {
             return;
         }
         let Some((x, y)) = self.grid(groups) else {
             return;
         };
-        let pipeline = match compiled.map_or_else(|| self.pipelines.get(&self.device, kernel), Ok) {
-            Ok(p) => p,
-            // A kernel that does not compile on a working device is a bug in the program (or
-            // the driver), not a fault of the device: said at once, rather than as the zeros
-            // a faulted context reads back.
-            Err(e @ wgpu::Error::Validation { .. }) => panic!(
-                "the GPU kernel {} does not compile on {}: {e}",
-                kernel.name(),
-                self.adapter_name()
-            ),
-            Err(e) => return self.fault.set(classify(&self.adapter_name(), e)),
-        };
         let mut st = self.lock();
         if st.profiler.as_ref().is_some_and(Profiler::full) {
             self.submit(&mut st);
         }
         let slot = st.params.push(&self.device, params);
-        // A call repeated (the same kernels on the same pooled buffers, its parameters in the
-        // same slots of the arena, which starts afresh at each submit) finds its bind groups
-        // made already.
-        let key = BindKey {
-            kernel,
-            buffers: std::iter::once((&slot.buffer, slot.offset, slot.size))
-                .chain(storage.iter().copied())
-                .map(|(buffer, offset, bytes)| (buffer.clone(), offset, bytes))
-                .collect(),
+        let position = st.position;
+        let replayed = st
+            .replay
+            .get(position)
+            .filter(|r| r.key.is(kernel, &slot, storage))
+            .map(|r| (r.pipeline.clone(), r.bind_group.clone()));
+        let (pipeline, bind_group) = match replayed {
+            Some(found) => found,
+            None => {
+                let Some(pipeline) = self.pipeline(kernel) else {
+                    return;
+                };
+                let (key, bind_group) = self.bind_group(&mut st, kernel, &pipeline, &slot, storage);
+                let replayed = Replayed {
+                    key,
+                    pipeline: pipeline.clone(),
+                    bind_group: bind_group.clone(),
+                };
+                st.replay.truncate(position);
+                st.replay.push(replayed);
+                (pipeline, bind_group)
+            }
         };
-        if st.bind_groups.len() >= BIND_GROUPS_KEPT && !st.bind_groups.contains_key(&key) {
-            st.bind_groups.clear();
-        }
-        let bind_group = st
-            .bind_groups
-            .entry(key)
-            .or_insert_with_key(|key| {
-                let entries: Vec<_> = key
-                    .buffers
-                    .iter()
-                    .zip(0..)
-                    .map(|((buffer, offset, bytes), i)| binding(i, buffer, *offset, *bytes))
-                    .collect();
-                self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: None,
-                    layout: &pipeline.layout,
-                    entries: &entries,
-                })
-            })
-            .clone();
+        st.position += 1;
         {
             let State {
                 pass,
@@ -673,6 +683,77 @@ impl GpuContext {
         if st.dispatches >= SUBMIT_EVERY {
             self.submit(&mut st);
         }
+    }
+
+    /// The compiled `kernel`; `None` on a faulted device.
+    fn pipeline(&self, kernel: Kernel) -> Option<Arc<Pipeline>> {
+        let compiled = self.pipelines.compiled(kernel);
+        if compiled.is_none() {
+            // A lost device makes invalid pipelines without an error (so says WebGPU), and
+            // asking one for its layout panics: let a loss report itself before compiling.
+            let _ = self.device.poll(wgpu::PollType::Poll);
+            if self.fault().is_some() {
+                return None;
+            }
+        }
+        match compiled.map_or_else(|| self.pipelines.get(&self.device, kernel), Ok) {
+            Ok(p) => Some(p),
+            // A kernel that does not compile on a working device is a bug in the program (or
+            // the driver), not a fault of the device: said at once, rather than as the zeros
+            // a faulted context reads back.
+            Err(e @ wgpu::Error::Validation { .. }) => panic!(
+                "the GPU kernel {} does not compile on {}: {e}",
+                kernel.name(),
+                self.adapter_name()
+            ),
+            Err(e) => {
+                self.fault.set(classify(&self.adapter_name(), e));
+                None
+            }
+        }
+    }
+
+    /// The bind group of `kernel` binding the parameters' `slot` and `storage`, made or found
+    /// again by what it binds, with its key.
+    fn bind_group(
+        &self,
+        st: &mut State,
+        kernel: Kernel,
+        pipeline: &Pipeline,
+        slot: &Slot,
+        storage: &[(&wgpu::Buffer, u64, u64)],
+    ) -> (BindKey, wgpu::BindGroup) {
+        // Found again when a call is repeated at other positions (the same buffers from the
+        // pool, its parameters in the same slots: the arena starts afresh at each submit).
+        let key = BindKey {
+            kernel,
+            buffers: std::iter::once((&slot.buffer, slot.offset, slot.size))
+                .chain(storage.iter().copied())
+                .map(|(buffer, offset, bytes)| (buffer.clone(), offset, bytes))
+                .collect(),
+        };
+        if st.bind_groups.len() >= BIND_GROUPS_KEPT && !st.bind_groups.contains_key(&key) {
+            st.bind_groups.clear();
+            st.replay.clear();
+        }
+        let bind_group = st
+            .bind_groups
+            .entry(key.clone())
+            .or_insert_with_key(|key| {
+                let entries: Vec<_> = key
+                    .buffers
+                    .iter()
+                    .zip(0..)
+                    .map(|((buffer, offset, bytes), i)| binding(i, buffer, *offset, *bytes))
+                    .collect();
+                self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: None,
+                    layout: &pipeline.layout,
+                    entries: &entries,
+                })
+            })
+            .clone();
+        (key, bind_group)
     }
 
     /// Splits a launch over x and y when it is wider than the adapter allows per dimension;
@@ -779,6 +860,8 @@ impl GpuContext {
                 at += part;
             }
             st.pending = true;
+            // A readback ends a call: the next dispatch is the first of the next call.
+            st.position = 0;
             let index = self.submit(&mut st);
             (st.submitted, index)
         };
