@@ -14,7 +14,7 @@ use checkers_zero::backend::gpu::{SUBMIT_EVERY, TileShape};
 use checkers_zero::backend::{Activation, OptimStep};
 use checkers_zero::net::ValueModel;
 use checkers_zero::net::towers::{TowerArch, TowerNet};
-use checkers_zero::nn::{Ctx, Module};
+use checkers_zero::nn::{Architecture, Ctx, Module, NetPreset, PolicyValueNet};
 use checkers_zero::tensor::{Device, DeviceChoice, RunningStats, Tape, Tensor, Var};
 use common::on_gpu;
 use rand::SeedableRng;
@@ -725,6 +725,29 @@ fn tower_net_forward_and_gradients() {
         // Sums of up to 168 terms in another order, then tanh, three layers deep.
         assert_close("tower net value", &cpu_value, &gpu_value, Tol::Norm(1e-5));
         assert_close("tower net gradient", &cpu_grad, &gpu_grad, Tol::Norm(1e-5));
+    });
+}
+
+#[test]
+fn repeated_inference_calls_compute_their_own_inputs() {
+    // A repeated call replays its dispatches' bind groups by position, over pooled buffers
+    // that the next inputs reuse: each call must still read its own inputs.
+    on_gpu(|gpu| {
+        let arch = Architecture::preset(NetPreset::AzTiny);
+        let net = |dev: &Device| {
+            let mut net = PolicyValueNet::new(arch.clone(), dev, &mut rng(410));
+            net.set_train(false);
+            net
+        };
+        let (cpu, on_gpu) = (net(&Device::Cpu), net(gpu));
+        for call in 0..3 {
+            let x = normal(&[3, arch.input_planes, 8, 8], 411 + call);
+            let (cp, cv) = cpu.predict(&x);
+            let (gp, gv) = on_gpu.predict(&x.to_device(gpu));
+            let what = format!("call {call}");
+            assert_close(&what, &cp.to_vec(), &gp.to_vec(), Tol::Norm(1e-5));
+            assert_close(&what, &cv.to_vec(), &gv.to_vec(), Tol::Norm(1e-5));
+        }
     });
 }
 
