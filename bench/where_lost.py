@@ -83,9 +83,9 @@ def openings(kind):
 
 
 class Engine:
-    def __init__(self, program):
+    def __init__(self, program, game="checkers"):
         self.p = subprocess.Popen(
-            [program, "engine"],
+            [program, "engine", "--game", game],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
