@@ -42,8 +42,10 @@ pub enum Features {
     SubSquares,
 }
 
+/// The squashing function of a value network's hidden layers (the fused one of a linear
+/// layer's inference form is `backend::Activation`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Activation {
+pub enum HiddenActivation {
     Tanh,
     Sigmoid,
 }
@@ -54,7 +56,7 @@ pub struct ValueArch {
     pub learner: Learner,
     pub features: Features,
     pub hidden: Vec<usize>,
-    pub activation: Activation,
+    pub activation: HiddenActivation,
     /// A king's input value (a man is 1).
     pub king: f32,
 }
@@ -221,8 +223,8 @@ impl Module for ValueNet {
         for (i, layer) in self.layers.iter().enumerate() {
             h = layer.forward(ctx, &h);
             h = match (i == last, self.arch.activation) {
-                (true, _) | (false, Activation::Tanh) => h.tanh(),
-                (false, Activation::Sigmoid) => h.sigmoid(),
+                (true, _) | (false, HiddenActivation::Tanh) => h.tanh(),
+                (false, HiddenActivation::Sigmoid) => h.sigmoid(),
             };
         }
         h.reshape(&[n])
@@ -256,7 +258,7 @@ mod tests {
             learner: Learner::Td,
             features: Features::Squares,
             hidden: vec![],
-            activation: Activation::Tanh,
+            activation: HiddenActivation::Tanh,
             king: 1.5,
         };
         let net = ValueNet::new(arch, &mut StdRng::seed_from_u64(0));

@@ -5,7 +5,9 @@
 use crate::games::{Checkers, Rules};
 use crate::mcts::EvalInput;
 use crate::tensor::{Device, Tensor};
+use rand::Rng;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::VecDeque;
 
 /// One searched position: what the network saw, the search's visit distribution, the game's
@@ -20,6 +22,41 @@ pub struct Sample<G: Rules = Checkers> {
     pub z: f32,
     /// The search's mean value at the root.
     pub q: f32,
+}
+
+impl<G: Rules> Sample<G> {
+    /// The same sample on the board turned or reflected by `sym`: the rules are unchanged by
+    /// it, so the image's visit distribution, result and value are the original's, moved to
+    /// the image's actions.
+    pub fn image(&self, sym: G::Symmetry) -> Sample<G> {
+        let turned = |p: &G::Position| {
+            G::position(&G::transform_state(sym, &G::turn_start(p)))
+                .expect("the image of a turn's start is a turn's start")
+        };
+        let state = G::transform_state(sym, &self.input.state);
+        let policy = self
+            .policy
+            .iter()
+            .map(|&(i, p)| {
+                let action = G::action_at(&self.input.state, i as usize);
+                let index = G::policy_index(&state, G::transform_action(sym, action));
+                (index as u16, p)
+            })
+            .collect();
+        Sample {
+            input: EvalInput {
+                state,
+                quiet: self.input.quiet,
+                history: self.input.history.iter().map(turned).collect(),
+                actions: (self.input.actions.iter())
+                    .map(|&a| G::transform_action(sym, a))
+                    .collect(),
+            },
+            policy,
+            z: self.z,
+            q: self.q,
+        }
+    }
 }
 
 crate::names::named_enum! {
@@ -87,12 +124,16 @@ impl<G: Rules> ReplayBuffer<G> {
 }
 
 /// A training batch on `device`: inputs (n, planes, rows, columns), policy targets
-/// (n, policy size), value targets (n).
+/// (n, policy size), value targets (n). With `symmetries`, each sample is seen under one of
+/// the board's symmetries drawn at random (AlphaGo Zero's augmentation: Othello's eight
+/// turns and reflections; checkers' one, the colour mirror, gives the network the same
+/// input, since it sees the board from the mover's side).
 pub fn batch<G: Rules>(
     samples: &[&Sample<G>],
     encoding: &G::Encoding,
     target: ValueTarget,
     device: &Device,
+    mut symmetries: Option<&mut impl Rng>,
 ) -> (Tensor, Tensor, Tensor) {
     let n = samples.len();
     let (planes, [rows, cols]) = (G::planes(encoding), G::BOARD);
@@ -104,6 +145,13 @@ pub fn batch<G: Rules>(
         .zip(x.chunks_exact_mut(size))
         .zip(pi.chunks_exact_mut(G::POLICY_SIZE))
     {
+        let s: Cow<Sample<G>> = match symmetries.as_mut() {
+            Some(rng) => match G::SYMMETRIES[rng.random_range(0..G::SYMMETRIES.len())] {
+                sym if sym == G::SYMMETRIES[0] => Cow::Borrowed(*s),
+                sym => Cow::Owned(s.image(sym)),
+            },
+            None => Cow::Borrowed(*s),
+        };
         G::encode(encoding, &s.input.net_input(), xs);
         for &(i, p) in &s.policy {
             ps[i as usize] = p;
@@ -156,10 +204,134 @@ mod tests {
     fn a_batch_holds_planes_policy_and_the_chosen_value_target() {
         let s = [sample(1.0), sample(-1.0)];
         let refs: Vec<&Sample> = s.iter().collect();
-        let (x, pi, z) =
-            batch::<Checkers>(&refs, &Encoding::default(), ValueTarget::Mean, &Device::Cpu);
+        let (x, pi, z) = batch::<Checkers>(
+            &refs,
+            &Encoding::default(),
+            ValueTarget::Mean,
+            &Device::Cpu,
+            None::<&mut rand::rngs::StdRng>,
+        );
         assert_eq!(x.shape(), &[2, 8, 8, 8]);
         assert_eq!(pi.to_vec().iter().sum::<f32>(), 2.0);
         assert_eq!(z.to_vec(), vec![0.75, -0.25]);
     }
+
+    /// Samples from random play: every legal action in the policy, each with its own weight.
+    fn random_samples<G: Rules>(n: usize, encoding: &G::Encoding) -> Vec<Sample<G>> {
+        use rand::SeedableRng;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let (mut out, mut state, mut history) = (Vec::new(), G::turn_start(&G::start()), vec![]);
+        while out.len() < n {
+            let mut actions = Vec::new();
+            G::legal_actions(&state, &mut actions);
+            if G::outcome(&state).is_some() || actions.is_empty() {
+                (state, history) = (G::turn_start(&G::start()), vec![]);
+                continue;
+            }
+            let weights: f32 = (1..=actions.len()).map(|w| w as f32).sum();
+            let policy = (actions.iter().enumerate())
+                .map(|(k, &a)| (G::policy_index(&state, a) as u16, (k + 1) as f32 / weights))
+                .collect();
+            let keep = G::history(encoding).min(history.len());
+            out.push(Sample {
+                input: EvalInput {
+                    state: state.clone(),
+                    quiet: 0,
+                    history: history[..keep].to_vec(),
+                    actions: actions.clone(),
+                },
+                policy,
+                z: 1.0,
+                q: 0.5,
+            });
+            if let Some(p) = G::position(&state) {
+                history.insert(0, p);
+            }
+            state = G::apply(&state, actions[rng.random_range(0..actions.len())]);
+        }
+        out
+    }
+
+    /// Each symmetry's image of a sample is the sample of the image position: its actions are
+    /// that position's legal ones, each with the probability of the action it is the image of.
+    fn images_are_samples_of_the_image<G: Rules>(encoding: &G::Encoding) {
+        for s in random_samples::<G>(200, encoding) {
+            for &sym in G::SYMMETRIES {
+                let image = s.image(sym);
+                let mut legal = Vec::new();
+                G::legal_actions(&image.input.state, &mut legal);
+                let key = |a: &G::Action| format!("{a:?}");
+                let sorted = |v: &[G::Action]| {
+                    let mut k: Vec<String> = v.iter().map(key).collect();
+                    k.sort();
+                    k
+                };
+                assert_eq!(sorted(&image.input.actions), sorted(&legal));
+                for (&(i, p), &(j, q)) in s.policy.iter().zip(&image.policy) {
+                    let a = G::action_at(&s.input.state, i as usize);
+                    let b = G::action_at(&image.input.state, j as usize);
+                    assert_eq!(key(&G::transform_action(sym, a)), key(&b));
+                    assert_eq!(p, q);
+                }
+                if sym == G::SYMMETRIES[0] {
+                    assert_eq!(image, s);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn othello_images_move_the_policy_with_the_board() {
+        images_are_samples_of_the_image::<crate::games::Othello>(&());
+    }
+
+    #[test]
+    fn the_checkers_mirror_is_another_sample_with_the_same_input() {
+        let encoding = Encoding {
+            history: 2,
+            ..Encoding::default()
+        };
+        images_are_samples_of_the_image::<Checkers>(&encoding);
+        let planes = |s: &Sample| {
+            let mut x = vec![0.0; Checkers::planes(&encoding) * 64];
+            Checkers::encode(&encoding, &s.input.net_input(), &mut x);
+            x
+        };
+        for s in random_samples::<Checkers>(100, &encoding) {
+            let mirror = s.image(Checkers::SYMMETRIES[1]);
+            assert_eq!(planes(&mirror), planes(&s));
+            assert_eq!(mirror.policy, s.policy);
+        }
+    }
+
+    #[test]
+    fn othello_batches_under_symmetries_keep_each_samples_targets() {
+        use rand::SeedableRng;
+        let samples = random_samples::<crate::games::Othello>(64, &());
+        let refs: Vec<&Sample<crate::games::Othello>> = samples.iter().collect();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+        let plain = batch(
+            &refs,
+            &(),
+            ValueTarget::Mean,
+            &Device::Cpu,
+            None::<&mut StdRngT>,
+        );
+        let turned = batch(&refs, &(), ValueTarget::Mean, &Device::Cpu, Some(&mut rng));
+        assert_eq!(turned.2.to_vec(), plain.2.to_vec());
+        let (plain, turned) = (plain.1.to_vec(), turned.1.to_vec());
+        let row = |v: &[f32], r: usize| v[r * 65..(r + 1) * 65].to_vec();
+        let sorted = |mut r: Vec<f32>| {
+            r.sort_by(f32::total_cmp);
+            r
+        };
+        // The same probabilities, on other squares for most samples (8 symmetries, 64 draws).
+        assert!((0..64).all(|r| sorted(row(&plain, r)) == sorted(row(&turned, r))));
+        let moved = (0..64)
+            .filter(|&r| row(&plain, r) != row(&turned, r))
+            .count();
+        assert!(moved > 32, "{moved} of 64 samples turned");
+    }
+
+    type StdRngT = rand::rngs::StdRng;
 }

@@ -13,7 +13,7 @@ use super::fitness::{self, Arena, Pairing, Player, Points};
 use super::population::{self, PopulationTrainer};
 use super::run_dir::RunOptions;
 use crate::arena::OpeningSet;
-use crate::net::value_net::{Activation, Features, Learner, ValueArch, ValueNet};
+use crate::net::value_net::{Features, HiddenActivation, Learner, ValueArch, ValueNet};
 use crate::nn::{Checkpoint, Module, TensorData};
 use crate::seeds::{Purpose, seed_for};
 use rand::rngs::StdRng;
@@ -95,7 +95,7 @@ impl GaConfig {
             learner: Learner::Ga,
             features: Features::SubSquares,
             hidden: self.hidden.clone(),
-            activation: Activation::Tanh,
+            activation: HiddenActivation::Tanh,
             king,
         }
     }

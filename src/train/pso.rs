@@ -12,7 +12,7 @@ use super::strength::{Strength, learner_spec, strength};
 use crate::agents::AgentSpec;
 use crate::arena::OpeningSet;
 use crate::games::Checkers;
-use crate::net::value_net::{Activation, Features, Learner, ValueArch, ValueNet};
+use crate::net::value_net::{Features, HiddenActivation, Learner, ValueArch, ValueNet};
 use crate::nn::{Checkpoint, Module, TensorData};
 use crate::seeds::{Purpose, seed_for};
 use rand::rngs::StdRng;
@@ -107,7 +107,7 @@ impl PsoConfig {
             learner: Learner::Pso,
             features: Features::Squares,
             hidden: vec![self.hidden],
-            activation: Activation::Sigmoid,
+            activation: HiddenActivation::Sigmoid,
             king: self.king,
         }
     }

@@ -29,7 +29,7 @@ use crate::games::{Checkers, Color, Game, GameName, Othello};
 use crate::net::ValueModel;
 use crate::net::othello_value::{OthelloValueArch, OthelloValueNet};
 use crate::net::towers::TowerArch;
-use crate::net::value_net::{Activation, Features, Learner, ValueArch, ValueNet};
+use crate::net::value_net::{Features, HiddenActivation, Learner, ValueArch, ValueNet};
 use crate::nn::{Checkpoint, CheckpointError};
 use crate::progress::progress;
 use crate::seeds::{Purpose, derive_seed, seed_for};
@@ -189,7 +189,7 @@ impl TdConfig {
             learner: Learner::Td,
             features: Features::Squares,
             hidden: self.hidden.clone(),
-            activation: Activation::Tanh,
+            activation: HiddenActivation::Tanh,
             king: self.king,
         }
     }

@@ -25,6 +25,8 @@ pub struct TrainSpec<'a, G: Rules = Checkers> {
     pub batch_size: usize,
     pub epochs: u32,
     pub device: &'a Device,
+    /// Each sample seen under a random symmetry of the board.
+    pub symmetries: bool,
 }
 
 /// The minibatch steps for `n` samples: whole batches only (a tiny last batch would give
@@ -53,7 +55,8 @@ pub fn train_candidate<G: Rules>(
         order.shuffle(rng);
         for chunk in order.chunks_exact(size.max(1)).take(per_epoch) {
             let picked: Vec<&Sample<G>> = chunk.iter().map(|&i| samples[i]).collect();
-            let (x, pi, z) = batch::<G>(&picked, spec.encoding, spec.target, spec.device);
+            let turn = spec.symmetries.then_some(&mut *rng);
+            let (x, pi, z) = batch::<G>(&picked, spec.encoding, spec.target, spec.device, turn);
             let ctx = Ctx::training();
             let (logits, value) = net.forward(&ctx, &Var::constant(x));
             let loss = alphazero_loss(&logits, &value, &pi, &z);

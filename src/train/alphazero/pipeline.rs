@@ -766,6 +766,7 @@ impl<G: AzGame> Pipeline<G> {
             batch_size: c.batch_size as usize,
             epochs: c.epochs,
             device: &self.device,
+            symmetries: c.symmetries,
         };
         self.opt.set_lr(lr);
         let mut rng = StdRng::seed_from_u64(seed_for(c.seed, Purpose::Training, it as u64));
