@@ -235,7 +235,7 @@ mod tests {
             let keep = G::history(encoding).min(history.len());
             out.push(Sample {
                 input: EvalInput {
-                    state: state.clone(),
+                    state,
                     quiet: 0,
                     history: history[..keep].to_vec(),
                     actions: actions.clone(),
