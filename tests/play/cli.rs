@@ -240,6 +240,34 @@ fn train_td_runs_othello_and_resumes_it_by_its_run_state() {
     assert!(!dir.exists(), "a refused run leaves no folder");
 }
 
+/// `train --game othello --symmetries true` trains on the board's images and keeps the key
+/// in the run's configuration.
+#[test]
+fn othello_trains_on_the_boards_symmetries() {
+    let dir = std::env::temp_dir().join(format!("cz-cli-sym-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let path = dir.to_str().unwrap();
+    let mut args = vec![
+        "train",
+        "--game",
+        "othello",
+        "--out",
+        path,
+        "--iterations",
+        "2",
+    ];
+    args.extend(["--symmetries", "true", "--threads", "1"]);
+    let tiny = crate::common::tiny_run(4);
+    args.extend(tiny.iter().map(String::as_str));
+    let out = run(&args, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let config = std::fs::read_to_string(dir.join("config.json")).unwrap();
+    assert!(config.contains("\"symmetries\": true"), "{config}");
+    let metrics = std::fs::read_to_string(dir.join("metrics.jsonl")).unwrap();
+    assert_eq!(metrics.lines().count(), 2, "{metrics}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// With `--log-format json` (or its variable) every line `train` writes on stdout is a JSON
 /// event, and neither stream carries a progress bar's control characters when they are not a
 /// terminal; `--run` starts a run, then continues it.
