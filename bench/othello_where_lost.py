@@ -34,7 +34,7 @@ import sys
 import time
 from pathlib import Path
 
-from where_lost import Engine
+from where_lost import Engine, read_journal
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -195,13 +195,7 @@ def main():
     ap.add_argument("--json", help="also write the table and every game as JSON here")
     a = ap.parse_args()
 
-    lines = Path(a.journal).read_text().splitlines()
-    header, games = json.loads(lines[0]), [json.loads(x) for x in lines[1:] if x]
-    if header.get("game") != "othello":
-        sys.exit("expected an Othello match journal")
-    first = header["first"].split(":")[0] == a.player
-    if not first and header["second"].split(":")[0] != a.player:
-        sys.exit(f"neither side of {a.journal} is {a.player!r}")
+    header, games, first = read_journal(a.journal, "othello", a.player)
     engine = Engine(a.program, "othello")
     starts = openings(engine) if header["openings"] != "None" else [[]]
     engine.send(f"setoption name agent value {a.judge}", "ok")

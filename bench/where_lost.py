@@ -133,6 +133,19 @@ class Engine:
         return float(info[info.index("value") + 1]) if "value" in info else None
 
 
+def read_journal(path, game, player):
+    """A match journal's header and games, and whether PLAYER is its first agent; exits
+    when the journal is not GAME's or neither agent is PLAYER's kind."""
+    lines = Path(path).read_text().splitlines()
+    header, games = json.loads(lines[0]), [json.loads(x) for x in lines[1:] if x]
+    if header.get("game") != game:
+        sys.exit(f"expected a {game} match journal")
+    first = header["first"].split(":")[0] == player
+    if not first and header["second"].split(":")[0] != player:
+        sys.exit(f"neither side of {path} is {player!r}")
+    return header, games, first
+
+
 def winner(engine, moves, adjudicated):
     """black, white or draw: the journal's adjudication, else the finished game's result."""
     if adjudicated is not None:
@@ -304,13 +317,7 @@ def main():
     ap.add_argument("--json", help="also write the table and every game as JSON here")
     a = ap.parse_args()
 
-    lines = Path(a.journal).read_text().splitlines()
-    header, games = json.loads(lines[0]), [json.loads(x) for x in lines[1:] if x]
-    if header.get("game") != "checkers":
-        sys.exit("expected a checkers match journal")
-    first = header["first"].split(":")[0] == a.player
-    if not first and header["second"].split(":")[0] != a.player:
-        sys.exit(f"neither side of {a.journal} is {a.player!r}")
+    header, games, first = read_journal(a.journal, "checkers", a.player)
     spec = header["first" if first else "second"]
     per_move = re.search(r"[:,]time=(\d+)", spec)
     # Only a managed clock carries time from move to move, so only there can a game run short.
