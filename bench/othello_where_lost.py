@@ -27,16 +27,13 @@ such position. Each game gets one class by the empty squares at its turn:
 Python 3 standard library only.
 """
 
-import argparse
 import json
 import statistics
 import sys
 import time
 from pathlib import Path
 
-from where_lost import Engine, read_journal
-
-ROOT = Path(__file__).resolve().parent.parent
+from where_lost import Engine, arguments, player_turns, read_journal
 
 # The arena's Othello openings: every position after this many plies, one per class of
 # positions the board's symmetries map onto each other (src/arena/openings.rs).
@@ -112,12 +109,7 @@ def positions(engine, moves, start, black, depth, judging):
     """Each of the player's positions after the opening: its move number, ply, empties,
     legal moves and, while `judging` says so, the judge's score in discs."""
     points, going = [], judging is not None
-    first = start + ((start % 2 == 0) != black)  # Black moves on even plies
-    for number, ply in enumerate(range(first, len(moves) + 1, 2), 1):
-        engine.position(moves[:ply])
-        legal = engine.legal()
-        if not legal:
-            break  # the game is over
+    for number, ply, legal in player_turns(engine, moves, start, black):
         squares, _ = board(engine)
         p = {"move": number, "ply": ply, "empties": squares.count("-"), "legal": len(legal),
              "value": None}
@@ -184,15 +176,11 @@ def classify_draw(points, swing):
 
 def main():
     started = time.monotonic()
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("journal")
-    ap.add_argument("--player", default="az", help="the agent kind whose games to read")
-    ap.add_argument("--program", default=str(ROOT / "target/release/checkers-zero"))
+    ap = arguments(__doc__)
     ap.add_argument("--judge", default="alphabeta:eval=patterns",
                     help="the agent that scores the positions")
     ap.add_argument("--depth", type=int, default=10, help="the judge's search depth")
     ap.add_argument("--swing", type=float, default=10, help="discs down (or up) that count")
-    ap.add_argument("--json", help="also write the table and every game as JSON here")
     a = ap.parse_args()
 
     header, games, first = read_journal(a.journal, "othello", a.player)

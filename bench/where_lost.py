@@ -133,6 +133,17 @@ class Engine:
         return float(info[info.index("value") + 1]) if "value" in info else None
 
 
+def arguments(doc):
+    """The parser with the arguments both scripts take: the journal, --player, --program and
+    --json; each adds its judge's."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("journal")
+    ap.add_argument("--player", default="az", help="the agent kind whose games to read")
+    ap.add_argument("--program", default=str(ROOT / "target/release/checkers-zero"))
+    ap.add_argument("--json", help="also write the table and every game as JSON here")
+    return ap
+
+
 def read_journal(path, game, player):
     """A match journal's header and games, and whether PLAYER is its first agent; exits
     when the journal is not GAME's or neither agent is PLAYER's kind."""
@@ -161,18 +172,25 @@ def winner(engine, moves, adjudicated):
     sys.exit(f"the game has no result: {reply}")
 
 
+def player_turns(engine, moves, start, black):
+    """The player's turns after the opening (`start` plies): its move number, the ply and the
+    legal moves, with the engine at that position; none once the game is over."""
+    first = start + ((start % 2 == 0) != black)  # Black moves on even plies
+    for number, ply in enumerate(range(first, len(moves) + 1, 2), 1):
+        engine.position(moves[:ply])
+        legal = engine.legal()
+        if not legal:
+            return
+        yield number, ply, legal
+
+
 def player_positions(engine, moves, start, black, judged):
     """Each of the player's positions after the ballot: its move number, ply, pieces, legal
     moves and, where `judged`, the judge's score. `judged` is
     called with the positions judged so far and says whether to go on judging (a loss stops
     at its swing: what follows does not change where it turned)."""
     points, judging = [], True
-    first = start + ((start % 2 == 0) != black)  # Black moves on even plies
-    for number, ply in enumerate(range(first, len(moves) + 1, 2), 1):
-        engine.position(moves[:ply])
-        legal = engine.legal()
-        if not legal:
-            break  # the game is over
+    for number, ply, legal in player_turns(engine, moves, start, black):
         p = {"move": number, "ply": ply, "pieces": engine.pieces(), "legal": len(legal)}
         p["value"] = None
         # Forced moves are judged too: the first move SWING down may come inside a capture
@@ -304,17 +322,13 @@ def table(rows):
 
 def main():
     started = time.monotonic()
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("journal")
-    ap.add_argument("--player", default="az", help="the agent kind whose games to read")
-    ap.add_argument("--program", default=str(ROOT / "target/release/checkers-zero"))
+    ap = arguments(__doc__)
     # An agent spec without egdb= finds the databases where `egdb build` put them, so
     # egdb=none keeps a judge the same on every machine.
     ap.add_argument("--judge", default="alphabeta:eval=classic,depth=9",
                     help="the agent that scores the positions (add egdb=none to leave out "
                     "the endgame databases installed)")
     ap.add_argument("--swing", type=float, default=1.5, help="men down (or up) that count")
-    ap.add_argument("--json", help="also write the table and every game as JSON here")
     a = ap.parse_args()
 
     header, games, first = read_journal(a.journal, "checkers", a.player)
