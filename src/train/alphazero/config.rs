@@ -349,9 +349,10 @@ train_config! {
     /// simulations a move took 31-38 s of each 45-59 s iteration, self-play's 256 games at
     /// 240 simulations 13-21 s.
     gating_device: GatingDevice = GatingDevice::Run, GatingDevice::Run;
-    /// Train on each sample under a symmetry of the board drawn at random (Othello's eight
-    /// turns and reflections: AlphaGo Zero's augmentation; checkers' colour mirror gives the
-    /// network the same input, so it changes nothing there).
+    /// Train on each sample under a symmetry of the board drawn at random, among those that
+    /// keep the start position (AlphaGo Zero's augmentation): Othello's half turn and two
+    /// diagonal reflections beside the identity; checkers has none, so it changes nothing
+    /// there.
     symmetries: bool = false, false;
 }
 
