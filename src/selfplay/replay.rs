@@ -151,11 +151,9 @@ pub fn batch<G: Rules>(
     let size = planes * rows * cols;
     let mut x = vec![0.0; n * size];
     let mut pi = vec![0.0; n * G::POLICY_SIZE];
-    let syms = if symmetries.is_some() {
-        start_symmetries::<G>()
-    } else {
-        Vec::new()
-    };
+    let syms = (symmetries.is_some())
+        .then(start_symmetries::<G>)
+        .unwrap_or_default();
     for ((s, xs), ps) in samples
         .iter()
         .zip(x.chunks_exact_mut(size))
@@ -186,6 +184,7 @@ mod tests {
     use super::*;
     use crate::games::checkers::Position;
     use crate::mcts::{Encoding, HopState, policy_index};
+    use rand::rngs::StdRng;
 
     fn sample(z: f32) -> Sample {
         let state = HopState::turn_start(Position::start());
@@ -225,7 +224,7 @@ mod tests {
             &Encoding::default(),
             ValueTarget::Mean,
             &Device::Cpu,
-            None::<&mut rand::rngs::StdRng>,
+            None::<&mut StdRng>,
         );
         assert_eq!(x.shape(), &[2, 8, 8, 8]);
         assert_eq!(pi.to_vec().iter().sum::<f32>(), 2.0);
@@ -235,7 +234,7 @@ mod tests {
     /// Samples from random play: every legal action in the policy, each with its own weight.
     fn random_samples<G: Rules>(n: usize, encoding: &G::Encoding) -> Vec<Sample<G>> {
         use rand::SeedableRng;
-        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let mut rng = StdRng::seed_from_u64(7);
         let (mut out, mut state, mut history) = (Vec::new(), G::turn_start(&G::start()), vec![]);
         while out.len() < n {
             let mut actions = Vec::new();
@@ -342,13 +341,13 @@ mod tests {
         use rand::SeedableRng;
         let samples = random_samples::<crate::games::Othello>(64, &());
         let refs: Vec<&Sample<crate::games::Othello>> = samples.iter().collect();
-        let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+        let mut rng = StdRng::seed_from_u64(1);
         let plain = batch(
             &refs,
             &(),
             ValueTarget::Mean,
             &Device::Cpu,
-            None::<&mut StdRngT>,
+            None::<&mut StdRng>,
         );
         let turned = batch(&refs, &(), ValueTarget::Mean, &Device::Cpu, Some(&mut rng));
         assert_eq!(turned.2.to_vec(), plain.2.to_vec());
@@ -365,6 +364,4 @@ mod tests {
             .count();
         assert!(moved > 32, "{moved} of 64 samples turned");
     }
-
-    type StdRngT = rand::rngs::StdRng;
 }
