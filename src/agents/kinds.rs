@@ -333,7 +333,7 @@ pub mod mcts {
 /// The options of `az`.
 pub mod az {
     use super::{Opt, settings};
-    use crate::mcts::SearchKind;
+    use crate::mcts::{EvalSymmetry, SearchKind};
     use crate::tensor::{DeviceChoice, Precision};
 
     pub const MODEL: Opt<String> = Opt::new(
@@ -386,6 +386,17 @@ pub mod az {
          through before the network judges a leaf, up to this many in a row (0: none)",
         &settings::FORCED_THROUGH,
         Some(&64),
+        "",
+    );
+    pub const SYMMETRIES: Opt<EvalSymmetry> = Opt::new(
+        "symmetries",
+        "Board symmetries",
+        "off: the network sees each position as it is; random: turned or reflected by one of \
+         the board's symmetries that keep the start position, drawn per position; mean: by \
+         each of them, the answers averaged (that many network inputs a position; Othello has \
+         four, checkers only the identity)",
+        &settings::EVAL_SYMMETRY,
+        Some(&EvalSymmetry::Off),
         "",
     );
     pub const THREADS: Opt<usize> = Opt::new(
@@ -654,6 +665,7 @@ pub static AZ: AgentKind = AgentKind {
         az::SPEND.decl,
         az::LEAF_BATCH.decl,
         az::FORCED.decl,
+        az::SYMMETRIES.decl,
         az::THREADS.decl,
         az::CACHE.decl,
         az::TREE.decl,

@@ -12,8 +12,9 @@ use crate::endgame::{Exact, Oracle, Value};
 use crate::errors::Context;
 use crate::games::{Checkers, Game, Rules};
 use crate::mcts::{
-    CachedEvaluator, EncodingMismatch, Evaluator, MoveStats, NetEvaluator, NodeId, Puct,
-    PuctConfig, ROOT, ThreadedEvaluator, Tree, Uct, most_visited, pick_child,
+    CachedEvaluator, EncodingMismatch, EvalSymmetry, Evaluator, MoveStats, NetEvaluator, NodeId,
+    Puct, PuctConfig, ROOT, SymmetricEvaluator, ThreadedEvaluator, Tree, Uct, most_visited,
+    pick_child,
 };
 use crate::net::{NetGame, load_model};
 use crate::nn::PolicyValueNet;
@@ -283,6 +284,8 @@ pub struct AzConfig {
     pub spend: TimeUse,
     pub device: DeviceChoice,
     pub precision: Precision,
+    /// How the network sees positions: as they are or through the board's symmetries.
+    pub symmetries: EvalSymmetry,
     /// Threads evaluating batches of leaves (more than one: that many batches in flight).
     pub threads: usize,
     /// Network evaluations kept for positions met again (0: none).
@@ -306,6 +309,7 @@ impl AzConfig {
             az::SPEND.with(Some(self.spend)),
             az::LEAF_BATCH.with(Some(self.puct.batch)),
             az::FORCED.with(Some(self.puct.forced_through)),
+            az::SYMMETRIES.with(Some(self.symmetries)),
             az::THREADS.with(Some(self.threads)),
             az::CACHE.with(Some(self.cache)),
             az::TREE.with(Some(self.tree_mb)),
@@ -408,6 +412,10 @@ impl<G: NetGame> AzAgent<G> {
             Box::new(ThreadedEvaluator::new(copies)?)
         } else {
             Box::new(on_device(net)?)
+        };
+        let evaluator = match config.symmetries {
+            EvalSymmetry::Off => evaluator,
+            mode => Box::new(SymmetricEvaluator::new(evaluator, mode, seed)),
         };
         Ok(AzAgent::with_evaluator(evaluator, config, name, seed))
     }

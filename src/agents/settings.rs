@@ -3,7 +3,7 @@
 //! `go` limits and the browser's form all read these, so a value gets the same verdict and
 //! the same message whichever route it comes by.
 
-use crate::mcts::SearchKind;
+use crate::mcts::{EvalSymmetry, SearchKind};
 use crate::names::Named;
 use crate::tensor::{DeviceChoice, Precision};
 use std::fmt::{self, Display};
@@ -319,6 +319,12 @@ pub static PRECISION: Setting<Precision> =
 /// How `az` spends its time.
 pub static TIME_USE: Setting<TimeUse> =
     Setting::new("a way to spend the time", Domain::Choice(TimeUse::NAMES));
+
+/// How `az` shows positions to its network.
+pub static EVAL_SYMMETRY: Setting<EvalSymmetry> = Setting::new(
+    "a use of the board's symmetries",
+    Domain::Choice(EvalSymmetry::NAMES),
+);
 
 /// Which tree search `az` runs.
 pub static SEARCH: Setting<SearchKind> =

@@ -302,6 +302,7 @@ impl AzConfig {
             spend: opts.value(&az::SPEND)?,
             device: opts.value(&az::DEVICE)?,
             precision: opts.value(&az::PRECISION)?,
+            symmetries: opts.value(&az::SYMMETRIES)?,
             threads: opts.value(&az::THREADS)?,
             cache: opts.value(&az::CACHE)?,
             tree_mb: opts.value(&az::TREE)?,

@@ -36,7 +36,7 @@ pub use checkers::Checkers;
 pub use othello::Othello;
 pub use pdn::PdnRecord;
 pub use record::Game;
-pub use rules::{NetInput, Rules};
+pub use rules::{NetInput, Rules, start_symmetries};
 pub use side::{Color, DrawReason, NotationError, Outcome, WinReason};
 pub use variations::{GAME, LineId, Node, SideLine, Variations};
 

@@ -193,3 +193,15 @@ pub trait Rules: Copy + Debug + Default + PartialEq + Eq + Send + Sync + 'static
     /// actions.
     fn action_at(state: &Self::State, index: usize) -> Self::Action;
 }
+
+/// The symmetries of the board that leave the start position as it is: a game from the
+/// start seen under one of them is another game from the start (Othello's identity, half
+/// turn and two diagonal reflections; the other four swap the colours of the centre, which
+/// no game from the start shows in its opening). Identity first.
+pub fn start_symmetries<G: Rules>() -> Vec<G::Symmetry> {
+    let start = G::turn_start(&G::start());
+    (G::SYMMETRIES.iter())
+        .copied()
+        .filter(|&sym| G::transform_state(sym, &start) == start)
+        .collect()
+}

@@ -33,6 +33,23 @@ impl<G: Rules> EvalInput<G> {
             actions: &self.actions,
         }
     }
+
+    /// The same input on the board turned or reflected by `sym`; its actions are the images
+    /// of this input's, in the same order, so an evaluation of either lines up with the other.
+    pub fn image(&self, sym: G::Symmetry) -> EvalInput<G> {
+        let turned = |p: &G::Position| {
+            G::position(&G::transform_state(sym, &G::turn_start(p)))
+                .expect("the image of a turn's start is a turn's start")
+        };
+        EvalInput {
+            state: G::transform_state(sym, &self.state),
+            quiet: self.quiet,
+            history: self.history.iter().map(turned).collect(),
+            actions: (self.actions.iter())
+                .map(|&a| G::transform_action(sym, a))
+                .collect(),
+        }
+    }
 }
 
 /// The answer for one position.

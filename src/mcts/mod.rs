@@ -7,7 +7,8 @@
 //! - [`uct`]: UCT with random rollouts; [`puct`]: AlphaZero's search (priors, noise,
 //!   batching), with PUCT's or [`gumbel`]'s selection.
 //! - [`evaluator`]: what PUCT asks of a network, a material stand-in and a cache;
-//!   [`threaded`]: evaluators on threads of their own, for one search on several cores.
+//!   [`symmetric`]: the network asked through the board's symmetries; [`threaded`]:
+//!   evaluators on threads of their own, for one search on several cores.
 //!
 //! The `mcts` and `az` agents built on these live in `agents::search`.
 
@@ -15,6 +16,7 @@ pub mod evaluator;
 pub mod gumbel;
 
 pub mod puct;
+pub mod symmetric;
 pub mod threaded;
 pub mod tree;
 pub mod uct;
@@ -27,6 +29,7 @@ pub use evaluator::{
 };
 pub use gumbel::{GumbelConfig, Search, SearchKind};
 pub use puct::{Leaves, PlayoutCap, Puct, PuctConfig, Temperature, most_visited, pick_child};
+pub use symmetric::{EvalSymmetry, SymmetricEvaluator};
 pub use threaded::ThreadedEvaluator;
 pub use tree::{MoveStats, Node, NodeId, ROOT, Tree};
 pub use uct::Uct;

@@ -2,7 +2,7 @@
 //! window; Checkers-MCTS found a window of one iteration best), and the batches the trainer
 //! draws from it.
 
-use crate::games::{Checkers, Rules};
+use crate::games::{Checkers, Rules, start_symmetries};
 use crate::mcts::EvalInput;
 use crate::tensor::{Device, Tensor};
 use rand::Rng;
@@ -29,10 +29,6 @@ impl<G: Rules> Sample<G> {
     /// it, so the image's visit distribution, result and value are the original's, moved to
     /// the image's actions.
     pub fn image(&self, sym: G::Symmetry) -> Sample<G> {
-        let turned = |p: &G::Position| {
-            G::position(&G::transform_state(sym, &G::turn_start(p)))
-                .expect("the image of a turn's start is a turn's start")
-        };
         let state = G::transform_state(sym, &self.input.state);
         let policy = self
             .policy
@@ -44,14 +40,7 @@ impl<G: Rules> Sample<G> {
             })
             .collect();
         Sample {
-            input: EvalInput {
-                state,
-                quiet: self.input.quiet,
-                history: self.input.history.iter().map(turned).collect(),
-                actions: (self.input.actions.iter())
-                    .map(|&a| G::transform_action(sym, a))
-                    .collect(),
-            },
+            input: self.input.image(sym),
             policy,
             z: self.z,
             q: self.q,
@@ -121,18 +110,6 @@ impl<G: Rules> ReplayBuffer<G> {
     pub fn samples(&self) -> impl Iterator<Item = &Sample<G>> {
         self.iterations.iter().flatten()
     }
-}
-
-/// The symmetries of the board that leave the start position as it is: a game from the
-/// start seen under one of them is another game from the start (Othello's identity, half
-/// turn and two diagonal reflections; the other four swap the colours of the centre, which
-/// no game from the start shows in its opening). Identity first.
-pub fn start_symmetries<G: Rules>() -> Vec<G::Symmetry> {
-    let start = G::turn_start(&G::start());
-    (G::SYMMETRIES.iter())
-        .copied()
-        .filter(|&sym| G::transform_state(sym, &start) == start)
-        .collect()
 }
 
 /// A training batch on `device`: inputs (n, planes, rows, columns), policy targets

@@ -343,6 +343,34 @@ fn managed_time_keeps_a_games_moves_within_their_time() {
     );
 }
 
+/// Othello's four opening moves are images of one another under the symmetries that keep the
+/// start, so `symmetries=mean` gives them one prior, where the network alone does not; a bad
+/// value is refused with the values it takes.
+#[test]
+fn the_mean_over_symmetries_gives_symmetric_moves_one_prior() {
+    let priors = |spec: &str| {
+        let mut agent = AgentSpec::build::<Othello>(&spec.parse().unwrap(), 1).unwrap();
+        let d = agent.select(&Game::<Othello>::at_start(), &Limits::default());
+        let analysis = d.analysis.expect("az reports its search");
+        let priors: Vec<f32> = analysis.moves.iter().map(|m| m.prior.unwrap()).collect();
+        assert_eq!(priors.len(), 4, "{spec}");
+        let spread = priors.iter().fold(0f32, |s, p| s.max((p - priors[0]).abs()));
+        (agent.name(), spread)
+    };
+    let (name, spread) = priors("az:searches=16,symmetries=mean,device=cpu");
+    assert_eq!(name, "az:searches=16,symmetries=mean");
+    assert!(spread < 1e-6, "mean: priors apart by {spread}");
+    let (_, spread) = priors("az:searches=16,device=cpu");
+    assert!(spread > 1e-4, "the network alone: priors apart by {spread}");
+    let e = AgentSpec::build::<Othello>(&"az:symmetries=all".parse().unwrap(), 1)
+        .err()
+        .unwrap();
+    assert!(
+        e.to_string().contains("random") && e.to_string().contains("mean"),
+        "{e}"
+    );
+}
+
 fn searched_nodes(summary: &str) -> u64 {
     count_in(summary, "nodes")
 }
