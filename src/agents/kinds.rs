@@ -388,6 +388,17 @@ pub mod az {
         Some(&64),
         "",
     );
+    pub const CHECK: Opt<u32> = Opt::new(
+        "check",
+        "Tactical check depth",
+        "before searching, alpha-beta scores every move to this depth with the game's own \
+         evaluation (checkers: material), and the most visited move is played only if it \
+         scores within a man of the best; otherwise the most visited of those that do (0: \
+         no check)",
+        &settings::CHECK_DEPTH,
+        Some(&0),
+        "",
+    );
     pub const SYMMETRIES: Opt<EvalSymmetry> = Opt::new(
         "symmetries",
         "Board symmetries",
@@ -665,6 +676,7 @@ pub static AZ: AgentKind = AgentKind {
         az::SPEND.decl,
         az::LEAF_BATCH.decl,
         az::FORCED.decl,
+        az::CHECK.decl,
         az::SYMMETRIES.decl,
         az::THREADS.decl,
         az::CACHE.decl,

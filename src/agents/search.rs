@@ -1,6 +1,7 @@
 //! The search agents: `mcts` (UCT with random rollouts) and `az` (PUCT with a trained
 //! policy-value network). Both keep their tree between moves of a game.
 
+use super::check::{Check, most_visited_allowed};
 use super::clock::{GameClock, MoveClock, Standing};
 use super::kinds::{self, az, millis};
 use super::settings::TimeUse;
@@ -284,6 +285,8 @@ pub struct AzConfig {
     pub spend: TimeUse,
     pub device: DeviceChoice,
     pub precision: Precision,
+    /// The depth of the tactical check before each search (0: none; [`Check`]).
+    pub check: u32,
     /// How the network sees positions: as they are or through the board's symmetries.
     pub symmetries: EvalSymmetry,
     /// Threads evaluating batches of leaves (more than one: that many batches in flight).
@@ -309,6 +312,7 @@ impl AzConfig {
             az::SPEND.with(Some(self.spend)),
             az::LEAF_BATCH.with(Some(self.puct.batch)),
             az::FORCED.with(Some(self.puct.forced_through)),
+            az::CHECK.with(Some(self.check)),
             az::SYMMETRIES.with(Some(self.symmetries)),
             az::THREADS.with(Some(self.threads)),
             az::CACHE.with(Some(self.cache)),
@@ -349,6 +353,8 @@ pub struct AzAgent<G: Rules = Checkers> {
     search: Option<Puct<G>>,
     /// Perfect endgames: the root's perfect move where there is one, solved leaves below.
     oracle: Option<Oracle<G>>,
+    /// The tactical check the search's choice must pass, if any.
+    check: Option<Check<G>>,
 }
 
 /// Why a network's search could not start.
@@ -442,6 +448,7 @@ impl<G: NetGame> AzAgent<G> {
             seed,
             search: None,
             oracle: None,
+            check: None,
         }
     }
 }
@@ -515,6 +522,9 @@ impl<G: Rules> Agent<G> for AzAgent<G> {
         if let Some(clock) = &mut self.clock {
             clock.new_game();
         }
+        if let Some(check) = &mut self.check {
+            check.new_game();
+        }
     }
 }
 
@@ -523,6 +533,11 @@ impl<G: Rules> AzAgent<G> {
     pub fn set_oracle(&mut self, oracle: Option<Oracle<G>>) {
         self.oracle = oracle;
         self.search = None;
+    }
+
+    /// The tactical check its choices must pass (none: the search's choice is played).
+    pub fn set_check(&mut self, check: Option<Check<G>>) {
+        self.check = check;
     }
 
     /// [`Agent::select_reporting`], on whatever thread it is called.
@@ -600,6 +615,8 @@ impl<G: Rules> AzAgent<G> {
             }
         };
         let budget = Budget::new(limits, self.searches, self.tree_bytes);
+        // The check's time is the move's: its deadline is set already.
+        let allowed = self.check.as_mut().and_then(|c| c.allowed(game));
         // Gumbel splits a known number of simulations; under a time limit, `searches` of
         // them, after which the root chooses as the nodes below it do.
         let planned = budget.simulations.min(match limits.nodes {
@@ -628,7 +645,19 @@ impl<G: Rules> AzAgent<G> {
             ),
             None => None,
         };
-        reporter.finish(tree_search.decision(search.tree(), root_choice, done))
+        let mut decision = tree_search.decision(search.tree(), root_choice, done);
+        if let Some(allowed) =
+            allowed.filter(|a| root_choice.is_none() && !a.contains(&decision.mv))
+            && let Some(mv) = most_visited_allowed(&search.tree().move_stats(), &allowed)
+        {
+            let mut analysis = tree_search.analysis(search.tree(), mv, done);
+            analysis.summary += &format!(" check passed over {}", G::format_move(&decision.mv));
+            decision = Decision {
+                mv,
+                analysis: Some(analysis),
+            };
+        }
+        reporter.finish(decision)
     }
 }
 

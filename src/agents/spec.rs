@@ -3,6 +3,7 @@
 //! what each kind takes is declared in [`super::kinds`].
 
 use super::alphabeta::{AlphaBeta, AlphaBetaConfig};
+use super::check::Check;
 use super::checkers_eval::CheckersEval;
 use super::error::{AgentError, setting_error};
 use super::kinds::{self, AgentKind, LimitOptions, Opt, az};
@@ -51,8 +52,18 @@ const fn common<G: AgentGame>() -> [Kind<G>; 3] {
         Kind {
             decl: &kinds::AZ,
             build: |opts, seed| {
-                let mut agent = AzAgent::<G>::new(AzConfig::from_options(opts)?, seed)?;
+                let config = AzConfig::from_options(opts)?;
+                let check = (config.check > 0)
+                    .then(|| {
+                        let egdb = opts.get(&kinds::EGDB)?;
+                        Check::new(config.check, egdb.as_deref(), seed, |spec, seed| {
+                            spec.build::<G>(seed)
+                        })
+                    })
+                    .transpose()?;
+                let mut agent = AzAgent::<G>::new(config, seed)?;
                 agent.set_oracle(G::oracle(opts)?);
+                agent.set_check(check);
                 Ok(Box::new(agent))
             },
         },
@@ -302,6 +313,7 @@ impl AzConfig {
             spend: opts.value(&az::SPEND)?,
             device: opts.value(&az::DEVICE)?,
             precision: opts.value(&az::PRECISION)?,
+            check: opts.value(&az::CHECK)?,
             symmetries: opts.value(&az::SYMMETRIES)?,
             threads: opts.value(&az::THREADS)?,
             cache: opts.value(&az::CACHE)?,

@@ -354,7 +354,9 @@ fn the_mean_over_symmetries_gives_symmetric_moves_one_prior() {
         let analysis = d.analysis.expect("az reports its search");
         let priors: Vec<f32> = analysis.moves.iter().map(|m| m.prior.unwrap()).collect();
         assert_eq!(priors.len(), 4, "{spec}");
-        let spread = priors.iter().fold(0f32, |s, p| s.max((p - priors[0]).abs()));
+        let spread = priors
+            .iter()
+            .fold(0f32, |s, p| s.max((p - priors[0]).abs()));
         (agent.name(), spread)
     };
     let (name, spread) = priors("az:searches=16,symmetries=mean,device=cpu");
@@ -369,6 +371,42 @@ fn the_mean_over_symmetries_gives_symmetric_moves_one_prior() {
         e.to_string().contains("random") && e.to_string().contains("mean"),
         "{e}"
     );
+}
+
+/// With `check=D`, az plays only moves that alpha-beta at depth D (material) scores within
+/// a man of the best; its network alone, on one simulation, plays others somewhere among
+/// the same positions.
+#[test]
+fn the_tactical_check_passes_over_moves_that_lose_material() {
+    let mut rng = StdRng::seed_from_u64(5);
+    let (mut checked, mut blunders) = (0, 0);
+    for _ in 0..60 {
+        let mut game = Game::<Checkers>::new();
+        for _ in 0..rng.random_range(8..40) {
+            let moves = game.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            game.play(moves[rng.random_range(0..moves.len())]);
+        }
+        if game.legal_moves().len() < 2 {
+            continue;
+        }
+        let build = |spec: &str| AgentSpec::build::<Checkers>(&spec.parse().unwrap(), 9).unwrap();
+        let scores = build("alphabeta:depth=4,egdb=none")
+            .analyse(&game, &Limits::default())
+            .unwrap()
+            .moves;
+        let best = scores.iter().map(|m| m.score).fold(f32::MIN, f32::max);
+        let sound = |mv| scores.iter().any(|m| m.mv == mv && m.score >= best - 1.0);
+        let choice = |spec: &str| build(spec).select(&game, &Limits::default()).mv;
+        let with = choice("az:searches=1,check=4,egdb=none,device=cpu");
+        assert!(sound(with), "{} in {game:?}", with);
+        checked += 1;
+        blunders += usize::from(!sound(choice("az:searches=1,egdb=none,device=cpu")));
+    }
+    assert!(checked > 40, "{checked} positions checked");
+    assert!(blunders > 0, "the network alone never lost material");
 }
 
 fn searched_nodes(summary: &str) -> u64 {

@@ -1,0 +1,65 @@
+//! `az`'s tactical check (`check=D`): before the tree search, an alpha-beta search of every
+//! root move to depth D with the game's own evaluation (checkers: material), and the
+//! network's choice passed over for the most visited of the moves the check does not find
+//! losing more than a man against the best. A tree search guided by a network misses short
+//! forced lines that alpha-beta sees at once (the middle-game tactics of the where-lost
+//! table); the check sees only them, and leaves every choice among sound moves to the
+//! network.
+
+use super::{Agent, AgentError, AgentSpec, Limits};
+use crate::games::{Game, Rules};
+use crate::mcts::MoveStats;
+
+/// How far below the best checked move, in the checker's units (men), a move may score and
+/// still be played: a man. A sacrifice the network wants stays playable; a move that drops
+/// more than that to a line of D plies does not.
+pub const MARGIN: f32 = 1.0;
+
+/// The checking search: an agent whose analysis scores every root move.
+pub struct Check<G: Rules> {
+    search: Box<dyn Agent<G>>,
+}
+
+impl<G: Rules> Check<G> {
+    /// `alphabeta:depth=D`, with the endgame databases of `egdb` where given.
+    pub fn new(
+        depth: u32,
+        egdb: Option<&str>,
+        seed: u64,
+        build: impl FnOnce(&AgentSpec, u64) -> Result<Box<dyn Agent<G>>, AgentError>,
+    ) -> Result<Self, AgentError> {
+        let mut spec = AgentSpec::new("alphabeta");
+        spec.set("depth", &depth.to_string());
+        if let Some(egdb) = egdb {
+            spec.set("egdb", egdb);
+        }
+        Ok(Check {
+            search: build(&spec, seed)?,
+        })
+    }
+
+    /// The moves of `game`'s position that the check lets through (`None`: it could not
+    /// score them, and every move may be played).
+    pub fn allowed(&mut self, game: &Game<G>) -> Option<Vec<G::Move>> {
+        let analysis = self.search.analyse(game, &Limits::default())?;
+        let best = analysis.moves.iter().map(|m| m.score).reduce(f32::max)?;
+        // An upper bound above the line may be sound; one below it is not.
+        let kept = analysis.moves.iter().filter(|m| m.score >= best - MARGIN);
+        Some(kept.map(|m| m.mv).collect())
+    }
+
+    pub fn new_game(&mut self) {
+        self.search.new_game();
+    }
+}
+
+/// The most visited of the root's moves that `allowed` holds (ties to the higher prior).
+pub fn most_visited_allowed<G: Rules>(
+    stats: &[MoveStats<G>],
+    allowed: &[G::Move],
+) -> Option<G::Move> {
+    (stats.iter())
+        .filter(|s| allowed.contains(&s.mv))
+        .max_by(|a, b| a.visits.cmp(&b.visits).then(a.prior.total_cmp(&b.prior)))
+        .map(|s| s.mv)
+}
