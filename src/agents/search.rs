@@ -535,9 +535,9 @@ impl<G: Rules> AzAgent<G> {
         self.search = None;
     }
 
-    /// The tactical check its choices must pass (none: the search's choice is played).
-    pub fn set_check(&mut self, check: Option<Check<G>>) {
-        self.check = check;
+    /// A tactical check its choices must pass (without one, the search's choice is played).
+    pub fn set_check(&mut self, check: Check<G>) {
+        self.check = Some(check);
     }
 
     /// [`Agent::select_reporting`], on whatever thread it is called.
@@ -615,8 +615,12 @@ impl<G: Rules> AzAgent<G> {
             }
         };
         let budget = Budget::new(limits, self.searches, self.tree_bytes);
-        // The check's time is the move's: its deadline is set already.
-        let allowed = self.check.as_mut().and_then(|c| c.allowed(game));
+        // The check's time is the move's: its deadline is set already. It vets the greedy
+        // choice of PUCT only (Gumbel's and a sampled move are chosen otherwise).
+        let greedy = self.temperature <= 0.0 && self.puct.search.gumbel().is_none();
+        let allowed = (self.check.as_mut())
+            .filter(|_| greedy)
+            .and_then(|c| c.allowed(game));
         // Gumbel splits a known number of simulations; under a time limit, `searches` of
         // them, after which the root chooses as the nodes below it do.
         let planned = budget.simulations.min(match limits.nodes {
@@ -646,8 +650,7 @@ impl<G: Rules> AzAgent<G> {
             None => None,
         };
         let mut decision = tree_search.decision(search.tree(), root_choice, done);
-        if let Some(allowed) =
-            allowed.filter(|a| root_choice.is_none() && !a.contains(&decision.mv))
+        if let Some(allowed) = allowed.filter(|a| !a.contains(&decision.mv))
             && let Some(mv) = most_visited_allowed(&search.tree().move_stats(), &allowed)
         {
             let mut analysis = tree_search.analysis(search.tree(), mv, done);

@@ -53,17 +53,14 @@ const fn common<G: AgentGame>() -> [Kind<G>; 3] {
             decl: &kinds::AZ,
             build: |opts, seed| {
                 let config = AzConfig::from_options(opts)?;
-                let check = (config.check > 0)
-                    .then(|| {
-                        let egdb = opts.get(&kinds::EGDB)?;
-                        Check::new(config.check, egdb.as_deref(), seed, |spec, seed| {
-                            spec.build::<G>(seed)
-                        })
-                    })
-                    .transpose()?;
+                let depth = config.check;
                 let mut agent = AzAgent::<G>::new(config, seed)?;
                 agent.set_oracle(G::oracle(opts)?);
-                agent.set_check(check);
+                if depth > 0 {
+                    let egdb = opts.get(&kinds::EGDB)?;
+                    let build = |spec: &AgentSpec, seed| spec.build::<G>(seed);
+                    agent.set_check(Check::new(depth, egdb.as_deref(), seed, build)?);
+                }
                 Ok(Box::new(agent))
             },
         },
