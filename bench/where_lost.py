@@ -4,6 +4,7 @@ and every draw it had been winning, judged move by move and sorted by where it t
 
     python3 bench/where_lost.py JOURNAL [--player az] [--program PATH]
         [--judge alphabeta:eval=classic,depth=9] [--swing 1.5] [--json FILE]
+        [--check alphabeta:depth=10,egdb=none]
 
 It replays each such game through `checkers-zero engine` (the line protocol, docs/engine.md),
 so it needs nothing but the program, and has the judge score each of the player's positions
@@ -31,7 +32,10 @@ time per searched move (forced moves and positions of 6 pieces or fewer, which t
 answer at once where won or lost, are not counted) against its `time=`: near 100% the game
 used its whole allowance (managed time spends what it banked before the databases take
 over, so a game that ends in them comes close by design). --json writes the table and every
-game, with the judge's score at each of the player's moves.
+game, with the judge's score at each of the player's moves. --check SPEC asks, of every
+game's turning move, whether `az`'s tactical check (`check=D`: src/agents/check.rs) would
+have passed it over: SPEC, an alpha-beta, values every legal move there, and a move more than
+a man below the best fails.
 Python 3 standard library only.
 """
 
@@ -123,6 +127,18 @@ class Engine:
                 if m:
                     n += int(m.group(2)) - int(m.group(1)) + 1 if m.group(2) else 1
         return n
+
+    def values(self):
+        """Every move's value in men from the current search's multipv lines (the deepest
+        complete set), by the move's first notation."""
+        lines, block = [x.split() for x in self.send("go", "bestmove")], {}
+        for info in lines:
+            if info[:2] != ["info", "multipv"]:
+                continue
+            if info[2] == "1":
+                block = {}
+            block[info[info.index("pv") + 1]] = float(info[info.index("value") + 1])
+        return block
 
     def judge(self):
         """The judge's score for the side to move, in men; None where it does not search."""
@@ -329,6 +345,8 @@ def main():
                     help="the agent that scores the positions (add egdb=none to leave out "
                     "the endgame databases installed)")
     ap.add_argument("--swing", type=float, default=1.5, help="men down (or up) that count")
+    ap.add_argument("--check", help="an agent spec (alpha-beta) whose values of every move "
+                    "say whether az's check=D would have passed over each turning move")
     a = ap.parse_args()
 
     header, games, first = read_journal(a.journal, "checkers", a.player)
@@ -340,6 +358,11 @@ def main():
     starts = openings(header["openings"])
     engine = Engine(a.program)
     engine.send(f"setoption name agent value {a.judge}", "ok")
+    checker = None
+    if a.check:
+        checker = Engine(a.program)
+        checker.send(f"setoption name agent value {a.check}", "ok")
+        checker.send("setoption name multipv value 64", "ok")
 
     rows, score, shares = [], {"win": 0, "draw": 0, "loss": 0}, []
     for g in games:
@@ -375,6 +398,12 @@ def main():
         print(f"game {r}: {result}, {turn['class'] if turn else 'level draw'}", file=sys.stderr)
         if turn is None:
             continue
+        if checker and turn["ply"] is not None and turn["ply"] < len(moves):
+            checker.position(moves[:turn["ply"]])
+            values = checker.values()
+            played = values.get(moves[turn["ply"]])
+            # The check's margin: a man below the best checked move (src/agents/check.rs).
+            turn["checked"] = played is not None and played < max(values.values()) - 1.0
         rows.append({
             "round": r,
             "ballot": ballot,
@@ -445,6 +474,12 @@ def main():
             f"board {min(downs)}-{max(downs)} (median {statistics.median(downs):g}), "
             f"{sum(p >= 9 for p in downs)} with 9 or more"
         )
+    if checker:
+        for cls in CLASSES:
+            these = [r for r in rows if r["class"] == cls and "checked" in r]
+            if these:
+                print(f"check {a.check}: {cls}: would have passed over {sum(r['checked'] for r in these)} "
+                      f"of {len(these)} turning moves")
     wall = time.monotonic() - started
     print(f"wall time {wall:.0f} s")
     if a.json:
