@@ -334,13 +334,16 @@ fn managed_time_keeps_a_games_moves_within_their_time() {
         "{:?} for 10 moves",
         start.elapsed()
     );
-    let e = AgentSpec::build::<Checkers>(&"az:spend=sometimes".parse().unwrap(), 1)
+    refused_naming::<Checkers>("az:spend=sometimes", &["fixed", "managed"]);
+}
+
+/// Building `spec` fails with an error that names each of `words` (the values it takes).
+fn refused_naming<G: checkers_zero::agents::AgentGame>(spec: &str, words: &[&str]) {
+    let e = AgentSpec::build::<G>(&spec.parse().unwrap(), 1)
         .err()
         .unwrap();
-    assert!(
-        e.to_string().contains("fixed") && e.to_string().contains("managed"),
-        "{e}"
-    );
+    let e = e.to_string();
+    assert!(words.iter().all(|w| e.contains(w)), "{spec}: {e}");
 }
 
 /// Othello's four opening moves are images of one another under the symmetries that keep the
@@ -364,13 +367,7 @@ fn the_mean_over_symmetries_gives_symmetric_moves_one_prior() {
     assert!(spread < 1e-6, "mean: priors apart by {spread}");
     let (_, spread) = priors("az:searches=16,device=cpu");
     assert!(spread > 1e-4, "the network alone: priors apart by {spread}");
-    let e = AgentSpec::build::<Othello>(&"az:symmetries=all".parse().unwrap(), 1)
-        .err()
-        .unwrap();
-    assert!(
-        e.to_string().contains("random") && e.to_string().contains("mean"),
-        "{e}"
-    );
+    refused_naming::<Othello>("az:symmetries=all", &["random", "mean"]);
 }
 
 /// With `check=D`, az plays only moves that alpha-beta at depth D (material) scores within
