@@ -12,8 +12,9 @@ use crate::mcts::MoveStats;
 
 /// How far below the best checked move, in the checker's units (men), a move may score and
 /// still be played: a man. A sacrifice the network wants stays playable; a move that drops
-/// more than that to a line of D plies does not.
-pub const MARGIN: f32 = 1.0;
+/// more than that to a line of D plies does not. (Othello's alpha-beta scores in units of its
+/// own evaluation; the check is measured only in checkers.)
+const MARGIN: f32 = 1.0;
 
 /// The checking search: an agent whose analysis scores every root move.
 pub struct Check<G: Rules> {
