@@ -399,6 +399,17 @@ pub mod az {
         Some(&0),
         "",
     );
+    pub const ENDGAME: Opt<u32> = Opt::new(
+        "endgame",
+        "Alpha-beta in endings from",
+        "with this many pieces left or fewer (Othello: empty squares), the game's alpha-beta \
+         with its strongest evaluation chooses the move instead of the network's search \
+         (checkers: the classic evaluation and the endgame databases; Othello: the patterns), \
+         in the same time (0: never)",
+        &settings::ENDGAME_FROM,
+        Some(&0),
+        "",
+    );
     pub const SYMMETRIES: Opt<EvalSymmetry> = Opt::new(
         "symmetries",
         "Board symmetries",
@@ -677,6 +688,7 @@ pub static AZ: AgentKind = AgentKind {
         az::LEAF_BATCH.decl,
         az::FORCED.decl,
         az::CHECK.decl,
+        az::ENDGAME.decl,
         az::SYMMETRIES.decl,
         az::THREADS.decl,
         az::CACHE.decl,

@@ -7,6 +7,7 @@ pub mod check;
 pub mod checkers_eval;
 pub mod clock;
 pub mod error;
+pub mod handoff;
 pub mod kinds;
 pub mod learned;
 pub mod othello_eval;

@@ -3,6 +3,7 @@
 
 use super::check::{Check, most_visited_allowed};
 use super::clock::{GameClock, MoveClock, Standing};
+use super::handoff::Handoff;
 use super::kinds::{self, az, millis};
 use super::settings::TimeUse;
 use super::{
@@ -287,6 +288,9 @@ pub struct AzConfig {
     pub precision: Precision,
     /// The depth of the tactical check before each search (0: none; [`Check`]).
     pub check: u32,
+    /// Pieces left (Othello: empty squares) from which alpha-beta moves instead (0: never;
+    /// [`Handoff`]).
+    pub endgame: u32,
     /// How the network sees positions: as they are or through the board's symmetries.
     pub symmetries: EvalSymmetry,
     /// Threads evaluating batches of leaves (more than one: that many batches in flight).
@@ -313,6 +317,7 @@ impl AzConfig {
             az::LEAF_BATCH.with(Some(self.puct.batch)),
             az::FORCED.with(Some(self.puct.forced_through)),
             az::CHECK.with(Some(self.check)),
+            az::ENDGAME.with(Some(self.endgame)),
             az::SYMMETRIES.with(Some(self.symmetries)),
             az::THREADS.with(Some(self.threads)),
             az::CACHE.with(Some(self.cache)),
@@ -355,6 +360,8 @@ pub struct AzAgent<G: Rules = Checkers> {
     oracle: Option<Oracle<G>>,
     /// The tactical check the search's choice must pass, if any.
     check: Option<Check<G>>,
+    /// The alpha-beta that moves in endings, if any.
+    handoff: Option<Handoff<G>>,
 }
 
 /// Why a network's search could not start.
@@ -449,6 +456,7 @@ impl<G: NetGame> AzAgent<G> {
             search: None,
             oracle: None,
             check: None,
+            handoff: None,
         }
     }
 }
@@ -525,6 +533,9 @@ impl<G: Rules> Agent<G> for AzAgent<G> {
         if let Some(check) = &mut self.check {
             check.new_game();
         }
+        if let Some(handoff) = &mut self.handoff {
+            handoff.new_game();
+        }
     }
 }
 
@@ -540,6 +551,11 @@ impl<G: Rules> AzAgent<G> {
         self.check = Some(check);
     }
 
+    /// An alpha-beta to move in endings (without one, the search moves throughout).
+    pub fn set_handoff(&mut self, handoff: Handoff<G>) {
+        self.handoff = Some(handoff);
+    }
+
     /// [`Agent::select_reporting`], on whatever thread it is called.
     fn search_move(
         &mut self,
@@ -547,7 +563,6 @@ impl<G: Rules> AzAgent<G> {
         limits: &Limits,
         listener: Option<Listener<'_, G>>,
     ) -> Decision<G> {
-        let reporter = Reporter::new(listener, self.oracle.as_ref(), game);
         if let Some(d) = perfect_decision(
             self.oracle.as_ref(),
             game,
@@ -555,7 +570,7 @@ impl<G: Rules> AzAgent<G> {
             ScoreKind::Value,
             Exact::unit,
         ) {
-            return reporter.finish(d);
+            return Reporter::new(listener, self.oracle.as_ref(), game).finish(d);
         }
         let own = Limits {
             movetime: self.movetime,
@@ -575,7 +590,7 @@ impl<G: Rules> AzAgent<G> {
         // are booked: moves answered at once above cost a fixed clock nothing either.
         let managed = limits.is_empty() && self.puct.search.gumbel().is_none();
         let Some(clock) = self.clock.filter(|_| managed) else {
-            return self.search_tree(game, &limits.or(&own), reporter, None);
+            return self.think(game, &limits.or(&own), listener, None);
         };
         // This side's searched moves left: its moves until the oracle answers.
         let searched_left = (self.oracle.as_ref())
@@ -587,11 +602,33 @@ impl<G: Rules> AzAgent<G> {
             movetime: Some(move_clock.most),
             ..limits.clone()
         };
-        let decision = self.search_tree(game, &limits, reporter, Some(move_clock));
+        let decision = self.think(game, &limits, listener, Some(move_clock));
         if let Some(c) = &mut self.clock {
             c.settle(start.elapsed());
         }
         decision
+    }
+
+    /// A searched move: the hand-off's in an ending it takes (with a managed clock, in the
+    /// move's own time: alpha-beta cannot judge when its choice is settled), else the tree's.
+    fn think(
+        &mut self,
+        game: &Game<G>,
+        limits: &Limits,
+        listener: Option<Listener<'_, G>>,
+        move_clock: Option<MoveClock>,
+    ) -> Decision<G> {
+        if let Some(agent) = (self.handoff.as_mut()).and_then(|h| h.takes(game.position())) {
+            // No position after it is the tree's again: pieces and empty squares only go.
+            self.search = None;
+            let limits = Limits {
+                movetime: move_clock.map_or(limits.movetime, |c| Some(c.own)),
+                ..limits.clone()
+            };
+            return agent.select_reporting(game, &limits, listener);
+        }
+        let reporter = Reporter::new(listener, self.oracle.as_ref(), game);
+        self.search_tree(game, limits, reporter, move_clock)
     }
 
     /// One move's search of the tree, within `limits` and, with a managed clock,

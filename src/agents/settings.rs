@@ -236,6 +236,9 @@ pub static FORCED_THROUGH: Setting<u32> = whole("forced moves", 0, 64);
 /// The depth of `az`'s tactical check (0: none).
 pub static CHECK_DEPTH: Setting<u32> = whole("a check depth, 0 for none", 0, 32);
 
+/// Where `az` hands its moves to alpha-beta: pieces left (Othello: empty squares), 0 never.
+pub static ENDGAME_FROM: Setting<u32> = whole("pieces left, 0 for never", 0, 64);
+
 /// First-play urgency: how far below its parent's value an unvisited move counts.
 pub static FPU_REDUCTION: Setting<f32> = at_least("a value reduction", 0.0);
 /// Threads a search evaluates its batches on, each with its own copy of the network.

@@ -6,6 +6,7 @@ use super::alphabeta::{AlphaBeta, AlphaBetaConfig};
 use super::check::Check;
 use super::checkers_eval::CheckersEval;
 use super::error::{AgentError, setting_error};
+use super::handoff::Handoff;
 use super::kinds::{self, AgentKind, LimitOptions, Opt, az};
 use super::learned::{NetAgent, load_checkers_net};
 use super::othello_eval::OthelloEval;
@@ -53,13 +54,18 @@ const fn common<G: AgentGame>() -> [Kind<G>; 3] {
             decl: &kinds::AZ,
             build: |opts, seed| {
                 let config = AzConfig::from_options(opts)?;
-                let depth = config.check;
+                let (depth, endgame) = (config.check, config.endgame);
                 let mut agent = AzAgent::<G>::new(config, seed)?;
                 agent.set_oracle(G::oracle(opts)?);
+                let egdb = opts.get(&kinds::EGDB)?;
+                let build = |spec: &AgentSpec, seed| spec.build::<G>(seed);
                 if depth > 0 {
-                    let egdb = opts.get(&kinds::EGDB)?;
-                    let build = |spec: &AgentSpec, seed| spec.build::<G>(seed);
                     agent.set_check(Check::new(depth, egdb.as_deref(), seed, build)?);
+                }
+                if endgame > 0 {
+                    let spec = G::endgame_search(egdb.as_deref());
+                    let handoff = Handoff::new(endgame, G::left, &spec, seed, build)?;
+                    agent.set_handoff(handoff);
                 }
                 Ok(Box::new(agent))
             },
@@ -74,6 +80,13 @@ pub trait AgentGame: NetGame {
 
     /// The perfect endgames an agent with these options consults (`egdb` for checkers).
     fn oracle(opts: &Options) -> Result<Option<Oracle<Self>>, AgentError>;
+
+    /// The alpha-beta `az:endgame` hands endings to: the game's strongest evaluation, with
+    /// the endgame databases of `egdb` where given.
+    fn endgame_search(egdb: Option<&str>) -> AgentSpec;
+
+    /// How much of the game is left, as `az:endgame` counts it.
+    fn left(pos: &Self::Position) -> u32;
 
     /// Every kind's declaration.
     fn kinds() -> impl Iterator<Item = &'static AgentKind> {
@@ -162,6 +175,20 @@ impl AgentGame for Checkers {
             ))
         })
     }
+
+    fn endgame_search(egdb: Option<&str>) -> AgentSpec {
+        let mut spec = AgentSpec::new(kinds::CHECKERS_ALPHABETA.kind);
+        spec.set(kinds::alphabeta::EVAL.key(), "classic");
+        if let Some(egdb) = egdb {
+            spec.set(kinds::EGDB.key(), egdb);
+        }
+        spec
+    }
+
+    /// Pieces on the board.
+    fn left(pos: &Self::Position) -> u32 {
+        pos.occupied().count_ones()
+    }
 }
 
 impl AgentGame for Othello {
@@ -206,6 +233,18 @@ impl AgentGame for Othello {
             )));
         }
         Ok(Some(std::sync::Arc::new(endgame::othello::Endgame)))
+    }
+
+    /// The databases are checkers' (an `egdb` given is refused before this is asked).
+    fn endgame_search(_: Option<&str>) -> AgentSpec {
+        let mut spec = AgentSpec::new(kinds::OTHELLO_ALPHABETA.kind);
+        spec.set(kinds::alphabeta::OTHELLO_EVAL.key(), "patterns");
+        spec
+    }
+
+    /// Empty squares.
+    fn left(pos: &Self::Position) -> u32 {
+        endgame::othello::empties(pos)
     }
 }
 
@@ -311,6 +350,7 @@ impl AzConfig {
             device: opts.value(&az::DEVICE)?,
             precision: opts.value(&az::PRECISION)?,
             check: opts.value(&az::CHECK)?,
+            endgame: opts.value(&az::ENDGAME)?,
             symmetries: opts.value(&az::SYMMETRIES)?,
             threads: opts.value(&az::THREADS)?,
             cache: opts.value(&az::CACHE)?,

@@ -3,7 +3,7 @@
 //! search playing Othello.
 
 use crate::count_in;
-use checkers_zero::agents::{Agent, AgentSpec, Analysis, Distance, Limits, Player};
+use checkers_zero::agents::{Agent, AgentGame, AgentSpec, Analysis, Distance, Limits, Player};
 use checkers_zero::arena::{GameConfig, MatchConfig, OpeningSet, Series, play_game, run_match};
 use checkers_zero::endgame::Value;
 use checkers_zero::games::checkers::{
@@ -404,6 +404,58 @@ fn the_tactical_check_passes_over_moves_that_lose_material() {
     }
     assert!(checked > 40, "{checked} positions checked");
     assert!(blunders > 0, "the network alone never lost material");
+}
+
+/// With `endgame=N`, az moves as the game's alpha-beta (`alphabeta`, the same seed and
+/// limits) wherever N or fewer pieces (Othello: empty squares) are left, and as its own
+/// search elsewhere; its network alone moves otherwise somewhere among the same endings.
+fn the_endgame_handoff_moves_as_alpha_beta<G: AgentGame>(n: u32, handoff: &str, alphabeta: &str) {
+    let mut rng = StdRng::seed_from_u64(3);
+    let build = |spec: &str| AgentSpec::build::<G>(&spec.parse().unwrap(), 9).unwrap();
+    let (mut endings, mut differ) = (0, 0);
+    for _ in 0..40 {
+        let mut game = Game::<G>::at_start();
+        for _ in 0..rng.random_range(10..200) {
+            let moves = game.legal_moves();
+            if moves.is_empty() || G::left(game.position()) <= n {
+                break;
+            }
+            game.play(moves[rng.random_range(0..moves.len())]);
+        }
+        if game.legal_moves().len() < 2 {
+            continue;
+        }
+        let choice = |spec: &str| build(spec).select(&game, &Limits::default()).mv;
+        let plain = choice("az:searches=1,device=cpu");
+        let with = choice(handoff);
+        if G::left(game.position()) <= n {
+            assert_eq!(with, choice(alphabeta), "{game:?}");
+            endings += 1;
+            differ += usize::from(plain != with);
+        } else {
+            assert_eq!(with, plain, "{game:?}");
+        }
+    }
+    assert!(endings > 10, "{endings} endings");
+    assert!(
+        differ > 0,
+        "the network alone moved as alpha-beta in every ending"
+    );
+}
+
+#[test]
+fn the_endgame_handoff_moves_as_alpha_beta_in_endings() {
+    the_endgame_handoff_moves_as_alpha_beta::<Checkers>(
+        10,
+        "az:searches=1,endgame=10,egdb=none,device=cpu",
+        "alphabeta:eval=classic,egdb=none",
+    );
+    the_endgame_handoff_moves_as_alpha_beta::<Othello>(
+        24,
+        "az:searches=1,endgame=24,device=cpu",
+        "alphabeta:eval=patterns",
+    );
+    refused_naming::<Checkers>("az:endgame=65", &["endgame", "0", "64"]);
 }
 
 fn searched_nodes(summary: &str) -> u64 {
