@@ -246,8 +246,9 @@ pub fn journal_status<G: ArenaGame + AgentGame>(
 }
 
 /// Every finished game a journal of game `G` holds, whatever its match, replayed from its
-/// opening: match records as data (the classic evaluation's weights are fitted to them).
-pub fn journal_games<G: ArenaGame>(path: &Path) -> Result<Vec<Game<G>>> {
+/// opening, with the colour its first agent played: match records as data (the classic
+/// evaluation's weights are fitted to them; self-play starts from their positions).
+pub fn journal_games<G: ArenaGame>(path: &Path) -> Result<Vec<(Game<G>, Color)>> {
     let text = std::fs::read_to_string(path).map_err(file_error("read", path))?;
     let refused = |why: String| JournalError::Refused(format!("{}: {why}", path.display()));
     let mut lines = text.lines();
@@ -275,7 +276,8 @@ pub fn journal_games<G: ArenaGame>(path: &Path) -> Result<Vec<Game<G>>> {
             let bad = |why: String| refused(format!("line {}: {why}", i + 2));
             let e: Entry = serde_json::from_str(line)
                 .context(|| format!("{}: line {}", path.display(), i + 2))?;
-            replay(round_start(&starts, e.round).2, &e).map_err(bad)
+            let (_, first_color, start) = round_start(&starts, e.round);
+            Ok((replay(start, &e).map_err(bad)?, first_color))
         })
         .collect()
 }

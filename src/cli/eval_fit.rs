@@ -35,7 +35,7 @@ pub fn run(args: EvalFitArgs) -> Result<()> {
     for path in &args.journals {
         let read = journal_games::<Checkers>(path)?;
         eprintln!("{}: {} games", path.display(), read.len());
-        games.extend(read);
+        games.extend(read.into_iter().map(|(game, _)| game));
     }
     if games.is_empty() {
         bail!("the journals hold no finished game");

@@ -264,6 +264,13 @@ impl RemoteGames {
                     .into(),
             ));
         }
+        if run.has_starts() {
+            return Err(TrainError::Config(
+                "starts: a learner's games are its actors', played from the start position; \
+                 give starts to train"
+                    .into(),
+            ));
+        }
         let dir = run.dir().to_owned();
         let meta_path = dir.join("learner.json");
         let meta = match (read_json::<LearnerFile>(&meta_path)?, &o.name) {

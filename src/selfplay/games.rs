@@ -8,6 +8,7 @@
 //! full searches (with root noise and forced playouts) become samples.
 
 use super::replay::Sample;
+use super::starts::Starts;
 use crate::endgame::{EndgameGame, Oracle};
 use crate::games::{Checkers, Game, Rules};
 use crate::mcts::{
@@ -68,8 +69,8 @@ struct Slot<G: Rules> {
 }
 
 impl<G: EndgameGame> Slot<G> {
-    fn new(index: u64, seed: u64, config: &SelfPlayConfig) -> Self {
-        let game = Game::at_start();
+    fn new(index: u64, seed: u64, config: &SelfPlayConfig, starts: &Starts<G>) -> Self {
+        let game = starts.game(seed, index);
         let oracle = config.exact_endings.then(G::default_oracle).flatten();
         let mut search = Puct::new(config.puct, &game);
         search.set_oracle(oracle.clone());
@@ -189,10 +190,11 @@ impl<G: EndgameGame> Slot<G> {
 }
 
 /// Plays games until `next` (shared by all workers) reaches `total`, up to
-/// `config.concurrent_games` at once, handing each finished game to `done`. Game `i` draws
-/// its randomness from `seed` and `i` alone.
+/// `config.concurrent_games` at once, each from where `starts` says, handing each finished
+/// game to `done`. Game `i` draws its randomness from `seed` and `i` alone.
 pub fn play_games<G: EndgameGame>(
     config: &SelfPlayConfig,
+    starts: &Starts<G>,
     eval: &mut dyn Evaluator<G>,
     next: &AtomicU64,
     total: u64,
@@ -207,7 +209,7 @@ pub fn play_games<G: EndgameGame>(
             if index >= total {
                 break;
             }
-            slots.push(Slot::new(index, seed, config));
+            slots.push(Slot::new(index, seed, config, starts));
         }
         let mut i = 0;
         while i < slots.len() {
@@ -252,7 +254,9 @@ pub fn material_games(config: &SelfPlayConfig, n: u64, seed: u64) -> Vec<SelfPla
     let next = AtomicU64::new(0);
     let mut out = Vec::new();
     let mut eval = MaterialEvaluator::default();
-    play_games(config, &mut eval, &next, n, seed, |g| out.push(g));
+    play_games(config, &Starts::default(), &mut eval, &next, n, seed, |g| {
+        out.push(g)
+    });
     out
 }
 
@@ -304,9 +308,13 @@ mod tests {
         };
         let handed = AtomicU64::new(0);
         // The fourth game ends it: the games under way still finish, no new one starts.
-        self_play_each(&mut MaterialEvaluator::default(), &c, &run, &|_| {
-            handed.fetch_add(1, Ordering::SeqCst) + 1 < 4
-        });
+        self_play_each(
+            &mut MaterialEvaluator::default(),
+            &c,
+            &Starts::default(),
+            &run,
+            &|_| handed.fetch_add(1, Ordering::SeqCst) + 1 < 4,
+        );
         let n = handed.into_inner();
         let under_way = (run.workers * c.concurrent_games) as u64;
         assert!((4..4 + under_way).contains(&n), "{n} games");
@@ -318,6 +326,7 @@ mod tests {
         let mut games = Vec::new();
         play_games(
             &config(),
+            &Starts::default(),
             &mut MaterialEvaluator::default(),
             &next,
             5,
@@ -358,9 +367,15 @@ mod tests {
             exact_endings: false,
             ..config()
         };
-        play_games(&c, &mut MaterialEvaluator::default(), &again, 5, 7, |g| {
-            one_at_a_time.push(g)
-        });
+        play_games(
+            &c,
+            &Starts::default(),
+            &mut MaterialEvaluator::default(),
+            &again,
+            5,
+            7,
+            |g| one_at_a_time.push(g),
+        );
         for (a, b) in games.iter().zip(&one_at_a_time) {
             assert_eq!(a.game.moves(), b.game.moves());
         }

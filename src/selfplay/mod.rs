@@ -5,14 +5,17 @@
 //! - [`games`]: a worker's games (search, move choice, samples).
 //! - [`inference`]: the batching inference service and its client evaluator.
 //! - [`replay`]: samples, the sliding-window buffer and training batches.
+//! - [`starts`]: where games start (a share from other games' positions).
 
 pub mod games;
 pub mod inference;
 pub mod replay;
+pub mod starts;
 
 pub use games::{SelfPlayConfig, SelfPlayGame, material_games, play_games};
 pub use inference::{InferenceClient, InferenceService, InferenceStats, inference_service};
 pub use replay::{ReplayBuffer, Sample, ValueTarget};
+pub use starts::Starts;
 
 use crate::endgame::EndgameGame;
 use crate::games::{Checkers, Rules};
@@ -53,17 +56,19 @@ impl<G: Rules> SelfPlayReport<G> {
     }
 }
 
-/// Plays `run.games` games with `eval` (run on this thread, behind the inference service)
-/// answering the leaves of `run.workers` worker threads; `bar` counts finished games.
+/// Plays `run.games` games, each from where `starts` says, with `eval` (run on this thread,
+/// behind the inference service) answering the leaves of `run.workers` worker threads;
+/// `bar` counts finished games.
 pub fn self_play<G: EndgameGame>(
     eval: &mut dyn Evaluator<G>,
     config: &SelfPlayConfig,
+    starts: &Starts<G>,
     run: &SelfPlayRun,
     bar: Option<&ProgressBar>,
 ) -> SelfPlayReport<G> {
     let start = Instant::now();
     let finished = Mutex::new(Vec::new());
-    let inference = self_play_each(eval, config, run, &|g| {
+    let inference = self_play_each(eval, config, starts, run, &|g| {
         finished.lock().expect("no worker panicked").push(g);
         if let Some(b) = bar {
             b.inc(1);
@@ -87,6 +92,7 @@ pub fn self_play<G: EndgameGame>(
 pub fn self_play_each<G: EndgameGame>(
     eval: &mut dyn Evaluator<G>,
     config: &SelfPlayConfig,
+    starts: &Starts<G>,
     run: &SelfPlayRun,
     done: &(dyn Fn(SelfPlayGame<G>) -> bool + Sync),
 ) -> InferenceStats {
@@ -97,11 +103,19 @@ pub fn self_play_each<G: EndgameGame>(
             let mut client = client.clone();
             let next = &next;
             scope.spawn(move || {
-                play_games(config, &mut client, next, run.games, run.seed, |g| {
-                    if !done(g) {
-                        next.fetch_max(run.games, Ordering::SeqCst);
-                    }
-                })
+                play_games(
+                    config,
+                    starts,
+                    &mut client,
+                    next,
+                    run.games,
+                    run.seed,
+                    |g| {
+                        if !done(g) {
+                            next.fetch_max(run.games, Ordering::SeqCst);
+                        }
+                    },
+                )
             });
         }
         drop(client);

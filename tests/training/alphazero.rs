@@ -740,3 +740,67 @@ fn gating_on_the_cpu_from_the_files_plays_as_gating_from_memory() {
     assert!(memory.iter().all(|(wdl, ..)| wdl.is_some()));
     assert_eq!(memory, files);
 }
+
+/// With `starts`, self-play games begin at positions of the journal's games that its first
+/// agent did not win, with the moves that led there; without it, at the start.
+#[test]
+fn self_play_starts_from_the_positions_of_a_journals_lost_games() {
+    use checkers_zero::arena::journal_games;
+    use checkers_zero::games::Rules;
+    let journal = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("results/az-forced-time1000-vs-alphabeta-classic-time1000-egdb6.jsonl");
+    let not_won: Vec<Vec<String>> = journal_games::<Checkers>(&journal)
+        .unwrap()
+        .into_iter()
+        .filter(|(g, first)| g.outcome().unwrap().score_for(*first) < 1.0)
+        .map(|(g, _)| g.moves().iter().map(Checkers::format_move).collect())
+        .collect();
+    // Saved games whose first ten moves are those of a game the first agent did not win.
+    let from_journal = |share: f32| {
+        let dir = scratch(&format!("starts-{share}"));
+        let config = TrainConfig {
+            starts: Some(journal.clone()),
+            start_share: share,
+            saved_games: 4,
+            ..tiny(1)
+        };
+        let mut p = Pipeline::<Checkers>::create(&dir, config, Device::Cpu, false).unwrap();
+        p.run().unwrap();
+        drop(p);
+        let pdn = std::fs::read_to_string(dir.join("games/iter-0001.pdn")).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let games: Vec<Vec<String>> = pdn
+            .split("\n\n")
+            .map(|g| {
+                (g.lines().filter(|l| !l.starts_with('[')))
+                    .flat_map(str::split_whitespace)
+                    .filter(|t| t.contains('-') || t.contains('x'))
+                    .filter(|t| !t.contains('/') && *t != "1-0" && *t != "0-1")
+                    .map(String::from)
+                    .collect()
+            })
+            .filter(|moves: &Vec<String>| !moves.is_empty())
+            .collect();
+        assert_eq!(games.len(), 4);
+        (games.iter())
+            .filter(|g| g.len() >= 10 && not_won.iter().any(|j| j.starts_with(&g[..10])))
+            .count()
+    };
+    assert!(from_journal(1.0) >= 2);
+    assert_eq!(from_journal(0.0), 0);
+
+    let to = scratch("starts-refused");
+    let config = TrainConfig {
+        starts: Some("/nonexistent/journal.jsonl".into()),
+        ..tiny(1)
+    };
+    let err = Pipeline::<Checkers>::create(&to, config, Device::Cpu, false)
+        .err()
+        .unwrap();
+    assert!(
+        err.to_string()
+            .contains("starts /nonexistent/journal.jsonl"),
+        "{err}"
+    );
+    assert!(!to.exists(), "no run folder for a refused start");
+}

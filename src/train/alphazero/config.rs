@@ -354,6 +354,12 @@ train_config! {
     /// diagonal reflections beside the identity; checkers has none, so it changes nothing
     /// there.
     symmetries: bool = false, false;
+    /// A match journal (`match --journal`) whose games' positions a share of self-play's
+    /// games start from: every position before a move of the games its first agent did not
+    /// win (the network's losses and draws, with it first), with the moves that led there.
+    starts: Option<PathBuf> = None, None;
+    /// The share of self-play games that start from `starts`' positions.
+    start_share [&SHARE]: f32 = 0.25f32, 0.25f32;
 }
 
 crate::names::named_enum! {

@@ -19,7 +19,7 @@ use super::self_play::{Games, SelfPlayer};
 use crate::agents::Player;
 use crate::agents::{AzConfig, AzNetwork};
 use crate::arena::gauntlet::{GauntletConfig, GauntletRecord, run_gauntlet};
-use crate::arena::{GameConfig, MatchConfig, OpeningSet, Series, run_match};
+use crate::arena::{GameConfig, MatchConfig, OpeningSet, Series, journal_games, run_match};
 use crate::cpu_time::process_cpu_seconds;
 use crate::errors::Context;
 use crate::events;
@@ -30,7 +30,7 @@ use crate::net::{AzModel, Lineage, average_model_files, load_model, model_from_b
 use crate::nn::{Checkpoint, CheckpointError, Optimizer, PolicyValueNet, checksum};
 use crate::progress::progress;
 use crate::seeds::{Purpose, seed_for};
-use crate::selfplay::{ReplayBuffer, SelfPlayReport};
+use crate::selfplay::{ReplayBuffer, SelfPlayReport, Starts};
 use crate::tensor::Device;
 use crate::train::errors::{TrainError, io_error as io};
 use crate::train::run_dir::RunDir;
@@ -158,6 +158,26 @@ fn teacher<G: AzGame>(
         )));
     }
     Ok(Some(net))
+}
+
+/// The positions `config.starts` names: those of the games its journal's first agent did
+/// not win.
+fn starts<G: AzGame>(config: &TrainConfig) -> Result<Starts<G>, TrainError> {
+    let Some(path) = config.starts.as_ref() else {
+        return Ok(Starts::default());
+    };
+    let refused = |why: String| TrainError::Config(format!("starts {}: {why}", path.display()));
+    let games = journal_games::<G>(path).map_err(|e| refused(e.to_string()))?;
+    let not_won: Vec<_> = (games.into_iter())
+        .filter(|(game, first)| game.outcome().is_some_and(|o| o.score_for(*first) < 1.0))
+        .map(|(game, _)| game)
+        .collect();
+    if not_won.is_empty() {
+        return Err(refused(
+            "its first agent won every game (or it holds none): no positions to start from".into(),
+        ));
+    }
+    Ok(Starts::new(not_won, config.start_share as f64))
 }
 
 /// Where iteration `it`'s network of the run in `dir` came from.
@@ -361,6 +381,8 @@ pub struct Pipeline<G: AzGame = Checkers> {
     best: PolicyValueNet,
     /// The network that plays self-play while the teacher's iterations last.
     teacher: Option<PolicyValueNet>,
+    /// Where self-play's games start.
+    starts: Starts<G>,
     progress: bool,
     /// CPU seconds of the finished iterations; `None` for a run whose earlier iterations did
     /// not record them (older builds) or a platform without the clock.
@@ -423,6 +445,7 @@ impl<G: AzGame> Pipeline<G> {
         // A bad --init or --teacher is refused before the run folder is made.
         let init = initial_weights::<G>(&mut config, &device)?;
         teacher::<G>(&config, 0, &device)?;
+        starts::<G>(&config)?;
         let run = RunDir::create(dir, &[CONFIG_FILE, "state.ckpt"])?;
         Pipeline::start(run, config, init, device, progress)
     }
@@ -449,6 +472,7 @@ impl<G: AzGame> Pipeline<G> {
         let net = init.unwrap_or_else(|| model.build(&device, &mut rng));
         let opt = Optimizer::new(config.optim(), config.lr, &net);
         let teacher = teacher::<G>(&config, 0, &device)?;
+        let starts = starts::<G>(&config)?;
         let lineage = lineage(&config, dir, 0);
         save_model::<G>(&model_path(dir, 0), &net, model.encoding, &lineage, None)?;
         save_model::<G>(&run.best(), &net, model.encoding, &lineage, None)?;
@@ -465,6 +489,7 @@ impl<G: AzGame> Pipeline<G> {
             device,
             best: net.clone(),
             teacher,
+            starts,
             net,
             opt,
             state,
@@ -536,6 +561,7 @@ impl<G: AzGame> Pipeline<G> {
             ));
         }
         let teacher = teacher::<G>(&config, state.iteration, &device)?;
+        let starts = starts::<G>(&config)?;
         state.config = config;
         let (best, _, _) = load_model::<G>(&played_path(dir, state.best_iteration), &device)?;
         let last = run.resume_metrics_at("iteration", state.iteration as u64)?;
@@ -551,6 +577,7 @@ impl<G: AzGame> Pipeline<G> {
             opt,
             best,
             teacher,
+            starts,
             progress,
             cpu_s,
         })
@@ -725,6 +752,11 @@ impl<G: AzGame> Pipeline<G> {
         self.teacher.is_some()
     }
 
+    /// Whether some self-play games start from other games' positions.
+    pub fn has_starts(&self) -> bool {
+        self.starts.positions() > 0
+    }
+
     /// Whether the teacher plays iteration `it`'s self-play.
     fn taught(&self, it: u32) -> bool {
         self.teacher.is_some() && it <= self.state.config.teacher_iterations
@@ -748,7 +780,8 @@ impl<G: AzGame> Pipeline<G> {
             self.device.clone(),
             games,
         )
-        .context(|| "self-play".into())?;
+        .context(|| "self-play".into())?
+        .with_starts(self.starts.clone());
         let bar = self.bar(games.games, "games", format!("iteration {it} self-play"));
         let report = player.play(Some(&bar));
         bar.finish_and_clear();

@@ -6,7 +6,7 @@ use super::config::{AzGame, TrainConfig};
 use crate::mcts::{CachedEvaluator, EncodingMismatch, NetEvaluator};
 use crate::nn::PolicyValueNet;
 use crate::selfplay::{
-    InferenceStats, SelfPlayConfig, SelfPlayGame, SelfPlayReport, SelfPlayRun, self_play,
+    InferenceStats, SelfPlayConfig, SelfPlayGame, SelfPlayReport, SelfPlayRun, Starts, self_play,
     self_play_each,
 };
 use crate::tensor::Device;
@@ -23,6 +23,7 @@ const BATCH_WAIT: Duration = Duration::from_millis(2);
 pub struct SelfPlayer<G: AzGame> {
     eval: CachedEvaluator<NetEvaluator<G>, G>,
     config: SelfPlayConfig,
+    starts: Starts<G>,
     run: SelfPlayRun,
 }
 
@@ -39,6 +40,7 @@ impl<G: AzGame> SelfPlayer<G> {
         Ok(SelfPlayer {
             eval: CachedEvaluator::new(net, CACHE_ENTRIES),
             config: config.self_play(),
+            starts: Starts::default(),
             run: SelfPlayRun {
                 games: run.games,
                 workers: run.workers.max(1),
@@ -49,17 +51,23 @@ impl<G: AzGame> SelfPlayer<G> {
         })
     }
 
+    /// Starts a share of the games from other games' positions, not the start position.
+    pub fn with_starts(mut self, starts: Starts<G>) -> Self {
+        self.starts = starts;
+        self
+    }
+
     /// Plays the games; `bar` counts them. The report's cache hit rate is the cache's over
     /// this player's life.
     pub fn play(&mut self, bar: Option<&ProgressBar>) -> SelfPlayReport<G> {
-        let mut report = self_play(&mut self.eval, &self.config, &self.run, bar);
+        let mut report = self_play(&mut self.eval, &self.config, &self.starts, &self.run, bar);
         report.cache_hit_rate = self.cache_hit_rate();
         report
     }
 
     /// Plays the games, handing each to `done` as it ends (false: start no more).
     pub fn play_each(&mut self, done: &(dyn Fn(SelfPlayGame<G>) -> bool + Sync)) -> InferenceStats {
-        self_play_each(&mut self.eval, &self.config, &self.run, done)
+        self_play_each(&mut self.eval, &self.config, &self.starts, &self.run, done)
     }
 
     /// The share of evaluations the cache answered.
