@@ -5,7 +5,7 @@
 //! deep alpha-beta reaches the databases' exact values and the network can only guess at
 //! them; the middle game, where the network is the stronger, stays the network's.
 
-use super::{Agent, AgentError, AgentSpec};
+use super::Agent;
 use crate::games::Rules;
 
 /// The alpha-beta that takes over, and where.
@@ -16,19 +16,9 @@ pub struct Handoff<G: Rules> {
 }
 
 impl<G: Rules> Handoff<G> {
-    /// `search` (built from `spec`) moves wherever `left` counts `from` or fewer.
-    pub fn new(
-        from: u32,
-        left: fn(&G::Position) -> u32,
-        spec: &AgentSpec,
-        seed: u64,
-        build: impl FnOnce(&AgentSpec, u64) -> Result<Box<dyn Agent<G>>, AgentError>,
-    ) -> Result<Self, AgentError> {
-        Ok(Handoff {
-            from,
-            left,
-            search: build(spec, seed)?,
-        })
+    /// `search` moves wherever `left` counts `from` or fewer.
+    pub fn new(from: u32, left: fn(&G::Position) -> u32, search: Box<dyn Agent<G>>) -> Self {
+        Handoff { from, left, search }
     }
 
     /// The agent that moves in `pos`, if it is the hand-off's.

@@ -63,9 +63,8 @@ const fn common<G: AgentGame>() -> [Kind<G>; 3] {
                     agent.set_check(Check::new(depth, egdb.as_deref(), seed, build)?);
                 }
                 if endgame > 0 {
-                    let spec = G::endgame_search(egdb.as_deref());
-                    let handoff = Handoff::new(endgame, G::left, &spec, seed, build)?;
-                    agent.set_handoff(handoff);
+                    let search = build(&G::endgame_search(egdb.as_deref()), seed)?;
+                    agent.set_handoff(Handoff::new(endgame, G::left, search));
                 }
                 Ok(Box::new(agent))
             },

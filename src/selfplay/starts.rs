@@ -12,8 +12,6 @@ use rand::{Rng, SeedableRng};
 #[derive(Clone, Debug)]
 pub struct Starts<G: Rules> {
     games: Vec<Game<G>>,
-    /// Positions in all: each game's before each of its moves.
-    positions: usize,
     share: f64,
 }
 
@@ -22,7 +20,6 @@ impl<G: Rules> Default for Starts<G> {
     fn default() -> Self {
         Starts {
             games: Vec::new(),
-            positions: 0,
             share: 0.0,
         }
     }
@@ -32,26 +29,23 @@ impl<G: Rules> Starts<G> {
     /// A `share` (0 to 1) of games starts at a position drawn uniformly from those that
     /// `games` passed through before each of their moves.
     pub fn new(games: Vec<Game<G>>, share: f64) -> Self {
-        let positions = games.iter().map(Game::ply).sum();
-        Starts {
-            games,
-            positions,
-            share,
-        }
+        Starts { games, share }
     }
 
+    /// Positions in all: each game's before each of its moves.
     pub fn positions(&self) -> usize {
-        self.positions
+        self.games.iter().map(Game::ply).sum()
     }
 
     /// Game `index`'s beginning: drawn from `seed` and `index` alone, so that a game is the
     /// same whichever worker plays it.
     pub fn game(&self, seed: u64, index: u64) -> Game<G> {
         let mut rng = StdRng::seed_from_u64(derive_seed(seed, index, 1));
-        if self.positions == 0 || !rng.random_bool(self.share) {
+        let positions = self.positions();
+        if positions == 0 || !rng.random_bool(self.share) {
             return Game::at_start();
         }
-        let mut at = rng.random_range(0..self.positions);
+        let mut at = rng.random_range(0..positions);
         for game in &self.games {
             if at < game.ply() {
                 let mut start = game.clone();

@@ -338,7 +338,7 @@ fn managed_time_keeps_a_games_moves_within_their_time() {
 }
 
 /// Building `spec` fails with an error that names each of `words` (the values it takes).
-fn refused_naming<G: checkers_zero::agents::AgentGame>(spec: &str, words: &[&str]) {
+fn refused_naming<G: AgentGame>(spec: &str, words: &[&str]) {
     let e = AgentSpec::build::<G>(&spec.parse().unwrap(), 1)
         .err()
         .unwrap();
