@@ -737,6 +737,21 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
         analysis
     }
 
+    /// `pos`'s score for its side to move in men ([`score_in_men`]), searched `depth` plies
+    /// ahead with captures resolved past them: `az:mix`'s judgement of a leaf. No game
+    /// history comes with it, so repetitions before `pos` are not seen; the table carries
+    /// over from one call to the next, as the leaves of one tree share most of their lines.
+    pub fn judge_position(&mut self, pos: &G::Position, depth: u32) -> f32 {
+        self.nodes = 0;
+        self.stopped = false;
+        self.node_limit = u64::MAX;
+        self.deadline = None;
+        self.stop = None;
+        self.path.clear();
+        let depth = depth.min(MAX_DEPTH) as i32;
+        score_in_men(self.negamax(pos, depth, -INF, INF, 0, 0))
+    }
+
     /// Perfect endgames to consult (none: search every position).
     pub fn set_oracle(&mut self, oracle: Option<Oracle<G>>) {
         self.oracle = oracle;
@@ -776,6 +791,10 @@ impl<G: SearchGame, E: AgentEval<G>> Agent<G> for AlphaBeta<G, E> {
         Some(self.analyse_all(game, limits))
     }
 
+    fn judge(&mut self, pos: &G::Position, depth: u32) -> Option<f32> {
+        Some(self.judge_position(pos, depth))
+    }
+
     fn new_game(&mut self) {
         self.reset();
     }
@@ -804,6 +823,25 @@ mod tests {
                 pos = G::apply_move(&pos, &moves[rng.random_range(0..moves.len())]);
             }
         }
+    }
+
+    /// A judged position's captures are resolved before it is scored, whatever the depth:
+    /// here Black must take a man, and is a man up once it has.
+    #[test]
+    fn a_judged_position_is_scored_after_its_captures() {
+        use crate::agents::checkers_eval::CheckersEval;
+        use crate::agents::settings::CheckersEvalKind;
+        let eval = CheckersEval::new(CheckersEvalKind::Material, 1.5).unwrap();
+        let config = AlphaBetaConfig {
+            limits: Limits::default(),
+            hash_mb: 1,
+        };
+        let mut search = AlphaBeta::<Checkers, _>::new(config, 0, eval).unwrap();
+        let taking = crate::games::checkers::parse_fen("B:W18,29:B14,1").unwrap();
+        assert_eq!(search.evaluate(&taking), 0);
+        assert_eq!(search.judge_position(&taking, 0), 1.0);
+        let quiet = crate::games::checkers::parse_fen("W:W22,29:B14,1,2").unwrap();
+        assert_eq!(search.judge_position(&quiet, 0), -1.0);
     }
 
     #[test]

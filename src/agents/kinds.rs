@@ -410,6 +410,24 @@ pub mod az {
         Some(&0),
         "",
     );
+    pub const MIX: Opt<f32> = Opt::new(
+        "mix",
+        "Alpha-beta's weight in leaf values",
+        "each leaf's value is this much the game's alpha-beta with its strongest evaluation \
+         (checkers: the classic evaluation and the endgame databases; Othello: the patterns), \
+         searched mix_depth plies, and the rest the network's (0: the network's alone)",
+        &settings::MIX_WEIGHT,
+        Some(&0.0),
+        "",
+    );
+    pub const MIX_DEPTH: Opt<u32> = Opt::new(
+        "mix_depth",
+        "Alpha-beta's depth at leaves",
+        "how many plies mix's alpha-beta searches below each leaf, captures resolved beyond",
+        &settings::MIX_DEPTH,
+        Some(&2),
+        "",
+    );
     pub const SYMMETRIES: Opt<EvalSymmetry> = Opt::new(
         "symmetries",
         "Board symmetries",
@@ -689,6 +707,8 @@ pub static AZ: AgentKind = AgentKind {
         az::FORCED.decl,
         az::CHECK.decl,
         az::ENDGAME.decl,
+        az::MIX.decl,
+        az::MIX_DEPTH.decl,
         az::SYMMETRIES.decl,
         az::THREADS.decl,
         az::CACHE.decl,

@@ -375,6 +375,13 @@ pub trait Agent<G: Rules = Checkers>: Send {
         None
     }
 
+    /// `pos`'s score for its side to move, in men (checkers) or discs (Othello), searched
+    /// `depth` plies ahead; `None` if the agent cannot judge single positions (only
+    /// alpha-beta can).
+    fn judge(&mut self, _pos: &G::Position, _depth: u32) -> Option<f32> {
+        None
+    }
+
     /// Forgets anything carried over from an earlier game.
     fn new_game(&mut self) {}
 }

@@ -14,9 +14,9 @@ use crate::endgame::{Exact, Oracle, Value};
 use crate::errors::Context;
 use crate::games::{Checkers, Game, Rules};
 use crate::mcts::{
-    CachedEvaluator, EncodingMismatch, EvalSymmetry, Evaluator, MoveStats, NetEvaluator, NodeId,
-    Puct, PuctConfig, ROOT, SymmetricEvaluator, ThreadedEvaluator, Tree, Uct, most_visited,
-    pick_child,
+    Blend, CachedEvaluator, EncodingMismatch, EvalSymmetry, Evaluator, Judge, MoveStats,
+    NetEvaluator, NodeId, Puct, PuctConfig, ROOT, SymmetricEvaluator, ThreadedEvaluator, Tree, Uct,
+    most_visited, pick_child,
 };
 use crate::net::{NetGame, load_model};
 use crate::nn::PolicyValueNet;
@@ -291,6 +291,10 @@ pub struct AzConfig {
     /// Pieces left (Othello: empty squares) from which alpha-beta moves instead (0: never;
     /// [`Handoff`]).
     pub endgame: u32,
+    /// The weight of alpha-beta's judgement in leaf values (0: none; [`Blend`]).
+    pub mix: f32,
+    /// How deep that alpha-beta searches each leaf.
+    pub mix_depth: u32,
     /// How the network sees positions: as they are or through the board's symmetries.
     pub symmetries: EvalSymmetry,
     /// Threads evaluating batches of leaves (more than one: that many batches in flight).
@@ -318,6 +322,8 @@ impl AzConfig {
             az::FORCED.with(Some(self.puct.forced_through)),
             az::CHECK.with(Some(self.check)),
             az::ENDGAME.with(Some(self.endgame)),
+            az::MIX.with(Some(self.mix)),
+            az::MIX_DEPTH.with(Some(self.mix_depth)),
             az::SYMMETRIES.with(Some(self.symmetries)),
             az::THREADS.with(Some(self.threads)),
             az::CACHE.with(Some(self.cache)),
@@ -549,6 +555,14 @@ impl<G: Rules> AzAgent<G> {
     /// A tactical check its choices must pass (without one, the search's choice is played).
     pub fn set_check(&mut self, check: Check<G>) {
         self.check = Some(check);
+    }
+
+    /// Leaf values mixed with `judge`'s, `weight` of each being the judge's.
+    pub fn with_mix(mut self, weight: f32, judge: Judge<G>) -> Self {
+        self.evaluator = (self.evaluator).map(|inner| -> Box<dyn Evaluator<G> + Send> {
+            Box::new(Blend::new(inner, weight, judge))
+        });
+        self
     }
 
     /// An alpha-beta to move in endings (without one, the search moves throughout).

@@ -239,6 +239,19 @@ pub static CHECK_DEPTH: Setting<u32> = whole("a check depth, 0 for none", 0, 32)
 /// Where `az` hands its moves to alpha-beta: pieces left (Othello: empty squares), 0 never.
 pub static ENDGAME_FROM: Setting<u32> = whole("pieces left, 0 for never", 0, 64);
 
+/// The weight of alpha-beta's judgement in `az`'s leaf values (0: the network's alone).
+pub static MIX_WEIGHT: Setting<f32> = Setting::new(
+    "a weight from 0 to 1",
+    Domain::Number {
+        min: 0.0,
+        above: false,
+        max: 1.0,
+    },
+);
+
+/// How deep `az:mix`'s alpha-beta searches each leaf (captures are resolved beyond it).
+pub static MIX_DEPTH: Setting<u32> = whole("a search depth", 0, 16);
+
 /// First-play urgency: how far below its parent's value an unvisited move counts.
 pub static FPU_REDUCTION: Setting<f32> = at_least("a value reduction", 0.0);
 /// Threads a search evaluates its batches on, each with its own copy of the network.

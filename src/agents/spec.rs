@@ -16,7 +16,7 @@ use super::settings::SettingValue;
 use super::{Agent, Limits};
 use crate::endgame::{self, Oracle};
 use crate::games::{Checkers, Othello};
-use crate::mcts::{GumbelConfig, PuctConfig, Search, SearchKind};
+use crate::mcts::{GumbelConfig, Judge, PuctConfig, Search, SearchKind};
 use crate::net::NetGame;
 use crate::net::othello_value::OthelloValueNet;
 use crate::net::value_net::Learner;
@@ -55,6 +55,7 @@ const fn common<G: AgentGame>() -> [Kind<G>; 3] {
             build: |opts, seed| {
                 let config = AzConfig::from_options(opts)?;
                 let (depth, endgame) = (config.check, config.endgame);
+                let (mix, mix_depth) = (config.mix, config.mix_depth);
                 let mut agent = AzAgent::<G>::new(config, seed)?;
                 agent.set_oracle(G::oracle(opts)?);
                 let egdb = opts.get(&kinds::EGDB)?;
@@ -65,6 +66,14 @@ const fn common<G: AgentGame>() -> [Kind<G>; 3] {
                 if endgame > 0 {
                     let search = build(&G::endgame_search(egdb.as_deref()), seed)?;
                     agent.set_handoff(Handoff::new(endgame, G::left, search));
+                }
+                if mix > 0.0 {
+                    let mut search = build(&G::endgame_search(egdb.as_deref()), seed)?;
+                    let judge: Judge<G> = Box::new(move |state| {
+                        let men = search.judge(&G::position(state)?, mix_depth)?;
+                        Some((men * G::MIX_SCALE).tanh())
+                    });
+                    agent = agent.with_mix(mix, judge);
                 }
                 Ok(Box::new(agent))
             },
@@ -80,9 +89,13 @@ pub trait AgentGame: NetGame {
     /// The perfect endgames an agent with these options consults (`egdb` for checkers).
     fn oracle(opts: &Options) -> Result<Option<Oracle<Self>>, AgentError>;
 
-    /// The alpha-beta `az:endgame` hands endings to: the game's strongest evaluation, with
-    /// the endgame databases of `egdb` where given.
+    /// The alpha-beta `az:endgame` hands endings to and `az:mix` judges leaves with: the
+    /// game's strongest evaluation, with the endgame databases of `egdb` where given.
     fn endgame_search(egdb: Option<&str>) -> AgentSpec;
+
+    /// Value per unit of that alpha-beta's score (men, discs) before `az:mix` squashes it
+    /// into (-1, 1) with tanh.
+    const MIX_SCALE: f32;
 
     /// How much of the game is left, as `az:endgame` counts it.
     fn left(pos: &Self::Position) -> u32;
@@ -123,6 +136,9 @@ fn checkers_learned(
 }
 
 impl AgentGame for Checkers {
+    /// A man ahead is worth about 0.46, as in the material stand-in for a network.
+    const MIX_SCALE: f32 = 0.5;
+
     const KINDS: &'static [Kind<Self>] = &{
         let [random, mcts, az] = common();
         [
@@ -191,6 +207,9 @@ impl AgentGame for Checkers {
 }
 
 impl AgentGame for Othello {
+    /// Sixteen discs of final margin are worth about 0.75.
+    const MIX_SCALE: f32 = 0.06;
+
     const KINDS: &'static [Kind<Self>] = &{
         let [random, mcts, az] = common();
         [
@@ -350,6 +369,8 @@ impl AzConfig {
             precision: opts.value(&az::PRECISION)?,
             check: opts.value(&az::CHECK)?,
             endgame: opts.value(&az::ENDGAME)?,
+            mix: opts.value(&az::MIX)?,
+            mix_depth: opts.value(&az::MIX_DEPTH)?,
             symmetries: opts.value(&az::SYMMETRIES)?,
             threads: opts.value(&az::THREADS)?,
             cache: opts.value(&az::CACHE)?,

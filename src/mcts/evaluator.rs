@@ -339,6 +339,11 @@ impl<G: Rules, E: Evaluator<G>> CachedEvaluator<E, G> {
             misses: 0,
         }
     }
+
+    /// The same cache, empty, in front of `f(inner)`.
+    pub fn map<F: Evaluator<G>>(self, f: impl FnOnce(E) -> F) -> CachedEvaluator<F, G> {
+        CachedEvaluator::new(f(self.inner), self.capacity)
+    }
 }
 
 impl<G: Rules, E: Evaluator<G>> Evaluator<G> for CachedEvaluator<E, G> {

@@ -7,11 +7,13 @@
 //! - [`uct`]: UCT with random rollouts; [`puct`]: AlphaZero's search (priors, noise,
 //!   batching), with PUCT's or [`gumbel`]'s selection.
 //! - [`evaluator`]: what PUCT asks of a network, a material stand-in and a cache;
+//!   [`blend`]: its values mixed with a shallow alpha-beta's (`az:mix`);
 //!   [`symmetric`]: the network asked through the board's symmetries; [`threaded`]:
 //!   evaluators on threads of their own, for one search on several cores.
 //!
 //! The `mcts` and `az` agents built on these live in `agents::search`.
 
+pub mod blend;
 pub mod evaluator;
 pub mod gumbel;
 
@@ -23,6 +25,7 @@ pub mod uct;
 
 pub use crate::games::checkers::encoding::{Encoding, hop_at, legal_mask, policy_index};
 pub use crate::games::checkers::hops::{Hop, HopState, hops_of};
+pub use blend::{Blend, Judge};
 pub use evaluator::{
     Begun, CachedEvaluator, EncodingMismatch, EvalInput, Evaluation, Evaluator, MaterialEvaluator,
     NetEvaluator,

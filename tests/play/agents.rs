@@ -458,6 +458,58 @@ fn the_endgame_handoff_moves_as_alpha_beta_in_endings() {
     refused_naming::<Checkers>("az:endgame=65", &["endgame", "0", "64"]);
 }
 
+/// With `mix=0.5`, a one-simulation search's value (the root's evaluation) is the mean of
+/// the network's and the squashed score of the game's alpha-beta judging the root itself.
+fn the_mix_blends_alpha_betas_judgement<G: AgentGame>(az: &str, alphabeta: &str) {
+    let mut rng = StdRng::seed_from_u64(5);
+    let build = |spec: &str| AgentSpec::build::<G>(&spec.parse().unwrap(), 9).unwrap();
+    let mut judged = 0;
+    for _ in 0..20 {
+        let mut game = Game::<G>::at_start();
+        // Short of the endings an oracle solves (Othello: 16 empties), whose values are exact.
+        for _ in 0..rng.random_range(4..40) {
+            let moves = game.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            game.play(moves[rng.random_range(0..moves.len())]);
+        }
+        if game.legal_moves().len() < 2 {
+            continue;
+        }
+        let value = |spec: &str| {
+            build(spec)
+                .select(&game, &Limits::default())
+                .analysis
+                .unwrap()
+                .value
+        };
+        let network = value(&format!("{az},mix=0"));
+        let mixed = value(&format!("{az},mix=0.5,mix_depth=2"));
+        let score = build(alphabeta).judge(game.position(), 2).unwrap();
+        let want = 0.5 * network + 0.5 * (score * G::MIX_SCALE).tanh();
+        assert!(
+            (mixed - want).abs() < 1e-4,
+            "{mixed} against {want}: {game:?}"
+        );
+        judged += usize::from((mixed - network).abs() > 1e-3);
+    }
+    assert!(judged > 5, "alpha-beta's judgement moved {judged} values");
+}
+
+#[test]
+fn the_mix_blends_alpha_betas_judgement_into_leaf_values() {
+    the_mix_blends_alpha_betas_judgement::<Checkers>(
+        "az:searches=1,egdb=none,device=cpu",
+        "alphabeta:eval=classic,egdb=none",
+    );
+    the_mix_blends_alpha_betas_judgement::<Othello>(
+        "az:searches=1,device=cpu",
+        "alphabeta:eval=patterns",
+    );
+    refused_naming::<Checkers>("az:mix=1.5", &["mix", "0", "1"]);
+}
+
 fn searched_nodes(summary: &str) -> u64 {
     count_in(summary, "nodes")
 }
