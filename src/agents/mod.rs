@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 pub use error::AgentError;
 pub use search::{AzAgent, AzConfig, AzNetwork, MctsAgent};
-pub use spec::{AgentGame, AgentSpec, SpecList};
+pub use spec::{AgentGame, AgentSpec, SpecList, mix_judge};
 
 /// Set by another thread to make a running search return its best move so far (the engine's
 /// `stop`). Searches poll it cheaply, as they poll their clock.

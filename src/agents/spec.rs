@@ -68,17 +68,27 @@ const fn common<G: AgentGame>() -> [Kind<G>; 3] {
                     agent.set_handoff(Handoff::new(endgame, G::left, search));
                 }
                 if mix > 0.0 {
-                    let mut search = build(&G::endgame_search(egdb.as_deref()), seed)?;
-                    let judge: Judge<G> = Box::new(move |state| {
-                        let men = search.judge(&G::position(state)?, mix_depth)?;
-                        Some((men * G::MIX_SCALE).tanh())
-                    });
-                    agent = agent.with_mix(mix, judge);
+                    agent = agent.with_mix(mix, mix_judge::<G>(egdb.as_deref(), mix_depth, seed)?);
                 }
                 Ok(Box::new(agent))
             },
         },
     ]
+}
+
+/// `mix`'s judge (`az`'s, and self-play's in `train`): the game's alpha-beta of
+/// [`AgentGame::endgame_search`] searching each turn's start `depth` plies, its score
+/// squashed into a value with the game's [`AgentGame::MIX_SCALE`].
+pub fn mix_judge<G: AgentGame>(
+    egdb: Option<&str>,
+    depth: u32,
+    seed: u64,
+) -> Result<Judge<G>, AgentError> {
+    let mut search = G::endgame_search(egdb).build::<G>(seed)?;
+    Ok(Box::new(move |state| {
+        let score = search.judge(&G::position(state)?, depth)?;
+        Some((score * G::MIX_SCALE).tanh())
+    }))
 }
 
 /// A game agents can be built for from specs.

@@ -351,8 +351,8 @@ pub fn selfplay<G: AzGame>(
             workers: config.threads as usize,
             seed: run as u64,
         };
-        let mut player = SelfPlayer::<G>::new(config, net.clone(), encoding, device.clone(), games)
-            .expect("the architecture follows the encoding");
+        let mut player =
+            SelfPlayer::<G>::new(config, net.clone(), encoding, device.clone(), games)?;
         let r = player.play(None);
         let secs = r.elapsed.as_secs_f64();
         let record = json!({"bench": "selfplay", "impl": "checkers-zero", "game": G::NAME.name(),

@@ -360,6 +360,12 @@ train_config! {
     starts: Option<PathBuf> = None, None;
     /// The share of self-play games that start from `starts`' positions.
     start_share [&SHARE]: f32 = 0.25f32, 0.25f32;
+    /// Self-play's leaf values mixed with the game's alpha-beta judging each leaf (checkers:
+    /// the classic evaluation; Othello: the patterns), this much its and the rest the
+    /// network's, so the value and policy targets carry what alpha-beta sees (0: none).
+    mix [az::MIX.setting()]: f32 = shared(&az::MIX), shared(&az::MIX);
+    /// How many plies that alpha-beta searches each leaf, captures resolved beyond.
+    mix_depth [az::MIX_DEPTH.setting()]: u32 = shared(&az::MIX_DEPTH), shared(&az::MIX_DEPTH);
 }
 
 crate::names::named_enum! {

@@ -3,7 +3,8 @@
 //! all play through [`SelfPlayer`], so the benchmark measures the loop training runs.
 
 use super::config::{AzGame, TrainConfig};
-use crate::mcts::{CachedEvaluator, EncodingMismatch, NetEvaluator};
+use crate::agents::{AgentError, mix_judge};
+use crate::mcts::{Blend, CachedEvaluator, EncodingMismatch, Evaluator, NetEvaluator};
 use crate::nn::PolicyValueNet;
 use crate::selfplay::{
     InferenceStats, SelfPlayConfig, SelfPlayGame, SelfPlayReport, SelfPlayRun, Starts, self_play,
@@ -19,9 +20,18 @@ const CACHE_ENTRIES: usize = 1 << 18;
 /// How long the inference service waits for more leaves before running a partial batch.
 const BATCH_WAIT: Duration = Duration::from_millis(2);
 
+/// Why a [`SelfPlayer`] could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum SelfPlayerError {
+    #[error(transparent)]
+    Encoding(#[from] EncodingMismatch),
+    #[error("mix's alpha-beta: {0}")]
+    Judge(#[from] AgentError),
+}
+
 /// A network's self-play with a run's settings; see the module.
 pub struct SelfPlayer<G: AzGame> {
-    eval: CachedEvaluator<NetEvaluator<G>, G>,
+    eval: CachedEvaluator<Box<dyn Evaluator<G> + Send>, G>,
     config: SelfPlayConfig,
     starts: Starts<G>,
     run: SelfPlayRun,
@@ -35,10 +45,17 @@ impl<G: AzGame> SelfPlayer<G> {
         encoding: G::Encoding,
         device: Device,
         run: Games,
-    ) -> Result<Self, EncodingMismatch> {
+    ) -> Result<Self, SelfPlayerError> {
         let net = NetEvaluator::<G>::new(net, encoding, device)?;
+        let eval: Box<dyn Evaluator<G> + Send> = match config.mix > 0.0 {
+            true => {
+                let judge = mix_judge::<G>(None, config.mix_depth, run.seed)?;
+                Box::new(Blend::new(net, config.mix, judge))
+            }
+            false => Box::new(net),
+        };
         Ok(SelfPlayer {
-            eval: CachedEvaluator::new(net, CACHE_ENTRIES),
+            eval: CachedEvaluator::new(eval, CACHE_ENTRIES),
             config: config.self_play(),
             starts: Starts::default(),
             run: SelfPlayRun {
