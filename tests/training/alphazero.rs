@@ -804,3 +804,50 @@ fn self_play_starts_from_the_positions_of_a_journals_lost_games() {
     );
     assert!(!to.exists(), "no run folder for a refused start");
 }
+
+/// With `mix`, self-play's searches value their leaves partly by alpha-beta: the same
+/// network and seed record other root values than without it.
+#[test]
+fn self_play_with_mix_judges_its_leaves_by_alpha_beta() {
+    use checkers_zero::nn::{Architecture, PolicyValueNet};
+    use checkers_zero::train::alphazero::{Games, SelfPlayer};
+    use rand::SeedableRng;
+    let arch = Architecture::preset(NetPreset::AzTiny);
+    let net = PolicyValueNet::new(
+        arch,
+        &Device::Cpu,
+        &mut rand::rngs::StdRng::seed_from_u64(1),
+    );
+    let root_values = |mix: f32| {
+        let config = TrainConfig {
+            mix,
+            mix_depth: 1,
+            ..tiny(1)
+        };
+        let games = Games {
+            games: 2,
+            workers: 1,
+            seed: 3,
+        };
+        let mut player = SelfPlayer::<Checkers>::new(
+            &config,
+            net.clone(),
+            Default::default(),
+            Device::Cpu,
+            games,
+        )
+        .unwrap();
+        let report = player.play(None);
+        let q: Vec<f32> = (report.games.iter())
+            .flat_map(|g| g.samples.iter().map(|s| s.q))
+            .collect();
+        assert!(!q.is_empty());
+        q
+    };
+    assert_eq!(
+        root_values(0.0),
+        root_values(0.0),
+        "self-play is repeatable"
+    );
+    assert_ne!(root_values(0.0), root_values(1.0));
+}

@@ -655,6 +655,8 @@ mod tests {
             "gumbel_considered",
             "gumbel_c_visit",
             "gumbel_c_scale",
+            "mix",
+            "mix_depth",
         ];
         // Keys both have that are different settings: self-play's budget and worker threads
         // against a played move's searches and a search's threads.
