@@ -63,18 +63,12 @@ impl<G: Rules, E: Evaluator<G>> Evaluator<G> for Blend<G, E> {
 mod tests {
     use super::*;
     use crate::games::Checkers;
-    use crate::games::checkers::hops::HopState;
     use crate::games::checkers::{Color, parse_fen};
     use crate::mcts::MaterialEvaluator;
+    use crate::mcts::evaluator::turn_start_input;
 
     fn input(fen: &str) -> EvalInput<Checkers> {
-        let state = HopState::turn_start(parse_fen(fen).expect("a position"));
-        EvalInput {
-            actions: state.hops(),
-            state,
-            quiet: 0,
-            history: Vec::new(),
-        }
+        turn_start_input(parse_fen(fen).expect("a position"), 0)
     }
 
     /// The value is the weighted mean of the network's and the judge's, the priors the

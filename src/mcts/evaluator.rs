@@ -52,6 +52,18 @@ impl<G: Rules> EvalInput<G> {
     }
 }
 
+/// A checkers position's input at the start of its turn, with no history (tests).
+#[cfg(test)]
+pub(crate) fn turn_start_input(pos: crate::games::checkers::Position, quiet: u32) -> EvalInput {
+    let state = crate::games::checkers::hops::HopState::turn_start(pos);
+    EvalInput {
+        actions: state.hops(),
+        state,
+        quiet,
+        history: Vec::new(),
+    }
+}
+
 /// The answer for one position.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Evaluation {
@@ -412,7 +424,6 @@ impl<G: Rules, E> CachedEvaluator<E, G> {
 mod tests {
     use super::*;
     use crate::games::checkers::encoding::{Encoding, policy_index};
-    use crate::games::checkers::hops::HopState;
     use crate::games::checkers::parse_fen;
     use crate::nn::{Architecture, NetPreset};
     use rand::SeedableRng;
@@ -420,14 +431,7 @@ mod tests {
 
     fn input(fen: &str, mirror: bool) -> EvalInput {
         let pos = parse_fen(fen).unwrap();
-        let pos = if mirror { pos.mirrored() } else { pos };
-        let state = HopState::turn_start(pos);
-        EvalInput {
-            actions: state.hops(),
-            state,
-            quiet: 3,
-            history: Vec::new(),
-        }
+        turn_start_input(if mirror { pos.mirrored() } else { pos }, 3)
     }
 
     #[test]

@@ -215,16 +215,11 @@ impl<G: Rules> InferenceService<G> {
 mod tests {
     use super::*;
     use crate::games::checkers::Position;
-    use crate::mcts::{HopState, MaterialEvaluator};
+    use crate::mcts::MaterialEvaluator;
+    use crate::mcts::evaluator::turn_start_input;
 
     fn input(pos: Position) -> EvalInput {
-        let state = HopState::turn_start(pos);
-        EvalInput {
-            actions: state.hops(),
-            state,
-            quiet: 0,
-            history: Vec::new(),
-        }
+        turn_start_input(pos, 0)
     }
 
     #[test]

@@ -370,6 +370,24 @@ fn the_mean_over_symmetries_gives_symmetric_moves_one_prior() {
     refused_naming::<Othello>("az:symmetries=all", &["random", "mean"]);
 }
 
+/// A game of random moves from the start, `plies` long at most, stopped early where `stop`
+/// holds; `None` where it ends with fewer than two legal moves (no choice to test).
+fn random_game<G: AgentGame>(
+    rng: &mut StdRng,
+    plies: std::ops::Range<u32>,
+    stop: impl Fn(&Game<G>) -> bool,
+) -> Option<Game<G>> {
+    let mut game = Game::<G>::at_start();
+    for _ in 0..rng.random_range(plies) {
+        let moves = game.legal_moves();
+        if moves.is_empty() || stop(&game) {
+            break;
+        }
+        game.play(moves[rng.random_range(0..moves.len())]);
+    }
+    (game.legal_moves().len() >= 2).then_some(game)
+}
+
 /// With `check=D`, az plays only moves that alpha-beta at depth D (material) scores within
 /// a man of the best; its network alone, on one simulation, plays others somewhere among
 /// the same positions.
@@ -378,17 +396,9 @@ fn the_tactical_check_passes_over_moves_that_lose_material() {
     let mut rng = StdRng::seed_from_u64(5);
     let (mut checked, mut blunders) = (0, 0);
     for _ in 0..60 {
-        let mut game = Game::<Checkers>::new();
-        for _ in 0..rng.random_range(8..40) {
-            let moves = game.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            game.play(moves[rng.random_range(0..moves.len())]);
-        }
-        if game.legal_moves().len() < 2 {
+        let Some(game) = random_game::<Checkers>(&mut rng, 8..40, |_| false) else {
             continue;
-        }
+        };
         let build = |spec: &str| AgentSpec::build::<Checkers>(&spec.parse().unwrap(), 9).unwrap();
         let scores = build("alphabeta:depth=4,egdb=none")
             .analyse(&game, &Limits::default())
@@ -414,17 +424,10 @@ fn the_endgame_handoff_moves_as_alpha_beta<G: AgentGame>(n: u32, handoff: &str, 
     let build = |spec: &str| AgentSpec::build::<G>(&spec.parse().unwrap(), 9).unwrap();
     let (mut endings, mut differ) = (0, 0);
     for _ in 0..40 {
-        let mut game = Game::<G>::at_start();
-        for _ in 0..rng.random_range(10..200) {
-            let moves = game.legal_moves();
-            if moves.is_empty() || G::left(game.position()) <= n {
-                break;
-            }
-            game.play(moves[rng.random_range(0..moves.len())]);
-        }
-        if game.legal_moves().len() < 2 {
+        let ending = |g: &Game<G>| G::left(g.position()) <= n;
+        let Some(game) = random_game(&mut rng, 10..200, ending) else {
             continue;
-        }
+        };
         let choice = |spec: &str| build(spec).select(&game, &Limits::default()).mv;
         let plain = choice("az:searches=1,device=cpu");
         let with = choice(handoff);
@@ -465,18 +468,10 @@ fn the_mix_blends_alpha_betas_judgement<G: AgentGame>(az: &str, alphabeta: &str)
     let build = |spec: &str| AgentSpec::build::<G>(&spec.parse().unwrap(), 9).unwrap();
     let mut judged = 0;
     for _ in 0..20 {
-        let mut game = Game::<G>::at_start();
         // Short of the endings an oracle solves (Othello: 16 empties), whose values are exact.
-        for _ in 0..rng.random_range(4..40) {
-            let moves = game.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            game.play(moves[rng.random_range(0..moves.len())]);
-        }
-        if game.legal_moves().len() < 2 {
+        let Some(game) = random_game::<G>(&mut rng, 4..40, |_| false) else {
             continue;
-        }
+        };
         let value = |spec: &str| {
             build(spec)
                 .select(&game, &Limits::default())
