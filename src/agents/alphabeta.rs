@@ -737,10 +737,11 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
         analysis
     }
 
-    /// `pos`'s score for its side to move in men ([`score_in_men`]), searched `depth` plies
-    /// ahead with captures resolved past them: `az:mix`'s judgement of a leaf. No game
-    /// history comes with it, so repetitions before `pos` are not seen; the table carries
-    /// over from one call to the next, as the leaves of one tree share most of their lines.
+    /// `pos`'s score for its side to move in men (wins and losses as 1000 less their
+    /// distance), searched `depth` plies ahead with captures resolved past them: `az:mix`'s
+    /// judgement of a leaf. No game history comes with it, so repetitions before `pos` are
+    /// not seen; the table carries over from one call to the next, as the leaves of one tree
+    /// share most of their lines.
     pub fn judge_position(&mut self, pos: &G::Position, depth: u32) -> f32 {
         self.nodes = 0;
         self.stopped = false;
