@@ -1,12 +1,14 @@
 //! `az`'s tactical check (`check=D`): before the tree search, an alpha-beta search of every
-//! root move to depth D with the game's own evaluation (checkers: material), and the
+//! root move to depth D with the game's own evaluation (checkers: material) or, with
+//! `check_eval=strongest`, its strongest (checkers: the classic evaluation), and the
 //! network's choice passed over for the most visited of the moves the check does not find
 //! losing more than a man against the best. A tree search guided by a network misses short
 //! forced lines that alpha-beta sees at once (the middle-game tactics of the where-lost
 //! table); the check sees only them, and leaves every choice among sound moves to the
 //! network.
 
-use super::{Agent, AgentError, AgentSpec, Limits};
+use super::settings::CheckEval;
+use super::{Agent, AgentError, AgentGame, AgentSpec, Limits};
 use crate::games::{Game, Rules};
 use crate::mcts::MoveStats;
 
@@ -22,20 +24,27 @@ pub struct Check<G: Rules> {
 }
 
 impl<G: Rules> Check<G> {
-    /// `alphabeta:depth=D`, with the endgame databases of `egdb` where given.
+    /// Alpha-beta to `depth` with the evaluation `eval` picks, and the endgame databases of
+    /// `egdb` where given.
     pub fn new(
         depth: u32,
+        eval: CheckEval,
         egdb: Option<&str>,
         seed: u64,
-        build: impl FnOnce(&AgentSpec, u64) -> Result<Box<dyn Agent<G>>, AgentError>,
-    ) -> Result<Self, AgentError> {
-        let mut spec = AgentSpec::new("alphabeta");
+    ) -> Result<Self, AgentError>
+    where
+        G: AgentGame,
+    {
+        let mut spec = match eval {
+            CheckEval::Own => AgentSpec::new("alphabeta"),
+            CheckEval::Strongest => G::endgame_search(egdb),
+        };
         spec.set("depth", &depth.to_string());
         if let Some(egdb) = egdb {
             spec.set("egdb", egdb);
         }
         Ok(Check {
-            search: build(&spec, seed)?,
+            search: spec.build::<G>(seed)?,
         })
     }
 

@@ -332,7 +332,8 @@ pub mod mcts {
 
 /// The options of `az`.
 pub mod az {
-    use super::{Opt, settings};
+    use super::Opt;
+    use super::settings::{self, CheckEval};
     use crate::mcts::{EvalSymmetry, SearchKind};
     use crate::tensor::{DeviceChoice, Precision};
 
@@ -397,6 +398,16 @@ pub mod az {
          no check)",
         &settings::CHECK_DEPTH,
         Some(&0),
+        "",
+    );
+    pub const CHECK_EVAL: Opt<CheckEval> = Opt::new(
+        "check_eval",
+        "Tactical check evaluation",
+        "what the check's alpha-beta scores with: own, the game's own evaluation (checkers: \
+         material); strongest, its strongest (checkers: the classic evaluation and the \
+         endgame databases; Othello: the patterns)",
+        &settings::CHECK_EVAL,
+        Some(&CheckEval::Own),
         "",
     );
     pub const ENDGAME: Opt<u32> = Opt::new(
@@ -706,6 +717,7 @@ pub static AZ: AgentKind = AgentKind {
         az::LEAF_BATCH.decl,
         az::FORCED.decl,
         az::CHECK.decl,
+        az::CHECK_EVAL.decl,
         az::ENDGAME.decl,
         az::MIX.decl,
         az::MIX_DEPTH.decl,

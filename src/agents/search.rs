@@ -5,7 +5,7 @@ use super::check::{Check, most_visited_allowed};
 use super::clock::{GameClock, MoveClock, Standing};
 use super::handoff::Handoff;
 use super::kinds::{self, az, millis};
-use super::settings::TimeUse;
+use super::settings::{CheckEval, TimeUse};
 use super::{
     Agent, AgentError, AgentSource, Analysis, Decision, Limits, Line, Listener, MoveScore, Proven,
     Reporter, ScoreKind, perfect_decision, pv_text,
@@ -288,6 +288,8 @@ pub struct AzConfig {
     pub precision: Precision,
     /// The depth of the tactical check before each search (0: none; [`Check`]).
     pub check: u32,
+    /// What the check's alpha-beta evaluates with.
+    pub check_eval: CheckEval,
     /// Pieces left (Othello: empty squares) from which alpha-beta moves instead (0: never;
     /// [`Handoff`]).
     pub endgame: u32,
@@ -321,6 +323,7 @@ impl AzConfig {
             az::LEAF_BATCH.with(Some(self.puct.batch)),
             az::FORCED.with(Some(self.puct.forced_through)),
             az::CHECK.with(Some(self.check)),
+            az::CHECK_EVAL.with(Some(self.check_eval)),
             az::ENDGAME.with(Some(self.endgame)),
             az::MIX.with(Some(self.mix)),
             az::MIX_DEPTH.with(Some(self.mix_depth)),

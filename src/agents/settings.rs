@@ -236,6 +236,22 @@ pub static FORCED_THROUGH: Setting<u32> = whole("forced moves", 0, 64);
 /// The depth of `az`'s tactical check (0: none).
 pub static CHECK_DEPTH: Setting<u32> = whole("a check depth, 0 for none", 0, 32);
 
+crate::names::named_enum! {
+    /// Which evaluation `az`'s tactical check searches with.
+    #[derive(Default)]
+    pub enum CheckEval {
+        /// The game's own evaluation: material in checkers.
+        Own = "own" (default),
+        /// The game's strongest, as `endgame` and `mix` use it: checkers' classic evaluation
+        /// with the endgame databases, Othello's patterns.
+        Strongest = "strongest",
+    }
+}
+
+/// `az`'s tactical check's evaluation.
+pub static CHECK_EVAL: Setting<CheckEval> =
+    Setting::new("an evaluation", Domain::Choice(CheckEval::NAMES));
+
 /// Where `az` hands its moves to alpha-beta: pieces left (Othello: empty squares), 0 never.
 pub static ENDGAME_FROM: Setting<u32> = whole("pieces left, 0 for never", 0, 64);
 

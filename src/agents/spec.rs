@@ -54,14 +54,15 @@ const fn common<G: AgentGame>() -> [Kind<G>; 3] {
             decl: &kinds::AZ,
             build: |opts, seed| {
                 let config = AzConfig::from_options(opts)?;
-                let (depth, endgame) = (config.check, config.endgame);
+                let (depth, check_eval, endgame) =
+                    (config.check, config.check_eval, config.endgame);
                 let (mix, mix_depth) = (config.mix, config.mix_depth);
                 let mut agent = AzAgent::<G>::new(config, seed)?;
                 agent.set_oracle(G::oracle(opts)?);
                 let egdb = opts.get(&kinds::EGDB)?;
                 let build = |spec: &AgentSpec, seed| spec.build::<G>(seed);
                 if depth > 0 {
-                    agent.set_check(Check::new(depth, egdb.as_deref(), seed, build)?);
+                    agent.set_check(Check::new(depth, check_eval, egdb.as_deref(), seed)?);
                 }
                 if endgame > 0 {
                     let search = build(&G::endgame_search(egdb.as_deref()), seed)?;
@@ -378,6 +379,7 @@ impl AzConfig {
             device: opts.value(&az::DEVICE)?,
             precision: opts.value(&az::PRECISION)?,
             check: opts.value(&az::CHECK)?,
+            check_eval: opts.value(&az::CHECK_EVAL)?,
             endgame: opts.value(&az::ENDGAME)?,
             mix: opts.value(&az::MIX)?,
             mix_depth: opts.value(&az::MIX_DEPTH)?,

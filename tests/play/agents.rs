@@ -388,11 +388,10 @@ fn random_game<G: AgentGame>(
     (game.legal_moves().len() >= 2).then_some(game)
 }
 
-/// With `check=D`, az plays only moves that alpha-beta at depth D (material) scores within
-/// a man of the best; its network alone, on one simulation, plays others somewhere among
-/// the same positions.
-#[test]
-fn the_tactical_check_passes_over_moves_that_lose_material() {
+/// With `check=D`, az plays only moves that the check's alpha-beta (`judge`, depth D)
+/// scores within a man of the best; its network alone, on one simulation, plays others
+/// somewhere among the same positions.
+fn the_check_passes_over_moves_alpha_beta_finds_losing(judge: &str, check: &str) {
     let mut rng = StdRng::seed_from_u64(5);
     let (mut checked, mut blunders) = (0, 0);
     for _ in 0..60 {
@@ -400,20 +399,37 @@ fn the_tactical_check_passes_over_moves_that_lose_material() {
             continue;
         };
         let build = |spec: &str| AgentSpec::build::<Checkers>(&spec.parse().unwrap(), 9).unwrap();
-        let scores = build("alphabeta:depth=4,egdb=none")
+        let scores = build(judge)
             .analyse(&game, &Limits::default())
             .unwrap()
             .moves;
         let best = scores.iter().map(|m| m.score).fold(f32::MIN, f32::max);
         let sound = |mv| scores.iter().any(|m| m.mv == mv && m.score >= best - 1.0);
         let choice = |spec: &str| build(spec).select(&game, &Limits::default()).mv;
-        let with = choice("az:searches=1,check=4,egdb=none,device=cpu");
-        assert!(sound(with), "{} in {game:?}", with);
+        let with = choice(&format!("az:searches=1,{check},egdb=none,device=cpu"));
+        assert!(sound(with), "{check}: {} in {game:?}", with);
         checked += 1;
         blunders += usize::from(!sound(choice("az:searches=1,egdb=none,device=cpu")));
     }
     assert!(checked > 40, "{checked} positions checked");
-    assert!(blunders > 0, "the network alone never lost material");
+    assert!(
+        blunders > 0,
+        "{judge}: the network alone never fell a man behind"
+    );
+}
+
+#[test]
+fn the_tactical_check_passes_over_moves_that_lose_material() {
+    the_check_passes_over_moves_alpha_beta_finds_losing("alphabeta:depth=4,egdb=none", "check=4");
+}
+
+/// `check_eval=strongest`: the check searches with the classic evaluation instead.
+#[test]
+fn the_classic_check_passes_over_moves_the_classic_evaluation_finds_losing() {
+    the_check_passes_over_moves_alpha_beta_finds_losing(
+        "alphabeta:eval=classic,depth=4,egdb=none",
+        "check=4,check_eval=strongest",
+    );
 }
 
 /// With `endgame=N`, az moves as the game's alpha-beta (`alphabeta`, the same seed and
