@@ -4,7 +4,7 @@ and every draw it had been winning, judged move by move and sorted by where it t
 
     python3 bench/where_lost.py JOURNAL [--player az] [--program PATH]
         [--judge alphabeta:eval=classic,depth=9] [--swing 1.5] [--json FILE]
-        [--check alphabeta:depth=10,egdb=none]
+        [--check alphabeta:depth=10,egdb=none [--check-every]]
 
 It replays each such game through `checkers-zero engine` (the line protocol, docs/engine.md),
 so it needs nothing but the program, and has the judge score each of the player's positions
@@ -35,7 +35,9 @@ over, so a game that ends in them comes close by design). --json writes the tabl
 game, with the judge's score at each of the player's moves. --check SPEC asks, of every
 game's turning move, whether `az`'s tactical check (`check=D`: src/agents/check.rs) would
 have passed it over: SPEC, an alpha-beta, values every legal move there, and a move more than
-a man below the best fails.
+a man below the best fails. --check-every asks the same of every move the player chose (two
+or more legal moves) in every game, won games too, and counts those the check would have
+passed over by the game's result: what the check would change where the network was right.
 Python 3 standard library only.
 """
 
@@ -218,6 +220,16 @@ def player_positions(engine, moves, start, black, judged):
     return points
 
 
+def passed_over(checker, moves, ply):
+    """Whether the check (an engine set to an alpha-beta with every line) would have passed
+    over the move played at `ply`: more than a man below the best checked move, the margin of
+    src/agents/check.rs."""
+    checker.position(moves[:ply])
+    values = checker.values()
+    played = values.get(moves[ply])
+    return played is not None and played < max(values.values()) - 1.0
+
+
 def classify_loss(points, swing):
     """A lost game's turn: the first move SWING down and the steepest fall in the two moves
     before it, with its class."""
@@ -347,8 +359,12 @@ def main():
     ap.add_argument("--swing", type=float, default=1.5, help="men down (or up) that count")
     ap.add_argument("--check", help="an agent spec (alpha-beta) whose values of every move "
                     "say whether az's check=D would have passed over each turning move")
+    ap.add_argument("--check-every", action="store_true",
+                    help="with --check: ask it of every move the player chose, by result")
     a = ap.parse_args()
 
+    if a.check_every and not a.check:
+        sys.exit("--check-every needs --check SPEC")
     header, games, first = read_journal(a.journal, "checkers", a.player)
     spec = header["first" if first else "second"]
     per_move = re.search(r"[:,]time=(\d+)", spec)
@@ -364,7 +380,7 @@ def main():
         checker.send(f"setoption name agent value {a.check}", "ok")
         checker.send("setoption name multipv value 64", "ok")
 
-    rows, score, shares = [], {"win": 0, "draw": 0, "loss": 0}, []
+    rows, score, shares, every_move = [], {"win": 0, "draw": 0, "loss": 0}, [], {}
     for g in games:
         r = g["round"]
         ballot, start = starts[(r // 2) % len(starts)]
@@ -392,6 +408,16 @@ def main():
         time_used = spent(points, g.get("thinking"), 0 if first else 1, per_move)
         if time_used and time_used["share"] is not None:
             shares.append(time_used["share"])
+        if a.check_every:
+            chosen = [ply for _, ply, legal in player_turns(checker, moves, len(start), black)
+                      if len(legal) >= 2 and ply < len(moves)]
+            passed = sum(passed_over(checker, moves, ply) for ply in chosen)
+            every = every_move.setdefault(result, {"games": 0, "moves": 0, "passed_over": 0,
+                                                   "games_with_one": 0})
+            every["games"] += 1
+            every["moves"] += len(chosen)
+            every["passed_over"] += passed
+            every["games_with_one"] += passed > 0
         if result == "win":
             continue
         turn = classify_loss(points, swing) if result == "loss" else classify_draw(points, swing)
@@ -399,11 +425,7 @@ def main():
         if turn is None:
             continue
         if checker and turn["ply"] is not None and turn["ply"] < len(moves):
-            checker.position(moves[:turn["ply"]])
-            values = checker.values()
-            played = values.get(moves[turn["ply"]])
-            # The check's margin: a man below the best checked move (src/agents/check.rs).
-            turn["checked"] = played is not None and played < max(values.values()) - 1.0
+            turn["checked"] = passed_over(checker, moves, turn["ply"])
         rows.append({
             "round": r,
             "ballot": ballot,
@@ -480,6 +502,9 @@ def main():
             if these:
                 print(f"check {a.check}: {cls}: would have passed over {sum(r['checked'] for r in these)} "
                       f"of {len(these)} turning moves")
+    for result, e in every_move.items():
+        print(f"check {a.check}: every chosen move of the {e['games']} games {result}: would "
+              f"have passed over {e['passed_over']} of {e['moves']}, in {e['games_with_one']} games")
     wall = time.monotonic() - started
     print(f"wall time {wall:.0f} s")
     if a.json:
@@ -487,6 +512,7 @@ def main():
             "journal": a.journal,
             "player": a.player,
             "judge": a.judge,
+            "check": a.check,
             "swing": a.swing,
             "opening_moves": OPENING_MOVES,
             "middle_pieces": MIDDLE_PIECES,
@@ -494,6 +520,7 @@ def main():
             "score": score,
             "table": data,
             "games": rows,
+            "check_every_move": every_move or None,
             "wall_s": round(wall),
         }, indent=1) + "\n")
 
