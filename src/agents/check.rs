@@ -37,7 +37,7 @@ impl<G: Rules> Check<G> {
     {
         let mut spec = match eval {
             CheckEval::Own => AgentSpec::new("alphabeta"),
-            CheckEval::Strongest => G::endgame_search(egdb),
+            CheckEval::Strongest => G::endgame_search(None),
         };
         spec.set("depth", &depth.to_string());
         if let Some(egdb) = egdb {
