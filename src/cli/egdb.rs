@@ -23,6 +23,11 @@ pub enum EgdbCommand {
         /// The most pieces on the board (both sides together).
         #[arg(long)]
         pieces: u32,
+        /// Also every position of kings only with up to this many pieces (more than
+        /// --pieces): `--pieces 6 --kings-only 7` adds four kings against three, the ending
+        /// that must be won by forcing exchanges.
+        #[arg(long, default_value_t = 0)]
+        kings_only: u32,
         /// The database folder (new, empty, or one an earlier build made); default: the
         /// folder agents look in, ~/.local/share/checkers-zero/egdb.
         #[arg(long)]
@@ -94,9 +99,10 @@ pub fn run(command: EgdbCommand) -> Result<()> {
     match command {
         EgdbCommand::Build {
             pieces,
+            kings_only,
             out,
             threads,
-        } => build(pieces, out, threads),
+        } => build(pieces, kings_only, out, threads),
         EgdbCommand::Probe { dir, fen } => probe(dir, &fen),
         EgdbCommand::Verify {
             dir,
@@ -152,7 +158,7 @@ pub fn run(command: EgdbCommand) -> Result<()> {
     }
 }
 
-fn build(pieces: u32, out: Option<PathBuf>, threads: Option<usize>) -> Result<()> {
+fn build(pieces: u32, kings_only: u32, out: Option<PathBuf>, threads: Option<usize>) -> Result<()> {
     let out = match out {
         Some(o) => o,
         None => checkers_zero::endgame::checkers::data_dir()
@@ -162,6 +168,7 @@ fn build(pieces: u32, out: Option<PathBuf>, threads: Option<usize>) -> Result<()
     let start = Instant::now();
     let opts = BuildOptions {
         pieces,
+        kings_only,
         out: out.clone(),
         progress: std::io::stderr().is_terminal(),
     };
@@ -169,17 +176,22 @@ fn build(pieces: u32, out: Option<PathBuf>, threads: Option<usize>) -> Result<()
     println!(
         "pieces  positions       wins        losses      draws       longest  bytes        solve s"
     );
-    for n in 1..=pieces {
+    for n in 1..=pieces.max(kings_only) {
         let rows: Vec<&SliceReport> = reports
             .iter()
             .filter(|r| r.summary.material.pieces() == n)
             .collect();
+        let label = if n > pieces {
+            format!("{n} kings")
+        } else {
+            n.to_string()
+        };
         let sum = |f: &dyn Fn(&SliceReport) -> u64| rows.iter().map(|r| f(r)).sum::<u64>();
         let longest = rows.iter().map(|r| r.summary.longest).max().unwrap_or(0);
         let seconds: f64 = rows.iter().map(|r| r.seconds).sum();
         let reused = rows.iter().all(|r| r.reused);
         println!(
-            "{n:<7} {:<15} {:<11} {:<11} {:<11} {longest:<8} {:<12} {}",
+            "{label:<7} {:<15} {:<11} {:<11} {:<11} {longest:<8} {:<12} {}",
             sum(&|r| r.summary.positions()),
             sum(&|r| r.summary.counts[0]),
             sum(&|r| r.summary.counts[1]),
@@ -204,8 +216,12 @@ fn probe(dir: PathBuf, fen: &str) -> Result<()> {
     let pos = parse_fen(fen)?;
     let db = Endgames::open(&dir)?;
     let Some(found) = db.probe(&pos) else {
+        let kings = match db.kings_only() {
+            0 => String::new(),
+            k => format!(", and kings only up to {k}"),
+        };
         bail!(
-            "{} has {} pieces; the databases in {} hold up to {}",
+            "{} has {} pieces; the databases in {} hold up to {}{kings}",
             to_fen(&pos),
             pos.occupied().count_ones(),
             dir.display(),

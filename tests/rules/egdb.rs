@@ -20,6 +20,7 @@ fn scratch(name: &str) -> PathBuf {
 fn build(pieces: u32, out: &Path) -> Vec<egdb::SliceReport> {
     let opts = BuildOptions {
         pieces,
+        kings_only: 0,
         out: out.to_path_buf(),
         progress: false,
     };
@@ -271,6 +272,58 @@ fn a_build_resumed_after_a_kill_writes_the_same_files_and_the_check_passes() {
     assert!(wrong.is_empty(), "{wrong:?}");
 }
 
+/// Kings-only slices built on a folder of fewer pieces are the full build's, byte for byte;
+/// the folder answers for every kings-only position of that many pieces, for no other, and
+/// its check passes.
+#[test]
+fn kings_only_slices_are_the_full_builds() {
+    let dir = scratch("kings");
+    let opts = BuildOptions {
+        pieces: 3,
+        kings_only: 4,
+        out: dir.clone(),
+        progress: false,
+    };
+    let reports = egdb::build(&opts).unwrap();
+    let full = four();
+    let mut kings_slices = 0;
+    for r in reports.iter().filter(|r| r.summary.material.pieces() == 4) {
+        assert_eq!(r.summary.material.total_men(), 0);
+        let name = format!("slice-{}.egdb", r.summary.material.name());
+        assert_eq!(
+            std::fs::read(dir.join(&name)).unwrap(),
+            std::fs::read(full.dir().join(&name)).unwrap(),
+            "{name}"
+        );
+        kings_slices += 1;
+    }
+    // 4-0, 3-1, 2-2, 1-3 and 0-4 kings.
+    assert_eq!(kings_slices, 5);
+    let db = Endgames::open(&dir).unwrap();
+    assert_eq!((db.pieces(), db.kings_only()), (3, 4));
+    let (mut kings, mut others) = (0, 0);
+    for pos in all_positions(4) {
+        if pos.occupied().count_ones() < 4 {
+            continue;
+        }
+        if pos.kings() == pos.occupied() {
+            assert_eq!(db.probe(&pos), full.probe(&pos), "{pos:?}");
+            kings += 1;
+        } else {
+            assert_eq!(db.probe(&pos), None, "{pos:?}");
+            others += 1;
+        }
+    }
+    assert!(kings > 0 && others > 0);
+    let (checked, wrong) = egdb::verify(&dir, None, false).unwrap();
+    // Stored with Black to move only: each placement once, where `kings` counted both turns.
+    assert_eq!(checked, 120 + 6_972 + 261_224 + kings / 2);
+    assert!(wrong.is_empty(), "{wrong:?}");
+    // A build asking for fewer keeps what the folder holds.
+    build(3, &dir);
+    assert_eq!(Endgames::open(&dir).unwrap().kings_only(), 4);
+}
+
 #[test]
 fn damaged_files_and_foreign_folders_are_refused() {
     let dir = scratch("damaged");
@@ -297,6 +350,7 @@ fn damaged_files_and_foreign_folders_are_refused() {
     std::fs::write(foreign.join("notes.txt"), "mine").unwrap();
     let opts = BuildOptions {
         pieces: 2,
+        kings_only: 0,
         out: foreign.clone(),
         progress: false,
     };

@@ -19,6 +19,10 @@ use std::time::Instant;
 /// What `egdb build` is asked for.
 pub struct BuildOptions {
     pub pieces: u32,
+    /// Also every slice of kings only of up to this many pieces (more than `pieces`; 0 for
+    /// none): the long king endings just beyond the full databases, which need only
+    /// kings-only slices of one piece fewer.
+    pub kings_only: u32,
     pub out: PathBuf,
     pub progress: bool,
 }
@@ -39,18 +43,71 @@ struct Manifest {
     format: u32,
     rules: String,
     pieces: u32,
+    /// Left out when 0, as in folders built before kings-only slices existed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    kings_only: u32,
+}
+
+/// What a folder holds complete: every slice of up to `pieces` pieces, and the kings-only
+/// slices of up to `kings_only` (0, or more than `pieces`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Holds {
+    pub pieces: u32,
+    pub kings_only: u32,
+}
+
+impl Holds {
+    /// The slices in the order they are solved; each pair once (the first of a material and
+    /// its mirror).
+    pub fn pair_order(self) -> Vec<Material> {
+        let mut out = Vec::new();
+        for n in 1..=self.pieces.max(self.kings_only) {
+            let mut all = Material::all_with(n);
+            all.retain(|m| n <= self.pieces || m.total_men() == 0);
+            all.sort_by_key(|m| (m.total_men(), *m));
+            for m in all {
+                if !out.contains(&m.mirrored()) {
+                    out.push(m);
+                }
+            }
+        }
+        out
+    }
+
+    /// Every slice, mirrors included.
+    pub fn slices(self) -> Vec<Material> {
+        self.pair_order().into_iter().flat_map(pair_of).collect()
+    }
+
+    /// Whether a position of `pieces` pieces, kings only or not, is in the slices.
+    pub fn covers(self, pieces: u32, kings_only: bool) -> bool {
+        pieces <= self.pieces || kings_only && pieces <= self.kings_only
+    }
+
+    /// The `egdb build` arguments that make it.
+    pub fn arguments(self) -> String {
+        if self.kings_only > self.pieces {
+            format!("--pieces {} --kings-only {}", self.pieces, self.kings_only)
+        } else {
+            format!("--pieces {}", self.pieces)
+        }
+    }
 }
 
 const MANIFEST: &str = "egdb.json";
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
 
 /// A slice's file in a folder.
 pub fn slice_path(dir: &Path, material: Material) -> PathBuf {
     dir.join(format!("slice-{}.egdb", material.name()))
 }
 
-/// The pieces a folder holds complete (its manifest), after checking it is a database folder
-/// of this program's format and rules.
-pub fn read_manifest(dir: &Path) -> Result<Option<u32>, EgdbError> {
+/// What a folder holds complete (its manifest), after checking it is a database folder of
+/// this program's format and rules.
+pub fn read_manifest(dir: &Path) -> Result<Option<Holds>, EgdbError> {
     let name = dir.display().to_string();
     let path = dir.join(MANIFEST);
     let text = match std::fs::read_to_string(&path) {
@@ -67,34 +124,22 @@ pub fn read_manifest(dir: &Path) -> Result<Option<u32>, EgdbError> {
     if m.rules != file::RULES {
         return Err(EgdbError::Rules(path.display().to_string(), m.rules));
     }
-    Ok(Some(m.pieces))
+    Ok(Some(Holds {
+        pieces: m.pieces,
+        kings_only: m.kings_only,
+    }))
 }
 
-fn write_manifest(dir: &Path, pieces: u32) -> Result<(), EgdbError> {
+fn write_manifest(dir: &Path, holds: Holds) -> Result<(), EgdbError> {
     let m = Manifest {
         format: file::FORMAT,
         rules: file::RULES.to_string(),
-        pieces,
+        pieces: holds.pieces,
+        kings_only: holds.kings_only,
     };
     let path = dir.join(MANIFEST);
     let text = serde_json::to_string_pretty(&m).expect("a manifest serialises");
     write_atomic(&path, text.as_bytes()).map_err(|e| file_error("write", &path)(e).into())
-}
-
-/// The slices of up to `pieces` pieces in the order they are solved; each pair once (the
-/// first of a material and its mirror).
-pub fn pair_order(pieces: u32) -> Vec<Material> {
-    let mut out = Vec::new();
-    for n in 1..=pieces {
-        let mut all = Material::all_with(n);
-        all.sort_by_key(|m| (m.total_men(), *m));
-        for m in all {
-            if !out.contains(&m.mirrored()) {
-                out.push(m);
-            }
-        }
-    }
-    out
 }
 
 /// A slice and its mirror, solved and checked together (one slice when it is its own).
@@ -129,6 +174,9 @@ pub fn build(opts: &BuildOptions) -> Result<Vec<SliceReport>, EgdbError> {
     if !(1..=MAX_BUILD_PIECES).contains(&opts.pieces) {
         return Err(EgdbError::Pieces(opts.pieces));
     }
+    if opts.kings_only > MAX_BUILD_PIECES {
+        return Err(EgdbError::KingsOnly(opts.kings_only));
+    }
     let dir = &opts.out;
     let name = dir.display().to_string();
     if dir.exists() {
@@ -154,9 +202,14 @@ pub fn build(opts: &BuildOptions) -> Result<Vec<SliceReport>, EgdbError> {
     } else {
         std::fs::create_dir_all(dir).map_err(file_error("create", dir))?;
     }
-    write_manifest(dir, read_manifest(dir)?.unwrap_or(0))?;
+    let before = read_manifest(dir)?.unwrap_or_default();
+    write_manifest(dir, before)?;
     crate::files::remove_stale_temps(dir).map_err(file_error("clean", dir))?;
-    let order = pair_order(opts.pieces);
+    let asked = Holds {
+        pieces: opts.pieces,
+        kings_only: opts.kings_only,
+    };
+    let order = asked.pair_order();
     let total: u64 = order
         .iter()
         .map(|&m| valid_positions(m) * pair_of(m).len() as u64)
@@ -200,8 +253,15 @@ pub fn build(opts: &BuildOptions) -> Result<Vec<SliceReport>, EgdbError> {
         }
     }
     bar.finish_and_clear();
-    let before = read_manifest(dir)?.unwrap_or(0);
-    write_manifest(dir, before.max(opts.pieces))?;
+    let pieces = before.pieces.max(opts.pieces);
+    let kings_only = before.kings_only.max(opts.kings_only);
+    write_manifest(
+        dir,
+        Holds {
+            pieces,
+            kings_only: if kings_only > pieces { kings_only } else { 0 },
+        },
+    )?;
     Ok(reports)
 }
 
@@ -249,8 +309,11 @@ pub fn verify(
     let built = read_manifest(dir)?.ok_or_else(|| {
         EgdbError::NotFolder(dir.display().to_string(), format!("it has no {MANIFEST}"))
     })?;
-    let pieces = up_to.map_or(built, |n| n.min(built));
-    let order = pair_order(pieces);
+    let holds = Holds {
+        pieces: up_to.map_or(built.pieces, |n| n.min(built.pieces)),
+        kings_only: up_to.map_or(built.kings_only, |n| n.min(built.kings_only)),
+    };
+    let order = holds.pair_order();
     let mut known = Known::default();
     let files: Vec<Vec<SliceFile>> = order
         .iter()
@@ -263,7 +326,7 @@ pub fn verify(
                         return Err(EgdbError::Missing(
                             dir.display().to_string(),
                             p.name(),
-                            pieces,
+                            holds.arguments(),
                         ));
                     }
                     SliceFile::open(&path)

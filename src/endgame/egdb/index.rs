@@ -285,8 +285,18 @@ fn unrank(mut r: u64, k: u32) -> u32 {
 /// Puts the bits of `positions` onto the squares of `universe`: bit j goes to the j-th lowest
 /// square of `universe`.
 fn scatter(positions: u32, universe: Bitboard) -> Bitboard {
-    let squares: Vec<u8> = Squares(universe).collect();
-    Squares(positions).fold(0, |acc, j| acc | 1u32 << squares[j as usize])
+    // Walks both sets together, lowest first, without allocating: it runs once for every
+    // position a build solves.
+    let (mut out, mut rest, mut j) = (0, universe, 0u32);
+    while rest != 0 {
+        let low = rest & rest.wrapping_neg();
+        if positions & (1 << j) != 0 {
+            out |= low;
+        }
+        rest &= rest - 1;
+        j += 1;
+    }
+    out
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ mod index;
 mod probe;
 mod solve;
 
-pub use build::{BuildOptions, SliceReport, build, indexed_positions, verify};
+pub use build::{BuildOptions, Holds, SliceReport, build, indexed_positions, verify};
 pub use file::Summary;
 pub use index::{Material, random_position};
 pub use probe::{Endgames, Probe, ScoredMove};
@@ -70,8 +70,10 @@ pub enum EgdbError {
     Damaged(String, String),
     #[error("{0} is not an endgame database folder: {1}")]
     NotFolder(String, String),
-    #[error("{0} lacks the slice {1}; build the folder with egdb build --pieces {2} --out {0}")]
-    Missing(String, String, u32),
+    #[error("{0} lacks the slice {1}; build the folder with egdb build {2} --out {0}")]
+    Missing(String, String, String),
     #[error("--pieces must be 1 to {MAX_BUILD_PIECES}, not {0}")]
     Pieces(u32),
+    #[error("--kings-only must be at most {MAX_BUILD_PIECES}, not {0}")]
+    KingsOnly(u32),
 }

@@ -1,7 +1,7 @@
 //! Probing a database folder: every slice file memory-mapped, decompressed blocks kept in a
 //! small direct-mapped cache shared by all threads.
 
-use super::build::{read_manifest, slice_path};
+use super::build::{Holds, read_manifest, slice_path};
 use super::file::{BLOCK, RawBlock, SliceFile};
 use super::index::{Material, locate};
 use super::{EgdbError, Value};
@@ -50,7 +50,7 @@ type Slot = Mutex<Option<((Material, usize), Block)>>;
 /// An opened database folder.
 pub struct Endgames {
     dir: PathBuf,
-    pieces: u32,
+    holds: Holds,
     slices: HashMap<Material, SliceFile>,
     cache: Vec<Slot>,
 }
@@ -59,10 +59,14 @@ impl std::fmt::Debug for Endgames {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "Endgames({}, {} pieces)",
+            "Endgames({}, {} pieces",
             self.dir.display(),
-            self.pieces
-        )
+            self.holds.pieces
+        )?;
+        if self.holds.kings_only > 0 {
+            write!(f, ", kings only to {}", self.holds.kings_only)?;
+        }
+        write!(f, ")")
     }
 }
 
@@ -73,29 +77,29 @@ impl Endgames {
         if !dir.is_dir() {
             return Err(EgdbError::NotFolder(name, "no such folder".into()));
         }
-        let pieces = read_manifest(dir)?.filter(|&p| p > 0).ok_or_else(|| {
-            EgdbError::NotFolder(name.clone(), "it has no finished build (egdb.json)".into())
-        })?;
+        let holds = read_manifest(dir)?
+            .filter(|h| h.pieces > 0)
+            .ok_or_else(|| {
+                EgdbError::NotFolder(name.clone(), "it has no finished build (egdb.json)".into())
+            })?;
         let mut slices = HashMap::new();
-        for n in 1..=pieces {
-            for m in Material::all_with(n) {
-                let path = slice_path(dir, m);
-                if !path.exists() {
-                    return Err(EgdbError::Missing(name, m.name(), pieces));
-                }
-                let file = SliceFile::open(&path)?;
-                if file.summary.material != m {
-                    return Err(EgdbError::Damaged(
-                        path.display().to_string(),
-                        format!("it holds the slice {}", file.summary.material.name()),
-                    ));
-                }
-                slices.insert(m, file);
+        for m in holds.slices() {
+            let path = slice_path(dir, m);
+            if !path.exists() {
+                return Err(EgdbError::Missing(name, m.name(), holds.arguments()));
             }
+            let file = SliceFile::open(&path)?;
+            if file.summary.material != m {
+                return Err(EgdbError::Damaged(
+                    path.display().to_string(),
+                    format!("it holds the slice {}", file.summary.material.name()),
+                ));
+            }
+            slices.insert(m, file);
         }
         Ok(Endgames {
             dir: dir.to_path_buf(),
-            pieces,
+            holds,
             slices,
             cache: (0..CACHE_SLOTS).map(|_| Mutex::new(None)).collect(),
         })
@@ -105,14 +109,25 @@ impl Endgames {
         &self.dir
     }
 
-    /// The most pieces a position may have to be in the databases.
+    /// The most pieces a position may have to be in the databases (kings-only slices
+    /// aside).
     pub fn pieces(&self) -> u32 {
-        self.pieces
+        self.holds.pieces
     }
 
-    /// The value of `pos` for its side to move, when it has few enough pieces.
+    /// Every slice of kings only of up to this many pieces is in the databases too (0 when
+    /// none beyond `pieces`).
+    pub fn kings_only(&self) -> u32 {
+        self.holds.kings_only
+    }
+
+    /// The value of `pos` for its side to move, when its slice is in the databases.
     pub fn probe(&self, pos: &Position) -> Option<Probe> {
-        if pos.occupied().count_ones() > self.pieces {
+        let occupied = pos.occupied();
+        if !self
+            .holds
+            .covers(occupied.count_ones(), pos.kings() == occupied)
+        {
             return None;
         }
         let (material, index) = locate(pos);

@@ -13,8 +13,9 @@
 use super::Value;
 use super::file::{pack, unpack};
 use super::index::{Config, Material, kings_number, locate};
-use crate::games::checkers::movegen::generate;
-use crate::games::checkers::{Move, Position};
+use crate::games::checkers::board::{Dir, Squares, neighbour};
+use crate::games::checkers::movegen::{generate, jumpers};
+use crate::games::checkers::{Color, Move, Position};
 use rayon::prelude::*;
 use std::collections::HashMap;
 
@@ -175,97 +176,76 @@ fn sides(material: Material, config: Config) -> Vec<(Material, Config)> {
     }
 }
 
+/// A position's state while its configuration is solved.
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    value: u8,
+    distance: u16,
+    /// King moves whose results are not yet known.
+    open: u8,
+    /// No converting move draws: once every king move is known to lose, so does this.
+    can_lose: bool,
+}
+
+/// Positions a first-pass task classifies (large configurations, kings only, are split).
+const CHUNK: usize = 1 << 14;
+
 /// Solves one configuration (with its mirror): its entries, side by side, each its kings'
 /// number in order.
+///
+/// The king moves into a position are generated backwards (a king of the side that just
+/// moved steps back to an empty neighbour, where that side had no capture to make) rather
+/// than stored: a kings-only slice is one configuration of hundreds of millions of positions,
+/// and its move list would not fit in memory.
 fn solve_config(material: Material, config: Config, lookup: &Lookup) -> Vec<(u8, u16)> {
     let sides = sides(material, config);
     let k = material.kings_per_config() as usize;
     let n = sides.len() * k;
-    let mut value = vec![UNKNOWN; n];
-    let mut distance = vec![0u16; n];
-    let mut open_moves = vec![0u8; n];
-    let mut can_lose = vec![true; n];
-    let mut edges: Vec<(u32, u32)> = Vec::new();
+    let position = |at: usize| {
+        let (m, c) = sides[at / k];
+        c.position(m, (at % k) as u64)
+    };
+    let mut entries = vec![Entry::default(); n];
+    entries
+        .par_chunks_mut(CHUNK)
+        .enumerate()
+        .for_each(|(chunk, part)| {
+            let mut moves = Vec::with_capacity(32);
+            for (i, entry) in part.iter_mut().enumerate() {
+                *entry = first_pass(&position(chunk * CHUNK + i), lookup, &mut moves);
+            }
+        });
     let mut layers: Vec<Vec<u32>> = vec![Vec::new(), Vec::new()];
-    let mut moves = Vec::with_capacity(32);
-    for (side, &(m, c)) in sides.iter().enumerate() {
-        let other_side = (side + 1) % sides.len();
-        let other_config = sides[other_side].1;
-        for kings in 0..k {
-            let at = side * k + kings;
-            let pos = c.position(m, kings as u64);
-            moves.clear();
-            generate(&pos, &mut moves);
-            let (mut win, mut draw, mut reversible) = (false, false, 0u8);
-            for mv in &moves {
-                let next = pos.apply(mv);
-                if converts(&pos, mv) {
-                    match Value::from_code(lookup.probe(&next).0) {
-                        Some(Value::Loss) => win = true,
-                        Some(Value::Draw) => draw = true,
-                        Some(Value::Win) => {}
-                        None => unreachable!("a converting move's result is solved first"),
-                    }
-                } else {
-                    let kn = kings_number(&next.mirrored(), other_config) as usize;
-                    edges.push(((other_side * k + kn) as u32, at as u32));
-                    reversible += 1;
-                }
-            }
-            let resolved = if moves.is_empty() {
-                Some((Value::Loss, 0))
-            } else if win {
-                Some((Value::Win, 1))
-            } else if reversible == 0 {
-                Some(if draw {
-                    (Value::Draw, 0)
-                } else {
-                    (Value::Loss, 1)
-                })
-            } else {
-                open_moves[at] = reversible;
-                can_lose[at] = !draw;
-                None
-            };
-            if let Some((v, d)) = resolved {
-                value[at] = v.code();
-                distance[at] = d;
-                if v != Value::Draw {
-                    layers[d as usize].push(at as u32);
-                }
-            }
+    for (at, e) in entries.iter().enumerate() {
+        if e.value != UNKNOWN && e.value != Value::Draw.code() {
+            layers[e.distance as usize].push(at as u32);
         }
-    }
-    // Each position's predecessors by a king move, grouped by the position they reach.
-    edges.sort_unstable();
-    let mut starts = vec![0u32; n + 1];
-    for &(to, _) in &edges {
-        starts[to as usize + 1] += 1;
-    }
-    for i in 0..n {
-        starts[i + 1] += starts[i];
     }
     let mut d = 0;
     while d < layers.len() {
         let layer = std::mem::take(&mut layers[d]);
         for &p in &layer {
-            let lost = value[p as usize] == Value::Loss.code();
-            for &(_, q) in &edges[starts[p as usize] as usize..starts[p as usize + 1] as usize] {
-                let q = q as usize;
-                if value[q] != UNKNOWN {
+            let p = p as usize;
+            let lost = entries[p].value == Value::Loss.code();
+            let other = (p / k + 1) % sides.len();
+            let other_config = sides[other].1;
+            for before in unmoves(&position(p)) {
+                let q = other * k + kings_number(&before, other_config) as usize;
+                let e = &mut entries[q];
+                if e.value != UNKNOWN {
                     continue;
                 }
-                open_moves[q] -= 1;
+                e.open -= 1;
                 let now = if lost {
                     Some(Value::Win)
-                } else if open_moves[q] == 0 && can_lose[q] {
+                } else if e.open == 0 && e.can_lose {
                     Some(Value::Loss)
                 } else {
                     None
                 };
                 if let Some(v) = now {
-                    value[q] = v.code();
-                    distance[q] = d as u16 + 1;
+                    e.value = v.code();
+                    e.distance = d as u16 + 1;
                     if layers.len() <= d + 1 {
                         layers.push(Vec::new());
                     }
@@ -275,15 +255,81 @@ fn solve_config(material: Material, config: Config, lookup: &Lookup) -> Vec<(u8,
         }
         d += 1;
     }
-    value
+    entries
         .into_iter()
-        .zip(distance)
-        .map(|(v, d)| {
-            if v == UNKNOWN {
+        .map(|e| {
+            if e.value == UNKNOWN {
                 (Value::Draw.code(), 0)
             } else {
-                (v, d)
+                (e.value, e.distance)
             }
         })
         .collect()
+}
+
+/// What a position's converting moves decide, and how many king moves are left open.
+fn first_pass(pos: &Position, lookup: &Lookup, moves: &mut Vec<Move>) -> Entry {
+    moves.clear();
+    generate(pos, moves);
+    let (mut win, mut draw, mut reversible) = (false, false, 0u8);
+    for mv in moves.iter() {
+        if converts(pos, mv) {
+            match Value::from_code(lookup.probe(&pos.apply(mv)).0) {
+                Some(Value::Loss) => win = true,
+                Some(Value::Draw) => draw = true,
+                Some(Value::Win) => {}
+                None => unreachable!("a converting move's result is solved first"),
+            }
+        } else {
+            reversible += 1;
+        }
+    }
+    let resolved = |v: Value, distance| Entry {
+        value: v.code(),
+        distance,
+        ..Entry::default()
+    };
+    if moves.is_empty() {
+        resolved(Value::Loss, 0)
+    } else if win {
+        resolved(Value::Win, 1)
+    } else if reversible == 0 {
+        if draw {
+            resolved(Value::Draw, 0)
+        } else {
+            resolved(Value::Loss, 1)
+        }
+    } else {
+        Entry {
+            value: UNKNOWN,
+            distance: 0,
+            open: reversible,
+            can_lose: !draw,
+        }
+    }
+}
+
+/// The positions (Black to move, stored orientation) whose king moves lead to `pos` (Black
+/// to move): in its mirror White is to move and Black has just moved, so one of Black's
+/// kings steps back to an empty neighbour; the step was legal only where Black had no
+/// capture to make.
+fn unmoves(pos: &Position) -> impl Iterator<Item = Position> {
+    let after = pos.mirrored();
+    let (black, white, kings) = (
+        after.pieces(Color::Black),
+        after.pieces(Color::White),
+        after.kings(),
+    );
+    let empty = after.empty();
+    Squares(after.kings_of(Color::Black)).flat_map(move |to| {
+        Dir::ALL.into_iter().filter_map(move |dir| {
+            let from = neighbour(to, dir)?;
+            if empty & (1 << from) == 0 {
+                return None;
+            }
+            let step = (1u32 << to) | (1u32 << from);
+            let before = Position::from_bitboards(black ^ step, white, kings ^ step, Color::Black)?;
+            (jumpers(&before) == 0).then_some(before)
+        })
+    })
 }
