@@ -70,8 +70,8 @@ pub fn oracle(dir: &Path) -> Result<Oracle<Checkers>, super::egdb::EgdbError> {
 
 /// A probe's value under the 40-move rule with `quiet` plies already played: exact when the
 /// distance to conversion fits in the plies left (conversion restarts the count; up to 5
-/// pieces no distance reaches 80 plies, with 6 the longest is 82); unknown otherwise, as the
-/// count could then draw a won ending.
+/// pieces no distance reaches 80 plies, with 6 the longest is 82, with 7 kings 77); unknown
+/// otherwise, as the count could then draw a won ending.
 fn within_rule(probe: Probe, quiet: u32) -> Option<Exact> {
     let left = FORTY_MOVE_PLIES.saturating_sub(quiet);
     (probe.value == Value::Draw || u32::from(probe.distance) <= left).then_some(Exact {
