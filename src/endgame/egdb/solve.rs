@@ -333,3 +333,49 @@ fn unmoves(pos: &Position) -> impl Iterator<Item = Position> {
         })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::endgame::egdb::random_position;
+    use rand::{Rng, SeedableRng};
+
+    /// Black to move: the orientation positions are stored and solved in.
+    fn stored(pos: Position) -> Position {
+        match pos.turn() {
+            Color::Black => pos,
+            Color::White => pos.mirrored(),
+        }
+    }
+
+    #[test]
+    fn unmoves_are_exactly_the_king_moves_into_a_position() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        let mut checked = 0;
+        for _ in 0..3000 {
+            let pieces = rng.random_range(2..=9);
+            let pos = stored(random_position(pieces, &mut rng));
+            let mut moves = Vec::new();
+            // Every king move out of a position is an unmove of where it leads ...
+            generate(&pos, &mut moves);
+            for mv in moves.iter().filter(|mv| !converts(&pos, mv)) {
+                let after = pos.apply(mv).mirrored();
+                assert!(unmoves(&after).any(|b| b == pos), "{pos:?} {mv:?}");
+                checked += 1;
+            }
+            // ... and every unmove of a position has a king move leading to it.
+            for before in unmoves(&pos) {
+                moves.clear();
+                generate(&before, &mut moves);
+                assert!(
+                    moves
+                        .iter()
+                        .any(|mv| !converts(&before, mv) && before.apply(mv).mirrored() == pos),
+                    "{before:?} does not reach {pos:?}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 3000, "{checked}");
+    }
+}
