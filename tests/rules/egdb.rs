@@ -322,6 +322,17 @@ fn kings_only_slices_are_the_full_builds() {
     // A build asking for fewer keeps what the folder holds.
     build(3, &dir);
     assert_eq!(Endgames::open(&dir).unwrap().kings_only(), 4);
+    // Kings-only slices of no more pieces than the full ones are refused, not ignored.
+    let e = egdb::build(&BuildOptions {
+        kings_only: 3,
+        ..opts
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("--kings-only must be more than --pieces (3)"),
+        "{e}"
+    );
 }
 
 #[test]

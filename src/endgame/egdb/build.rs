@@ -174,8 +174,8 @@ pub fn build(opts: &BuildOptions) -> Result<Vec<SliceReport>, EgdbError> {
     if !(1..=MAX_BUILD_PIECES).contains(&opts.pieces) {
         return Err(EgdbError::Pieces(opts.pieces));
     }
-    if opts.kings_only > MAX_BUILD_PIECES {
-        return Err(EgdbError::KingsOnly(opts.kings_only));
+    if opts.kings_only != 0 && !(opts.pieces + 1..=MAX_BUILD_PIECES).contains(&opts.kings_only) {
+        return Err(EgdbError::KingsOnly(opts.kings_only, opts.pieces));
     }
     let dir = &opts.out;
     let name = dir.display().to_string();

@@ -74,6 +74,8 @@ pub enum EgdbError {
     Missing(String, String, String),
     #[error("--pieces must be 1 to {MAX_BUILD_PIECES}, not {0}")]
     Pieces(u32),
-    #[error("--kings-only must be at most {MAX_BUILD_PIECES}, not {0}")]
-    KingsOnly(u32),
+    #[error(
+        "--kings-only must be more than --pieces ({1}) and at most {MAX_BUILD_PIECES}, not {0}"
+    )]
+    KingsOnly(u32, u32),
 }
