@@ -84,6 +84,17 @@ impl Holds {
         pieces <= self.pieces || kings_only && pieces <= self.kings_only
     }
 
+    /// What a folder that held `self` holds after a build of `asked`: kings-only slices
+    /// count only beyond the full ones.
+    fn joined(self, asked: Holds) -> Holds {
+        let pieces = self.pieces.max(asked.pieces);
+        let kings_only = self.kings_only.max(asked.kings_only);
+        Holds {
+            pieces,
+            kings_only: if kings_only > pieces { kings_only } else { 0 },
+        }
+    }
+
     /// The `egdb build` arguments that make it.
     pub fn arguments(self) -> String {
         if self.kings_only > self.pieces {
@@ -253,15 +264,7 @@ pub fn build(opts: &BuildOptions) -> Result<Vec<SliceReport>, EgdbError> {
         }
     }
     bar.finish_and_clear();
-    let pieces = before.pieces.max(opts.pieces);
-    let kings_only = before.kings_only.max(opts.kings_only);
-    write_manifest(
-        dir,
-        Holds {
-            pieces,
-            kings_only: if kings_only > pieces { kings_only } else { 0 },
-        },
-    )?;
+    write_manifest(dir, before.joined(asked))?;
     Ok(reports)
 }
 

@@ -15,7 +15,7 @@ mod index;
 mod probe;
 mod solve;
 
-pub use build::{BuildOptions, Holds, SliceReport, build, indexed_positions, verify};
+pub use build::{BuildOptions, SliceReport, build, indexed_positions, verify};
 pub use file::Summary;
 pub use index::{Material, random_position};
 pub use probe::{Endgames, Probe, ScoredMove};
