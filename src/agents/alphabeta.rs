@@ -19,7 +19,7 @@ use super::{
     Reporter, ScoreKind, StopFlag, perfect_decision, pv_text,
 };
 use crate::endgame::{Exact, Oracle, Value};
-use crate::games::{Game, Outcome, Rules};
+use crate::games::{Color, Game, Outcome, Rules};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -98,6 +98,8 @@ pub struct AlphaBetaConfig {
     pub limits: Limits,
     /// Transposition table size in MiB.
     pub hash_mb: usize,
+    /// Men a draw scores below nothing for the side searching (0: nothing).
+    pub contempt: f32,
 }
 
 impl AlphaBetaConfig {
@@ -112,6 +114,7 @@ impl AlphaBetaConfig {
         time.map(|t| options.time.check(kind, t)).transpose()?;
         l.nodes.map(|n| options.nodes.check(kind, n)).transpose()?;
         alphabeta::HASH.check(kind, self.hash_mb)?;
+        alphabeta::CONTEMPT.check(kind, self.contempt)?;
         Ok(())
     }
 }
@@ -177,6 +180,12 @@ pub struct AlphaBeta<G: SearchGame, E: StaticEval<G>> {
     stopped: bool,
     /// Perfect endgames: their positions are scored exactly, not searched.
     oracle: Option<Oracle<G>>,
+    /// A draw's score for the side to move at the root of the current search (less than 0
+    /// with contempt); the other side's is its negation.
+    draw: i32,
+    /// The side the table's scores were found for with contempt, if any: a draw's score
+    /// depends on whose search it is, so the table is cleared when that side changes.
+    contempt_for: Option<Color>,
 }
 
 /// A table of `hash_mb` MiB (rounded down to a power of two entries), or an error if the
@@ -217,6 +226,8 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
             lines: 1,
             stopped: false,
             oracle: None,
+            draw: 0,
+            contempt_for: None,
         })
     }
 
@@ -323,13 +334,33 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
         keyed.iter().map(|k| k.1).collect()
     }
 
+    /// A draw's score at `ply` for its side to move: the root's side moves at even plies.
+    fn draw_score(&self, ply: usize) -> i32 {
+        if ply.is_multiple_of(2) {
+            self.draw
+        } else {
+            -self.draw
+        }
+    }
+
+    /// Scores draws for `side` (contempt) or for nobody (`None`: a draw scores 0), clearing
+    /// the table's scores where they were found for another.
+    fn score_draws_for(&mut self, side: Option<Color>) {
+        let side = side.filter(|_| self.config.contempt > 0.0);
+        self.draw = side.map_or(0, |_| -(self.config.contempt * MAN as f32).round() as i32);
+        if side != self.contempt_for && (side.is_some() || self.contempt_for.is_some()) {
+            self.tt.fill(EMPTY_ENTRY);
+        }
+        self.contempt_for = side;
+    }
+
     /// The score of an ended game at `ply` for its side to move (no legal move: the rules
     /// decide, `Rules::outcome`).
-    fn end_score(pos: &G::Position, ply: usize) -> i32 {
+    fn end_score(&self, pos: &G::Position, ply: usize) -> i32 {
         match G::outcome(&G::turn_start(pos)) {
             Some(Outcome::Win(winner, _)) if winner == G::side_to_move(pos) => WIN - ply as i32,
             Some(Outcome::Win(..)) => -(WIN - ply as i32),
-            Some(Outcome::Draw(_)) => 0,
+            Some(Outcome::Draw(_)) => self.draw_score(ply),
             None => unreachable!("no legal move in a position the rules say goes on"),
         }
     }
@@ -352,20 +383,20 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
         // Draws by history, in a form the constants fold away for games without them.
         let repeated = G::REPETITION_DRAW.is_some() && self.repeats(hash, quiet);
         if repeated || G::QUIET_DRAW_PLIES.is_some_and(|limit| quiet >= limit) {
-            return 0;
+            return self.draw_score(ply);
         }
         if let Some(exact) = self.oracle.as_ref().and_then(|o| o.exact(pos, quiet)) {
             let win = PROVEN_WIN - ply as i32 - exact.distance as i32;
             return match exact.value {
                 Value::Win => win,
                 Value::Loss => -win,
-                Value::Draw => 0,
+                Value::Draw => self.draw_score(ply),
             };
         }
         let mut moves = self.moves_at(ply, pos);
         if moves.is_empty() {
             self.buffers[ply] = moves;
-            return Self::end_score(pos, ply);
+            return self.end_score(pos, ply);
         }
         // The horizon extension: only settled positions are evaluated.
         if depth <= 0 && !G::unsettled(pos, &moves) {
@@ -475,6 +506,7 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
         self.stop = limits.stop;
         self.lines = limits.lines.max(1);
         let pos = *game.position();
+        self.score_draws_for(Some(G::side_to_move(&pos)));
         let quiet = game.quiet_plies();
         let history = game.reversible_hashes();
         self.path.clear();
@@ -749,6 +781,8 @@ impl<G: SearchGame, E: StaticEval<G>> AlphaBeta<G, E> {
         self.deadline = None;
         self.stop = None;
         self.path.clear();
+        // A leaf's judgement is nobody's search: a draw is worth nothing.
+        self.score_draws_for(None);
         let depth = depth.min(MAX_DEPTH) as i32;
         score_in_men(self.negamax(pos, depth, -INF, INF, 0, 0))
     }
@@ -774,6 +808,7 @@ impl<G: SearchGame, E: AgentEval<G>> Agent<G> for AlphaBeta<G, E> {
             E::LIMITS.time.with(c.limits.movetime.map(millis)),
             E::LIMITS.nodes.with(c.limits.nodes),
             alphabeta::HASH.with(Some(c.hash_mb)),
+            alphabeta::CONTEMPT.with(Some(c.contempt)),
         ];
         values.extend(self.evaluator.options());
         E::KIND.name(&values)
@@ -836,6 +871,7 @@ mod tests {
         let config = AlphaBetaConfig {
             limits: Limits::default(),
             hash_mb: 1,
+            contempt: 0.0,
         };
         let mut search = AlphaBeta::<Checkers, _>::new(config, 0, eval).unwrap();
         let taking = crate::games::checkers::parse_fen("B:W18,29:B14,1").unwrap();
@@ -843,6 +879,52 @@ mod tests {
         assert_eq!(search.judge_position(&taking, 0), 1.0);
         let quiet = crate::games::checkers::parse_fen("W:W22,29:B14,1,2").unwrap();
         assert_eq!(search.judge_position(&quiet, 0), -1.0);
+    }
+
+    /// With contempt, a draw scores below nothing for whichever side searches: here the
+    /// king's move back repeats the position (a draw), its other move does not (level
+    /// material).
+    #[test]
+    fn contempt_scores_a_draw_below_nothing_for_the_side_searching() {
+        use crate::agents::checkers_eval::CheckersEval;
+        use crate::agents::settings::CheckersEvalKind;
+        use crate::games::checkers::parse_fen;
+        for (fen, shuffle, back, away) in [
+            ("B:WK32:BK1", ["1-6", "32-27", "6-1", "27-32"], "1-6", "1-5"),
+            (
+                "W:WK32:BK1",
+                ["32-27", "1-6", "27-32", "6-1"],
+                "32-27",
+                "32-28",
+            ),
+        ] {
+            for contempt in [0.0, 0.25] {
+                let eval = CheckersEval::new(CheckersEvalKind::Material, 1.5).unwrap();
+                let limits = Limits {
+                    depth: Some(1),
+                    ..Limits::default()
+                };
+                let config = AlphaBetaConfig {
+                    limits,
+                    hash_mb: 1,
+                    contempt,
+                };
+                let mut search = AlphaBeta::<Checkers, _>::new(config, 0, eval).unwrap();
+                let mut game = Game::from_position(parse_fen(fen).unwrap());
+                for m in shuffle {
+                    game.play_text(m).unwrap();
+                }
+                let score = |text: &str, scored: &[RootMove<Checkers>]| {
+                    let mv = game.clone().play_text(text).unwrap();
+                    scored.iter().find(|s| s.mv == mv).unwrap().score
+                };
+                let mut reporter = Reporter::new(None, None, &game);
+                let (scored, _) = search.search(&game, &Limits::default(), true, &mut reporter);
+                let draw = -(contempt * MAN as f32) as i32;
+                assert_eq!(score(back, &scored), draw, "{fen} contempt {contempt}");
+                assert_eq!(score(away, &scored), 0, "{fen} contempt {contempt}");
+            }
+        }
     }
 
     #[test]

@@ -431,6 +431,17 @@ pub mod az {
         Some(&0.0),
         "",
     );
+    pub const CONTEMPT: Opt<f32> = Opt::new(
+        "contempt",
+        "Contempt for draws",
+        "a draw counts as this much less than nothing for the side searching (its search's \
+         values run from -1, lost, to 1, won), so it plays on in positions it judges level \
+         rather than settle into a draw; endgame's alpha-beta gets the same contempt in its \
+         own units (0: a draw is worth nothing either way)",
+        &settings::CONTEMPT_VALUE,
+        Some(&0.0),
+        "",
+    );
     pub const MIX_DEPTH: Opt<u32> = Opt::new(
         "mix_depth",
         "Alpha-beta's depth at leaves",
@@ -635,6 +646,16 @@ pub mod alphabeta {
         "",
     );
 
+    pub const CONTEMPT: Opt<f32> = Opt::new(
+        "contempt",
+        "Contempt for draws (men)",
+        "a draw scores this many men below nothing for the side searching, so it plays on in \
+         positions it scores level rather than settle into a draw (0: a draw scores nothing)",
+        &settings::CONTEMPT_MEN,
+        Some(&0.0),
+        "",
+    );
+
     /// Checkers' only.
     pub const EVAL: Opt<CheckersEvalKind> = Opt::new(
         "eval",
@@ -721,6 +742,7 @@ pub static AZ: AgentKind = AgentKind {
         az::ENDGAME.decl,
         az::MIX.decl,
         az::MIX_DEPTH.decl,
+        az::CONTEMPT.decl,
         az::SYMMETRIES.decl,
         az::THREADS.decl,
         az::CACHE.decl,
@@ -750,6 +772,7 @@ pub static CHECKERS_ALPHABETA: AgentKind = AgentKind {
         alphabeta::EVAL.decl,
         alphabeta::KING.decl,
         alphabeta::HASH.decl,
+        alphabeta::CONTEMPT.decl,
         EGDB.decl,
     ],
 };
@@ -765,6 +788,7 @@ pub static OTHELLO_ALPHABETA: AgentKind = AgentKind {
         alphabeta::OTHELLO_LIMITS.nodes.decl,
         alphabeta::OTHELLO_EVAL.decl,
         alphabeta::HASH.decl,
+        alphabeta::CONTEMPT.decl,
     ],
 };
 

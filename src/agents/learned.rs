@@ -61,6 +61,7 @@ pub fn net_search<G: SearchGame, N: ValueModel<Input = G::Position> + Send>(
         },
         // A shallow search fills little of a table; a small one is quick to clear per game.
         hash_mb: 1,
+        contempt: 0.0,
     };
     // A fixed 1 MiB table: failing to get it is running out of memory, not a bad setting.
     AlphaBeta::new(config, seed, ValueNetEval { net }).expect("a 1 MiB table")

@@ -297,6 +297,8 @@ pub struct AzConfig {
     pub mix: f32,
     /// How deep that alpha-beta searches each leaf.
     pub mix_depth: u32,
+    /// How much less than nothing a draw is worth to the side searching (0: nothing).
+    pub contempt: f32,
     /// How the network sees positions: as they are or through the board's symmetries.
     pub symmetries: EvalSymmetry,
     /// Threads evaluating batches of leaves (more than one: that many batches in flight).
@@ -327,6 +329,7 @@ impl AzConfig {
             az::ENDGAME.with(Some(self.endgame)),
             az::MIX.with(Some(self.mix)),
             az::MIX_DEPTH.with(Some(self.mix_depth)),
+            az::CONTEMPT.with(Some(self.contempt)),
             az::SYMMETRIES.with(Some(self.symmetries)),
             az::THREADS.with(Some(self.threads)),
             az::CACHE.with(Some(self.cache)),
@@ -359,6 +362,8 @@ pub struct AzAgent<G: Rules = Checkers> {
     clock: Option<GameClock>,
     temperature: f32,
     puct: PuctConfig,
+    /// A draw's worth below nothing to the side searching.
+    contempt: f32,
     /// The tree's memory at which a search chooses its move (`tree`).
     tree_bytes: usize,
     evaluator: CachedEvaluator<Box<dyn Evaluator<G> + Send>, G>,
@@ -458,6 +463,7 @@ impl<G: NetGame> AzAgent<G> {
             },
             temperature: config.temperature,
             puct: config.puct,
+            contempt: config.contempt,
             tree_bytes: config.tree_mb << 20,
             evaluator: CachedEvaluator::new(evaluator, config.cache),
             rng: StdRng::seed_from_u64(seed),
@@ -665,6 +671,7 @@ impl<G: Rules> AzAgent<G> {
             None => {
                 let mut s = Puct::new(self.puct, game);
                 s.set_oracle(self.oracle.clone());
+                s.set_contempt(self.contempt);
                 self.search.insert(s)
             }
         };

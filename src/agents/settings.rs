@@ -265,6 +265,25 @@ pub static MIX_WEIGHT: Setting<f32> = Setting::new(
     },
 );
 
+/// How much less than nothing a draw is worth to the side searching, in a search's value
+/// (`az`, from -1 to 1) or in men (`alphabeta`): it plays on rather than settle for a draw.
+pub static CONTEMPT_VALUE: Setting<f32> = Setting::new(
+    "a value from 0 to 1",
+    Domain::Number {
+        min: 0.0,
+        above: false,
+        max: 1.0,
+    },
+);
+pub static CONTEMPT_MEN: Setting<f32> = Setting::new(
+    "men (Othello: discs) from 0 to 10",
+    Domain::Number {
+        min: 0.0,
+        above: false,
+        max: 10.0,
+    },
+);
+
 /// How deep `az:mix`'s alpha-beta searches each leaf (captures are resolved beyond it).
 pub static MIX_DEPTH: Setting<u32> = whole("a search depth", 0, 16);
 

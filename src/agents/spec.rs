@@ -56,7 +56,7 @@ const fn common<G: AgentGame>() -> [Kind<G>; 3] {
                 let config = AzConfig::from_options(opts)?;
                 let (depth, check_eval, endgame) =
                     (config.check, config.check_eval, config.endgame);
-                let (mix, mix_depth) = (config.mix, config.mix_depth);
+                let (mix, mix_depth, contempt) = (config.mix, config.mix_depth, config.contempt);
                 let mut agent = AzAgent::<G>::new(config, seed)?;
                 agent.set_oracle(G::oracle(opts)?);
                 let egdb = opts.get(&kinds::EGDB)?;
@@ -65,7 +65,13 @@ const fn common<G: AgentGame>() -> [Kind<G>; 3] {
                     agent.set_check(Check::new(depth, check_eval, egdb.as_deref(), seed)?);
                 }
                 if endgame > 0 {
-                    let search = build(&G::endgame_search(egdb.as_deref()), seed)?;
+                    let mut spec = G::endgame_search(egdb.as_deref());
+                    if contempt > 0.0 {
+                        // The same contempt in alpha-beta's units: mix's squashing undone.
+                        let units = (contempt.atanh() / G::MIX_SCALE).min(10.0);
+                        spec.set(kinds::alphabeta::CONTEMPT.key(), &units.to_string());
+                    }
+                    let search = build(&spec, seed)?;
                     agent.set_handoff(Handoff::new(endgame, G::left, search));
                 }
                 if mix > 0.0 {
@@ -127,6 +133,7 @@ fn alphabeta_config(opts: &Options, limits: &LimitOptions) -> Result<AlphaBetaCo
     Ok(AlphaBetaConfig {
         limits: opts.limits(limits)?,
         hash_mb: opts.value(&kinds::alphabeta::HASH)?,
+        contempt: opts.value(&kinds::alphabeta::CONTEMPT)?,
     })
 }
 
@@ -383,6 +390,7 @@ impl AzConfig {
             endgame: opts.value(&az::ENDGAME)?,
             mix: opts.value(&az::MIX)?,
             mix_depth: opts.value(&az::MIX_DEPTH)?,
+            contempt: opts.value(&az::CONTEMPT)?,
             symmetries: opts.value(&az::SYMMETRIES)?,
             threads: opts.value(&az::THREADS)?,
             cache: opts.value(&az::CACHE)?,

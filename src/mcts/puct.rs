@@ -207,6 +207,11 @@ impl<G: Rules> Puct<G> {
         self.tree.set_oracle(oracle);
     }
 
+    /// Draws below nothing for the root's side (see [`Tree::set_contempt`]).
+    pub fn set_contempt(&mut self, contempt: f32) {
+        self.tree.set_contempt(contempt);
+    }
+
     /// Moves on to the current position of `game`, keeping what was searched below it if
     /// `game` continues the searched game.
     pub fn follow(&mut self, game: &Game<G>) {

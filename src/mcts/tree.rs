@@ -8,8 +8,8 @@
 //! positions before the root.
 
 use super::evaluator::EvalInput;
-use crate::endgame::Oracle;
-use crate::games::{Checkers, Game, Rules};
+use crate::endgame::{Oracle, Value};
+use crate::games::{Checkers, Color, Game, Rules};
 
 pub type NodeId = u32;
 /// Every tree's root.
@@ -109,6 +109,9 @@ pub struct Tree<G: Rules = Checkers> {
     game_ply: usize,
     /// Perfect endgames: positions it knows are solved leaves whose values are proven.
     oracle: Option<Oracle<G>>,
+    /// Contempt: a draw is worth this much less than nothing to this side (the side the
+    /// tree searches for), as much more to the other; `None`: nothing to either.
+    contempt: Option<(Color, f32)>,
 }
 
 impl<G: Rules> Tree<G> {
@@ -137,6 +140,7 @@ impl<G: Rules> Tree<G> {
             context,
             game_ply: game.ply(),
             oracle: None,
+            contempt: None,
         }
     }
 
@@ -144,7 +148,11 @@ impl<G: Rules> Tree<G> {
     /// continues the game this tree was built for; else starts afresh there.
     pub fn follow(&mut self, game: &Game<G>) {
         let root_pos = G::position(&self.nodes[0].state);
-        if game.ply() >= self.game_ply && root_pos == Some(game.positions()[self.game_ply]) {
+        let continues =
+            game.ply() >= self.game_ply && root_pos == Some(game.positions()[self.game_ply]);
+        // With contempt the tree's draws were valued for one side's search.
+        let same_side = self.contempt.is_none_or(|(side, _)| side == game.turn());
+        if continues && same_side {
             let positions = &game.positions()[self.game_ply..];
             let actions: Vec<G::Action> = game.moves()[self.game_ply..]
                 .iter()
@@ -153,9 +161,10 @@ impl<G: Rules> Tree<G> {
                 .collect();
             self.advance(&actions);
         } else {
-            let oracle = self.oracle.take();
+            let (oracle, contempt) = (self.oracle.take(), self.contempt);
             *self = Tree::new(game);
             self.oracle = oracle;
+            self.set_contempt(contempt.map_or(0.0, |c| c.1));
         }
     }
 
@@ -163,6 +172,21 @@ impl<G: Rules> Tree<G> {
     /// asks the oracle for its move before searching).
     pub fn set_oracle(&mut self, oracle: Option<Oracle<G>>) {
         self.oracle = oracle;
+    }
+
+    /// Values draws below nothing, by `contempt`, for the root's side to move (0: draws
+    /// are worth nothing); set before searching, as the values of draws found are kept.
+    pub fn set_contempt(&mut self, contempt: f32) {
+        self.contempt = (contempt > 0.0).then(|| (G::turn(&self.root().state), contempt));
+    }
+
+    /// A draw's value for `turn`.
+    fn draw_value(&self, turn: Color) -> f32 {
+        match self.contempt {
+            Some((side, c)) if side == turn => -c,
+            Some((_, c)) => c,
+            None => 0.0,
+        }
     }
 
     pub fn node(&self, id: NodeId) -> &Node<G> {
@@ -266,18 +290,25 @@ impl<G: Rules> Tree<G> {
             return node.terminal;
         }
         G::legal_actions(&node.state, actions);
+        let turn = G::turn(&node.state);
         let value = if actions.is_empty() {
-            Some(G::outcome(&node.state).map_or(0.0, |o| o.value_for(G::turn(&node.state))))
+            Some(match G::outcome(&node.state) {
+                Some(o) if o.winner().is_some() => o.value_for(turn),
+                _ => self.draw_value(turn),
+            })
         } else if node.is_turn_start()
             && (G::REPETITION_DRAW.is_some_and(|n| self.repetitions(id) >= n)
                 || G::QUIET_DRAW_PLIES.is_some_and(|n| node.quiet >= n))
         {
-            Some(0.0)
+            Some(self.draw_value(turn))
         } else if let Some(oracle) = &self.oracle
             && id != ROOT
             && let Some(pos) = G::position(&node.state)
         {
-            oracle.exact(&pos, node.quiet).map(|e| e.unit())
+            (oracle.exact(&pos, node.quiet)).map(|e| match e.value {
+                Value::Draw => self.draw_value(turn),
+                _ => e.unit(),
+            })
         } else {
             None
         };
@@ -791,6 +822,31 @@ mod tests {
                 tree.node(c).quiet,
                 if king_moved { FORTY_MOVE_PLIES } else { 0 }
             );
+        }
+    }
+
+    #[test]
+    fn contempt_values_draws_below_nothing_for_the_side_searching() {
+        // Either side to move: each king move reaches the forty-move rule, a draw worth 0.25
+        // more to the opponent, so 0.25 less than nothing to the side choosing it.
+        for fen in ["B:WK32:BK1", "W:WK32:BK1"] {
+            let mut game = Game::from_position(parse_fen(fen).unwrap());
+            let mut tree = Tree::new(&game);
+            tree.set_contempt(0.25);
+            tree.nodes[0].quiet = FORTY_MOVE_PLIES - 1;
+            uniform_expand(&mut tree, ROOT);
+            let mut hops = Vec::new();
+            for c in tree.children(ROOT).collect::<Vec<_>>() {
+                assert_eq!(tree.status(c, &mut hops), Some(0.25), "{fen}");
+                let chosen = tree.proven_for_parent(tree.root(), tree.node(c));
+                assert_eq!(chosen, Some(-0.25), "{fen}");
+            }
+            // The other side to move: its search starts afresh, its draws valued for it.
+            let mv = game.legal_moves()[0];
+            game.play(mv);
+            tree.follow(&game);
+            assert_eq!(tree.len(), 1, "{fen}");
+            assert_eq!(tree.contempt, Some((game.turn(), 0.25)), "{fen}");
         }
     }
 
