@@ -1,7 +1,10 @@
 //! `match --journal FILE`: a match that survives being stopped. Each finished game is
 //! appended to the file as one JSON line (and synced) as it ends; a match started again
 //! with the same file and settings plays only the games the file lacks. Matches at a second
-//! a move over all 314 ballot games take hours; this lets them span several sittings. The
+//! a move over all 314 ballot games take hours; this lets them span several sittings. A
+//! journal of a shorter match of the same agents, openings and seed holds the first rounds
+//! of a longer one (a round's opening, colours and seeds do not depend on the match's
+//! length): the longer match takes it over, its header rewritten, and plays the rest. The
 //! match holds a lock on the file while it plays, so a second one on it is refused.
 
 use super::openings::{ArenaGame, OpeningSet};
@@ -119,6 +122,8 @@ fn replay<G: ArenaGame>(start: Game<G>, e: &Entry) -> Result<Game<G>, String> {
 struct Journal<G: ArenaGame> {
     games: Vec<MatchGame<G>>,
     whole: usize,
+    /// The games of the shorter match it was the journal of, where this match extends it.
+    extends: Option<usize>,
 }
 
 /// Whether a journal's header `found` is that of the match `want`: the same fields, the
@@ -181,6 +186,7 @@ fn read<G: ArenaGame + AgentGame>(
     let whole = text.rfind('\n').map_or(0, |end| end + 1);
     let mut lines = text[..whole].lines();
     let mut games: Vec<MatchGame<G>> = Vec::new();
+    let mut extends = None;
     if let Some(line) = lines.next() {
         let found: Value = serde_json::from_str(line).map_err(|e| {
             JournalError::Refused(format!("{}: not a match journal ({e})", path.display()))
@@ -198,7 +204,18 @@ fn read<G: ArenaGame + AgentGame>(
                 want["networks"]
             )));
         }
-        if !same_match::<G>(&found, want) {
+        // A round's opening, colours and seeds do not depend on the match's length, so a
+        // shorter match's games are the first rounds of a longer one.
+        let shorter = found["games"]
+            .as_u64()
+            .map(|n| n as usize)
+            .filter(|&n| n < total);
+        let mut as_long = found.clone();
+        if shorter.is_some() {
+            as_long["games"] = want["games"].clone();
+        }
+        extends = shorter;
+        if !same_match::<G>(&as_long, want) {
             return Err(JournalError::Refused(format!(
                 "{} is the journal of another match ({found}); this one is {want}: give \
                  another file, or remove it to start again",
@@ -226,7 +243,42 @@ fn read<G: ArenaGame + AgentGame>(
         });
     }
     games.sort_by_key(|g| g.round);
-    Ok(Journal { games, whole })
+    Ok(Journal {
+        games,
+        whole,
+        extends,
+    })
+}
+
+/// The journal at `path`, opened to append and locked: one match writes it at a time (two
+/// would play the same games and write each round twice).
+fn open_locked(path: &Path) -> Result<std::fs::File> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(false)
+        .open(path)
+        .map_err(file_error("open", path))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(JournalError::Refused(format!(
+            "{} is being written by another match (the same command started twice?): wait \
+             for it to end or stop it",
+            path.display()
+        ))),
+        Err(std::fs::TryLockError::Error(e)) => Err(file_error("lock", path)(e).into()),
+    }
+}
+
+/// Rewrites the journal at `path` (its first `whole` bytes) under the header `want` of the
+/// longer match it now belongs to, whole or not at all; returns it opened and locked again,
+/// as the file at `path` is a new one.
+fn extend(path: &Path, whole: usize, want: &Value) -> Result<std::fs::File> {
+    let text = std::fs::read_to_string(path).map_err(file_error("read", path))?;
+    let body = text[..whole].split_once('\n').map_or("", |(_, rest)| rest);
+    let bytes = format!("{want}\n{body}");
+    crate::files::write_atomic(path, bytes.as_bytes()).map_err(file_error("write", path))?;
+    open_locked(path)
 }
 
 /// The games the journal at `path` holds so far, as a report, and how many the match has
@@ -292,29 +344,20 @@ pub fn run_match_journaled<G: ArenaGame + AgentGame>(
     let want = header(config, &first, &second);
     let total = match_length(config);
     let starts = G::starting_games(config.series.openings);
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .write(true)
-        .truncate(false)
-        .open(path)
-        .map_err(file_error("open", path))?;
-    // One match writes a journal at a time: two would play the same games and write each
-    // round twice. Read only under the lock, so no other run's games land unseen.
-    match file.try_lock() {
-        Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => {
-            return Err(JournalError::Refused(format!(
-                "{} is being written by another match (the same command started twice?): \
-                 wait for it to end or stop it",
-                path.display()
-            )));
-        }
-        Err(std::fs::TryLockError::Error(e)) => return Err(file_error("lock", path)(e).into()),
-    }
+    // Read only under the lock, so no other run's games land unseen.
+    let mut file = open_locked(path)?;
     let Journal {
         games: mut done,
         whole,
+        extends,
     } = read(config, path, &want)?;
+    if let Some(from) = extends {
+        file = extend(path, whole, &want)?;
+        eprintln!(
+            "{}: the journal of {from} games now holds the first rounds of this match of {total}",
+            path.display()
+        );
+    }
     file.set_len(whole as u64)
         .and_then(|_| {
             use std::io::Seek;
@@ -444,8 +487,8 @@ mod tests {
             run_match_journaled(&c, &path).unwrap().summary(),
             straight.summary()
         );
-        // Another match's journal is refused, as is a damaged line.
-        let e = run_match_journaled(&config(8, Some(30)), &path)
+        // Another match's journal is refused (a shorter match's too), as is a damaged line.
+        let e = run_match_journaled(&config(4, Some(30)), &path)
             .err()
             .unwrap();
         assert!(
@@ -471,6 +514,36 @@ mod tests {
             run_match_journaled(&c, &path).unwrap().summary(),
             straight.summary()
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_shorter_matchs_journal_becomes_the_first_rounds_of_a_longer_one() {
+        let dir = std::env::temp_dir().join(format!("cz-journal-ext-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("m.jsonl");
+        let (short, long) = (config(4, Some(30)), config(8, Some(30)));
+        run_match_journaled(&short, &path).unwrap();
+        let before = std::fs::read_to_string(&path).unwrap();
+        let extended = run_match_journaled(&long, &path).unwrap();
+        assert_eq!(extended.pdn(), run_match(&long).unwrap().pdn());
+        let after = std::fs::read_to_string(&path).unwrap();
+        let (lines, old): (Vec<&str>, Vec<&str>) =
+            (after.lines().collect(), before.lines().collect());
+        assert_eq!(lines.len(), 9);
+        let games = |line: &str| serde_json::from_str::<Value>(line).unwrap()["games"].clone();
+        assert_eq!((games(old[0]), games(lines[0])), (json!(4), json!(8)));
+        assert_eq!(
+            lines[1..5],
+            old[1..5],
+            "the shorter match's games are kept as they were"
+        );
+        // Now the longer match's journal: the shorter match is another.
+        let e = run_match_journaled(&short, &path)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("is the journal of another match"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
