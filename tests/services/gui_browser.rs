@@ -1198,10 +1198,11 @@ fn pages_opened_later_see_the_computers_moves() {
             )
             .await;
 
-            // The computer (Black) thinks for two seconds before its first move.
+            // The computer (Black) thinks for five seconds before its first move: long enough
+            // for the page to load and show it thinking on a loaded machine.
             let id = api_game(
                 &c,
-                json!({"black": "alphabeta:time=2000", "white": "human"}),
+                json!({"black": "alphabeta:time=5000", "white": "human"}),
             )
             .await;
             c.goto(&format!("{url}?game={id}")).await.unwrap();
@@ -1221,7 +1222,7 @@ fn pages_opened_later_see_the_computers_moves() {
                 "return ['user-color', 'opponent-mode', 'opponent', 'agent-extra'].map((id) => document.getElementById(id).value);",
             )
             .await;
-            assert_eq!(panel, json!(["white", "custom", "alphabeta", "time=2000"]));
+            assert_eq!(panel, json!(["white", "custom", "alphabeta", "time=5000"]));
             until(
                 &c,
                 "the computer's move",
