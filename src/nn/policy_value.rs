@@ -179,6 +179,41 @@ impl Architecture {
             && self.value_planes >= other.value_planes
     }
 
+    /// Why no network of this architecture with policy head `head` can be built, if none can.
+    fn fault(&self, head: PolicyHead) -> Option<String> {
+        if self.input_planes == 0
+            || self.channels == 0
+            || self.blocks == 0
+            || self.value_planes == 0
+        {
+            return Some(format!("empty architecture {self}"));
+        }
+        (self.body == Body::Dark && head != PolicyHead::DarkSquares)
+            .then(|| format!("{self} needs the dark-square policy head"))
+    }
+
+    /// A lower bound on the parameters of this architecture's network, found without building
+    /// it (saturating): its stem's, body's and value head's weights each hold at least their
+    /// inputs times their outputs.
+    fn fewest_params(&self) -> usize {
+        let stem = self.input_planes.saturating_mul(self.channels);
+        let block = self.channels.saturating_mul(self.channels);
+        let body = self.body_blocks().saturating_mul(block);
+        let value = self
+            .value_planes
+            .saturating_mul(self.cells())
+            .saturating_mul(64);
+        stem.saturating_add(body).saturating_add(value)
+    }
+
+    /// The cells the body computes on: the dark squares or the whole board.
+    fn cells(&self) -> usize {
+        match self.body {
+            Body::Dark => SQUARES,
+            Body::Plain | Body::Residual => BOARD * BOARD,
+        }
+    }
+
     /// Blocks in the body: a plain network's stem is one of its conv layers.
     fn body_blocks(&self) -> usize {
         match self.body {
@@ -252,14 +287,9 @@ impl PolicyValueNet {
         device: &Device,
         rng: &mut impl Rng,
     ) -> PolicyValueNet {
-        assert!(
-            arch.input_planes > 0 && arch.channels > 0 && arch.blocks > 0 && arch.value_planes > 0,
-            "empty architecture {arch}"
-        );
-        assert!(
-            arch.body != Body::Dark || head == PolicyHead::DarkSquares,
-            "{arch} needs the dark-square policy head"
-        );
+        if let Some(fault) = arch.fault(head) {
+            panic!("{fault}");
+        }
         let c = arch.channels;
         // Layers in the order of the network's parameters (the checkpoint's order).
         let (stem, body): (BoardConv, Vec<ResidualBlock>) = if arch.body == Body::Dark {
@@ -299,11 +329,7 @@ impl PolicyValueNet {
         };
         let value_conv = pointwise(arch.value_planes, false, rng);
         let value_bn = BatchNorm2d::new(arch.value_planes, device);
-        let cells = match arch.body {
-            Body::Dark => SQUARES,
-            Body::Plain | Body::Residual => BOARD * BOARD,
-        };
-        let value_fc1 = Linear::new(arch.value_planes * cells, 64, true, device, rng);
+        let value_fc1 = Linear::new(arch.value_planes * arch.cells(), 64, true, device, rng);
         // The dark-square body's policy is already (direction, square), the policy's order.
         let dark = (arch.body != Body::Dark).then(dark_square_index);
         let value_fc2 = Linear::new(64, 1, true, device, rng);
@@ -366,6 +392,16 @@ impl PolicyValueNet {
     where
         A: Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Display,
     {
+        // A damaged record must not build a network, or one larger than the file's.
+        if let Some(fault) = arch.fault(head) {
+            return Err(CheckpointError::Damaged(fault));
+        }
+        let saved: usize = ckpt.params.iter().map(|t| t.data.len()).sum();
+        if arch.fewest_params() > saved {
+            return Err(CheckpointError::Damaged(format!(
+                "{arch} has more parameters than the {saved} the file holds"
+            )));
+        }
         // The initial values are overwritten; any seed does.
         let mut net =
             PolicyValueNet::with_head(arch.clone(), head, device, &mut StdRng::seed_from_u64(0));
@@ -523,7 +559,10 @@ impl Module for PolicyValueNet {
 
 #[cfg(test)]
 mod tests {
-    use super::Body;
+    use super::{Architecture, Body, NetPreset, PolicyHead, PolicyValueNet};
+    use crate::nn::{Checkpoint, CheckpointError};
+    use crate::tensor::Device;
+    use rand::{SeedableRng, rngs::StdRng};
 
     /// bincode's standard encoding, as checkpoints write it.
     fn bytes<T: serde::Serialize>(value: &T) -> Vec<u8> {
@@ -535,5 +574,47 @@ mod tests {
         assert_eq!(bytes(&false), bytes(&Body::Plain));
         assert_eq!(bytes(&true), bytes(&Body::Residual));
         assert_eq!(bytes(&Body::Dark), [2]);
+    }
+
+    /// A checkpoint whose architecture record is damaged (an empty layer, a head it cannot
+    /// have, or more channels, blocks or planes than its saved parameters hold) is refused
+    /// before a network of that shape is built.
+    #[test]
+    fn a_damaged_architecture_is_refused_before_a_network_is_built() {
+        let arch = Architecture::preset(NetPreset::DarkTiny);
+        let net = PolicyValueNet::new(arch.clone(), &Device::Cpu, &mut StdRng::seed_from_u64(1));
+        let restore = |arch: &Architecture, head: PolicyHead| {
+            let ckpt = Checkpoint::capture(arch.clone(), &net, None);
+            PolicyValueNet::from_checkpoint(arch, head, &ckpt, &Device::Cpu).map(|_| ())
+        };
+        restore(&arch, PolicyHead::DarkSquares).expect("the sound record restores");
+        let damaged = [
+            (arch.clone().with_input_planes(0), PolicyHead::DarkSquares),
+            (arch.clone(), PolicyHead::Dense { outputs: 65 }),
+            (
+                Architecture {
+                    channels: 1 << 40,
+                    ..arch.clone()
+                },
+                PolicyHead::DarkSquares,
+            ),
+            (
+                Architecture {
+                    blocks: usize::MAX,
+                    ..arch.clone()
+                },
+                PolicyHead::DarkSquares,
+            ),
+            (
+                arch.clone().with_value_planes(1 << 20),
+                PolicyHead::DarkSquares,
+            ),
+        ];
+        for (record, head) in damaged {
+            match restore(&record, head) {
+                Err(CheckpointError::Damaged(_)) => {}
+                other => panic!("{record} with {head:?}: {other:?}"),
+            }
+        }
     }
 }
