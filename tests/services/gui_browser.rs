@@ -90,21 +90,35 @@ async fn until(c: &Client, what: &str, check: &str) -> Value {
 
 /// Clicks the element `css` names. The board is redrawn whole whenever the server's events
 /// arrive, which may fall between finding a square and clicking it: the click then meets a
-/// stale element and is retried on the redrawn one.
+/// stale element, or one the redraw has not yet laid out (on a loaded machine), and is
+/// retried on the redrawn one.
 async fn click(c: &Client, css: &str) {
+    let mut last = None;
     for _ in 0..20 {
         let e = c
             .find(Locator::Css(css))
             .await
             .unwrap_or_else(|e| panic!("no element {css}: {e}"));
         match e.click().await {
-            Err(e) if e.is_stale_element_reference() => {
+            Err(e) if mid_redraw(&e) => {
+                last = Some(e);
                 tokio::time::sleep(Duration::from_millis(50)).await
             }
             r => return r.unwrap_or_else(|e| panic!("clicking {css}: {e}")),
         }
     }
-    panic!("{css} went stale at every one of 20 tries");
+    panic!("{css} could not be clicked at any of 20 tries: {last:?}");
+}
+
+/// Whether a click failed because the page was being redrawn under it.
+fn mid_redraw(e: &fantoccini::error::CmdError) -> bool {
+    use fantoccini::error::{CmdError, ErrorStatus};
+    let not_laid_out = [
+        ErrorStatus::ElementClickIntercepted,
+        ErrorStatus::ElementNotInteractable,
+    ];
+    e.is_stale_element_reference()
+        || matches!(e, CmdError::Standard(w) if not_laid_out.contains(&w.error))
 }
 
 async fn square(c: &Client, n: u32) {
