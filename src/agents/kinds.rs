@@ -397,8 +397,8 @@ pub mod az {
          scores within a man of the best; otherwise the most visited of those that do (0: \
          no check)",
         &settings::CHECK_DEPTH,
-        Some(&0),
-        "",
+        None,
+        "the game's: 10 for checkers, none for Othello",
     );
     pub const CHECK_EVAL: Opt<CheckEval> = Opt::new(
         "check_eval",
@@ -407,8 +407,8 @@ pub mod az {
          material); strongest, its strongest (checkers: the classic evaluation and the \
          endgame databases; Othello: the patterns)",
         &settings::CHECK_EVAL,
-        Some(&CheckEval::Own),
-        "",
+        None,
+        "the game's: strongest for checkers, own for Othello",
     );
     pub const ENDGAME: Opt<u32> = Opt::new(
         "endgame",
@@ -418,8 +418,8 @@ pub mod az {
          (checkers: the classic evaluation and the endgame databases; Othello: the patterns), \
          in the same time (0: never)",
         &settings::ENDGAME_FROM,
-        Some(&0),
-        "",
+        None,
+        "the game's: 10 pieces for checkers, never for Othello",
     );
     pub const MIX: Opt<f32> = Opt::new(
         "mix",

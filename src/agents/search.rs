@@ -286,13 +286,14 @@ pub struct AzConfig {
     pub spend: TimeUse,
     pub device: DeviceChoice,
     pub precision: Precision,
-    /// The depth of the tactical check before each search (0: none; [`Check`]).
-    pub check: u32,
-    /// What the check's alpha-beta evaluates with.
-    pub check_eval: CheckEval,
+    /// The depth of the tactical check before each search (0: none; [`Check`]; unset: the
+    /// game's, [`Aids`](super::spec::Aids)).
+    pub check: Option<u32>,
+    /// What the check's alpha-beta evaluates with (unset: the game's).
+    pub check_eval: Option<CheckEval>,
     /// Pieces left (Othello: empty squares) from which alpha-beta moves instead (0: never;
-    /// [`Handoff`]).
-    pub endgame: u32,
+    /// [`Handoff`]; unset: the game's).
+    pub endgame: Option<u32>,
     /// The weight of alpha-beta's judgement in leaf values (0: none; [`Blend`]).
     pub mix: f32,
     /// How deep that alpha-beta searches each leaf.
@@ -324,9 +325,9 @@ impl AzConfig {
             az::SPEND.with(Some(self.spend)),
             az::LEAF_BATCH.with(Some(self.puct.batch)),
             az::FORCED.with(Some(self.puct.forced_through)),
-            az::CHECK.with(Some(self.check)),
-            az::CHECK_EVAL.with(Some(self.check_eval)),
-            az::ENDGAME.with(Some(self.endgame)),
+            az::CHECK.with(self.check),
+            az::CHECK_EVAL.with(self.check_eval),
+            az::ENDGAME.with(self.endgame),
             az::MIX.with(Some(self.mix)),
             az::MIX_DEPTH.with(Some(self.mix_depth)),
             az::CONTEMPT.with(Some(self.contempt)),

@@ -12,7 +12,7 @@ use super::learned::{NetAgent, load_checkers_net};
 use super::othello_eval::OthelloEval;
 use super::random::RandomAgent;
 use super::search::{AzAgent, AzConfig, MctsAgent};
-use super::settings::SettingValue;
+use super::settings::{CheckEval, SettingValue};
 use super::{Agent, Limits};
 use crate::endgame::{self, Oracle};
 use crate::games::{Checkers, Othello};
@@ -54,8 +54,10 @@ const fn common<G: AgentGame>() -> [Kind<G>; 3] {
             decl: &kinds::AZ,
             build: |opts, seed| {
                 let config = AzConfig::from_options(opts)?;
-                let (depth, check_eval, endgame) =
-                    (config.check, config.check_eval, config.endgame);
+                let aids = G::AIDS;
+                let depth = config.check.unwrap_or(aids.check);
+                let check_eval = config.check_eval.unwrap_or(aids.check_eval);
+                let endgame = config.endgame.unwrap_or(aids.endgame);
                 let (mix, mix_depth, contempt) = (config.mix, config.mix_depth, config.contempt);
                 let mut agent = AzAgent::<G>::new(config, seed)?;
                 agent.set_oracle(G::oracle(opts)?);
@@ -117,6 +119,9 @@ pub trait AgentGame: NetGame {
     /// How much of the game is left, as `az:endgame` counts it.
     fn left(pos: &Self::Position) -> u32;
 
+    /// What `az` plays with where its spec leaves `check`, `check_eval` or `endgame` out.
+    const AIDS: Aids;
+
     /// Every kind's declaration.
     fn kinds() -> impl Iterator<Item = &'static AgentKind> {
         Self::KINDS.iter().map(|k| k.decl)
@@ -126,6 +131,14 @@ pub trait AgentGame: NetGame {
     fn kind(name: &str) -> Option<&'static Kind<Self>> {
         Self::KINDS.iter().find(|k| k.decl.kind == name)
     }
+}
+
+/// The alpha-beta beside `az`'s network that a game plays with by default: the tactical
+/// check's depth and evaluation, and the hand-off in endings (0: none).
+pub struct Aids {
+    pub check: u32,
+    pub check_eval: CheckEval,
+    pub endgame: u32,
 }
 
 /// An `alphabeta` spec's search settings, its limits declared by `limits`.
@@ -156,6 +169,14 @@ fn checkers_learned(
 impl AgentGame for Checkers {
     /// A man ahead is worth about 0.46, as in the material stand-in for a network.
     const MIX_SCALE: f32 = 0.5;
+
+    /// Together they beat the network's search alone against the classic evaluation at a
+    /// second a move, paired over the ballots (docs/results/strength.md).
+    const AIDS: Aids = Aids {
+        check: 10,
+        check_eval: CheckEval::Strongest,
+        endgame: 10,
+    };
 
     const KINDS: &'static [Kind<Self>] = &{
         let [random, mcts, az] = common();
@@ -227,6 +248,13 @@ impl AgentGame for Checkers {
 impl AgentGame for Othello {
     /// Sixteen discs of final margin are worth about 0.75.
     const MIX_SCALE: f32 = 0.06;
+
+    /// The network's search alone: neither was measured to help in Othello.
+    const AIDS: Aids = Aids {
+        check: 0,
+        check_eval: CheckEval::Own,
+        endgame: 0,
+    };
 
     const KINDS: &'static [Kind<Self>] = &{
         let [random, mcts, az] = common();
@@ -385,9 +413,9 @@ impl AzConfig {
             spend: opts.value(&az::SPEND)?,
             device: opts.value(&az::DEVICE)?,
             precision: opts.value(&az::PRECISION)?,
-            check: opts.value(&az::CHECK)?,
-            check_eval: opts.value(&az::CHECK_EVAL)?,
-            endgame: opts.value(&az::ENDGAME)?,
+            check: opts.get(&az::CHECK)?,
+            check_eval: opts.get(&az::CHECK_EVAL)?,
+            endgame: opts.get(&az::ENDGAME)?,
             mix: opts.value(&az::MIX)?,
             mix_depth: opts.value(&az::MIX_DEPTH)?,
             contempt: opts.value(&az::CONTEMPT)?,

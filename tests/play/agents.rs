@@ -12,6 +12,7 @@ use checkers_zero::games::checkers::{
 use checkers_zero::games::{Checkers, Othello, Outcome, othello};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
 const WIN: i32 = 1_000_000;
@@ -374,7 +375,7 @@ fn the_mean_over_symmetries_gives_symmetric_moves_one_prior() {
 /// holds; `None` where it ends with fewer than two legal moves (no choice to test).
 fn random_game<G: AgentGame>(
     rng: &mut StdRng,
-    plies: std::ops::Range<u32>,
+    plies: Range<u32>,
     stop: impl Fn(&Game<G>) -> bool,
 ) -> Option<Game<G>> {
     let mut game = Game::<G>::at_start();
@@ -387,6 +388,10 @@ fn random_game<G: AgentGame>(
     }
     (game.legal_moves().len() >= 2).then_some(game)
 }
+
+/// `az` on one simulation with neither the tactical check nor the hand-off in endings: the
+/// network's search alone (a later `check` or `endgame` replaces those here).
+const ALONE: &str = "az:searches=1,check=0,endgame=0,device=cpu";
 
 /// With `check=D`, az plays only moves that the check's alpha-beta (`judge`, depth D)
 /// scores within a man of the best; its network alone, on one simulation, plays others
@@ -406,10 +411,10 @@ fn the_check_passes_over_moves_alpha_beta_finds_losing(judge: &str, check: &str)
         let best = scores.iter().map(|m| m.score).fold(f32::MIN, f32::max);
         let sound = |mv| scores.iter().any(|m| m.mv == mv && m.score >= best - 1.0);
         let choice = |spec: &str| build(spec).select(&game, &Limits::default()).mv;
-        let with = choice(&format!("az:searches=1,{check},egdb=none,device=cpu"));
+        let with = choice(&format!("{ALONE},{check},egdb=none"));
         assert!(sound(with), "{check}: {} in {game:?}", with);
         checked += 1;
-        blunders += usize::from(!sound(choice("az:searches=1,egdb=none,device=cpu")));
+        blunders += usize::from(!sound(choice(&format!("{ALONE},egdb=none"))));
     }
     assert!(checked > 40, "{checked} positions checked");
     assert!(
@@ -445,7 +450,7 @@ fn the_endgame_handoff_moves_as_alpha_beta<G: AgentGame>(n: u32, handoff: &str, 
             continue;
         };
         let choice = |spec: &str| build(spec).select(&game, &Limits::default()).mv;
-        let plain = choice("az:searches=1,device=cpu");
+        let plain = choice(ALONE);
         let with = choice(handoff);
         if G::left(game.position()) <= n {
             assert_eq!(with, choice(alphabeta), "{game:?}");
@@ -466,7 +471,7 @@ fn the_endgame_handoff_moves_as_alpha_beta<G: AgentGame>(n: u32, handoff: &str, 
 fn the_endgame_handoff_moves_as_alpha_beta_in_endings() {
     the_endgame_handoff_moves_as_alpha_beta::<Checkers>(
         10,
-        "az:searches=1,endgame=10,egdb=none,device=cpu",
+        "az:searches=1,check=0,endgame=10,egdb=none,device=cpu",
         "alphabeta:eval=classic,egdb=none",
     );
     the_endgame_handoff_moves_as_alpha_beta::<Othello>(
@@ -475,6 +480,46 @@ fn the_endgame_handoff_moves_as_alpha_beta_in_endings() {
         "alphabeta:eval=patterns",
     );
     refused_naming::<Checkers>("az:endgame=65", &["endgame", "0", "64"]);
+}
+
+/// Where a spec leaves them out, checkers' `az` plays with the classic check at depth 10
+/// and the hand-off from 10 pieces, which move it off its network's choice somewhere;
+/// Othello's plays its network's search alone.
+#[test]
+fn each_game_has_its_own_default_check_and_hand_off() {
+    fn same_choices<G: AgentGame>(default: &str, explicit: &str, plies: Range<u32>) -> usize {
+        let mut rng = StdRng::seed_from_u64(4);
+        let build = |spec: &str| AgentSpec::build::<G>(&spec.parse().unwrap(), 9).unwrap();
+        let mut differ_from_alone = 0;
+        for _ in 0..30 {
+            let Some(game) = random_game::<G>(&mut rng, plies.clone(), |_| false) else {
+                continue;
+            };
+            let choice = |spec: &str| build(spec).select(&game, &Limits::default()).mv;
+            let chosen = choice(default);
+            assert_eq!(
+                chosen,
+                choice(explicit),
+                "{default} against {explicit}: {game:?}"
+            );
+            differ_from_alone += usize::from(chosen != choice(&format!("{ALONE},egdb=none")));
+        }
+        differ_from_alone
+    }
+    let checkers = same_choices::<Checkers>(
+        "az:searches=1,egdb=none,device=cpu",
+        "az:searches=1,check=10,check_eval=strongest,endgame=10,egdb=none,device=cpu",
+        8..120,
+    );
+    assert!(
+        checkers > 0,
+        "checkers' defaults never moved off the network's choice"
+    );
+    let othello = same_choices::<Othello>("az:searches=1,device=cpu", ALONE, 4..50);
+    assert_eq!(
+        othello, 0,
+        "Othello's defaults moved off the network's choice"
+    );
 }
 
 /// With `mix=0.5`, a one-simulation search's value (the root's evaluation) is the mean of

@@ -829,6 +829,9 @@ impl<G: AzGame> Pipeline<G> {
         let config = AzConfig {
             model: Some(path),
             searches: c.gating_searches,
+            // Gating compares networks: no alpha-beta beside them.
+            check: Some(0),
+            endgame: Some(0),
             puct: PuctConfig {
                 search: c.search(false),
                 ..d.puct
