@@ -392,10 +392,9 @@ pub mod az {
     pub const CHECK: Opt<u32> = Opt::new(
         "check",
         "Tactical check depth",
-        "before searching, alpha-beta scores every move to this depth with the game's own \
-         evaluation (checkers: material), and the most visited move is played only if it \
-         scores within a man of the best; otherwise the most visited of those that do (0: \
-         no check)",
+        "before searching, alpha-beta scores every move to this depth with check_eval's \
+         evaluation, and the most visited move is played only if it scores within a man of \
+         the best; otherwise the most visited of those that do (0: no check)",
         &settings::CHECK_DEPTH,
         None,
         "the game's: 10 for checkers, none for Othello",

@@ -484,7 +484,8 @@ pub struct AzNetwork<G: Rules = Checkers> {
     pub net: PolicyValueNet,
     pub encoding: G::Encoding,
     pub device: Device,
-    /// `searches` and `puct` are used; `model` and `device` are not.
+    /// `searches` and `puct` are used; `model` and `device` are not, nor the check and the
+    /// hand-off: it plays the network's search alone, so `name` says `check=0,endgame=0`.
     pub config: AzConfig,
     /// The agent's name: the spec that plays the same network from its file.
     pub name: String,

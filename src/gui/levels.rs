@@ -15,23 +15,25 @@ pub struct Level {
 pub const LEVELS: [Level; 4] = [
     Level {
         name: "Beginner",
-        spec: "az:searches=4,temperature=1",
+        spec: "az:searches=4,temperature=1,check=0,endgame=0",
         about: "the network's instinct after 4 simulations, picking among the moves it likes",
     },
     Level {
         name: "Casual",
-        spec: "az:searches=32,temperature=0.5",
+        spec: "az:searches=32,temperature=0.5,check=0,endgame=0",
         about: "32 simulations a move, now and then not the best move",
     },
     Level {
         name: "Club",
         spec: "az:searches=200",
-        about: "200 simulations a move, always its best move",
+        about: "200 simulations a move, always its best move (checkers: with alpha-beta's \
+                tactical check and its play in endings)",
     },
     Level {
         name: "Strong",
         spec: "az:time=2000",
-        about: "two seconds of search a move",
+        about: "two seconds of search a move (checkers: with alpha-beta's tactical check \
+                and its play in endings)",
     },
 ];
 

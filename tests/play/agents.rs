@@ -487,7 +487,12 @@ fn the_endgame_handoff_moves_as_alpha_beta_in_endings() {
 /// Othello's plays its network's search alone.
 #[test]
 fn each_game_has_its_own_default_check_and_hand_off() {
-    fn same_choices<G: AgentGame>(default: &str, explicit: &str, plies: Range<u32>) -> usize {
+    fn same_choices<G: AgentGame>(
+        default: &str,
+        explicit: &str,
+        alone: &str,
+        plies: Range<u32>,
+    ) -> usize {
         let mut rng = StdRng::seed_from_u64(4);
         let build = |spec: &str| AgentSpec::build::<G>(&spec.parse().unwrap(), 9).unwrap();
         let mut differ_from_alone = 0;
@@ -502,20 +507,21 @@ fn each_game_has_its_own_default_check_and_hand_off() {
                 choice(explicit),
                 "{default} against {explicit}: {game:?}"
             );
-            differ_from_alone += usize::from(chosen != choice(&format!("{ALONE},egdb=none")));
+            differ_from_alone += usize::from(chosen != choice(alone));
         }
         differ_from_alone
     }
     let checkers = same_choices::<Checkers>(
         "az:searches=1,egdb=none,device=cpu",
         "az:searches=1,check=10,check_eval=strongest,endgame=10,egdb=none,device=cpu",
+        &format!("{ALONE},egdb=none"),
         8..120,
     );
     assert!(
         checkers > 0,
         "checkers' defaults never moved off the network's choice"
     );
-    let othello = same_choices::<Othello>("az:searches=1,device=cpu", ALONE, 4..50);
+    let othello = same_choices::<Othello>("az:searches=1,device=cpu", ALONE, ALONE, 4..50);
     assert_eq!(
         othello, 0,
         "Othello's defaults moved off the network's choice"
@@ -556,7 +562,7 @@ fn the_mix_blends_alpha_betas_judgement<G: AgentGame>(az: &str, alphabeta: &str)
 #[test]
 fn the_mix_blends_alpha_betas_judgement_into_leaf_values() {
     the_mix_blends_alpha_betas_judgement::<Checkers>(
-        "az:searches=1,egdb=none,device=cpu",
+        &format!("{ALONE},egdb=none"),
         "alphabeta:eval=classic,egdb=none",
     );
     the_mix_blends_alpha_betas_judgement::<Othello>(

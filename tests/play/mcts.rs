@@ -375,7 +375,7 @@ fn az_analysis_gives_every_legal_move_its_prior() {
     ];
     for searches in [1, 64] {
         let spec = format!(
-            "az:model={},searches={searches},leaf_batch=4,device=cpu",
+            "az:model={},searches={searches},leaf_batch=4,check=0,endgame=0,device=cpu",
             path.display()
         );
         let mut az = agent(&spec);
@@ -519,7 +519,12 @@ fn a_network_in_memory_plays_as_its_file_does() {
         .unwrap();
         report.pdn()
     };
-    let d = AzConfig::default();
+    // An in-memory network plays its search alone, as gating compares networks.
+    let d = AzConfig {
+        check: Some(0),
+        endgame: Some(0),
+        ..AzConfig::default()
+    };
     let gumbel = AzConfig {
         searches: 16,
         puct: PuctConfig {

@@ -187,7 +187,7 @@ async fn drive(c: &Client, url: &str, shot: &Path) {
     let s = game_state(c).await;
     assert_eq!(
         s["players"],
-        json!({"black": "human", "white": "az:searches=32,temperature=0.5"})
+        json!({"black": "human", "white": "az:searches=32,temperature=0.5,check=0,endgame=0"})
     );
 
     // A piece's destinations.
