@@ -47,8 +47,9 @@ pub struct CurveArgs {
     /// A point every this many iterations (and at iteration 0 and the last).
     #[arg(long, default_value_t = 8, value_parser = at_least_one::<u32>)]
     pub(super) every: u32,
-    /// How each network plays: an az spec without model=.
-    #[arg(long, default_value = "az:searches=200,device=cpu")]
+    /// How each network plays: an az spec without model= (by default its search alone, with
+    /// neither the tactical check nor the hand-off in endings, as a curve compares networks).
+    #[arg(long, default_value = "az:searches=200,check=0,endgame=0,device=cpu")]
     pub(super) agent: String,
     /// Opponent specs, separated by `;` (specs hold commas) or given by repeating the flag.
     #[arg(
