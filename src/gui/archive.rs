@@ -40,6 +40,13 @@ const MIGRATIONS: &[&str] = &[
     "ALTER TABLE games ADD COLUMN analyses TEXT NOT NULL DEFAULT '[]';",
     // The clocks of a game with a time control, as the state's `clock` shows them: JSON.
     "ALTER TABLE games ADD COLUMN clock TEXT;",
+    // The archive's count of writes when the game was last written: two changes within one
+    // millisecond share an `updated` stamp, so the listing orders by this instead.
+    "ALTER TABLE games ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+    UPDATE games SET revision = (SELECT count(*) FROM games AS g
+        WHERE g.updated < games.updated OR (g.updated = games.updated AND g.id <= games.id));
+    DROP INDEX games_by_update;
+    CREATE INDEX games_by_revision ON games (revision);",
 ];
 
 /// Why the games database cannot be used.
@@ -235,11 +242,13 @@ impl Archive {
         self.conn()
             .execute(
                 "INSERT INTO games (id, game, black, white, black_name, white_name, result,
-                    opening, moves, pdn, created, updated, analyses, clock)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12, ?13)
+                    opening, moves, pdn, created, updated, analyses, clock, revision)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12, ?13,
+                    (SELECT coalesce(max(revision), 0) + 1 FROM games))
                  ON CONFLICT (id) DO UPDATE SET game = ?2, black = ?3, white = ?4,
                     black_name = ?5, white_name = ?6, result = ?7, opening = ?8, moves = ?9,
-                    pdn = ?10, updated = ?11, analyses = ?12, clock = ?13",
+                    pdn = ?10, updated = ?11, analyses = ?12, clock = ?13,
+                    revision = excluded.revision",
                 params![
                     view.id as i64,
                     view.game,
@@ -325,7 +334,7 @@ impl Archive {
             .prepare(&format!(
                 "SELECT id, game, black, white, black_name, white_name, result, opening, moves,
                     created, updated
-                 FROM games {clause} ORDER BY updated DESC, id DESC LIMIT ?4 OFFSET ?5"
+                 FROM games {clause} ORDER BY revision DESC LIMIT ?4 OFFSET ?5"
             ))
             .map_err(|e| self.sql(e))?;
         let games = rows

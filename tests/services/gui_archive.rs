@@ -166,6 +166,59 @@ fn games_survive_a_kill_and_a_restart_with_their_side_lines() {
 }
 
 #[test]
+fn the_listing_follows_the_order_of_writes_not_the_clock() {
+    let dir = ScratchDir::new("archive-order");
+    let file = dir.0.join("games.sqlite");
+    let (mut server, a) = serve(&file);
+    let ids: Vec<Value> = (0..3)
+        .map(|_| {
+            let id = ok(a, "POST", "/api/games", json!({}))["id"].clone();
+            ok(
+                a,
+                "POST",
+                &format!("/api/games/{id}/move"),
+                json!({"move": "11-15"}),
+            );
+            id
+        })
+        .collect();
+    server.kill().unwrap();
+    server.wait().unwrap();
+    // The file as the schema before write counts left it, with stamps from a clock that has
+    // since been set back: the second and third games share one to the millisecond.
+    let conn = rusqlite::Connection::open(&file).unwrap();
+    conn.execute_batch(&format!(
+        "DROP INDEX games_by_revision;
+         ALTER TABLE games DROP COLUMN revision;
+         CREATE INDEX games_by_update ON games (updated, id);
+         UPDATE games SET updated = '2099-01-02T00:00:00.000Z' WHERE id = {};
+         UPDATE games SET updated = '2099-01-01T00:00:00.000Z' WHERE id IN ({}, {});
+         PRAGMA user_version = 3;",
+        ids[0], ids[1], ids[2]
+    ))
+    .unwrap();
+    drop(conn);
+    let (mut server, a) = serve(&file);
+    let order = |a| {
+        let list = listing(a, "");
+        let games = list["games"].as_array().unwrap();
+        games.iter().map(|g| g["id"].clone()).collect::<Vec<_>>()
+    };
+    // Upgraded in the order the stamps gave, ties by number...
+    assert_eq!(order(a), [&ids[0], &ids[2], &ids[1]].map(Value::clone));
+    // ...and from then on in the order of writes, whatever the clock says.
+    ok(
+        a,
+        "POST",
+        &format!("/api/games/{}/move", ids[1]),
+        json!({"move": "23-19"}),
+    );
+    assert_eq!(order(a), [&ids[1], &ids[0], &ids[2]].map(Value::clone));
+    server.kill().unwrap();
+    server.wait().unwrap();
+}
+
+#[test]
 fn the_archive_lists_filters_pages_and_forgets() {
     let dir = ScratchDir::new("archive-list");
     let server = in_process(&dir.0.join("games.sqlite")).unwrap();
@@ -249,7 +302,7 @@ fn a_damaged_or_newer_database_is_refused_and_left_as_it_was() {
     let bytes = std::fs::read(&newer).unwrap();
     let e = in_process(&newer).err().expect("a newer file is refused");
     assert!(
-        e.contains("schema version 99, newer than this program's 3"),
+        e.contains("schema version 99, newer than this program's 4"),
         "{e}"
     );
     assert_eq!(std::fs::read(&newer).unwrap(), bytes, "left as it was");
