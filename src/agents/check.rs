@@ -2,7 +2,7 @@
 //! root move to depth D with the game's own evaluation (checkers: material) or, with
 //! `check_eval=strongest`, its strongest (checkers: the classic evaluation), and the
 //! network's choice passed over for the most visited of the moves the check does not find
-//! losing more than a man against the best. A tree search guided by a network misses short
+//! losing more than `check_margin` (a man by default) against the best. A tree search guided by a network misses short
 //! forced lines that alpha-beta sees at once (the middle-game tactics of the where-lost
 //! table); the check sees only them, and leaves every choice among sound moves to the
 //! network.
@@ -12,23 +12,23 @@ use super::{Agent, AgentError, AgentGame, AgentSpec, Limits};
 use crate::games::{Game, Rules};
 use crate::mcts::MoveStats;
 
-/// How far below the best checked move, in the checker's units (men), a move may score and
-/// still be played: a man. A sacrifice the network wants stays playable; a move that drops
-/// more than that to a line of D plies does not. (Othello's alpha-beta scores in units of its
-/// own evaluation; the check is measured only in checkers.)
-const MARGIN: f32 = 1.0;
-
 /// The checking search: an agent whose analysis scores every root move.
 pub struct Check<G: Rules> {
     search: Box<dyn Agent<G>>,
+    /// How far below the best checked move, in the checker's units (men), a move may score
+    /// and still be played. A sacrifice the network wants within it stays playable; a move
+    /// that drops more to a line of D plies does not. (Othello's alpha-beta scores in units
+    /// of its own evaluation; the check is measured only in checkers.)
+    margin: f32,
 }
 
 impl<G: Rules> Check<G> {
     /// Alpha-beta to `depth` with the evaluation `eval` picks, and the endgame databases of
-    /// `egdb` where given.
+    /// `egdb` where given, letting through moves within `margin` of the best.
     pub fn new(
         depth: u32,
         eval: CheckEval,
+        margin: f32,
         egdb: Option<&str>,
         seed: u64,
     ) -> Result<Self, AgentError>
@@ -45,6 +45,7 @@ impl<G: Rules> Check<G> {
         }
         Ok(Check {
             search: spec.build::<G>(seed)?,
+            margin,
         })
     }
 
@@ -54,7 +55,10 @@ impl<G: Rules> Check<G> {
         let analysis = self.search.analyse(game, &Limits::default())?;
         let best = analysis.moves.iter().map(|m| m.score).reduce(f32::max)?;
         // An upper bound above the line may be sound; one below it is not.
-        let kept = analysis.moves.iter().filter(|m| m.score >= best - MARGIN);
+        let kept = analysis
+            .moves
+            .iter()
+            .filter(|m| m.score >= best - self.margin);
         Some(kept.map(|m| m.mv).collect())
     }
 

@@ -393,8 +393,8 @@ pub mod az {
         "check",
         "Tactical check depth",
         "before searching, alpha-beta scores every move to this depth with check_eval's \
-         evaluation, and the most visited move is played only if it scores within a man of \
-         the best; otherwise the most visited of those that do (0: no check)",
+         evaluation, and the most visited move is played only if it scores within \
+         check_margin of the best; otherwise the most visited of those that do (0: no check)",
         &settings::CHECK_DEPTH,
         None,
         "the game's: 10 for checkers, none for Othello",
@@ -408,6 +408,16 @@ pub mod az {
         &settings::CHECK_EVAL,
         None,
         "the game's: strongest for checkers, own for Othello",
+    );
+    pub const CHECK_MARGIN: Opt<f32> = Opt::new(
+        "check_margin",
+        "Tactical check margin (men)",
+        "how far below the best checked move a move may score and still be played, in men \
+         (Othello: the check's evaluation units): a sacrifice the network wants within it \
+         stays playable",
+        &settings::CHECK_MARGIN,
+        Some(&1.0),
+        "",
     );
     pub const ENDGAME: Opt<u32> = Opt::new(
         "endgame",
@@ -738,6 +748,7 @@ pub static AZ: AgentKind = AgentKind {
         az::FORCED.decl,
         az::CHECK.decl,
         az::CHECK_EVAL.decl,
+        az::CHECK_MARGIN.decl,
         az::ENDGAME.decl,
         az::MIX.decl,
         az::MIX_DEPTH.decl,

@@ -291,6 +291,8 @@ pub struct AzConfig {
     pub check: Option<u32>,
     /// What the check's alpha-beta evaluates with (unset: the game's).
     pub check_eval: Option<CheckEval>,
+    /// How far below the best checked move the chosen one may score.
+    pub check_margin: f32,
     /// Pieces left (Othello: empty squares) from which alpha-beta moves instead (0: never;
     /// [`Handoff`]; unset: the game's).
     pub endgame: Option<u32>,
@@ -327,6 +329,7 @@ impl AzConfig {
             az::FORCED.with(Some(self.puct.forced_through)),
             az::CHECK.with(self.check),
             az::CHECK_EVAL.with(self.check_eval),
+            az::CHECK_MARGIN.with(Some(self.check_margin)),
             az::ENDGAME.with(self.endgame),
             az::MIX.with(Some(self.mix)),
             az::MIX_DEPTH.with(Some(self.mix_depth)),

@@ -252,6 +252,16 @@ crate::names::named_enum! {
 pub static CHECK_EVAL: Setting<CheckEval> =
     Setting::new("an evaluation", Domain::Choice(CheckEval::NAMES));
 
+/// How far below the best move `az`'s check lets a move score, in the check's units.
+pub static CHECK_MARGIN: Setting<f32> = Setting::new(
+    "men (Othello: the evaluation's units) from 0 to 10",
+    Domain::Number {
+        min: 0.0,
+        above: false,
+        max: 10.0,
+    },
+);
+
 /// Where `az` hands its moves to alpha-beta: pieces left (Othello: empty squares), 0 never.
 pub static ENDGAME_FROM: Setting<u32> = whole("pieces left, 0 for never", 0, 64);
 

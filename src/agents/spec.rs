@@ -57,6 +57,7 @@ const fn common<G: AgentGame>() -> [Kind<G>; 3] {
                 let aids = G::AIDS;
                 let depth = config.check.unwrap_or(aids.check);
                 let check_eval = config.check_eval.unwrap_or(aids.check_eval);
+                let margin = config.check_margin;
                 let endgame = config.endgame.unwrap_or(aids.endgame);
                 let (mix, mix_depth, contempt) = (config.mix, config.mix_depth, config.contempt);
                 let mut agent = AzAgent::<G>::new(config, seed)?;
@@ -64,7 +65,13 @@ const fn common<G: AgentGame>() -> [Kind<G>; 3] {
                 let egdb = opts.get(&kinds::EGDB)?;
                 let build = |spec: &AgentSpec, seed| spec.build::<G>(seed);
                 if depth > 0 {
-                    agent.set_check(Check::new(depth, check_eval, egdb.as_deref(), seed)?);
+                    agent.set_check(Check::new(
+                        depth,
+                        check_eval,
+                        margin,
+                        egdb.as_deref(),
+                        seed,
+                    )?);
                 }
                 if endgame > 0 {
                     let mut spec = G::endgame_search(egdb.as_deref());
@@ -415,6 +422,7 @@ impl AzConfig {
             precision: opts.value(&az::PRECISION)?,
             check: opts.get(&az::CHECK)?,
             check_eval: opts.get(&az::CHECK_EVAL)?,
+            check_margin: opts.value(&az::CHECK_MARGIN)?,
             endgame: opts.get(&az::ENDGAME)?,
             mix: opts.value(&az::MIX)?,
             mix_depth: opts.value(&az::MIX_DEPTH)?,
