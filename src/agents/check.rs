@@ -2,10 +2,10 @@
 //! root move to depth D with the game's own evaluation (checkers: material) or, with
 //! `check_eval=strongest`, its strongest (checkers: the classic evaluation), and the
 //! network's choice passed over for the most visited of the moves the check does not find
-//! losing more than `check_margin` (a man by default) against the best. A tree search guided by a network misses short
-//! forced lines that alpha-beta sees at once (the middle-game tactics of the where-lost
-//! table); the check sees only them, and leaves every choice among sound moves to the
-//! network.
+//! losing more than `check_margin` (a man by default) against the best. A tree search
+//! guided by a network misses short forced lines that alpha-beta sees at once (the
+//! middle-game tactics of the where-lost table); the check sees only them, and leaves every
+//! choice among sound moves to the network.
 
 use super::settings::CheckEval;
 use super::{Agent, AgentError, AgentGame, AgentSpec, Limits};

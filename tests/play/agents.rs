@@ -394,7 +394,7 @@ fn random_game<G: AgentGame>(
 const ALONE: &str = "az:searches=1,check=0,endgame=0,device=cpu";
 
 /// With `check=D`, az plays only moves that the check's alpha-beta (`judge`, depth D)
-/// scores within a man of the best; its network alone, on one simulation, plays others
+/// scores within `margin` of the best; its network alone, on one simulation, plays others
 /// somewhere among the same positions.
 fn the_check_passes_over_moves_alpha_beta_finds_losing(judge: &str, check: &str, margin: f32) {
     let mut rng = StdRng::seed_from_u64(5);
