@@ -12,8 +12,8 @@ use crate::selfplay::{Sample, SelfPlayGame};
 use serde::{Deserialize, Serialize};
 
 const MAGIC: &[u8; 4] = b"CZGR";
-/// The record format this build writes and reads.
-pub const FORMAT: u16 = 2;
+/// The record format this build writes and reads (3: samples carry their auxiliary targets).
+pub const FORMAT: u16 = 3;
 const PREFIX: usize = 4 + 2 + 8;
 /// Records larger than this are refused before decoding (a long game is far smaller).
 const MAX_RECORD: usize = 16 << 20;
@@ -219,7 +219,8 @@ fn check_samples<G: Rules>(samples: &[Sample<G>]) -> Result<(), String> {
         if (total - 1.0).abs() > 1e-3 {
             return bad(&format!("policy sums to {total}"));
         }
-        if ![s.z, s.q].iter().all(|v| (-1.0..=1.0).contains(v)) {
+        let values = [s.z, s.q].into_iter().chain(s.ahead.into_iter().flatten());
+        if !values.into_iter().all(|v| (-1.0..=1.0).contains(&v)) {
             return bad("a value outside [-1, 1]");
         }
     }

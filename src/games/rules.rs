@@ -97,6 +97,10 @@ pub trait Rules: Copy + Debug + Default + PartialEq + Eq + Send + Sync + 'static
     /// The result a game driver declares when its length cap stops a game at `pos`: the
     /// side ahead by the game's material measure wins, else a draw (reasons `Adjudication`).
     fn adjudicate(pos: &Self::Position) -> Outcome;
+    /// How far `side` leads by that material measure at `pos`, squashed into (-1, 1) so that
+    /// a lead that usually decides the game lies near the ends: what a network's auxiliary
+    /// head learns to foresee some plies ahead (a training target, not an evaluation).
+    fn material_lead(pos: &Self::Position, side: Color) -> f32;
     /// The Zobrist hash of a position (pieces and side to move): repetitions and
     /// transposition tables compare hashes first.
     fn hash(pos: &Self::Position) -> u64;

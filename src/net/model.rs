@@ -389,10 +389,11 @@ mod tests {
         assert!(optimizer.is_none(), "a model to play carries no optimizer");
     }
 
-    /// A file of format version 3, whose lineage had no averaged networks, reads with an
-    /// empty list; the same payload under today's version is refused (the layouts differ).
+    /// Files of format version 4, whose architecture had no auxiliary head, and of version
+    /// 3, whose lineage also had no averaged networks, read with none; a payload under
+    /// another version than its own is refused (the layouts differ).
     #[test]
-    fn version_3_model_files_still_load() {
+    fn version_3_and_4_model_files_still_load() {
         use crate::nn::{MAGIC, checksum};
         let model = AzModel::<Checkers>::new(
             Architecture::preset(NetPreset::DarkTiny),
@@ -411,31 +412,46 @@ mod tests {
         };
         let today = Checkpoint::capture(record.clone(), &net, None).to_bytes();
         // The header: magic, version, the kind (a length byte and its text), length,
-        // checksum. The payload opens with the record, whose last field is the list of
-        // averaged networks: empty, one byte.
+        // checksum. The payload opens with the record: the architecture first, whose last
+        // field is the auxiliary head's outputs (none: one byte), and last the list of
+        // averaged networks (empty: one byte).
         let kind_at = MAGIC.len() + 4;
         let payload_at = kind_at + 1 + today[kind_at] as usize + 16;
         let encoded = bincode::serde::encode_to_vec(&record, bincode::config::standard()).unwrap();
+        let arch =
+            bincode::serde::encode_to_vec(&record.model.arch, bincode::config::standard()).unwrap();
         assert_eq!(&today[payload_at..payload_at + encoded.len()], &encoded[..]);
-        assert_eq!(encoded.last(), Some(&0));
-        let mut payload = today[payload_at..].to_vec();
-        payload.remove(encoded.len() - 1);
-        let file_of = |version: u32| {
+        assert_eq!((arch.last(), encoded.last()), (Some(&0), Some(&0)));
+        let mut version_4 = today[payload_at..].to_vec();
+        version_4.remove(arch.len() - 1);
+        let mut version_3 = version_4.clone();
+        version_3.remove(encoded.len() - 2);
+        let file_of = |version: u32, payload: &[u8]| {
             let mut bytes = MAGIC.to_vec();
             bytes.extend(version.to_le_bytes());
             bytes.extend(&today[kind_at..payload_at - 16]);
             bytes.extend((payload.len() as u64).to_le_bytes());
-            bytes.extend(checksum(&payload).to_le_bytes());
-            bytes.extend(&payload);
+            bytes.extend(checksum(payload).to_le_bytes());
+            bytes.extend(payload);
             bytes
         };
-        let read = model_from_bytes::<Checkers>(&file_of(3)).unwrap();
-        assert_eq!(read.arch, record);
-        assert_eq!(read.params, Checkpoint::capture(record, &net, None).params);
-        assert!(matches!(
-            model_from_bytes::<Checkers>(&file_of(4)),
-            Err(CheckpointError::Damaged(_))
-        ));
+        for (version, payload) in [(3, &version_3), (4, &version_4)] {
+            let read = model_from_bytes::<Checkers>(&file_of(version, payload)).unwrap();
+            assert_eq!(read.arch, record, "version {version}");
+            assert_eq!(
+                read.params,
+                Checkpoint::capture(record.clone(), &net, None).params
+            );
+        }
+        for (version, payload) in [(4, &version_3), (5, &version_4)] {
+            assert!(
+                matches!(
+                    model_from_bytes::<Checkers>(&file_of(version, payload)),
+                    Err(CheckpointError::Damaged(_))
+                ),
+                "version {version}"
+            );
+        }
     }
 
     #[test]

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 pub const MAGIC: [u8; 8] = *b"CZ-CKPT\0";
 /// Bumped whenever the layout changes; files of an unknown version are rejected by name.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 /// The first version, without the kind of contents.
 const UNTYPED_VERSION: u32 = 1;
 /// The first version with the kind of contents.
@@ -28,6 +28,9 @@ const FIRST_TYPED_VERSION: u32 = 2;
 pub(super) const ONE_VALUE_PLANE_VERSION: u32 = 2;
 /// The last version whose model lineage could not be a mean of networks' (`net::Lineage`).
 pub(crate) const NO_AVERAGE_VERSION: u32 = 3;
+/// The last version whose policy-value architecture had no auxiliary head and whose
+/// training samples no auxiliary targets.
+pub(crate) const NO_AHEAD_VERSION: u32 = 4;
 
 std::thread_local! {
     /// The format version of the payload being decoded on this thread. bincode is positional,
@@ -43,7 +46,7 @@ pub(crate) fn decoding_version() -> u32 {
 }
 
 /// Decodes `payload` as format `version` wrote it.
-fn decode_as_of<T: DeserializeOwned>(
+pub(crate) fn decode_as_of<T: DeserializeOwned>(
     version: u32,
     payload: &[u8],
 ) -> Result<(T, usize), bincode::error::DecodeError> {

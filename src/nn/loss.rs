@@ -7,6 +7,17 @@ pub fn mse(pred: &Var, target: &Tensor) -> Var {
     pred.mse(&Var::constant(target.clone()))
 }
 
+/// Mean squared error over the elements that `known` (pred's shape, 1 or 0 each) marks:
+/// targets that some rows lack. The targets where it is 0 may be anything finite.
+pub fn masked_mse(pred: &Var, target: &[f32], known: &[f32]) -> Var {
+    let (shape, device) = (pred.shape().to_vec(), pred.value().device());
+    let constant =
+        |values: &[f32]| Var::constant(Tensor::from_vec(values.to_vec(), &shape, &device));
+    let count: f32 = known.iter().sum();
+    let miss = pred.sub(&constant(target)).mul(&constant(known));
+    miss.mul(&miss).sum_all().mul_scalar(1.0 / count.max(1.0))
+}
+
 /// Mean over the batch of the cross-entropy of logits (batch, classes) against soft targets
 /// (each row a distribution; one-hot rows give the usual classification loss).
 pub fn cross_entropy_soft(logits: &Var, target: &Tensor) -> Var {

@@ -33,16 +33,19 @@ mod optim;
 mod policy_value;
 mod schedule;
 
+/// For the tests of records that change layout between versions.
+#[cfg(test)]
+pub(crate) use checkpoint::decode_as_of;
 pub use checkpoint::{
     Checkpoint, CheckpointError, CheckpointKind, FORMAT_VERSION, MAGIC, TensorData, checksum,
     declared_kind, read_header,
 };
-pub(crate) use checkpoint::{NO_AVERAGE_VERSION, decoding_version};
+pub(crate) use checkpoint::{NO_AHEAD_VERSION, NO_AVERAGE_VERSION, decoding_version};
 pub use layers::{
     BatchNorm2d, Conv2d, DarkConv, DarkInput, Flatten, Linear, Relu, Reshape, ResidualBlock,
     Sequential, Sigmoid, Tanh,
 };
-pub use loss::{AlphaZeroLoss, alphazero_loss, cross_entropy_soft, mse};
+pub use loss::{AlphaZeroLoss, alphazero_loss, cross_entropy_soft, masked_mse, mse};
 pub use loss_scale::{LossScale, ScaledGrads, step_reading};
 /// For composite modules outside `nn` (the game networks of `crate::net`).
 pub(crate) use module::visit_parts;

@@ -62,6 +62,9 @@ pub struct Architecture {
     pub body: Body,
     /// Planes of the value head's 1x1 conv, which its MLP reads (AlphaZero's head has 1).
     pub value_planes: usize,
+    /// Outputs of the auxiliary head on the value MLP's hidden layer, each in (-1, 1) (0:
+    /// none). Training alone reads it: inference, play and ONNX export leave it out.
+    pub aux: usize,
 }
 
 /// An architecture as checkpoints of format version 2 and before stored it: one value plane.
@@ -74,10 +77,11 @@ struct ArchitectureV2 {
     body: Body,
 }
 
-/// An architecture as it is stored today.
+/// An architecture as checkpoints of format versions 3 and 4 stored it: no auxiliary head.
+/// bincode writes a struct's fields one after another, so today's layout reads as this one
+/// followed by `aux`.
 #[derive(Deserialize)]
-#[serde(remote = "Architecture")]
-struct ArchitectureV3 {
+struct ArchitectureV4 {
     name: String,
     input_planes: usize,
     channels: usize,
@@ -89,17 +93,32 @@ struct ArchitectureV3 {
 /// Reads the layout of the checkpoint being decoded (bincode cannot tell them apart).
 impl<'de> Deserialize<'de> for Architecture {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Architecture, D::Error> {
-        if super::checkpoint::decoding_version() > super::checkpoint::ONE_VALUE_PLANE_VERSION {
-            return ArchitectureV3::deserialize(d);
-        }
-        let old = ArchitectureV2::deserialize(d)?;
+        use super::checkpoint::{NO_AHEAD_VERSION, ONE_VALUE_PLANE_VERSION, decoding_version};
+        let version = decoding_version();
+        let (old, aux) = if version > NO_AHEAD_VERSION {
+            <(ArchitectureV4, usize)>::deserialize(d)?
+        } else if version > ONE_VALUE_PLANE_VERSION {
+            (ArchitectureV4::deserialize(d)?, 0)
+        } else {
+            let old = ArchitectureV2::deserialize(d)?;
+            let old = ArchitectureV4 {
+                name: old.name,
+                input_planes: old.input_planes,
+                channels: old.channels,
+                blocks: old.blocks,
+                body: old.body,
+                value_planes: 1,
+            };
+            (old, 0)
+        };
         Ok(Architecture {
             name: old.name,
             input_planes: old.input_planes,
             channels: old.channels,
             blocks: old.blocks,
             body: old.body,
-            value_planes: 1,
+            value_planes: old.value_planes,
+            aux,
         })
     }
 }
@@ -153,6 +172,7 @@ impl Architecture {
             blocks,
             body,
             value_planes: 1,
+            aux: 0,
         }
     }
 
@@ -172,10 +192,19 @@ impl Architecture {
         }
     }
 
-    /// Whether `self` is `other` with at least as many value planes: what
-    /// [`PolicyValueNet::widen_value_head`] makes of `other`.
+    /// The same network with an auxiliary head of `aux` outputs (0: none).
+    pub fn with_aux(self, aux: usize) -> Architecture {
+        Architecture { aux, ..self }
+    }
+
+    /// Whether `self` is `other` with at least as many value planes, with or without an
+    /// auxiliary head: what [`PolicyValueNet::widen_value_head`] and
+    /// [`PolicyValueNet::with_aux`] make of `other`.
     pub fn widens(&self, other: &Architecture) -> bool {
-        *self == other.clone().with_value_planes(self.value_planes)
+        *self
+            == (other.clone())
+                .with_value_planes(self.value_planes)
+                .with_aux(self.aux)
             && self.value_planes >= other.value_planes
     }
 
@@ -203,7 +232,10 @@ impl Architecture {
             .value_planes
             .saturating_mul(self.cells())
             .saturating_mul(64);
-        stem.saturating_add(body).saturating_add(value)
+        let aux = self.aux.saturating_mul(64);
+        stem.saturating_add(body)
+            .saturating_add(value)
+            .saturating_add(aux)
     }
 
     /// The cells the body computes on: the dark squares or the whole board.
@@ -239,9 +271,12 @@ impl std::fmt::Display for Architecture {
             "{} ({} input planes, {} channels, {} {kind}",
             self.name, self.input_planes, self.channels, self.blocks
         )?;
-        match self.value_planes {
-            1 => f.write_str(")"),
-            planes => write!(f, ", {planes} value planes)"),
+        if self.value_planes != 1 {
+            write!(f, ", {} value planes", self.value_planes)?;
+        }
+        match self.aux {
+            0 => f.write_str(")"),
+            aux => write!(f, ", {aux} auxiliary outputs)"),
         }
     }
 }
@@ -269,6 +304,8 @@ pub struct PolicyValueNet {
     value_bn: BatchNorm2d,
     value_fc1: Linear,
     value_fc2: Linear,
+    /// The auxiliary head, on the value MLP's hidden layer (`arch.aux` outputs).
+    aux: Option<Linear>,
     /// Where the dark-square head's logits are, in policy order (direction-major, then
     /// square), in the 8x8 policy conv's output flattened per position.
     dark: Option<Vec<u32>>,
@@ -333,6 +370,7 @@ impl PolicyValueNet {
         // The dark-square body's policy is already (direction, square), the policy's order.
         let dark = (arch.body != Body::Dark).then(dark_square_index);
         let value_fc2 = Linear::new(64, 1, true, device, rng);
+        let aux = (arch.aux > 0).then(|| Linear::new(64, arch.aux, true, device, rng));
         PolicyValueNet {
             arch,
             head,
@@ -345,6 +383,7 @@ impl PolicyValueNet {
             value_bn,
             value_fc1,
             value_fc2,
+            aux,
             dark,
         }
     }
@@ -441,79 +480,47 @@ impl PolicyValueNet {
         wide
     }
 
-    /// The layers in visit order (torch's `named_parameters` order).
-    fn parts(&self) -> impl Iterator<Item = &dyn Module<Output = Var>> {
-        let head: [&dyn Module<Output = Var>; 2] = [&self.stem, &self.stem_bn];
-        let tail: [&dyn Module<Output = Var>; 4] = [
-            &self.value_conv,
-            &self.value_bn,
-            &self.value_fc1,
-            &self.value_fc2,
-        ];
-        head.into_iter()
-            .chain(self.body.iter().map(|b| b as &dyn Module<Output = Var>))
-            .chain([&self.policy as &dyn Module<Output = Var>])
-            .chain(
-                self.policy_fc
-                    .iter()
-                    .map(|l| l as &dyn Module<Output = Var>),
-            )
-            .chain(tail)
-    }
-
-    fn parts_mut(&mut self) -> impl Iterator<Item = &mut dyn Module<Output = Var>> {
-        let head: [&mut dyn Module<Output = Var>; 2] = [&mut self.stem, &mut self.stem_bn];
-        let tail: [&mut dyn Module<Output = Var>; 4] = [
-            &mut self.value_conv,
-            &mut self.value_bn,
-            &mut self.value_fc1,
-            &mut self.value_fc2,
-        ];
-        head.into_iter()
-            .chain(
-                self.body
-                    .iter_mut()
-                    .map(|b| b as &mut dyn Module<Output = Var>),
-            )
-            .chain([&mut self.policy as &mut dyn Module<Output = Var>])
-            .chain(
-                self.policy_fc
-                    .iter_mut()
-                    .map(|l| l as &mut dyn Module<Output = Var>),
-            )
-            .chain(tail)
-    }
-}
-
-/// `small` written over the front of `big` (from index 0 on every axis), the rest of `big`
-/// kept: a layer's weights in the same layer with more outputs or inputs.
-fn embed(small: &Tensor, big: &Tensor) -> Tensor {
-    let (from, to) = (small.shape(), big.shape());
-    assert!(
-        from.len() == to.len() && from.iter().zip(to).all(|(a, b)| a <= b),
-        "{from:?} does not fit in {to:?}"
-    );
-    let mut out = big.to_vec();
-    let values = small.to_vec();
-    // Each value's index along every axis is its index in `small`; its offset in `big` uses
-    // `big`'s strides.
-    for (i, &v) in values.iter().enumerate() {
-        let (mut rest, mut at, mut stride) = (i, 0, 1);
-        for (&n, &m) in from.iter().zip(to).rev() {
-            at += (rest % n) * stride;
-            rest /= n;
-            stride *= m;
+    /// This network with an auxiliary head of `aux` outputs (0: none): a fresh head where it
+    /// had none or another size, its own where it has that one. The head is the last layer
+    /// and feeds nothing else, so every other weight and statistic is copied and the policy
+    /// and value are unchanged; the new network is in training mode.
+    pub fn with_aux(&self, aux: usize, rng: &mut impl Rng) -> PolicyValueNet {
+        if aux == self.arch.aux {
+            let mut same = self.clone();
+            same.set_train(true);
+            return same;
         }
-        out[at] = v;
+        let mut params = Vec::new();
+        self.params(&mut |p| params.push(p.value().clone()));
+        let mut head = 0;
+        if let Some(layer) = &self.aux {
+            layer.params(&mut |_| head += 1);
+        }
+        // The head's tensors are the last; the rest are the same layers in both networks.
+        params.truncate(params.len() - head);
+        let device = params[0].device();
+        let arch = self.arch.clone().with_aux(aux);
+        let mut out = PolicyValueNet::with_head(arch, self.head, &device, rng);
+        let mut params = params.into_iter();
+        out.params_mut(&mut |p| {
+            if let Some(value) = params.next() {
+                p.set(value);
+            }
+        });
+        let mut buffers = Vec::new();
+        self.buffers(&mut |t| buffers.push(t.clone()));
+        let mut buffers = buffers.into_iter();
+        out.buffers_mut(&mut |t| *t = buffers.next().expect("same layers"));
+        out
     }
-    Tensor::from_vec(out, to, &big.device())
-}
 
-impl Module for PolicyValueNet {
-    /// (policy logits (n, head outputs), value (n))
-    type Output = (Var, Var);
+    /// The policy logits (n, head outputs), the value (n) and, with `with_aux` where the
+    /// network has the head, the auxiliary outputs (n, `arch.aux`): training's forward.
+    pub fn forward_aux(&self, ctx: &Ctx, x: &Var) -> (Var, Var, Option<Var>) {
+        self.outputs(ctx, x, true)
+    }
 
-    fn forward(&self, ctx: &Ctx, x: &Var) -> (Var, Var) {
+    fn outputs(&self, ctx: &Ctx, x: &Var, with_aux: bool) -> (Var, Var, Option<Var>) {
         let [n, planes, h, w] = *x.shape() else {
             panic!("the network takes (n, planes, 8, 8), got {:?}", x.shape())
         };
@@ -546,12 +553,98 @@ impl Module for PolicyValueNet {
             .value_conv
             .forward_bn(ctx, &self.value_bn, &h, None, true);
         let v = v.reshape(&[n, v.value().numel() / n]);
-        let v = self.value_fc1.forward_act(ctx, &v, Some(Activation::Relu));
+        let hidden = self.value_fc1.forward_act(ctx, &v, Some(Activation::Relu));
         let v = self
             .value_fc2
-            .forward_act(ctx, &v, Some(Activation::Tanh))
+            .forward_act(ctx, &hidden, Some(Activation::Tanh))
             .reshape(&[n]);
-        (logits, v)
+        let aux = (self.aux.as_ref())
+            .filter(|_| with_aux)
+            .map(|head| head.forward_act(ctx, &hidden, Some(Activation::Tanh)));
+        (logits, v, aux)
+    }
+
+    /// The layers in visit order (torch's `named_parameters` order).
+    fn parts(&self) -> impl Iterator<Item = &dyn Module<Output = Var>> {
+        let head: [&dyn Module<Output = Var>; 2] = [&self.stem, &self.stem_bn];
+        let tail: [&dyn Module<Output = Var>; 4] = [
+            &self.value_conv,
+            &self.value_bn,
+            &self.value_fc1,
+            &self.value_fc2,
+        ];
+        head.into_iter()
+            .chain(self.body.iter().map(|b| b as &dyn Module<Output = Var>))
+            .chain([&self.policy as &dyn Module<Output = Var>])
+            .chain(
+                self.policy_fc
+                    .iter()
+                    .map(|l| l as &dyn Module<Output = Var>),
+            )
+            .chain(tail)
+            .chain(self.aux.iter().map(|l| l as &dyn Module<Output = Var>))
+    }
+
+    fn parts_mut(&mut self) -> impl Iterator<Item = &mut dyn Module<Output = Var>> {
+        let head: [&mut dyn Module<Output = Var>; 2] = [&mut self.stem, &mut self.stem_bn];
+        let tail: [&mut dyn Module<Output = Var>; 4] = [
+            &mut self.value_conv,
+            &mut self.value_bn,
+            &mut self.value_fc1,
+            &mut self.value_fc2,
+        ];
+        head.into_iter()
+            .chain(
+                self.body
+                    .iter_mut()
+                    .map(|b| b as &mut dyn Module<Output = Var>),
+            )
+            .chain([&mut self.policy as &mut dyn Module<Output = Var>])
+            .chain(
+                self.policy_fc
+                    .iter_mut()
+                    .map(|l| l as &mut dyn Module<Output = Var>),
+            )
+            .chain(tail)
+            .chain(
+                self.aux
+                    .iter_mut()
+                    .map(|l| l as &mut dyn Module<Output = Var>),
+            )
+    }
+}
+
+/// `small` written over the front of `big` (from index 0 on every axis), the rest of `big`
+/// kept: a layer's weights in the same layer with more outputs or inputs.
+fn embed(small: &Tensor, big: &Tensor) -> Tensor {
+    let (from, to) = (small.shape(), big.shape());
+    assert!(
+        from.len() == to.len() && from.iter().zip(to).all(|(a, b)| a <= b),
+        "{from:?} does not fit in {to:?}"
+    );
+    let mut out = big.to_vec();
+    let values = small.to_vec();
+    // Each value's index along every axis is its index in `small`; its offset in `big` uses
+    // `big`'s strides.
+    for (i, &v) in values.iter().enumerate() {
+        let (mut rest, mut at, mut stride) = (i, 0, 1);
+        for (&n, &m) in from.iter().zip(to).rev() {
+            at += (rest % n) * stride;
+            rest /= n;
+            stride *= m;
+        }
+        out[at] = v;
+    }
+    Tensor::from_vec(out, to, &big.device())
+}
+
+impl Module for PolicyValueNet {
+    /// (policy logits (n, head outputs), value (n))
+    type Output = (Var, Var);
+
+    fn forward(&self, ctx: &Ctx, x: &Var) -> (Var, Var) {
+        let (logits, value, _) = self.outputs(ctx, x, false);
+        (logits, value)
     }
 
     crate::nn::module::visit_parts!();

@@ -7,7 +7,7 @@
 //! sample. With playout-cap randomisation only
 //! full searches (with root noise and forced playouts) become samples.
 
-use super::replay::Sample;
+use super::replay::{AHEAD_PLIES, Sample};
 use super::starts::Starts;
 use crate::endgame::{EndgameGame, Oracle};
 use crate::games::{Checkers, Game, Rules};
@@ -64,6 +64,8 @@ struct Slot<G: Rules> {
     done: u32,
     full: bool,
     samples: Vec<Sample<G>>,
+    /// The game's ply at each sample, for its targets some plies ahead.
+    plies: Vec<usize>,
     simulations: u64,
     oracle: Option<Oracle<G>>,
 }
@@ -86,6 +88,7 @@ impl<G: EndgameGame> Slot<G> {
             done: 0,
             full: false,
             samples: Vec::new(),
+            plies: Vec::new(),
             simulations: 0,
         }
     }
@@ -144,7 +147,9 @@ impl<G: EndgameGame> Slot<G> {
                 policy,
                 z: 0.0,
                 q: root.q(),
+                ahead: None,
             });
+            self.plies.push(self.game.ply());
         }
         // Gumbel's noise already made its choice a sample; PUCT samples by visits.
         let child = match self.search.gumbel_choice() {
@@ -174,11 +179,18 @@ impl<G: EndgameGame> Slot<G> {
         }
     }
 
-    /// The finished game with each sample's result from its side to move.
+    /// The finished game with each sample's result, and its material lead some plies on,
+    /// from its side to move.
     fn finish(mut self) -> SelfPlayGame<G> {
         let outcome = self.game.outcome().expect("finished games have an outcome");
-        for s in &mut self.samples {
-            s.z = outcome.value_for(G::turn(&s.input.state));
+        let positions = self.game.positions();
+        for (s, &ply) in self.samples.iter_mut().zip(&self.plies) {
+            let side = G::turn(&s.input.state);
+            s.z = outcome.value_for(side);
+            s.ahead = Some(AHEAD_PLIES.map(|k| {
+                let at = (ply + k).min(positions.len() - 1);
+                G::material_lead(&positions[at], side)
+            }));
         }
         SelfPlayGame {
             index: self.index,
@@ -345,6 +357,22 @@ mod tests {
                 replay.play(*mv);
             }
             assert!(!g.samples.is_empty() && g.simulations > 0);
+            // Each sample at the start of a turn is at the first ply after the last one's
+            // with its position; its targets are the material lead 4 and 8 plies on.
+            let positions = g.game.positions();
+            let mut next = 0;
+            for s in &g.samples {
+                let Some(pos) = Checkers::position(&s.input.state) else {
+                    continue;
+                };
+                let ply = next + positions[next..].iter().position(|p| *p == pos).unwrap();
+                next = ply + 1;
+                let side = s.input.state.turn();
+                let lead = |k: usize| {
+                    Checkers::material_lead(&positions[(ply + k).min(positions.len() - 1)], side)
+                };
+                assert_eq!(s.ahead, Some([lead(4), lead(8)]), "ply {ply}");
+            }
             for s in &g.samples {
                 let want = 2.0 * outcome.score_for(s.input.state.turn()) as f32 - 1.0;
                 assert_eq!(s.z, want);

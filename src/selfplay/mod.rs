@@ -14,7 +14,7 @@ pub mod starts;
 
 pub use games::{SelfPlayConfig, SelfPlayGame, material_games, play_games};
 pub use inference::{InferenceClient, InferenceService, InferenceStats, inference_service};
-pub use replay::{ReplayBuffer, Sample, ValueTarget};
+pub use replay::{AHEAD_PLIES, ReplayBuffer, Sample, ValueTarget};
 pub use starts::Starts;
 
 use crate::endgame::EndgameGame;

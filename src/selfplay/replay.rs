@@ -10,9 +10,12 @@ use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::VecDeque;
 
+/// The plies ahead at which a sample's auxiliary targets read the material lead.
+pub const AHEAD_PLIES: [usize; 2] = [4, 8];
+
 /// One searched position: what the network saw, the search's visit distribution, the game's
-/// result and the search's root value, both for the side to move.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// result and the search's root value, both for the side to move, and the auxiliary targets.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(bound = "")]
 pub struct Sample<G: Rules = Checkers> {
     pub input: EvalInput<G>,
@@ -22,6 +25,40 @@ pub struct Sample<G: Rules = Checkers> {
     pub z: f32,
     /// The search's mean value at the root.
     pub q: f32,
+    /// The side to move's material lead ([`Rules::material_lead`]) [`AHEAD_PLIES`] plies
+    /// later in the game, or where it ended if sooner; none for samples kept from before
+    /// they were recorded.
+    pub ahead: Option<[f32; AHEAD_PLIES.len()]>,
+}
+
+/// A sample as run states of checkpoint format 4 and before stored it, without `ahead`.
+#[derive(Deserialize)]
+#[serde(bound = "")]
+struct SampleV4<G: Rules> {
+    input: EvalInput<G>,
+    policy: Vec<(u16, f32)>,
+    z: f32,
+    q: f32,
+}
+
+/// Reads the layout of the checkpoint being decoded (bincode cannot tell them apart). bincode
+/// writes a struct's fields one after another, so today's layout reads as the old one
+/// followed by `ahead`.
+impl<'de, G: Rules> Deserialize<'de> for Sample<G> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Sample<G>, D::Error> {
+        let (old, ahead) = if crate::nn::decoding_version() > crate::nn::NO_AHEAD_VERSION {
+            <(SampleV4<G>, Option<[f32; AHEAD_PLIES.len()]>)>::deserialize(d)?
+        } else {
+            (SampleV4::<G>::deserialize(d)?, None)
+        };
+        Ok(Sample {
+            input: old.input,
+            policy: old.policy,
+            z: old.z,
+            q: old.q,
+            ahead,
+        })
+    }
 }
 
 impl<G: Rules> Sample<G> {
@@ -44,6 +81,7 @@ impl<G: Rules> Sample<G> {
             policy,
             z: self.z,
             q: self.q,
+            ahead: self.ahead,
         }
     }
 }
@@ -156,6 +194,22 @@ pub fn batch<G: Rules>(
     )
 }
 
+/// The auxiliary targets of a batch's samples, (n, [`AHEAD_PLIES`]) row-major, and beside
+/// them 1 where a sample has its targets and 0 where it has none (the loss skips those).
+pub fn ahead_targets<G: Rules>(samples: &[&Sample<G>]) -> (Vec<f32>, Vec<f32>) {
+    let width = AHEAD_PLIES.len();
+    let (mut targets, mut known) = (Vec::with_capacity(samples.len() * width), Vec::new());
+    for s in samples {
+        let (values, mark) = match s.ahead {
+            Some(values) => (values, 1.0),
+            None => ([0.0; AHEAD_PLIES.len()], 0.0),
+        };
+        targets.extend(values);
+        known.extend([mark; AHEAD_PLIES.len()]);
+    }
+    (targets, known)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,7 +231,43 @@ mod tests {
             policy,
             z,
             q: 0.5,
+            ahead: Some([0.25, -0.5]),
         }
+    }
+
+    /// Samples of run states of checkpoint format 4 and before, stored without auxiliary
+    /// targets, read with none; today's read with theirs.
+    #[test]
+    fn samples_stored_before_their_auxiliary_targets_read_with_none() {
+        use crate::nn::{NO_AHEAD_VERSION, decode_as_of};
+        let s = sample(1.0);
+        let today = bincode::serde::encode_to_vec(&s, bincode::config::standard()).unwrap();
+        // bincode writes `Some` as one byte and each f32 as four, at the end.
+        let old = &today[..today.len() - 9];
+        let (read, used): (Sample, usize) = decode_as_of(NO_AHEAD_VERSION, old).unwrap();
+        assert_eq!(used, old.len());
+        let want = Sample {
+            ahead: None,
+            ..s.clone()
+        };
+        assert_eq!(read, want);
+        let (read, used): (Sample, usize) = decode_as_of(NO_AHEAD_VERSION + 1, &today).unwrap();
+        assert_eq!((read, used), (s, today.len()));
+    }
+
+    /// A batch's auxiliary targets row by row, and zeros marked unknown for a sample without.
+    #[test]
+    fn a_batch_marks_the_samples_without_auxiliary_targets() {
+        let (with, without) = (
+            sample(1.0),
+            Sample {
+                ahead: None,
+                ..sample(0.0)
+            },
+        );
+        let (targets, known) = ahead_targets(&[&with, &without, &with]);
+        assert_eq!(targets, [0.25, -0.5, 0.0, 0.0, 0.25, -0.5]);
+        assert_eq!(known, [1.0, 1.0, 0.0, 0.0, 1.0, 1.0]);
     }
 
     #[test]
@@ -235,6 +325,7 @@ mod tests {
                 policy,
                 z: 1.0,
                 q: 0.5,
+                ahead: Some([0.25, -0.5]),
             });
             if let Some(p) = G::position(&state) {
                 history.insert(0, p);

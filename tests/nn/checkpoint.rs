@@ -20,6 +20,7 @@ fn tiny() -> Architecture {
         blocks: 2,
         body: Body::Residual,
         value_planes: 1,
+        aux: 0,
     }
 }
 
@@ -107,9 +108,10 @@ fn load_err(path: &PathBuf, bytes: &[u8]) -> CheckpointError {
     err
 }
 
-/// The payload of a file saved today of `tiny()`, as format versions 1 and 2 wrote it: the
-/// architecture without its value planes.
-fn payload_before_value_planes(current: &[u8]) -> Vec<u8> {
+/// The payload of a file saved today of `tiny()` as format `version` wrote it: the
+/// architecture without its auxiliary outputs up to version 4, and without its value planes
+/// too up to version 2.
+fn payload_as_of(version: u32, current: &[u8]) -> Vec<u8> {
     // The header: magic, version, the kind (a length byte and its text), length, checksum.
     let kind_len = current[MAGIC.len() + 4] as usize;
     assert_eq!(
@@ -118,11 +120,22 @@ fn payload_before_value_planes(current: &[u8]) -> Vec<u8> {
     );
     let payload_at = MAGIC.len() + 4 + 1 + kind_len + 16;
     // The architecture leads the payload: the name (its length, then its bytes), the input
-    // planes, channels and blocks (one byte each), the body, then the value planes.
-    let value_planes_at = payload_at + 1 + "ckpt-test".len() + 3 + 1;
-    assert_eq!(current[value_planes_at], 1, "the value planes' byte");
+    // planes, channels and blocks (one byte each), the body, the value planes, then the
+    // auxiliary outputs.
+    let value_planes_at = 1 + "ckpt-test".len() + 3 + 1;
     let mut payload = current[payload_at..].to_vec();
-    payload.remove(value_planes_at - payload_at);
+    assert_eq!(payload[value_planes_at], 1, "the value planes' byte");
+    assert_eq!(
+        payload[value_planes_at + 1],
+        0,
+        "the auxiliary outputs' byte"
+    );
+    if version <= 4 {
+        payload.remove(value_planes_at + 1);
+    }
+    if version <= 2 {
+        payload.remove(value_planes_at);
+    }
     payload
 }
 
@@ -141,16 +154,16 @@ fn file_of(version: u32, payload: &[u8]) -> Vec<u8> {
     bytes
 }
 
-/// Files of the first format version, which did not record what they hold, and of the
-/// second, whose architectures had no value planes, still load: as one value plane, every
-/// weight where it was.
+/// Files of the first format version, which did not record what they hold, of the second,
+/// whose architectures had no value planes, and of the third and fourth, whose architectures
+/// had no auxiliary head, still load: as one value plane and no head, every weight where it
+/// was.
 #[test]
-fn version_1_and_2_files_still_load() {
+fn files_of_every_earlier_version_still_load() {
     let (path, current) = saved_bytes("old.ckpt");
     let (net, _) = PolicyValueNet::load(&path, &cpu()).unwrap();
-    let payload = payload_before_value_planes(&current);
-    for version in [1, 2] {
-        std::fs::write(&path, file_of(version, &payload)).unwrap();
+    for version in 1..FORMAT_VERSION {
+        std::fs::write(&path, file_of(version, &payload_as_of(version, &current))).unwrap();
         let (loaded, _) = PolicyValueNet::load(&path, &cpu()).unwrap();
         assert_eq!(loaded.arch(), &tiny(), "version {version}");
         assert_eq!(
@@ -159,10 +172,13 @@ fn version_1_and_2_files_still_load() {
             "version {version}"
         );
     }
-    // The same payload under today's version is not a valid file: the layouts differ.
-    std::fs::write(&path, file_of(FORMAT_VERSION, &payload)).unwrap();
-    let e = PolicyValueNet::load(&path, &cpu()).err().unwrap();
-    assert!(matches!(e.cause(), CheckpointError::Damaged(_)), "{e}");
+    // A payload under a later version than its own is not a valid file: the layouts differ.
+    for (version, payload_version) in [(3, 2), (FORMAT_VERSION, 4)] {
+        let payload = payload_as_of(payload_version, &current);
+        std::fs::write(&path, file_of(version, &payload)).unwrap();
+        let e = PolicyValueNet::load(&path, &cpu()).err().unwrap();
+        assert!(matches!(e.cause(), CheckpointError::Damaged(_)), "{e}");
+    }
     std::fs::remove_file(&path).unwrap();
 }
 

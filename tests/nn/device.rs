@@ -43,6 +43,7 @@ fn run(dev: &Device) -> Run {
         blocks: 2,
         body: Body::Residual,
         value_planes: 1,
+        aux: 0,
     };
     let mut r = rng(9);
     let mut net = PolicyValueNet::new(arch, dev, &mut r);

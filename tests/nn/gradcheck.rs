@@ -20,7 +20,7 @@ use checkers_zero::net::ValueModel;
 use checkers_zero::net::towers::{TowerArch, TowerNet};
 use checkers_zero::nn::{
     Architecture, BatchNorm2d, Body, Conv2d, Ctx, Flatten, Linear, Module, Param, PolicyValueNet,
-    Relu, ResidualBlock, Sequential, Sigmoid, Tanh, alphazero_loss,
+    Relu, ResidualBlock, Sequential, Sigmoid, Tanh, alphazero_loss, masked_mse,
 };
 use checkers_zero::tensor::{Device, Tensor, Var};
 use rand::Rng;
@@ -156,6 +156,42 @@ impl<M: Module<Output = Var>> Objective<M> for ValueProblem {
         let z = Tensor::from_vec(self.z.clone(), v.shape(), &self.x.device());
         let loss = v.mse(&Var::constant(z));
         tape_grads(net, &ctx, &loss)
+    }
+}
+
+/// The auxiliary head's squared error against targets some of which are unknown: inputs,
+/// targets (n, outputs), 1 where a target is known.
+struct AuxProblem {
+    x: Tensor,
+    targets: Vec<f32>,
+    known: Vec<f32>,
+}
+
+impl Objective<PolicyValueNet> for AuxProblem {
+    fn loss(&self, net: &PolicyValueNet) -> f64 {
+        let (_, _, aux) = net.forward_aux(&Ctx::inference(), &Var::constant(self.x.clone()));
+        let aux = aux.expect("the network has the head").value().to_vec();
+        let sq: f64 = (aux.iter().zip(&self.targets).zip(&self.known))
+            .map(|((&a, &t), &k)| k as f64 * (a as f64 - t as f64).powi(2))
+            .sum();
+        sq / self.known.iter().sum::<f32>() as f64
+    }
+
+    fn grads(&self, net: &PolicyValueNet) -> Vec<Vec<f32>> {
+        let ctx = Ctx::training();
+        let (_, _, aux) = net.forward_aux(&ctx, &Var::constant(self.x.clone()));
+        let loss = masked_mse(&aux.unwrap(), &self.targets, &self.known);
+        let (got, want) = (loss.value().item() as f64, self.loss(net));
+        assert!((got - want).abs() <= 1e-5 * want, "loss {got} vs {want}");
+        // The policy and value heads' parameters take no part: their gradients are zero.
+        let sizes = param_tensors(net)
+            .iter()
+            .map(Tensor::numel)
+            .collect::<Vec<_>>();
+        (ctx.param_grads(net, &loss.backward()).into_iter())
+            .zip(sizes)
+            .map(|(g, n)| g.map_or(vec![0.0; n], |g| g.to_vec()))
+            .collect()
     }
 }
 
@@ -338,6 +374,33 @@ fn heads_of_policy_value_network(arch: Architecture, seed: u64) {
     });
 }
 
+/// The auxiliary head (through tanh into the squared error over the known targets) and the
+/// value MLP's hidden layer under it (through its ReLU); the rows without targets give
+/// nothing.
+#[test]
+fn auxiliary_head_of_policy_value_network() {
+    on_every_device(|dev| {
+        let mut r = rng(51);
+        let arch = Architecture::preset(checkers_zero::nn::NetPreset::DarkTiny)
+            .with_input_planes(3)
+            .with_aux(2);
+        let mut net = PolicyValueNet::new(arch, dev, &mut r);
+        let x = Tensor::randn(&[4, 3, 8, 8], 1.0, &mut rng(52), &Device::Cpu).to_device(dev);
+        let targets = (0..8).map(|_| r.random_range(-1.0..1.0)).collect();
+        let known = vec![1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0];
+        let problem = AuxProblem { x, targets, known };
+        let count = param_tensors(&net).len();
+        // Visit order ends: fc1 weight, bias; fc2 weight, bias; aux weight, bias.
+        let heads = [count - 6, count - 5, count - 2, count - 1];
+        let (total, checked, kinks) = check_entries(&mut net, &problem, |k| heads.contains(&k));
+        assert_eq!(total, 32 * 64 + 64 + 2 * 64 + 2);
+        assert!(
+            kinks * 50 <= checked,
+            "{kinks} of {checked} entries sit on ReLU kinks"
+        );
+    });
+}
+
 #[test]
 fn residual_policy_value_network_heads() {
     heads_of_policy_value_network(
@@ -348,6 +411,7 @@ fn residual_policy_value_network_heads() {
             blocks: 1,
             body: Body::Residual,
             value_planes: 1,
+            aux: 0,
         },
         21,
     );
@@ -363,6 +427,7 @@ fn plain_policy_value_network_heads() {
             blocks: 2,
             body: Body::Plain,
             value_planes: 1,
+            aux: 0,
         },
         31,
     );
@@ -378,6 +443,7 @@ fn dark_square_policy_value_network_heads() {
             blocks: 1,
             body: Body::Dark,
             value_planes: 1,
+            aux: 0,
         },
         41,
     );

@@ -3,7 +3,7 @@
 use super::{assert_close, cpu, rng};
 use checkers_zero::nn::{
     Architecture, Ctx, Module, NetPreset, Optimizer, POLICY_SIZE, PolicyValueNet, alphazero_loss,
-    dark_square_index,
+    dark_square_index, masked_mse,
 };
 use checkers_zero::tensor::{Tensor, Var};
 use std::sync::Arc;
@@ -210,4 +210,54 @@ fn a_widened_value_head_computes_the_same_and_then_learns() {
     wide.set_train(false);
     let (_, moved) = wide.predict(&x);
     assert_ne!(moved.to_vec(), v.to_vec());
+}
+
+/// A head added or taken away changes nothing the network computes for play, and its
+/// squared error against fixed targets falls as the network trains on it with the rest.
+#[test]
+fn an_auxiliary_head_leaves_play_alone_and_learns() {
+    let (dev, mut r) = (cpu(), rng(11));
+    let mut net = PolicyValueNet::new(Architecture::preset(NetPreset::DarkTiny), &dev, &mut r);
+    let x = Tensor::randn(&[16, 8, 8, 8], 1.0, &mut r, &dev);
+    let pi = Tensor::randn(&[16, POLICY_SIZE], 2.0, &mut r, &dev).softmax(-1);
+    let z = Tensor::randn(&[16], 1.0, &mut r, &dev).tanh();
+    let targets: Vec<f32> = Tensor::randn(&[16, 2], 1.0, &mut r, &dev).tanh().to_vec();
+    let known = vec![1.0; 32];
+    let mut opt = Optimizer::adam(1e-3, 1e-4, &net);
+    // One step of the whole loss, returning the head's part.
+    let step = |net: &mut PolicyValueNet, opt: &mut Optimizer| {
+        let ctx = Ctx::training();
+        let (logits, v, aux) = net.forward_aux(&ctx, &Var::constant(x.clone()));
+        let loss = alphazero_loss(&logits, &v, &pi, &z);
+        let aux = aux.map(|aux| masked_mse(&aux, &targets, &known));
+        let total = match &aux {
+            Some(aux) => loss.total.add(aux),
+            None => loss.total,
+        };
+        let grads = ctx.param_grads(&*net, &total.backward());
+        opt.step(net, &grads);
+        aux.map(|aux| aux.value().item())
+    };
+    assert_eq!(
+        step(&mut net, &mut opt),
+        None,
+        "no head, no auxiliary output"
+    );
+    let mut with = net.with_aux(2, &mut rng(12));
+    assert_eq!(with.arch(), &net.arch().clone().with_aux(2));
+    assert_eq!(with.num_params(), net.num_params() + 64 * 2 + 2);
+    let without = with.with_aux(0, &mut rng(13));
+    assert_eq!(super::param_values(&without), super::param_values(&net));
+    for other in [&mut net, &mut with] {
+        other.set_train(false);
+    }
+    let (p, v) = net.predict(&x);
+    let (wp, wv) = with.predict(&x);
+    assert_eq!((wp.to_vec(), wv.to_vec()), (p.to_vec(), v.to_vec()));
+    with.set_train(true);
+    let mut opt = Optimizer::adam(3e-3, 1e-4, &with);
+    let losses: Vec<f32> = (0..12)
+        .map(|_| step(&mut with, &mut opt).unwrap())
+        .collect();
+    assert!(losses[11] < 0.7 * losses[0], "losses {losses:?}");
 }

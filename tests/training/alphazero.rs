@@ -369,6 +369,45 @@ fn a_run_starts_from_a_models_weights_records_its_lineage_and_warms_up() {
     std::fs::remove_file(&othello_model).unwrap();
 }
 
+/// A run with `aux_weight` gives the network it starts from the auxiliary head, trains it
+/// on the samples' material leads ahead (reported in the metrics), and keeps it in its model
+/// files; resuming it without the weight is refused.
+#[test]
+fn a_run_with_auxiliary_targets_trains_the_head_and_keeps_it() {
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/default.bin");
+    let dir = scratch("aux");
+    let config = TrainConfig {
+        init: Some(shipped.clone()),
+        network: NetPreset::DarkTiny,
+        aux_weight: 0.5,
+        ..tiny(1)
+    };
+    Pipeline::<Checkers>::create(&dir, config, Device::Cpu, false)
+        .unwrap()
+        .run()
+        .unwrap();
+    let (given, _, _) = load_model::<Checkers>(&shipped, &Device::Cpu).unwrap();
+    let (trained, _, _) = load_model::<Checkers>(&dir.join("best.ckpt"), &Device::Cpu).unwrap();
+    assert_eq!(trained.arch(), &given.arch().clone().with_aux(2));
+    let line = &metrics(&dir)[0];
+    let aux = line.aux_loss.expect("the head's loss is reported");
+    assert!(aux.is_finite() && aux > 0.0, "{aux}");
+    let state = Checkpoint::<AzState>::load(&dir.join("state.ckpt")).unwrap();
+    let samples: Vec<_> = state.arch.replay.samples().collect();
+    assert!(!samples.is_empty());
+    assert!(samples.iter().all(|s| s.ahead.is_some()));
+    let off = ConfigOverrides {
+        aux_weight: Some(0.0),
+        iterations: Some(2),
+        ..Default::default()
+    };
+    let err = Pipeline::<Checkers>::resume(&dir, &off, Device::Cpu, false)
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("aux_weight"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A run with more value planes than the network it starts from widens that network, which
 /// still computes what it did; a run with fewer is refused.
 #[test]

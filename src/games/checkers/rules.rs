@@ -55,6 +55,14 @@ impl Rules for Checkers {
         checkers::adjudicate(pos)
     }
 
+    /// Men 1, kings 1.5; a lead of two men is tanh(1), 0.76.
+    fn material_lead(pos: &Position, side: Color) -> f32 {
+        let count = |c: Color| {
+            pos.pieces(c).count_ones() as f32 + 0.5 * pos.kings_of(c).count_ones() as f32
+        };
+        ((count(side) - count(side.opposite())) / 2.0).tanh()
+    }
+
     fn hash(pos: &Position) -> u64 {
         pos.hash()
     }

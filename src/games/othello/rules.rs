@@ -56,6 +56,11 @@ impl Rules for Othello {
         }
     }
 
+    /// Discs; a lead of 16 is tanh(1), 0.76.
+    fn material_lead(pos: &Position, side: Color) -> f32 {
+        ((pos.count(side) as f32 - pos.count(side.opposite()) as f32) / 16.0).tanh()
+    }
+
     fn hash(pos: &Position) -> u64 {
         pos.hash()
     }

@@ -140,6 +140,8 @@ mod tests {
                 blocks,
                 body,
                 value_planes: 1,
+                // Training's head, which the graph leaves out.
+                aux: 2,
             };
             let mut rng = rand::rngs::StdRng::seed_from_u64(1);
             let mut net = PolicyValueNet::with_head(arch, head, &Device::Cpu, &mut rng);

@@ -13,7 +13,7 @@ use crate::games::{Checkers, GameName, Othello};
 use crate::mcts::{GumbelConfig, PlayoutCap, PuctConfig, Search, SearchKind, Temperature};
 use crate::net::AzModel;
 use crate::nn::{Architecture, NetPreset, OptimConfig};
-use crate::selfplay::{SelfPlayConfig, ValueTarget};
+use crate::selfplay::{AHEAD_PLIES, SelfPlayConfig, ValueTarget};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -366,6 +366,11 @@ train_config! {
     mix [az::MIX.setting()]: f32 = shared(&az::MIX), shared(&az::MIX);
     /// How many plies that alpha-beta searches each leaf, captures resolved beyond.
     mix_depth [az::MIX_DEPTH.setting()]: u32 = shared(&az::MIX_DEPTH), shared(&az::MIX_DEPTH);
+    /// An auxiliary head on the value head's hidden layer learns the material lead 4 and 8
+    /// plies ahead (KataGo's auxiliary targets), its squared error added to the loss this
+    /// much of: more to learn from each game (0: no head). Fixed for the run; an `init`
+    /// network gets or loses the head without changing its policy or value.
+    aux_weight [&NON_NEGATIVE]: f32 = 0.0f32, 0.0f32;
 }
 
 crate::names::named_enum! {
@@ -419,7 +424,13 @@ impl TrainConfig {
     /// The network of a run of game `G`: the preset reading the run's encoding.
     pub fn model<G: AzGame>(&self) -> Result<AzModel<G>, ConfigError> {
         Ok(AzModel::new(
-            Architecture::preset(self.network).with_value_planes(self.value_planes as usize),
+            Architecture::preset(self.network)
+                .with_value_planes(self.value_planes as usize)
+                .with_aux(if self.aux_weight > 0.0 {
+                    AHEAD_PLIES.len()
+                } else {
+                    0
+                }),
             G::encoding(self)?,
         ))
     }

@@ -1,10 +1,13 @@
 //! Training the policy-value network on the replay window: shuffled minibatches, the
 //! AlphaZero loss (policy cross-entropy against the visit distribution plus value squared
-//! error), the optimizer's weight decay as the L2 term.
+//! error), the optimizer's weight decay as the L2 term, and where the network has the
+//! auxiliary head, its squared error against the material lead some plies ahead.
 
 use crate::games::{Checkers, Rules};
-use crate::nn::{Ctx, LossScale, Module, Optimizer, PolicyValueNet, alphazero_loss, step_reading};
-use crate::selfplay::replay::{Sample, ValueTarget, batch};
+use crate::nn::{
+    Ctx, LossScale, Module, Optimizer, PolicyValueNet, alphazero_loss, masked_mse, step_reading,
+};
+use crate::selfplay::replay::{Sample, ValueTarget, ahead_targets, batch};
 use crate::tensor::{Device, Var};
 use indicatif::ProgressBar;
 use rand::Rng;
@@ -15,6 +18,8 @@ use rand::seq::SliceRandom;
 pub struct TrainStats {
     pub policy_loss: f32,
     pub value_loss: f32,
+    /// The auxiliary head's loss (none without the head or its weight).
+    pub aux_loss: Option<f32>,
     pub steps: u64,
 }
 
@@ -27,6 +32,8 @@ pub struct TrainSpec<'a, G: Rules = Checkers> {
     pub device: &'a Device,
     /// Each sample seen under a random symmetry of the board.
     pub symmetries: bool,
+    /// The auxiliary head's loss is added this much of (0: not trained).
+    pub aux_weight: f32,
 }
 
 /// The minibatch steps for `n` samples: whole batches only (a tiny last batch would give
@@ -58,19 +65,25 @@ pub fn train_candidate<G: Rules>(
             let turn = spec.symmetries.then_some(&mut *rng);
             let (x, pi, z) = batch::<G>(&picked, spec.encoding, spec.target, spec.device, turn);
             let ctx = Ctx::training();
-            let (logits, value) = net.forward(&ctx, &Var::constant(x));
+            let (logits, value, aux) = net.forward_aux(&ctx, &Var::constant(x));
             let loss = alphazero_loss(&logits, &value, &pi, &z);
-            // One readback for both losses.
-            let losses = step_reading(
-                &ctx,
-                net,
-                opt,
-                &loss.total,
-                scale.as_mut(),
-                &[&loss.policy, &loss.value],
-            );
+            let aux = aux.filter(|_| spec.aux_weight > 0.0).map(|aux| {
+                let (targets, known) = ahead_targets(&picked);
+                masked_mse(&aux, &targets, &known)
+            });
+            let total = match &aux {
+                Some(aux) => loss.total.add(&aux.mul_scalar(spec.aux_weight)),
+                None => loss.total,
+            };
+            let mut read = vec![&loss.policy, &loss.value];
+            read.extend(aux.as_ref().map(Var::value));
+            // One readback for all the losses.
+            let losses = step_reading(&ctx, net, opt, &total, scale.as_mut(), &read);
             stats.policy_loss += losses[0][0];
             stats.value_loss += losses[1][0];
+            if let Some(aux) = losses.get(2) {
+                *stats.aux_loss.get_or_insert(0.0) += aux[0];
+            }
             stats.steps += 1;
             bar.inc(1);
         }
@@ -78,6 +91,7 @@ pub fn train_candidate<G: Rules>(
     let n = stats.steps.max(1) as f32;
     stats.policy_loss /= n;
     stats.value_loss /= n;
+    stats.aux_loss = stats.aux_loss.map(|l| l / n);
     net.set_train(false);
     stats
 }

@@ -125,11 +125,14 @@ fn initial_weights<G: AzGame>(
         )));
     }
     let (net, _) = file.restore(&ckpt, device).context(what)?;
+    // The seed decides the new planes' and head's first weights, as it decides a fresh
+    // network's.
+    let mut rng = StdRng::seed_from_u64(config.seed);
     let net = match want.arch.value_planes {
         same if same == file.arch.value_planes => net,
-        // The seed decides the new planes' first weights, as it decides a fresh network's.
-        planes => net.widen_value_head(planes, &mut StdRng::seed_from_u64(config.seed)),
+        planes => net.widen_value_head(planes, &mut rng),
     };
+    let net = net.with_aux(want.arch.aux, &mut rng);
     config.init_hash = Some(format!("{:016x}", checksum(&bytes)));
     Ok(Some(net))
 }
@@ -245,6 +248,9 @@ pub struct IterationRecord {
     pub replay_positions: usize,
     pub policy_loss: f32,
     pub value_loss: f32,
+    /// The auxiliary head's loss (runs with `aux_weight` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aux_loss: Option<f32>,
     pub lr: f32,
     pub train_steps: u64,
     /// The new network's score against the best (none without gating).
@@ -310,9 +316,12 @@ impl IterationRecord {
                 self.mean_batch
             ),
         };
+        let aux = (self.aux_loss)
+            .map(|l| format!(" a {l:.3}"))
+            .unwrap_or_default();
         format!(
             "iteration {}/{iterations}: {} games (B {} W {} D {}, {:.0} plies), loss p {:.3} \
-             v {:.3}, {gating}, best {}{gauntlet}, {source}, {:.0}s",
+             v {:.3}{aux}, {gating}, best {}{gauntlet}, {source}, {:.0}s",
             self.iteration,
             self.games,
             self.black_wins,
@@ -556,7 +565,8 @@ impl<G: AzGame> Pipeline<G> {
         }
         if config.model::<G>()? != state.model {
             return Err(TrainError::Config(
-                "a resumed run keeps its network and encoding (network, history, legal_hops)"
+                "a resumed run keeps its network and encoding (network, history, legal_hops, \
+                 value_planes, whether aux_weight is 0)"
                     .into(),
             ));
         }
@@ -800,6 +810,7 @@ impl<G: AzGame> Pipeline<G> {
             epochs: c.epochs,
             device: &self.device,
             symmetries: c.symmetries,
+            aux_weight: c.aux_weight,
         };
         self.opt.set_lr(lr);
         let mut rng = StdRng::seed_from_u64(seed_for(c.seed, Purpose::Training, it as u64));
@@ -961,6 +972,7 @@ impl<G: AzGame> Pipeline<G> {
             replay_positions: self.state.replay.len(),
             policy_loss: done.stats.policy_loss,
             value_loss: done.stats.value_loss,
+            aux_loss: done.stats.aux_loss,
             lr: done.lr,
             train_steps: done.stats.steps,
             gating_score: done.gating.map(|g| g.0),
