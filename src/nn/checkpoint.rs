@@ -6,9 +6,10 @@
 //! length (u64 LE) and its FNV-1a 64 checksum (u64 LE), then the payload: a bincode-encoded
 //! [`Checkpoint`], whose first field is the architecture. Version 1 files (no kind),
 //! version 2 files (a policy-value [`Architecture`](super::Architecture) without its value
-//! planes) and version 3 files (a model's lineage without the networks it is the mean of)
-//! are still read. Every way a file can be wrong is a [`CheckpointError`]; errors of
-//! [`Checkpoint::load`] name the file.
+//! planes), version 3 files (a model's lineage without the networks it is the mean of) and
+//! version 4 files (an architecture without its auxiliary head, a run state's samples
+//! without their auxiliary targets) are still read. Every way a file can be wrong is a
+//! [`CheckpointError`]; errors of [`Checkpoint::load`] name the file.
 
 use super::{Module, Optimizer, OptimizerState};
 use crate::tensor::{Device, Tensor};
