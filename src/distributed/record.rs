@@ -219,8 +219,8 @@ fn check_samples<G: Rules>(samples: &[Sample<G>]) -> Result<(), String> {
         if (total - 1.0).abs() > 1e-3 {
             return bad(&format!("policy sums to {total}"));
         }
-        let values = [s.z, s.q].into_iter().chain(s.ahead.into_iter().flatten());
-        if !values.into_iter().all(|v| (-1.0..=1.0).contains(&v)) {
+        let mut values = [s.z, s.q].into_iter().chain(s.ahead.into_iter().flatten());
+        if !values.all(|v| (-1.0..=1.0).contains(&v)) {
             return bad("a value outside [-1, 1]");
         }
     }

@@ -197,15 +197,11 @@ pub fn batch<G: Rules>(
 /// The auxiliary targets of a batch's samples, (n, [`AHEAD_PLIES`]) row-major, and beside
 /// them 1 where a sample has its targets and 0 where it has none (the loss skips those).
 pub fn ahead_targets<G: Rules>(samples: &[&Sample<G>]) -> (Vec<f32>, Vec<f32>) {
-    let width = AHEAD_PLIES.len();
-    let (mut targets, mut known) = (Vec::with_capacity(samples.len() * width), Vec::new());
+    let mut targets = Vec::with_capacity(samples.len() * AHEAD_PLIES.len());
+    let mut known = Vec::with_capacity(targets.capacity());
     for s in samples {
-        let (values, mark) = match s.ahead {
-            Some(values) => (values, 1.0),
-            None => ([0.0; AHEAD_PLIES.len()], 0.0),
-        };
-        targets.extend(values);
-        known.extend([mark; AHEAD_PLIES.len()]);
+        targets.extend(s.ahead.unwrap_or_default());
+        known.extend([if s.ahead.is_some() { 1.0 } else { 0.0 }; AHEAD_PLIES.len()]);
     }
     (targets, known)
 }
