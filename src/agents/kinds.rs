@@ -509,8 +509,9 @@ pub mod az {
     pub const PRECISION: Opt<Precision> = Opt::new(
         "precision",
         "Precision",
-        "strict (f32 throughout) or mixed (a GPU's tensor cores: f16 operands, f32 sums; one \
-         setting for the whole process)",
+        "strict (f32 throughout) or mixed (f32 sums of products of rounded operands: on a \
+         GPU its tensor cores' f16, one setting for the whole process; on a CPU with AMX its \
+         tiles' bf16, for this agent alone)",
         &settings::PRECISION,
         Some(&Precision::Strict),
         "",

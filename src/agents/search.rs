@@ -436,7 +436,8 @@ impl<G: NetGame> AzAgent<G> {
         name: String,
         seed: u64,
     ) -> Result<Self, StartError> {
-        let on_device = |net| NetEvaluator::new(net, encoding, device.clone());
+        let on_device =
+            |net| NetEvaluator::new(net, encoding, device.clone()).map(|e| e.at(config.precision));
         let evaluator: Box<dyn Evaluator<G> + Send> = if config.threads > 1 {
             let copies = (0..config.threads).map(|_| on_device(net.clone()));
             let copies = copies.collect::<Result<Vec<_>, _>>()?;

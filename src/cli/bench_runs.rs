@@ -2,13 +2,14 @@
 //! method of bench/pytorch_reference.py, so one run can set us beside PyTorch.
 
 use checkers_zero::agents::{Agent, AgentSpec, Limits};
+use checkers_zero::backend::cpu::amx;
 use checkers_zero::games::checkers::{Position, perft};
 use checkers_zero::games::{DrawReason, Game, GameName, Othello, Outcome, WinReason, othello};
 use checkers_zero::nn::{
     Architecture, Ctx, LossScale, Module, NetPreset, Optimizer, PolicyValueNet, alphazero_loss,
     step_reading,
 };
-use checkers_zero::tensor::{Device, Tensor, Var};
+use checkers_zero::tensor::{Device, Precision, Tensor, Var};
 use checkers_zero::train::alphazero::{AzGame, Games, SelfPlayer, TrainConfig};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -143,6 +144,8 @@ pub struct NnBench {
     pub seconds: f64,
     /// Time each GPU kernel with timestamp queries after each measurement.
     pub profile: bool,
+    /// Inference's precision (on the CPU its training step computes in f32).
+    pub precision: Precision,
 }
 
 /// Calls `f` twice to warm up, then until `seconds` have passed (checked every 4 calls, as
@@ -177,8 +180,13 @@ fn measure(
 ) -> anyhow::Result<()> {
     let (n, el) = timed(b.seconds, f);
     let per_s = (n * batch) as f64 / el;
+    let precision = match mode {
+        "inference" => b.precision,
+        _ if b.device.mixed() => Precision::Mixed,
+        _ => Precision::Strict,
+    };
     let mut record = json!({"impl": "checkers-zero", "device": b.device.name(),
-        "kernel": b.device.kernel(), "threads": b.threads,
+        "kernel": b.device.kernel(), "precision": precision.name(), "threads": b.threads,
         "net": net, "params": params, "mode": mode, "batch": batch,
         "positions_per_s": (per_s * 10.0).round() / 10.0});
     if let (Some(r), Some(serde_json::Value::Object(c))) =
@@ -285,6 +293,7 @@ pub fn nn(b: &NnBench) -> anyhow::Result<()> {
         for &batch in &b.batches {
             let x = Tensor::randn(&[batch, arch.input_planes, 8, 8], 1.0, &mut rng, &b.device);
             let mut call = || {
+                let _products = amx::mixed_scope(b.precision == Precision::Mixed);
                 let (policy, value) = net.predict(&x);
                 std::hint::black_box(Tensor::to_vecs(&[&policy, &value]));
             };

@@ -239,6 +239,18 @@ fn open_device(choice: DeviceChoice, precision: Precision) -> Result<Device> {
     Ok(device)
 }
 
+/// Refuses mixed precision where self-play and training would not honour it: on the CPU it
+/// serves play's and `bench nn`'s inference only.
+fn training_precision(device: &Device, precision: Precision) -> Result<()> {
+    if precision == Precision::Mixed && !device.mixed() {
+        bail!(
+            "--precision mixed: self-play and training take it on a GPU only; on the CPU it \
+             serves play (az:precision=mixed) and bench nn's inference"
+        );
+    }
+    Ok(())
+}
+
 /// An agent spec for game `G`, built once to check it.
 fn parse_spec<G: AgentGame>(text: &str) -> Result<AgentSpec> {
     let spec: AgentSpec = text.parse()?;

@@ -164,6 +164,7 @@ pub fn az_game(a: &AzArgs) -> Result<GameName> {
 /// The run `train`'s arguments start or resume (also the learner's).
 pub fn open_pipeline<G: AzGame>(a: &AzArgs) -> Result<Pipeline<G>> {
     let device = super::open_device(a.device, a.precision)?;
+    super::training_precision(&device, a.precision)?;
     let pipeline = match a.resumed() {
         Some(dir) => Pipeline::<G>::resume(dir, &a.keys.0, device.clone(), true)?,
         None => {

@@ -2,10 +2,11 @@
 //! one's legal hops and a value for its side to move — behind one trait, so the search does
 //! not care whether a network on the CPU or the GPU, or a hand-written rule, answers.
 
+use crate::backend::cpu;
 use crate::games::checkers::{Checkers, Color};
 use crate::games::{NetInput, Rules};
 use crate::nn::{Module, PolicyValueNet};
-use crate::tensor::{Device, Tensor};
+use crate::tensor::{Device, Precision, Tensor};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -192,6 +193,8 @@ pub struct NetEvaluator<G: Rules = Checkers> {
     net: PolicyValueNet,
     encoding: G::Encoding,
     device: Device,
+    /// On the CPU, its products in bf16 where they can be ([`cpu::amx`]).
+    mixed: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -241,7 +244,15 @@ impl<G: Rules> NetEvaluator<G> {
             net,
             encoding,
             device,
+            mixed: false,
         })
+    }
+
+    /// Computing at `precision`: on the CPU, mixed puts the products of this evaluator's
+    /// calls in bf16 where they can be (a GPU's precision is the device's).
+    pub fn at(mut self, precision: Precision) -> Self {
+        self.mixed = precision == Precision::Mixed;
+        self
     }
 }
 
@@ -276,7 +287,10 @@ impl<G: Rules> Evaluator<G> for NetEvaluator<G> {
             G::encode(&self.encoding, &inp.net_input(), out);
         }
         let x = Tensor::from_vec(x, &[inputs.len(), planes, rows, cols], &self.device);
-        let (probs, values) = self.net.predict(&x);
+        let (probs, values) = {
+            let _products = cpu::amx::mixed_scope(self.mixed);
+            self.net.predict(&x)
+        };
         // On a GPU the batch runs from here while the caller goes on (and may begin another).
         let reading = Tensor::read_later(&[&probs, &values]);
         // Where each input's legal actions sit in the policy.

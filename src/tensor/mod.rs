@@ -61,7 +61,8 @@ crate::names::named_enum! {
     pub enum Precision {
         /// f32 throughout.
         Strict = "strict" (default),
-        /// A GPU's tensor cores: f16 operands, f32 sums, f32 weights and activations.
+        /// f32 sums of f16 products on a GPU's tensor cores, or of bf16 products on a CPU's
+        /// AMX tiles (inference); weights and activations stay f32.
         Mixed = "mixed",
     }
 }
@@ -75,7 +76,10 @@ pub enum DeviceError {
     #[cfg(not(feature = "gpu"))]
     #[error("this build has no GPU backend: build with the `gpu` feature (on by default)")]
     NoGpuBackend,
-    #[error("precision=mixed runs on a GPU's cooperative matrices; the CPU computes in f32 only")]
+    #[error(
+        "precision=mixed on the CPU computes on AMX tiles (bf16 operands, f32 sums), which this \
+         CPU or its operating system does not offer; strict computes in f32 everywhere"
+    )]
     MixedOnCpu,
 }
 
@@ -119,12 +123,15 @@ impl Device {
         }
     }
 
-    /// Asks for a precision. Mixed is refused on the CPU and, saying why, on a GPU without
-    /// cooperative matrices. One GPU context serves the process, so mixed, once asked for,
-    /// holds for every GPU tensor in it (strict asks for nothing, so it does not undo it).
+    /// Asks for a precision. Mixed is refused, saying why, on a CPU without AMX's bf16 tiles
+    /// and on a GPU without cooperative matrices. One GPU context serves the process, so
+    /// mixed, once asked for, holds for every GPU tensor in it (strict asks for nothing, so it
+    /// does not undo it). On the CPU it holds only where products are asked for mixed, per
+    /// thread: an evaluator at that precision (`NetEvaluator::at`), `bench nn`.
     pub fn set_precision(&self, precision: Precision) -> Result<(), DeviceError> {
         match (self, precision) {
             (_, Precision::Strict) => Ok(()),
+            (Device::Cpu, Precision::Mixed) if crate::backend::cpu::amx::available() => Ok(()),
             (Device::Cpu, Precision::Mixed) => Err(DeviceError::MixedOnCpu),
             #[cfg(feature = "gpu")]
             (Device::Gpu(g), Precision::Mixed) => Ok(g.set_mixed(true)?),

@@ -1,6 +1,7 @@
 //! The CPU backend: the reference for the GPU kernels and a fast fallback. Kernels run on the
 //! current rayon pool; matrix products go through our packed SGEMM (`gemm`).
 
+pub mod amx;
 mod conv;
 mod elementwise;
 mod gemm;

@@ -63,6 +63,8 @@ fn keeps_size(d: &ConvDims) -> bool {
 pub(crate) enum Packing {
     Direct(DirectWeights),
     Gemm(PackedA),
+    /// bf16 tiles for AMX (tap convolutions at mixed precision).
+    Amx(super::amx::PackedA),
 }
 
 impl Packing {
@@ -80,6 +82,7 @@ impl Packing {
         match self {
             Packing::Direct(p) => p.fits(kernel, (d.c_out, d.c_in)),
             Packing::Gemm(p) => p.fits(kernel, (d.c_out, patch_len(d))),
+            Packing::Amx(_) => false,
         }
     }
 }
@@ -158,6 +161,7 @@ pub(crate) fn forward_on(
             return CpuBuf::new(direct::forward(dw, x, epi, &d));
         }
         Some(Packing::Gemm(p)) => Some(p),
+        Some(Packing::Amx(_)) => unreachable!("a grid convolution's weights are not AMX tiles"),
         None => None,
     };
     let pixels = d.out_h() * d.out_w();

@@ -4,8 +4,8 @@
 //! micro-kernel's panels, so no column matrix is made; the bias, residual and ReLU go into the
 //! store as for the grid convolutions.
 
-use super::super::CpuBuf;
 use super::super::gemm::{Kernel, PackedA, Panels, tile_shape};
+use super::super::{CpuBuf, amx};
 use super::{ConvRows, MAX_GROUP, Operand, Packing, cached_as};
 use crate::backend::TapDims;
 use rayon::prelude::*;
@@ -233,6 +233,7 @@ mod avx2 {
 mod avx512 {
     use super::{CELLS, TapDims};
     use crate::backend::NO_CELL;
+    use crate::backend::cpu::amx;
     use std::arch::x86_64::*;
     use std::ops::Range;
 
@@ -275,19 +276,94 @@ mod avx512 {
     pub unsafe fn pack(x: &[f32], d: &TapDims, lanes: &Lanes, k: Range<usize>, dst: &mut [f32]) {
         for ((c, t), row) in super::channel_taps(k, d.taps).zip(dst.chunks_exact_mut(CELLS)) {
             let plane = &x[c * CELLS..][..CELLS];
-            let (index, mask) = (&lanes.index[t], lanes.mask[t]);
-            // SAFETY: every load and store is of 16 values inside `plane`, `index` or `row`.
+            // SAFETY: the plane and `row` hold 32 values.
             unsafe {
-                let lo = _mm512_loadu_ps(plane.as_ptr());
-                let hi = _mm512_loadu_ps(plane.as_ptr().add(16));
-                for h in 0..2 {
-                    let at = _mm512_loadu_epi32(index.as_ptr().add(16 * h));
-                    let keep = (mask >> (16 * h)) as u16;
-                    let v = _mm512_maskz_permutex2var_ps(keep, lo, at, hi);
-                    _mm512_storeu_ps(row.as_mut_ptr().add(16 * h), v);
+                let [left, right] = lanes.read(
+                    _mm512_loadu_ps(plane.as_ptr()),
+                    _mm512_loadu_ps(plane.as_ptr().add(16)),
+                    t,
+                );
+                _mm512_storeu_ps(row.as_mut_ptr(), left);
+                _mm512_storeu_ps(row.as_mut_ptr().add(16), right);
+            }
+        }
+    }
+
+    impl Lanes {
+        /// What tap `t` of the 32 cells reads of a channel's cells (`lo`: 0-15, `hi`:
+        /// 16-31), in two vectors of 16 cells, zero where it reads nothing.
+        #[target_feature(enable = "avx512f")]
+        fn read(&self, lo: __m512, hi: __m512, t: usize) -> [__m512; 2] {
+            let (index, mask) = (&self.index[t], self.mask[t]);
+            [0, 1].map(|h| {
+                // SAFETY: a load of 16 values inside `index`.
+                let at = unsafe { _mm512_loadu_epi32(index.as_ptr().add(16 * h)) };
+                _mm512_maskz_permutex2var_ps((mask >> (16 * h)) as u16, lo, at, hi)
+            })
+        }
+    }
+
+    /// The panel of the image whose planes start `x`, all `d.patch()` rows, as AMX's bf16
+    /// tiles: per block of 32 rows, the tile of cells 0-15 and that of 16-31, each 16 rows
+    /// of a pair of panel rows with a cell's two values side by side; zero past the panel.
+    /// A channel's cells are loaded once for all its taps.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F, BW and BF16; `x` holds the image's `c_in` planes of 32 cells;
+    /// `dst` holds `d.patch().div_ceil(32)` blocks of two tiles.
+    #[target_feature(enable = "avx512f,avx512bw,avx512bf16")]
+    pub unsafe fn pack_bf16(x: &[f32], d: &TapDims, lanes: &Lanes, dst: &mut [u16]) {
+        let blocks = d.patch().div_ceil(amx::DEPTH);
+        assert!(dst.len() >= blocks * 2 * amx::TILE && x.len() >= d.c_in * CELLS);
+        let mut pair = 0;
+        let mut put = |even: [__m512; 2], odd: [__m512; 2]| {
+            for h in 0..2 {
+                let tile = (pair / amx::ROWS) * 2 + h;
+                let at = tile * amx::TILE + (pair % amx::ROWS) * amx::DEPTH;
+                // SAFETY: the tile row of 32 values at `at` is inside `dst` (checked above).
+                unsafe {
+                    _mm512_storeu_si512(dst.as_mut_ptr().add(at).cast(), pairs(even[h], odd[h]))
+                };
+            }
+            pair += 1;
+        };
+        let mut even = None;
+        for plane in x.chunks_exact(CELLS).take(d.c_in) {
+            // SAFETY: the plane holds 32 values.
+            let (lo, hi) = unsafe {
+                (
+                    _mm512_loadu_ps(plane.as_ptr()),
+                    _mm512_loadu_ps(plane.as_ptr().add(16)),
+                )
+            };
+            for t in 0..d.taps {
+                let row = lanes.read(lo, hi, t);
+                match even.take() {
+                    Some(first) => put(first, row),
+                    None => even = Some(row),
                 }
             }
         }
+        let zero = [_mm512_setzero_ps(); 2];
+        if let Some(first) = even {
+            put(first, zero);
+        }
+        for _ in d.patch().div_ceil(2)..blocks * amx::ROWS {
+            put(zero, zero);
+        }
+    }
+
+    /// Each lane's value of `even` and of `odd` rounded to bf16 (to nearest, ties to even,
+    /// as [`amx::bf16`] but for subnormals, which become zero), side by side, `even`'s first.
+    #[target_feature(enable = "avx512f,avx512bw,avx512bf16")]
+    fn pairs(even: __m512, odd: __m512) -> __m512i {
+        // `odd`'s 16 in the high half, `even`'s in the low.
+        let halves: __m512i = unsafe { std::mem::transmute(_mm512_cvtne2ps_pbh(odd, even)) };
+        let side_by_side = _mm512_set_epi16(
+            31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7, 22, 6, 21, 5, 20,
+            4, 19, 3, 18, 2, 17, 1, 16, 0,
+        );
+        _mm512_permutexvar_epi16(side_by_side, halves)
     }
 }
 
@@ -310,6 +386,11 @@ pub(crate) fn forward(
     d: TapDims,
     table: &[u32],
 ) -> CpuBuf {
+    let by_tap = tap_major(table, &d);
+    #[cfg(target_arch = "x86_64")]
+    if let Some(out) = forward_mixed(x, w, bias, residual, relu, d, &by_tap) {
+        return out;
+    }
     let k = d.patch();
     // Inference's weights are one buffer a model version: packed once, then kept.
     let fits = |p: &Packing| matches!(p, Packing::Gemm(a) if a.fits(kernel, (d.c_out, k)));
@@ -331,9 +412,6 @@ pub(crate) fn forward(
     };
     let group = d.n.div_ceil(threads).clamp(1, max_group);
     let input = d.c_in * d.cells_in;
-    let by_tap: Vec<u32> = (0..d.taps)
-        .flat_map(|t| (0..d.cells_out).map(move |s| table[s * d.taps + t]))
-        .collect();
     #[cfg(target_arch = "x86_64")]
     let fast = Fast::new(kernel, &d, &by_tap);
     let compute = |product: &mut Vec<f32>, (j, dst): (usize, &mut [f32])| {
@@ -367,6 +445,79 @@ pub(crate) fn forward(
             .for_each_init(Vec::new, compute);
     }
     CpuBuf::new(out)
+}
+
+/// The table (cell-major: `table[s * taps + t]`) tap-major.
+fn tap_major(table: &[u32], d: &TapDims) -> Vec<u32> {
+    (0..d.taps)
+        .flat_map(|t| (0..d.cells_out).map(move |s| table[s * d.taps + t]))
+        .collect()
+}
+
+/// [`forward`] with bf16 products on AMX tiles ([`amx`]), where this thread's products are
+/// mixed and the tiles serve the layer (a dark-square layer: 32 cells in and out, channels
+/// out a multiple of 32); `None` otherwise. Each image is one product, its panel packed
+/// straight into bf16 tiles; the bias, residual and ReLU go over its output after.
+#[cfg(target_arch = "x86_64")]
+fn forward_mixed(
+    x: &[f32],
+    w: &CpuBuf,
+    bias: Option<&[f32]>,
+    residual: Option<&[f32]>,
+    relu: bool,
+    d: TapDims,
+    by_tap: &[u32],
+) -> Option<CpuBuf> {
+    let served = d.cells_in == CELLS && d.cells_out == CELLS;
+    if !(served && d.c_out.is_multiple_of(2 * amx::ROWS) && amx::mixed()) {
+        return None;
+    }
+    let k = d.patch();
+    let fits = |p: &Packing| matches!(p, Packing::Amx(a) if a.fits(d.c_out, k));
+    let make = || Packing::Amx(amx::PackedA::new(w.as_slice(), d.c_out, k));
+    let packing = cached_as(w, fits, make);
+    let Packing::Amx(a) = &*packing else {
+        unreachable!("packed as AMX tiles")
+    };
+    let lanes = avx512::Lanes::new(by_tap);
+    let (input, image) = (d.c_in * CELLS, d.c_out * CELLS);
+    let compute = |panel: &mut Vec<u16>, (j, dst): (usize, &mut [f32])| {
+        panel.resize(a.blocks() * 2 * amx::TILE, 0);
+        // SAFETY: `amx::mixed()` says the CPU has AMX (and so AVX-512F, BW and BF16) and this
+        // process its tiles; each image's input and output are whole, the panel holds its
+        // blocks.
+        let tiles = unsafe { amx::Tiles::new() };
+        for (g, out) in (j * MAX_GROUP..).zip(dst.chunks_exact_mut(image)) {
+            unsafe {
+                avx512::pack_bf16(&x[g * input..][..input], &d, &lanes, panel);
+                for i in 0..d.c_out / (2 * amx::ROWS) {
+                    let c = out[i * 2 * amx::ROWS * CELLS..].as_mut_ptr();
+                    tiles.product(a, i, panel, c, CELLS);
+                }
+            }
+            let residual = residual.map(|r| &r[g * image..][..image]);
+            for (ch, row) in out.chunks_exact_mut(CELLS).enumerate() {
+                let b = bias.map_or(0.0, |b| b[ch]);
+                let r = residual.map(|r| &r[ch * CELLS..][..CELLS]);
+                for (s, v) in row.iter_mut().enumerate() {
+                    let sum = *v + b + r.map_or(0.0, |r| r[s]);
+                    *v = if relu { sum.max(0.0) } else { sum };
+                }
+            }
+        }
+    };
+    let mut out = vec![0.0f32; d.n * image];
+    if d.n * d.c_out * k * CELLS <= INLINE_MAX_MACS {
+        let mut panel = Vec::new();
+        out.chunks_mut(MAX_GROUP * image)
+            .enumerate()
+            .for_each(|task| compute(&mut panel, task));
+    } else {
+        out.par_chunks_mut(MAX_GROUP * image)
+            .enumerate()
+            .for_each_init(Vec::new, compute);
+    }
+    Some(CpuBuf::new(out))
 }
 
 #[cfg(all(test, target_arch = "x86_64"))]
@@ -465,6 +616,140 @@ mod tests {
                         "{kernel:?}, {name} table, columns from {j0}"
                     );
                 }
+            }
+        }
+    }
+
+    /// AMX's bf16 tiles hold the panel the plain loop packs, rounded to bf16, a column's two
+    /// rows of a pair side by side, zero past the panel's rows (35 here: two blocks of 32).
+    #[test]
+    fn bf16_tiles_hold_the_plain_panel_rounded() {
+        let packs = ["avx512f", "avx512bw", "avx512bf16"];
+        if !(std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("avx512bf16"))
+        {
+            eprintln!("skipped: this CPU lacks one of {packs:?}");
+            return;
+        }
+        let d = TapDims {
+            n: 1,
+            c_in: 7,
+            cells_in: CELLS,
+            c_out: 32,
+            cells_out: CELLS,
+            taps: 5,
+        };
+        let rng = &mut StdRng::seed_from_u64(2);
+        let x: Vec<f32> = (0..d.c_in * CELLS)
+            .map(|_| rng.random_range(-2.0..2.0))
+            .collect();
+        let by_tap = local_table(d.taps, rng);
+        let k = d.patch();
+        let mut panel = vec![0.0; k * CELLS];
+        let plain = TapPanels {
+            x: &x,
+            d,
+            by_tap: &by_tap,
+            fast: None,
+        };
+        plain.pack(0..k, 0..CELLS, CELLS, &mut panel);
+        let blocks = k.div_ceil(amx::DEPTH);
+        let mut tiles = vec![u16::MAX; blocks * 2 * amx::TILE];
+        // SAFETY: the CPU has AVX-512F, BW and BF16; x is one image, the tiles hold its
+        // blocks.
+        unsafe { avx512::pack_bf16(&x, &d, &avx512::Lanes::new(&by_tap), &mut tiles) };
+        for row in 0..blocks * amx::DEPTH {
+            for cell in 0..CELLS {
+                let (pair, side) = (row / 2, row % 2);
+                let tile = (pair / amx::ROWS) * 2 + cell / amx::ROWS;
+                let at = tile * amx::TILE + (pair % amx::ROWS) * amx::DEPTH + (cell % 16) * 2;
+                let want = if row < k {
+                    amx::bf16(panel[row * CELLS + cell])
+                } else {
+                    0
+                };
+                assert_eq!(tiles[at + side], want, "row {row}, cell {cell}");
+            }
+        }
+    }
+
+    /// A tap convolution at mixed precision is within bf16's bound of the f32 one: each of
+    /// an output's products has both operands rounded by at most 2^-8 of their size, so it
+    /// is off by at most 2^-7 of its own, and the sums are f32 (2^-20 of the sum of sizes
+    /// covers both paths' f32 rounding). With and without bias, residual and ReLU, on one
+    /// thread and on the pool, at 32 and 64 channels out.
+    #[test]
+    fn mixed_tap_convolution_is_within_bf16s_bound() {
+        if !amx::available() {
+            eprintln!("skipped: this CPU or its OS offers no AMX tiles");
+            return;
+        }
+        let rng = &mut StdRng::seed_from_u64(3);
+        for (c_in, c_out, n) in [(32, 32, 3), (13, 32, 1), (64, 64, 9)] {
+            let d = TapDims {
+                n,
+                c_in,
+                cells_in: CELLS,
+                c_out,
+                cells_out: CELLS,
+                taps: 5,
+            };
+            let k = d.patch();
+            let mut values = |len: usize| -> Vec<f32> {
+                (0..len).map(|_| rng.random_range(-2.0..2.0)).collect()
+            };
+            let x = values(n * c_in * CELLS);
+            let w = CpuBuf::new(values(c_out * k));
+            let bias = values(c_out);
+            let residual = values(n * c_out * CELLS);
+            let by_tap = local_table(d.taps, rng);
+            let table: Vec<u32> = (0..CELLS)
+                .flat_map(|s| (0..d.taps).map(move |t| (s, t)))
+                .map(|(s, t)| by_tap[t * CELLS + s])
+                .collect();
+            // Per output, the sum of its products' sizes.
+            let mut sizes = vec![0.0f32; n * c_out * CELLS];
+            let mut panel = vec![0.0; k * CELLS];
+            for g in 0..n {
+                let plain = TapPanels {
+                    x: &x[g * c_in * CELLS..][..c_in * CELLS],
+                    d,
+                    by_tap: &by_tap,
+                    fast: None,
+                };
+                plain.pack(0..k, 0..CELLS, CELLS, &mut panel);
+                for co in 0..c_out {
+                    for s in 0..CELLS {
+                        let weights = &w.as_slice()[co * k..][..k];
+                        sizes[(g * c_out + co) * CELLS + s] = (weights.iter().enumerate())
+                            .map(|(r, v)| (v * panel[r * CELLS + s]).abs())
+                            .sum();
+                    }
+                }
+            }
+            for (b, r, relu) in [
+                (None, None, false),
+                (Some(&bias[..]), None, true),
+                (Some(&bias[..]), Some(&residual[..]), true),
+            ] {
+                let on = |mixed| {
+                    let _products = amx::mixed_scope(mixed);
+                    forward(Kernel::selected(), &x, &w, b, r, relu, d, &table)
+                };
+                let (strict, mixed) = (on(false), on(true));
+                let mut differ = false;
+                for (i, (&m, &f)) in mixed.as_slice().iter().zip(strict.as_slice()).enumerate() {
+                    let outside = b.map_or(0.0, |b| b[i / CELLS % c_out].abs())
+                        + r.map_or(0.0, |r| r[i].abs());
+                    let bound = sizes[i] * 2f32.powi(-7) + (sizes[i] + outside) * 2f32.powi(-20);
+                    assert!(
+                        (m - f).abs() <= bound,
+                        "{c_in}->{c_out} x{n}, output {i}: mixed {m}, f32 {f}, bound {bound}"
+                    );
+                    differ |= m != f;
+                }
+                assert!(differ, "{c_in}->{c_out}: the mixed path computed in f32");
             }
         }
     }
