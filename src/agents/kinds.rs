@@ -515,8 +515,7 @@ pub mod az {
         &settings::PRECISION,
         Some(&Precision::Strict),
         "",
-    )
-    .not_playing();
+    );
     pub const C_PUCT: Opt<f32> = Opt::new(
         "c_puct",
         "Exploration c_puct",

@@ -128,7 +128,8 @@ pub enum BenchCommand {
         /// Where the network computes.
         #[arg(long, value_parser = named::<DeviceChoice>(), default_value_t = DeviceChoice::Cpu)]
         device: DeviceChoice,
-        /// How its products compute on a GPU: strict (f32) or mixed (tensor cores).
+        /// How its products compute: strict (f32) or mixed (f32 sums of a GPU's tensor
+        /// cores' f16 products, or on the CPU of AMX tiles' bf16 products).
         #[arg(long, value_parser = named::<Precision>(), default_value_t = Precision::Strict)]
         precision: Precision,
         /// CPU threads for the network.
@@ -341,7 +342,6 @@ pub fn run(command: BenchCommand) -> Result<()> {
             };
             config.validate()?;
             let device = bench_device(device, precision)?;
-            super::training_precision(&device, precision)?;
             let pool = thread_pool(Some(threads))?;
             pool.install(|| {
                 on_game!(game, G => bench_runs::selfplay::<G>(&config, model.as_deref(), &device, threads, repeat))

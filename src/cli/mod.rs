@@ -236,19 +236,11 @@ fn open_device(choice: DeviceChoice, precision: Precision) -> Result<Device> {
         .open()
         .with_context(|| format!("--device {choice}"))?;
     (device.set_precision(precision)).with_context(|| format!("--precision {precision}"))?;
-    Ok(device)
-}
-
-/// Refuses mixed precision where self-play and training would not honour it: on the CPU it
-/// serves play's and `bench nn`'s inference only.
-fn training_precision(device: &Device, precision: Precision) -> Result<()> {
-    if precision == Precision::Mixed && !device.mixed() {
-        bail!(
-            "--precision mixed: self-play and training take it on a GPU only; on the CPU it \
-             serves play (az:precision=mixed) and bench nn's inference"
-        );
+    // On the CPU the networks' evaluators take it (self-play's); training steps stay f32.
+    if precision == Precision::Mixed && matches!(device, Device::Cpu) {
+        checkers_zero::backend::cpu::amx::mix_evaluators();
     }
-    Ok(())
+    Ok(device)
 }
 
 /// An agent spec for game `G`, built once to check it.

@@ -112,8 +112,9 @@ pub struct AzArgs {
     /// Where the network computes.
     #[arg(long, value_parser = super::named::<DeviceChoice>(), default_value_t = DeviceChoice::Auto)]
     device: DeviceChoice,
-    /// How its products compute on a GPU: strict (f32) or mixed (tensor cores: f16
-    /// operands, f32 sums; the weights stay f32).
+    /// How its products compute: strict (f32) or mixed (f32 sums of rounded operands: on a
+    /// GPU its tensor cores' f16, training under a loss scale; on a CPU with AMX its tiles'
+    /// bf16, for self-play's network calls only). The weights stay f32.
     #[arg(long, value_parser = super::named::<Precision>(), default_value_t = Precision::Strict)]
     precision: Precision,
     /// The game to learn (a resumed run keeps its own).
@@ -164,7 +165,6 @@ pub fn az_game(a: &AzArgs) -> Result<GameName> {
 /// The run `train`'s arguments start or resume (also the learner's).
 pub fn open_pipeline<G: AzGame>(a: &AzArgs) -> Result<Pipeline<G>> {
     let device = super::open_device(a.device, a.precision)?;
-    super::training_precision(&device, a.precision)?;
     let pipeline = match a.resumed() {
         Some(dir) => Pipeline::<G>::resume(dir, &a.keys.0, device.clone(), true)?,
         None => {

@@ -193,7 +193,8 @@ pub struct NetEvaluator<G: Rules = Checkers> {
     net: PolicyValueNet,
     encoding: G::Encoding,
     device: Device,
-    /// On the CPU, its products in bf16 where they can be ([`cpu::amx`]).
+    /// On the CPU, its products in bf16 where they can be ([`cpu::amx`]); at first as the
+    /// process's precision says.
     mixed: bool,
 }
 
@@ -244,7 +245,7 @@ impl<G: Rules> NetEvaluator<G> {
             net,
             encoding,
             device,
-            mixed: false,
+            mixed: cpu::amx::evaluators_mixed(),
         })
     }
 

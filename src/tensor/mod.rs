@@ -126,8 +126,9 @@ impl Device {
     /// Asks for a precision. Mixed is refused, saying why, on a CPU without AMX's bf16 tiles
     /// and on a GPU without cooperative matrices. One GPU context serves the process, so
     /// mixed, once asked for, holds for every GPU tensor in it (strict asks for nothing, so it
-    /// does not undo it). On the CPU it holds only where products are asked for mixed, per
-    /// thread: an evaluator at that precision (`NetEvaluator::at`), `bench nn`.
+    /// does not undo it). On the CPU it changes nothing by itself: mixed is asked for where
+    /// products are made (a network evaluator's precision, `NetEvaluator::at`, or the
+    /// process's for evaluators, `cpu::amx::mix_evaluators`); training steps stay f32.
     pub fn set_precision(&self, precision: Precision) -> Result<(), DeviceError> {
         match (self, precision) {
             (_, Precision::Strict) => Ok(()),

@@ -188,3 +188,59 @@ fn fused_dark_conv_batch_norm_inference_matches_the_layers() {
         }
     }
 }
+
+/// `precision=mixed` on the CPU is per evaluator: where the CPU has AMX tiles, a dark-tiny
+/// evaluator at mixed precision, called in turn with a strict one on the same thread, gives
+/// priors and values near the strict one's (the network's outputs through bf16 products)
+/// but not equal to them, and the strict one's stay bit for bit what a strict evaluator
+/// alone gives; elsewhere asking for it is refused, saying what the CPU lacks.
+#[test]
+fn a_mixed_evaluator_on_the_cpu_leaves_a_strict_one_strict() {
+    use checkers_zero::agents::AzConfig;
+    use checkers_zero::backend::cpu::amx;
+    use checkers_zero::games::{Checkers, Game};
+    use checkers_zero::mcts::{Encoding, Evaluator, NetEvaluator, Puct};
+    use checkers_zero::nn::{Architecture, NetPreset, PolicyValueNet};
+    use checkers_zero::tensor::Precision;
+    let asked = cpu().set_precision(Precision::Mixed);
+    if !amx::available() {
+        let why = asked.expect_err("mixed is refused without AMX").to_string();
+        assert!(why.contains("AMX"), "{why}");
+        eprintln!("note: this CPU has no AMX tiles; only the refusal was tested");
+        return;
+    }
+    asked.expect("mixed is granted with AMX");
+    assert!(
+        !amx::evaluators_mixed(),
+        "asking the device changes no other evaluator"
+    );
+    let evaluator = |precision| {
+        let net = PolicyValueNet::new(
+            Architecture::preset(NetPreset::DarkTiny),
+            &cpu(),
+            &mut rng(5),
+        );
+        NetEvaluator::<Checkers>::new(net, Encoding::default(), cpu())
+            .unwrap()
+            .at(precision)
+    };
+    // Eight leaves of a search's tree.
+    let mut search = Puct::new(AzConfig::default().puct, &Game::new());
+    let mut r = rng(6);
+    search.run(&mut evaluator(Precision::Strict), 60, &mut r);
+    let inputs = search.gather(8, 0, &mut r).inputs;
+    let flat = |e: Vec<checkers_zero::mcts::Evaluation>| -> Vec<f32> {
+        e.into_iter()
+            .flat_map(|e| e.priors.into_iter().chain([e.value]))
+            .collect()
+    };
+    let alone = flat(evaluator(Precision::Strict).evaluate(&inputs));
+    let (mut mixed, mut strict) = (evaluator(Precision::Mixed), evaluator(Precision::Strict));
+    for _ in 0..2 {
+        let near = flat(mixed.evaluate(&inputs));
+        let exact = flat(strict.evaluate(&inputs));
+        assert_eq!(exact, alone, "a strict evaluator beside a mixed one");
+        assert_close(&near, &alone, 0.05, 0.01, "mixed against strict");
+        assert_ne!(near, alone, "the mixed evaluator computed in f32");
+    }
+}

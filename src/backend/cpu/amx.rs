@@ -6,12 +6,28 @@
 //! 2^-7 * sum |a| |b| (tested against the f32 path in conv/taps.rs).
 //!
 //! Which products take it is a property of the thread, set for the length of a scope
-//! ([`mixed_scope`]) by whoever asked for mixed precision (an `az` evaluator at
-//! `precision=mixed`, `bench nn --precision mixed`), so that two agents in one process can
-//! differ. Products with no bf16 path stay f32.
+//! ([`mixed_scope`]) by whoever asked for mixed precision (a network evaluator,
+//! `bench nn --precision mixed`), so that two agents in one process can differ and a
+//! training step beside mixed self-play stays f32. Products with no bf16 path stay f32.
 
 use std::cell::Cell;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Whether evaluators made without a precision of their own compute mixed: the process's
+/// `--precision` (`train`'s self-play).
+static EVALUATORS: AtomicBool = AtomicBool::new(false);
+
+/// Evaluators made from now on without a precision of their own compute mixed (where
+/// [`available`]): for a command line's `--precision mixed` on the CPU.
+pub fn mix_evaluators() {
+    EVALUATORS.store(true, Ordering::Relaxed);
+}
+
+/// Whether evaluators made without a precision of their own compute mixed.
+pub fn evaluators_mixed() -> bool {
+    EVALUATORS.load(Ordering::Relaxed)
+}
 
 thread_local! {
     static MIXED: Cell<bool> = const { Cell::new(false) };
