@@ -434,17 +434,29 @@ pub(crate) fn forward(
         };
         rows.compute(&Operand::Taps(panels), dst, product);
     };
-    if d.n * d.c_out * k * pixels <= INLINE_MAX_MACS {
-        let mut product = Vec::new();
-        out.chunks_mut(group * image)
-            .enumerate()
-            .for_each(|task| compute(&mut product, task));
-    } else {
-        out.par_chunks_mut(group * image)
-            .enumerate()
-            .for_each_init(Vec::new, compute);
-    }
+    by_groups(&mut out, group * image, d.n * d.c_out * k * pixels, compute);
     CpuBuf::new(out)
+}
+
+/// `compute` on each group of images of `out` (`len` values a group, with their index and a
+/// scratch each task): on the calling thread for a product of at most `INLINE_MAX_MACS`
+/// multiply-adds (`macs`), else shared out over the pool.
+fn by_groups<T: Default + Send>(
+    out: &mut [f32],
+    len: usize,
+    macs: usize,
+    compute: impl Fn(&mut T, (usize, &mut [f32])) + Send + Sync,
+) {
+    if macs <= INLINE_MAX_MACS {
+        let mut scratch = T::default();
+        out.chunks_mut(len)
+            .enumerate()
+            .for_each(|task| compute(&mut scratch, task));
+    } else {
+        out.par_chunks_mut(len)
+            .enumerate()
+            .for_each_init(T::default, compute);
+    }
 }
 
 /// The table (cell-major: `table[s * taps + t]`) tap-major.
@@ -507,16 +519,12 @@ fn forward_mixed(
         }
     };
     let mut out = vec![0.0f32; d.n * image];
-    if d.n * d.c_out * k * CELLS <= INLINE_MAX_MACS {
-        let mut panel = Vec::new();
-        out.chunks_mut(MAX_GROUP * image)
-            .enumerate()
-            .for_each(|task| compute(&mut panel, task));
-    } else {
-        out.par_chunks_mut(MAX_GROUP * image)
-            .enumerate()
-            .for_each_init(Vec::new, compute);
-    }
+    by_groups(
+        &mut out,
+        MAX_GROUP * image,
+        d.n * d.c_out * k * CELLS,
+        compute,
+    );
     Some(CpuBuf::new(out))
 }
 
