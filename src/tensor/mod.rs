@@ -152,6 +152,11 @@ impl Device {
     /// What the device is, for logs: "cpu" and its SGEMM kernel, or "gpu: " and the adapter.
     pub fn describe(&self) -> String {
         match self {
+            Device::Cpu if crate::backend::cpu::amx::evaluators_mixed() => format!(
+                "cpu (SGEMM kernel {}, picked at run time; network evaluations in bf16 on AMX \
+                 tiles)",
+                self.kernel()
+            ),
             Device::Cpu => format!("cpu (SGEMM kernel {}, picked at run time)", self.kernel()),
             #[cfg(feature = "gpu")]
             Device::Gpu(_) => format!("gpu: {}", self.kernel()),
