@@ -87,6 +87,15 @@ impl Packing {
     }
 }
 
+/// What a forward adds to its products: the bias, the images' residual and the ReLU.
+#[derive(Clone, Copy)]
+struct Epilogue<'a> {
+    bias: Option<&'a [f32]>,
+    /// The whole batch's residual (n, c_out, cells).
+    residual: Option<&'a [f32]>,
+    relu: bool,
+}
+
 /// Packed weights kept for a weight buffer while it lives: inference, whose weights (batch
 /// norm folded in) are one buffer a model version, packs them once, which at batch 1 costs a
 /// third of a 64-channel convolution. A training step's weights are new buffers each step.
@@ -153,7 +162,7 @@ pub(crate) fn forward_on(
     let made = (kernel.is_ours() && w.packed.is_none()).then(|| Packing::new(kernel, w.rows, &d));
     let packed = match w.packed.or(made.as_ref()) {
         Some(Packing::Direct(dw)) => {
-            let epi = direct::Epilogue {
+            let epi = Epilogue {
                 bias,
                 residual,
                 relu,

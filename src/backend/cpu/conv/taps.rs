@@ -6,7 +6,7 @@
 
 use super::super::gemm::{Kernel, PackedA, Panels, tile_shape};
 use super::super::{CpuBuf, amx};
-use super::{ConvRows, MAX_GROUP, Operand, Packing, cached_as};
+use super::{ConvRows, Epilogue, MAX_GROUP, Operand, Packing, cached_as};
 use crate::backend::TapDims;
 use rayon::prelude::*;
 use std::ops::Range;
@@ -388,7 +388,12 @@ pub(crate) fn forward(
 ) -> CpuBuf {
     let by_tap = tap_major(table, &d);
     #[cfg(target_arch = "x86_64")]
-    if let Some(out) = forward_mixed(x, w, bias, residual, relu, d, &by_tap) {
+    let epi = Epilogue {
+        bias,
+        residual,
+        relu,
+    };
+    if let Some(out) = forward_mixed(x, w, epi, d, &by_tap) {
         return out;
     }
     let k = d.patch();
@@ -474,12 +479,15 @@ fn tap_major(table: &[u32], d: &TapDims) -> Vec<u32> {
 fn forward_mixed(
     x: &[f32],
     w: &CpuBuf,
-    bias: Option<&[f32]>,
-    residual: Option<&[f32]>,
-    relu: bool,
+    epi: Epilogue,
     d: TapDims,
     by_tap: &[u32],
 ) -> Option<CpuBuf> {
+    let Epilogue {
+        bias,
+        residual,
+        relu,
+    } = epi;
     let served = d.cells_in == CELLS && d.cells_out == CELLS;
     if !(served && d.c_out.is_multiple_of(2 * amx::ROWS) && amx::mixed()) {
         return None;

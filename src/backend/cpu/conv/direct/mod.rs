@@ -22,7 +22,7 @@ mod avx512;
 use super::super::gemm::Kernel;
 use super::super::written;
 use super::bordered::Bordered;
-use super::image_partials;
+use super::{Epilogue, image_partials};
 use crate::backend::ConvDims;
 use rayon::prelude::*;
 use std::mem::MaybeUninit;
@@ -117,15 +117,6 @@ impl DirectWeights {
     pub fn fits(&self, kernel: Kernel, (c_out, c_in): (usize, usize)) -> bool {
         (self.kernel, self.c_out, self.c_in) == (kernel, c_out, c_in)
     }
-}
-
-/// The epilogue of a forward tile: the bias, the image's residual and the ReLU.
-#[derive(Clone, Copy)]
-pub(super) struct Epilogue<'a> {
-    pub bias: Option<&'a [f32]>,
-    /// The whole batch's residual (n, c_out, h, w).
-    pub residual: Option<&'a [f32]>,
-    pub relu: bool,
 }
 
 /// relu?(conv(x, w) + bias? + residual?) for (n, c_in, h, w) images.
