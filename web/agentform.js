@@ -236,7 +236,7 @@ function makeInput(option, models, databases) {
     const select = document.createElement("select");
     const fallback = option.default ? `${option.default} (default)` : "default";
     select.append(new Option(fallback, ""));
-    const paths = domain.of === "databases" ? databases : models;
+    const paths = { databases, model: models }[domain.of] ?? [];
     for (const value of domain.type === "path" ? paths : domain.choices) {
       select.append(new Option(value, value));
     }

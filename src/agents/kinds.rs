@@ -92,6 +92,7 @@ impl AgentKind {
                         "of": match of {
                             PathOf::Model => "model",
                             PathOf::Databases => "databases",
+                            PathOf::Book => "book",
                         },
                     }),
                 };
@@ -430,6 +431,16 @@ pub mod az {
         None,
         "the game's: 10 pieces for checkers, never for Othello",
     );
+    pub const BOOK: Opt<String> = Opt::new(
+        "book",
+        "Opening book",
+        "an opening book from `checkers-zero book`: in a position it holds, its move is played \
+         at once (after the tactical check, where there is one) instead of a search; greedy \
+         play only (temperature 0)",
+        &settings::BOOK,
+        None,
+        "none: every move searched",
+    );
     pub const MIX: Opt<f32> = Opt::new(
         "mix",
         "Alpha-beta's weight in leaf values",
@@ -750,6 +761,7 @@ pub static AZ: AgentKind = AgentKind {
         az::CHECK_EVAL.decl,
         az::CHECK_MARGIN.decl,
         az::ENDGAME.decl,
+        az::BOOK.decl,
         az::MIX.decl,
         az::MIX_DEPTH.decl,
         az::CONTEMPT.decl,

@@ -3,6 +3,7 @@
 //! an [`AgentSpec`] such as `alphabeta:depth=6,king=1.5`.
 
 pub mod alphabeta;
+pub mod book;
 pub mod check;
 pub mod checkers_eval;
 pub mod clock;

@@ -1,6 +1,7 @@
 //! The search agents: `mcts` (UCT with random rollouts) and `az` (PUCT with a trained
 //! policy-value network). Both keep their tree between moves of a game.
 
+use super::book::Book;
 use super::check::{Check, most_visited_allowed};
 use super::clock::{GameClock, MoveClock, Standing};
 use super::handoff::Handoff;
@@ -24,6 +25,7 @@ use crate::tensor::{Device, DeviceChoice, Precision};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The most memory one `mcts` search tree's nodes grow to (their vector may reserve up to
@@ -296,6 +298,8 @@ pub struct AzConfig {
     /// Pieces left (Othello: empty squares) from which alpha-beta moves instead (0: never;
     /// [`Handoff`]; unset: the game's).
     pub endgame: Option<u32>,
+    /// An opening book whose moves are played without a search ([`Book`]).
+    pub book: Option<PathBuf>,
     /// The weight of alpha-beta's judgement in leaf values (0: none; [`Blend`]).
     pub mix: f32,
     /// How deep that alpha-beta searches each leaf.
@@ -331,6 +335,7 @@ impl AzConfig {
             az::CHECK_EVAL.with(self.check_eval),
             az::CHECK_MARGIN.with(Some(self.check_margin)),
             az::ENDGAME.with(self.endgame),
+            az::BOOK.with(self.book.as_ref().map(|p| p.display().to_string())),
             az::MIX.with(Some(self.mix)),
             az::MIX_DEPTH.with(Some(self.mix_depth)),
             az::CONTEMPT.with(Some(self.contempt)),
@@ -380,6 +385,8 @@ pub struct AzAgent<G: Rules = Checkers> {
     check: Option<Check<G>>,
     /// The alpha-beta that moves in endings, if any.
     handoff: Option<Handoff<G>>,
+    /// The opening book, if any (shared by the agents of a match's games).
+    book: Option<Arc<Book<G>>>,
 }
 
 /// Why a network's search could not start.
@@ -422,8 +429,14 @@ impl<G: NetGame> AzAgent<G> {
             None => G::default_model(&device),
         }
         .context(|| "az".into())?;
-        let agent = AzAgent::of_network(net, encoding, device, &config, config.name(), seed);
-        Ok(agent.context(|| format!("az: {what}"))?)
+        let book = match &config.book {
+            Some(path) => Some(Arc::new(Book::load(path)?)),
+            None => None,
+        };
+        let mut agent = AzAgent::of_network(net, encoding, device, &config, config.name(), seed)
+            .context(|| format!("az: {what}"))?;
+        agent.book = book;
+        Ok(agent)
     }
 
     /// The agent of `net`, evaluating on `config.threads` threads (each with its own copy)
@@ -477,6 +490,7 @@ impl<G: NetGame> AzAgent<G> {
             oracle: None,
             check: None,
             handoff: None,
+            book: None,
         }
     }
 }
@@ -601,6 +615,11 @@ impl<G: Rules> AzAgent<G> {
         ) {
             return Reporter::new(listener, self.oracle.as_ref(), game).finish(d);
         }
+        if let Some(mv) = self.book_move(game) {
+            // The tree searched no position after it: the next search starts afresh.
+            self.search = None;
+            return Decision { mv, analysis: None };
+        }
         let own = Limits {
             movetime: self.movetime,
             ..Limits::default()
@@ -636,6 +655,28 @@ impl<G: Rules> AzAgent<G> {
             c.settle(start.elapsed());
         }
         decision
+    }
+
+    /// The book's move in `game`'s position, where it has one, play is greedy and the
+    /// tactical check (if any) lets the move through.
+    fn book_move(&mut self, game: &Game<G>) -> Option<G::Move> {
+        if self.temperature > 0.0 {
+            return None;
+        }
+        let mv = self.book.as_ref()?.get(game.position())?.mv;
+        let allowed = self.check.as_mut().and_then(|c| c.allowed(game));
+        allowed.is_none_or(|a| a.contains(&mv)).then_some(mv)
+    }
+
+    /// A fresh search of `game`'s position within `limits`, as a move's tree search runs
+    /// (no book, check or hand-off), and the tree it leaves: a book's positions come from it.
+    pub fn fresh_tree(&mut self, game: &Game<G>, limits: &Limits) -> &Tree<G> {
+        self.search = None;
+        let reporter = Reporter::new(None, self.oracle.as_ref(), game);
+        self.search_tree(game, limits, reporter, None);
+        (self.search.as_ref())
+            .expect("search_tree leaves its search")
+            .tree()
     }
 
     /// A searched move: the hand-off's in an ending it takes (with a managed clock, in the

@@ -30,6 +30,8 @@ pub enum PathOf {
     Model,
     /// A folder of endgame databases (or `none`).
     Databases,
+    /// An opening book (`checkers-zero book`).
+    Book,
 }
 
 impl Display for Domain {
@@ -322,6 +324,9 @@ pub static GUMBEL_CONSTANT: Setting<f32> = at_least("a constant", 0.0);
 
 /// A model or checkpoint file.
 pub static MODEL: Setting<String> = Setting::new("a model file", Domain::Path(PathOf::Model));
+
+/// An opening book file.
+pub static BOOK: Setting<String> = Setting::new("a book file", Domain::Path(PathOf::Book));
 
 /// A checkers endgame database folder, or `none`.
 pub static EGDB: Setting<String> =

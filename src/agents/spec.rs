@@ -424,6 +424,7 @@ impl AzConfig {
             check_eval: opts.get(&az::CHECK_EVAL)?,
             check_margin: opts.value(&az::CHECK_MARGIN)?,
             endgame: opts.get(&az::ENDGAME)?,
+            book: opts.get(&az::BOOK)?.map(PathBuf::from),
             mix: opts.value(&az::MIX)?,
             mix_depth: opts.value(&az::MIX_DEPTH)?,
             contempt: opts.value(&az::CONTEMPT)?,

@@ -1,6 +1,7 @@
 //! Games between agents: the driver, ballot openings, matches, gauntlets, tournaments,
 //! statistics, Elo; and the endgame quiz (moves judged by the databases).
 
+pub mod book;
 pub mod driver;
 pub mod elo;
 pub mod gauntlet;

@@ -8,6 +8,7 @@ mod bench;
 #[cfg(feature = "cluster")]
 mod bench_ingest;
 mod bench_runs;
+mod book;
 mod cluster;
 mod egdb;
 mod eval_fit;
@@ -122,6 +123,8 @@ pub enum Command {
     /// One network whose weights are the mean of several model files' (a run's later
     /// iterations): stochastic weight averaging.
     Average(average::AverageArgs),
+    /// Grow an opening book (`az:book=FILE`) from deep searches of a game's openings.
+    Book(book::BookArgs),
 }
 
 /// Carries out the subcommand.
@@ -150,6 +153,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Egdb(command) => egdb::run(command),
         Command::Export(args) => export::run(args),
         Command::Average(args) => average::run(args),
+        Command::Book(args) => book::run(args),
         Command::Health(args) => health::run(args),
     }
 }

@@ -621,13 +621,20 @@ async fn offer_draw<G: Board>(
     ))
 }
 
-/// An agent spec from the page for game `G`: it parses, and a `model` it names is one the
-/// server listed, of this game (no other path is opened).
+/// An agent spec from the page for game `G`: it parses, a `model` it names is one the
+/// server listed, of this game, and it names no book (no other path is opened).
 fn agent_spec<G: Board>(state: &AppState, text: &str) -> Result<AgentSpec, ApiError> {
     let spec: AgentSpec = text
         .parse()
         .map_err(|e: crate::agents::AgentError| ApiError::bad_request(e))?;
     state.limits.check(&spec).map_err(ApiError::bad_request)?;
+    // A book is a file the page would name; the server opens no path it did not list.
+    if spec.get(kinds::az::BOOK.key()).is_some() {
+        return Err(ApiError::bad_request(
+            "book: the browser's agents play without an opening book (`match` and the engine \
+             take one)",
+        ));
+    }
     // `az` and the learned agents name their model alike.
     if let Some(model) = spec.get(kinds::az::MODEL.key()) {
         state.library.model_path(model)?;

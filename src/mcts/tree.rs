@@ -645,15 +645,21 @@ impl<G: Rules> Tree<G> {
     /// evenly by the moves that go on from there. The priors of all legal moves thus sum
     /// to 1.
     pub fn move_stats(&self) -> Vec<MoveStats<G>> {
-        let pos = self.root_position();
+        self.move_stats_at(ROOT)
+    }
+
+    /// [`Tree::move_stats`] at any turn-start node `from` (an opening book reads every
+    /// well-searched position of a tree); `q` is for the side to move there.
+    pub fn move_stats_at(&self, from: NodeId) -> Vec<MoveStats<G>> {
+        let pos = G::position(&self.node(from).state).expect("moves start at a turn start");
         let moves = G::legal_moves(&pos);
         let paths: Vec<Vec<G::Action>> = moves.iter().map(|m| G::actions_of(&pos, m)).collect();
-        let root_turn = G::turn(&self.root().state);
+        let root_turn = G::turn(&self.node(from).state);
         let mut stats: Vec<MoveStats<G>> = moves
             .into_iter()
             .zip(&paths)
             .map(|(mv, actions)| {
-                let mut at = Some(ROOT);
+                let mut at = Some(from);
                 let mut prior = 1.0;
                 for (k, action) in actions.iter().enumerate() {
                     let Some(a) = at.filter(|&a| self.node(a).is_expanded()) else {
@@ -670,6 +676,7 @@ impl<G: Rules> Tree<G> {
                 let node = at.map(|c| self.node(c));
                 MoveStats {
                     mv,
+                    node: at,
                     prior,
                     visits: node.map_or(0, |n| n.visits),
                     q: node.map(|n| {
@@ -692,6 +699,8 @@ impl<G: Rules> Tree<G> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct MoveStats<G: Rules = Checkers> {
     pub mv: G::Move,
+    /// The node its last action reaches, where the tree holds it.
+    pub node: Option<NodeId>,
     /// The product of the priors of its actions, shared out where the tree ends mid-move
     /// (see [`Tree::move_stats`]).
     pub prior: f32,

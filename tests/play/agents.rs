@@ -3,6 +3,7 @@
 //! search playing Othello.
 
 use crate::count_in;
+use checkers_zero::agents::book::{Book, BookMove};
 use checkers_zero::agents::{Agent, AgentGame, AgentSpec, Analysis, Distance, Limits, Player};
 use checkers_zero::arena::{GameConfig, MatchConfig, OpeningSet, Series, play_game, run_match};
 use checkers_zero::endgame::Value;
@@ -453,6 +454,77 @@ fn a_narrower_check_passes_over_smaller_falls() {
         "alphabeta:eval=classic,depth=4,egdb=none",
         "check=4,check_eval=strongest,check_margin=0.25",
         0.25,
+    );
+}
+
+/// With `book=FILE`, az plays the book's move in a position the book holds, whatever its
+/// search would choose, unless its tactical check finds the move losing; elsewhere it
+/// searches as without the book.
+#[test]
+fn a_book_move_is_played_unless_the_check_finds_it_losing() {
+    let dir = std::env::temp_dir().join(format!("cz-book-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let build = |spec: &str| AgentSpec::build::<Checkers>(&spec.parse().unwrap(), 9).unwrap();
+    let choice = |spec: &str, game: &Game| build(spec).select(game, &Limits::default()).mv;
+    let judge = "alphabeta:depth=4,egdb=none";
+    let mut rng = StdRng::seed_from_u64(11);
+    let (mut played, mut refused) = (0, 0);
+    for _ in 0..60 {
+        let Some(game) = random_game::<Checkers>(&mut rng, 8..40, |_| false) else {
+            continue;
+        };
+        let scores = build(judge)
+            .analyse(&game, &Limits::default())
+            .unwrap()
+            .moves;
+        let best = scores.iter().map(|m| m.score).fold(f32::MIN, f32::max);
+        let alone = choice(ALONE, &game);
+        // A sound move the search does not choose, and a move that loses a man or more.
+        let other = scores
+            .iter()
+            .find(|m| m.score >= best - 1.0 && m.mv != alone);
+        let losing = scores.iter().find(|m| m.score < best - 1.0);
+        let book_of = |mv, name: &str| {
+            let mut book = Book::<Checkers>::default();
+            let entry = BookMove {
+                mv,
+                visits: 1000,
+                value: 0.0,
+            };
+            book.insert(*game.position(), entry);
+            let path = dir.join(format!("{name}.tsv"));
+            std::fs::write(&path, book.to_text()).unwrap();
+            format!("book={}", path.display())
+        };
+        if let Some(other) = other {
+            let book = book_of(other.mv, "sound");
+            assert_eq!(choice(&format!("{ALONE},{book}"), &game), other.mv);
+            // After its move, a position the book lacks is searched as before.
+            let mut next = game.clone();
+            next.play(other.mv);
+            if !next.legal_moves().is_empty() {
+                let with = choice(&format!("{ALONE},{book}"), &next);
+                assert_eq!(with, choice(ALONE, &next));
+            }
+            played += 1;
+        }
+        if let Some(losing) = losing {
+            let book = book_of(losing.mv, "losing");
+            assert_eq!(choice(&format!("{ALONE},{book}"), &game), losing.mv);
+            let checked = format!("{ALONE},{book},check=4,egdb=none");
+            assert_eq!(
+                choice(&checked, &game),
+                choice(&format!("{ALONE},check=4,egdb=none"), &game),
+                "the check let the book's {} through in {game:?}",
+                losing.mv
+            );
+            refused += 1;
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(
+        played > 20 && refused > 5,
+        "{played} played, {refused} refused"
     );
 }
 

@@ -636,3 +636,61 @@ fn average_writes_the_mean_of_networks_and_names_a_file_it_cannot_use() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `book` grows a book from each opening's search, writes it whole after each, and run again
+/// searches only the openings the book does not name; its settings are checked first.
+#[test]
+fn book_grows_a_book_resumes_it_and_checks_its_settings() {
+    let dir = std::env::temp_dir().join(format!("cz-cli-book-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("book.tsv");
+    let out_text = out.to_str().unwrap();
+    // The settings a run gives, each unless `extra` gives it otherwise.
+    let args = |extra: &[&'static str]| {
+        let mut a = vec!["book", "--out", out_text];
+        for pair in [
+            ["--openings", "none"],
+            ["--simulations", "600"],
+            ["--min-visits", "100"],
+            ["--agent", "az:device=cpu"],
+        ] {
+            if !extra.contains(&pair[0]) {
+                a.extend(pair);
+            }
+        }
+        a.extend_from_slice(extra);
+        a
+    };
+    let first = run(&args(&[]), &[]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let book = checkers_zero::agents::book::Book::<checkers_zero::games::Checkers>::parse(&text)
+        .expect("a book it reads back");
+    assert!(book.len() > 1, "{text}");
+    let said = String::from_utf8_lossy(&first.stdout).into_owned();
+    assert!(said.contains("1 openings searched now"), "{said}");
+
+    let again = run(&args(&[]), &[]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    let said = String::from_utf8_lossy(&again.stdout).into_owned();
+    assert!(said.contains("0 openings searched now"), "{said}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), text);
+
+    for (extra, expected) in [
+        (&["--agent", "alphabeta"][..], "expected an az spec"),
+        (&["--min-visits", "601"][..], "the book would be empty"),
+        (
+            &["--game", "othello"][..],
+            "a book of checkers, not othello",
+        ),
+    ] {
+        let result = run(&args(extra), &[]);
+        let err = stderr(&result);
+        assert!(
+            !result.status.success() && err.contains(expected),
+            "{extra:?}: {err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

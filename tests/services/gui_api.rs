@@ -1149,6 +1149,13 @@ fn bad_requests_get_one_line_json_errors() {
         (
             "POST",
             &search,
+            r#"{"agent": "az:book=/etc/passwd"}"#,
+            400,
+            "book: the browser's agents play without an opening book",
+        ),
+        (
+            "POST",
+            &search,
             r#"{"agent": "az", "play": "yes"}"#,
             400,
             "malformed JSON body",
