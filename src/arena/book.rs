@@ -4,6 +4,7 @@
 //! (named in the book) are skipped, so an interrupted build resumes where it stopped.
 
 use super::openings::{ArenaGame, OpeningSet};
+use super::series::on_one_core_each;
 use crate::agents::book::Book;
 use crate::agents::search::{AzAgent, AzConfig};
 use crate::agents::{Agent, AgentError, Limits};
@@ -25,7 +26,7 @@ pub struct BookPlan {
 }
 
 /// Searches every opening of `plan` that `book` has not searched, as many at a time as the
-/// current rayon pool has threads (each on a one-thread pool of its own, as a match's games),
+/// current rayon pool has threads, each on one core (as a match's games),
 /// adding each search's positions to `book` and then calling `searched` with the book and
 /// the opening's label (the caller writes the file there). Returns how many openings it
 /// searched.
@@ -45,11 +46,7 @@ pub fn grow_book<G: ArenaGame + NetGame>(
         nodes: Some(plan.simulations),
         ..Limits::default()
     };
-    let worker = || -> Result<(), AgentError> {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .map_err(|e| AgentError::Invalid(format!("cannot start a search's thread: {e}")))?;
+    let worker = |pool: &rayon::ThreadPool| -> Result<(), AgentError> {
         let mut agent = AzAgent::<G>::new(plan.config.clone(), plan.seed)?;
         while !failed.load(Ordering::Relaxed) {
             let Some((label, game)) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
@@ -66,14 +63,7 @@ pub fn grow_book<G: ArenaGame + NetGame>(
         }
         Ok(())
     };
-    let threads = rayon::current_num_threads().clamp(1, todo.len().max(1));
-    let result = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads).map(|_| s.spawn(worker)).collect();
-        handles.into_iter().try_for_each(|h| {
-            h.join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        })
-    });
+    let result = on_one_core_each(todo.len(), worker);
     *book = shared.into_inner().unwrap_or_else(|e| e.into_inner());
     result.map(|()| todo.len())
 }

@@ -279,11 +279,7 @@ pub(super) fn play_rounds<G: ArenaGame>(
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let games = Mutex::new(Vec::with_capacity(rounds.len()));
-    let worker = || -> Result<(), AgentError> {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .map_err(|e| AgentError::Invalid(format!("cannot start a game's thread: {e}")))?;
+    let worker = |pool: &rayon::ThreadPool| -> Result<(), AgentError> {
         while !failed.load(Ordering::Relaxed) {
             let Some(&round) = rounds.get(next.fetch_add(1, Ordering::Relaxed)) else {
                 break;
@@ -297,19 +293,36 @@ pub(super) fn play_rounds<G: ArenaGame>(
         }
         Ok(())
     };
-    let threads = rayon::current_num_threads().clamp(1, rounds.len().max(1));
-    let result = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads).map(|_| s.spawn(worker)).collect();
-        handles.into_iter().try_for_each(|h| {
-            h.join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        })
-    });
+    let result = on_one_core_each(rounds.len(), worker);
     progress.finish();
     result?;
     let mut games = games.into_inner().unwrap_or_else(|e| e.into_inner());
     games.sort_by_key(|g| g.round);
     Ok(games)
+}
+
+/// Runs `worker` on as many threads as the current rayon pool has (at most `tasks`), each
+/// with a one-thread pool of its own for its agents' parallel work, so that every search
+/// has exactly one core; the first error any of them returns.
+pub(super) fn on_one_core_each(
+    tasks: usize,
+    worker: impl Fn(&rayon::ThreadPool) -> Result<(), AgentError> + Sync,
+) -> Result<(), AgentError> {
+    let run = || -> Result<(), AgentError> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .map_err(|e| AgentError::Invalid(format!("cannot start a search's thread: {e}")))?;
+        worker(&pool)
+    };
+    let threads = rayon::current_num_threads().clamp(1, tasks.max(1));
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads).map(|_| s.spawn(run)).collect();
+        handles.into_iter().try_for_each(|h| {
+            h.join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+    })
 }
 
 /// One game of the match: `round`'s opening, colours and seeds.
