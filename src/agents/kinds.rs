@@ -439,7 +439,7 @@ pub mod az {
          play only (temperature 0)",
         &settings::BOOK,
         None,
-        "none: every move searched",
+        "no book: every move searched",
     );
     pub const MIX: Opt<f32> = Opt::new(
         "mix",

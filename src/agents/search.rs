@@ -669,7 +669,8 @@ impl<G: Rules> AzAgent<G> {
     }
 
     /// A fresh search of `game`'s position within `limits`, as a move's tree search runs
-    /// (no book, check or hand-off), and the tree it leaves: a book's positions come from it.
+    /// (no book or hand-off; a check, if set, vets only the choice, not the tree), and the
+    /// tree it leaves: a book's positions come from it.
     pub fn fresh_tree(&mut self, game: &Game<G>, limits: &Limits) -> &Tree<G> {
         self.search = None;
         let reporter = Reporter::new(None, self.oracle.as_ref(), game);

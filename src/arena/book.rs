@@ -27,13 +27,12 @@ pub struct BookPlan {
 
 /// Searches every opening of `plan` that `book` has not searched, as many at a time as the
 /// current rayon pool has threads, each on one core (as a match's games),
-/// adding each search's positions to `book` and then calling `searched` with the book and
-/// the opening's label (the caller writes the file there). Returns how many openings it
-/// searched.
+/// adding each search's positions to `book` and then calling `searched` with the book (the
+/// caller writes the file there). Returns how many openings it searched.
 pub fn grow_book<G: ArenaGame + NetGame>(
     plan: &BookPlan,
     book: &mut Book<G>,
-    searched: impl Fn(&Book<G>, &str) -> Result<(), AgentError> + Sync,
+    searched: impl Fn(&Book<G>) -> Result<(), AgentError> + Sync,
 ) -> Result<usize, AgentError> {
     let todo: Vec<_> = G::starting_games(plan.openings)
         .into_iter()
@@ -49,7 +48,7 @@ pub fn grow_book<G: ArenaGame + NetGame>(
     let worker = |pool: &rayon::ThreadPool| -> Result<(), AgentError> {
         let mut agent = AzAgent::<G>::new(plan.config.clone(), plan.seed)?;
         while !failed.load(Ordering::Relaxed) {
-            let Some((label, game)) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
+            let Some((_, game)) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
                 break;
             };
             // Each search as the first of a game: the book is the same on any thread count.
@@ -59,7 +58,7 @@ pub fn grow_book<G: ArenaGame + NetGame>(
             found.mark_searched(*game.position());
             let mut book = shared.lock().unwrap_or_else(|e| e.into_inner());
             book.merge(found);
-            searched(&book, label).inspect_err(|_| failed.store(true, Ordering::Relaxed))?;
+            searched(&book).inspect_err(|_| failed.store(true, Ordering::Relaxed))?;
         }
         Ok(())
     };

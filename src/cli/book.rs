@@ -84,7 +84,7 @@ fn grow<G: AgentGame + ArenaGame>(args: &BookArgs) -> Result<()> {
         openings: args.openings,
         seed: args.seed,
     };
-    let searched = |book: &Book<G>, _: &str| -> Result<(), AgentError> {
+    let searched = |book: &Book<G>| -> Result<(), AgentError> {
         write_atomic(out, book.to_text().as_bytes())
             .map_err(file_error("write", out))
             .map_err(|e| AgentError::Invalid(e.to_string()))?;
