@@ -395,7 +395,8 @@ mod tests {
                 Command::Gauntlet(a) => (a.series.game, [vec![a.agent], a.opponents].concat()),
                 _ => (GameName::Checkers, Vec::new()),
             };
-            for spec in specs.iter().filter(|s| !s.contains("model=")) {
+            let names_own_file = |s: &&String| s.contains("model=") || s.contains("book=");
+            for spec in specs.iter().filter(|s| !names_own_file(s)) {
                 on_game!(game, G => parse_spec::<G>(spec))
                     .unwrap_or_else(|e| panic!("README example {line:?}: {e}"));
             }
