@@ -12,6 +12,7 @@
 
 use super::AgentError;
 use super::alphabeta::{AgentEval, MAN, SearchGame, StaticEval};
+use super::checkers_patterns::CheckersPatterns;
 use super::kinds::{self, AgentKind, LimitOptions};
 use super::settings::CheckersEvalKind;
 use crate::games::Checkers;
@@ -147,6 +148,8 @@ pub struct CheckersEval {
     kind: CheckersEvalKind,
     king_weight: f32,
     king_value: i32,
+    /// The pattern evaluation's table entries, reused from leaf to leaf.
+    scratch: Vec<u32>,
 }
 
 impl CheckersEval {
@@ -158,6 +161,7 @@ impl CheckersEval {
             kind,
             king_weight,
             king_value: (king_weight * MAN as f32).round() as i32,
+            scratch: Vec::new(),
         })
     }
 
@@ -255,11 +259,15 @@ pub fn classic_score(weights: &ClassicWeights, lead: i32, terms: &[i32; TERMS]) 
 
 impl StaticEval<Checkers> for CheckersEval {
     fn evaluate(&mut self, pos: &Position) -> i32 {
-        let lead = material_lead(pos, self.king_value);
         let weights = match self.kind {
-            CheckersEvalKind::Material => return lead,
+            CheckersEvalKind::Material => return material_lead(pos, self.king_value),
+            // Its own piece values: `king` plays no part.
+            CheckersEvalKind::Patterns => {
+                return CheckersPatterns::shipped().score(pos, &mut self.scratch);
+            }
             CheckersEvalKind::Classic => &ClassicWeights::HAND,
         };
+        let lead = material_lead(pos, self.king_value);
         classic_score(weights, lead, &classic_terms(pos, lead))
     }
 }

@@ -680,8 +680,10 @@ pub mod alphabeta {
     pub const EVAL: Opt<CheckersEvalKind> = Opt::new(
         "eval",
         "Evaluation",
-        "material (men and kings), or classic: material with a guarded back rank, the \
-         centre, mobility, tempo, runaway men, trapped kings and trading when ahead",
+        "material (men and kings); classic: material with a guarded back rank, the \
+         centre, mobility, tempo, runaway men, trapped kings and trading when ahead; or \
+         patterns: row pairs, files and pieces by square with weights fitted to the \
+         built-in network's values",
         &settings::EVAL,
         Some(&CheckersEvalKind::Material),
         "",
@@ -785,8 +787,8 @@ pub static AZ: AgentKind = AgentKind {
 pub static CHECKERS_ALPHABETA: AgentKind = AgentKind {
     kind: "alphabeta",
     label: "Alpha-beta",
-    summary: "negamax alpha-beta on material (or the classic positional terms too), \
-              stopping at the first limit reached",
+    summary: "negamax alpha-beta on material (or the classic positional terms, or \
+              fitted patterns), stopping at the first limit reached",
     options: &[
         alphabeta::CHECKERS_LIMITS.depth.decl,
         alphabeta::CHECKERS_LIMITS.time.decl,

@@ -10,6 +10,7 @@
 //! canonical order, so the score is the same for a position and each of its images.
 
 use super::alphabeta::MAN;
+use super::pattern_file::{Format, WeightsError};
 use crate::games::othello::Position;
 use crate::games::othello::board::{Bitboard, square};
 use crate::games::othello::moves::moves_mask;
@@ -225,13 +226,15 @@ pub struct PatternWeights {
     pub tables: Vec<Vec<i16>>,
 }
 
-const MAGIC: &[u8; 4] = b"CZOP";
-const VERSION: u32 = 1;
-
-/// A weights file that cannot be read, and why.
-#[derive(Debug, thiserror::Error)]
-#[error("othello pattern weights: {0}")]
-pub struct WeightsError(String);
+/// Othello's weights file.
+fn format() -> Format {
+    Format {
+        game: "othello",
+        magic: b"CZOP",
+        stages: STAGES,
+        per_stage: Layout::get().per_stage(),
+    }
+}
 
 impl PatternWeights {
     pub fn zero() -> PatternWeights {
@@ -240,60 +243,15 @@ impl PatternWeights {
         }
     }
 
-    /// The file: magic, version, stages, entries a stage, the count of nonzero weights, then
-    /// each as its position over all stages (u32) and its value (i16), little-endian.
+    /// The file ([`Format::to_bytes`]).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let per = Layout::get().per_stage();
-        let nonzero: Vec<(u32, i16)> = (self.tables.iter().enumerate())
-            .flat_map(|(s, t)| {
-                (t.iter().enumerate())
-                    .filter(|(_, w)| **w != 0)
-                    .map(move |(i, w)| ((s * per + i) as u32, *w))
-            })
-            .collect();
-        let mut out = Vec::with_capacity(20 + 6 * nonzero.len());
-        out.extend_from_slice(MAGIC);
-        for n in [VERSION, STAGES as u32, per as u32, nonzero.len() as u32] {
-            out.extend_from_slice(&n.to_le_bytes());
-        }
-        for (i, w) in nonzero {
-            out.extend_from_slice(&i.to_le_bytes());
-            out.extend_from_slice(&w.to_le_bytes());
-        }
-        out
+        format().to_bytes(&self.tables)
     }
 
     pub fn from_bytes(bytes: &[u8]) -> Result<PatternWeights, WeightsError> {
-        let bad = |why: &str| WeightsError(why.to_string());
-        let word = |at: usize| -> Result<u32, WeightsError> {
-            let b = bytes
-                .get(at..at + 4)
-                .ok_or_else(|| bad("the file is cut short"))?;
-            Ok(u32::from_le_bytes(b.try_into().expect("four bytes")))
-        };
-        if bytes.get(..4) != Some(MAGIC) {
-            return Err(bad("not a pattern weights file (no CZOP header)"));
-        }
-        let per = Layout::get().per_stage();
-        if (word(4)?, word(8)?, word(12)?) != (VERSION, STAGES as u32, per as u32) {
-            return Err(bad("written for another layout of patterns or stages"));
-        }
-        let count = word(16)? as usize;
-        let body = bytes.get(20..).unwrap_or_default();
-        if body.len() != 6 * count {
-            return Err(bad("its length does not match its count of weights"));
-        }
-        let mut w = PatternWeights::zero();
-        for entry in body.chunks_exact(6) {
-            let at = u32::from_le_bytes(entry[..4].try_into().expect("four bytes")) as usize;
-            let value = i16::from_le_bytes(entry[4..].try_into().expect("two bytes"));
-            let table = w
-                .tables
-                .get_mut(at / per)
-                .ok_or_else(|| bad("a weight past the end"))?;
-            table[at % per] = value;
-        }
-        Ok(w)
+        Ok(PatternWeights {
+            tables: format().from_bytes(bytes)?,
+        })
     }
 
     /// The weights fitted and shipped with the program (data/othello-patterns.bin).

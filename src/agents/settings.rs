@@ -345,6 +345,9 @@ crate::names::named_enum! {
         /// Material and the classic positional terms (back rank, centre, mobility, tempo,
         /// runaways, trapped kings, trading when ahead).
         Classic = "classic",
+        /// Groups of squares (row pairs, files) and pieces by square, with weights fitted to
+        /// the built-in network's values, by stage.
+        Patterns = "patterns",
     }
 }
 

@@ -1,11 +1,12 @@
 //! `train-eval`: checkers' classic evaluation fitted to the games of match journals;
-//! `train-patterns`: Othello's pattern evaluation fitted to games it plays itself.
+//! `train-patterns`: a pattern evaluation fitted to games it plays itself (checkers' to a
+//! network's values, Othello's to the results).
 
 use anyhow::{Context, Result, bail};
 use checkers_zero::agents::checkers_eval::{CheckersEval, ClassicWeights};
 use checkers_zero::agents::settings::CheckersEvalKind;
 use checkers_zero::arena::journal_games;
-use checkers_zero::games::Checkers;
+use checkers_zero::games::{Checkers, GameName};
 use checkers_zero::train::eval_fit::fit;
 use std::path::PathBuf;
 
@@ -67,6 +68,10 @@ pub fn run(args: EvalFitArgs) -> Result<()> {
 
 #[derive(clap::Args)]
 pub struct PatternFitArgs {
+    /// The game whose pattern evaluation to fit: checkers' is fitted to a network's values,
+    /// Othello's to the games' results.
+    #[arg(long, value_parser = super::named::<GameName>(), default_value_t = GameName::Checkers)]
+    game: GameName,
     /// Games to play and fit to (every tenth held out).
     #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u32).range(10..))]
     games: u32,
@@ -79,16 +84,100 @@ pub struct PatternFitArgs {
     /// Plies of the alpha-beta search that plays the games.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=6))]
     depth: u32,
-    /// Pattern weights (an earlier fit's file) for the search that plays the games, instead
-    /// of the classic evaluation: better play gives truer labels.
+    /// Othello: pattern weights (an earlier fit's file) for the search that plays the games,
+    /// instead of the classic evaluation: better play gives truer labels.
     #[arg(long, value_name = "FILE")]
     player: Option<PathBuf>,
-    /// The weights file to write (what the program ships is data/othello-patterns.bin).
+    /// Checkers: the network whose values label the positions (default: the built-in one).
+    #[arg(long, value_name = "FILE")]
+    model: Option<PathBuf>,
+    /// The weights file to write (what the program ships: data/checkers-patterns.bin,
+    /// data/othello-patterns.bin).
     #[arg(long)]
     out: PathBuf,
 }
 
 pub fn run_patterns(args: PatternFitArgs) -> Result<()> {
+    match args.game {
+        GameName::Checkers => {
+            if args.player.is_some() {
+                bail!("--player is Othello's: checkers' games are played by the classic evaluation");
+            }
+            run_checkers_patterns(&args)
+        }
+        GameName::Othello => {
+            if args.model.is_some() {
+                bail!("--model is checkers': Othello's positions are labelled by their games' results");
+            }
+            run_othello_patterns(&args)
+        }
+    }
+}
+
+fn run_checkers_patterns(args: &PatternFitArgs) -> Result<()> {
+    use checkers_zero::mcts::evaluator::{Evaluator, NetEvaluator};
+    use checkers_zero::net::{NetGame, load_model};
+    use checkers_zero::tensor::Device;
+    use checkers_zero::train::checkers_patterns::{Play, fit, label, play_games};
+    let (net, encoding, _) = match &args.model {
+        Some(path) => load_model::<Checkers>(path, &Device::Cpu)
+            .with_context(|| format!("--model {}", path.display()))?,
+        None => Checkers::default_model(&Device::Cpu)?,
+    };
+    let mut evaluator = NetEvaluator::<Checkers>::new(net, encoding, Device::Cpu)?;
+    let play = Play {
+        depth: args.depth,
+        ..Play::default()
+    };
+    eprintln!(
+        "playing {} games from the ballots: depth {} of the classic evaluation, {}% random moves",
+        args.games,
+        play.depth,
+        play.random_move * 100.0
+    );
+    let start = std::time::Instant::now();
+    let bar = checkers_zero::progress::progress(args.games as u64, 0, "games", true);
+    let games = play_games(
+        &play,
+        args.games as usize,
+        args.seed,
+        evaluator.history(),
+        &bar,
+    );
+    bar.finish_and_clear();
+    let positions: usize = games.iter().map(Vec::len).sum();
+    eprintln!(
+        "{positions} positions in {:.0} s; labelling them with {}",
+        start.elapsed().as_secs_f64(),
+        match &args.model {
+            Some(p) => p.display().to_string(),
+            None => "the built-in network".into(),
+        }
+    );
+    let bar = checkers_zero::progress::progress(positions as u64, 0, "positions", true);
+    let samples = label(&games, &mut evaluator, 512, &bar);
+    bar.finish_and_clear();
+    drop(games);
+    eprintln!("labelled in {:.0} s; fitting", start.elapsed().as_secs_f64());
+    let (weights, r) = fit(&samples, args.epochs as usize, args.seed);
+    checkers_zero::files::write_atomic(&args.out, &weights.to_bytes())
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    println!(
+        "{} positions fitted, {} held out (every tenth game); mean squared error against the \
+         network's values, held out: {:.4} (material alone {:.4}, the classic evaluation \
+         {:.4}); fitted {:.4}",
+        r.fitted_positions,
+        r.held_positions,
+        r.held_mse,
+        r.held_material_mse,
+        r.held_classic_mse,
+        r.fitted_mse
+    );
+    println!("wrote {}", args.out.display());
+    Ok(())
+}
+
+fn run_othello_patterns(args: &PatternFitArgs) -> Result<()> {
     use checkers_zero::agents::othello_patterns::Layout;
     use checkers_zero::agents::othello_patterns::PatternWeights;
     use checkers_zero::train::othello_patterns::{EXACT_EMPTIES, Play, fit, play_games};

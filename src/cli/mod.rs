@@ -100,8 +100,8 @@ pub enum Command {
     /// Fit checkers' classic evaluation (`alphabeta:eval=classic`) to the games of match
     /// journals (Texel's method): the weights that best predict the results.
     TrainEval(eval_fit::EvalFitArgs),
-    /// Fit Othello's pattern evaluation (`alphabeta:eval=patterns`) to games it plays
-    /// itself, labelled exactly from the last empties, by least squares.
+    /// Fit a pattern evaluation (`alphabeta:eval=patterns`) to games it plays: checkers' to
+    /// a network's values, Othello's to the results, exact from the last empties.
     TrainPatterns(eval_fit::PatternFitArgs),
     /// Train as `train` does, on games from self-play actors on any machines, through Redis.
     Learner(Box<cluster::LearnerArgs>),

@@ -8,6 +8,7 @@
 //! ([`population`]) and the games that score their networks ([`fitness`]).
 
 pub mod alphazero;
+pub mod checkers_patterns;
 pub mod errors;
 pub mod eval_fit;
 pub mod fitness;

@@ -13,6 +13,7 @@
 use crate::agents::alphabeta::MAN;
 use crate::agents::othello_eval::OthelloEval;
 use crate::agents::othello_patterns::{Layout, PatternWeights, STAGES};
+use crate::agents::pattern_file::rounded;
 use crate::endgame::othello::{final_score, solve};
 use crate::games::othello::{Move, Position};
 use rand::rngs::StdRng;
@@ -278,15 +279,7 @@ pub fn fit(games: &[Vec<Sample>], epochs: usize, seed: u64) -> (PatternWeights, 
         held_zero_mse,
         held_mse: mse(&w, &held),
     };
-    let man = MAN as f32;
-    let tables = w
-        .iter()
-        .map(|t| {
-            t.iter()
-                .map(|&x| (x * man).round().clamp(i16::MIN as f32, i16::MAX as f32) as i16)
-                .collect()
-        })
-        .collect();
+    let tables = rounded(&w, MAN as f32);
     (PatternWeights { tables }, report)
 }
 
