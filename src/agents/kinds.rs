@@ -404,8 +404,8 @@ pub mod az {
         "check_eval",
         "Tactical check evaluation",
         "what the check's alpha-beta scores with: own, the game's own evaluation (checkers: \
-         material); strongest, its strongest (checkers: the classic evaluation and the \
-         endgame databases; Othello: the patterns)",
+         material); strongest, its strongest (its fitted patterns; checkers' with the \
+         endgame databases)",
         &settings::CHECK_EVAL,
         None,
         "the game's: strongest for checkers, own for Othello",
@@ -425,8 +425,8 @@ pub mod az {
         "Alpha-beta in endings from",
         "with this many pieces left or fewer (Othello: empty squares), the game's alpha-beta \
          with its strongest evaluation chooses the move instead of the network's search \
-         (checkers: the classic evaluation and the endgame databases; Othello: the patterns), \
-         in the same time (0: never)",
+         (its fitted patterns; checkers' with the endgame databases), in the same time \
+         (0: never)",
         &settings::ENDGAME_FROM,
         None,
         "the game's: 10 pieces for checkers, never for Othello",
@@ -445,8 +445,7 @@ pub mod az {
         "mix",
         "Alpha-beta's weight in leaf values",
         "each leaf's value is this much the game's alpha-beta with its strongest evaluation \
-         (checkers: the classic evaluation and the endgame databases; Othello: the patterns), \
-         searched mix_depth plies, and the rest the network's (0: the network's alone)",
+         (its fitted patterns; checkers' with the endgame databases), searched mix_depth plies, and the rest the network's (0: the network's alone)",
         &settings::MIX_WEIGHT,
         Some(&0.0),
         "",

@@ -244,8 +244,8 @@ crate::names::named_enum! {
     pub enum CheckEval {
         /// The game's own evaluation: material in checkers.
         Own = "own" (default),
-        /// The game's strongest, as `endgame` and `mix` use it: checkers' classic evaluation
-        /// with the endgame databases, Othello's patterns.
+        /// The game's strongest, as `endgame` and `mix` use it: its fitted patterns (checkers'
+        /// with the endgame databases).
         Strongest = "strongest",
     }
 }

@@ -239,7 +239,7 @@ impl AgentGame for Checkers {
 
     fn endgame_search(egdb: Option<&str>) -> AgentSpec {
         let mut spec = AgentSpec::new(kinds::CHECKERS_ALPHABETA.kind);
-        spec.set(kinds::alphabeta::EVAL.key(), "classic");
+        spec.set(kinds::alphabeta::EVAL.key(), "patterns");
         if let Some(egdb) = egdb {
             spec.set(kinds::EGDB.key(), egdb);
         }

@@ -694,3 +694,61 @@ fn book_grows_a_book_resumes_it_and_checks_its_settings() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `train-patterns` fits checkers' patterns to the built-in network's values, writes a file
+/// the evaluation reads, and refuses the other game's flag before any work.
+#[test]
+fn train_patterns_fits_checkers_to_the_network_and_refuses_othellos_flag() {
+    use checkers_zero::agents::checkers_patterns::CheckersPatterns;
+    let dir = std::env::temp_dir().join(format!("cz-cli-patterns-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("p.bin");
+    let out_text = out.to_str().unwrap();
+
+    let result = run(
+        &[
+            "train-patterns",
+            "--games",
+            "40",
+            "--epochs",
+            "2",
+            "--out",
+            out_text,
+        ],
+        &[],
+    );
+    let text = String::from_utf8_lossy(&result.stdout);
+    assert!(result.status.success(), "{}", stderr(&result));
+    assert!(text.contains("held out (every tenth game)"), "{text}");
+    let weights = CheckersPatterns::from_bytes(&std::fs::read(&out).unwrap()).unwrap();
+    assert!(weights.tables.iter().flatten().filter(|&&w| w != 0).count() > 1000);
+
+    let refused = run(
+        &["train-patterns", "--player", out_text, "--out", out_text],
+        &[],
+    );
+    assert!(!refused.status.success());
+    let err = stderr(&refused);
+    assert!(err.contains("--player is Othello's"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    // The Othello fit cannot read checkers' weights as its player.
+    let refused = run(
+        &[
+            "train-patterns",
+            "--game",
+            "othello",
+            "--player",
+            out_text,
+            "--out",
+            out_text,
+        ],
+        &[],
+    );
+    let err = stderr(&refused);
+    assert!(!refused.status.success());
+    assert!(
+        err.contains("not a file of othello pattern weights"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
