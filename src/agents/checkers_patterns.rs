@@ -200,7 +200,10 @@ mod tests {
             assert_eq!(out.len(), GROUPS + pos.occupied().count_ones() as usize + 1);
             for (g, &i) in out[..GROUPS].iter().enumerate() {
                 let i = i as usize;
-                assert!(i >= g * CONTENTS && i < (g + 1) * CONTENTS, "group {g}: {i}");
+                assert!(
+                    i >= g * CONTENTS && i < (g + 1) * CONTENTS,
+                    "group {g}: {i}"
+                );
                 seen.insert(i);
             }
             pos = pos.apply(&moves[rng.random_range(0..moves.len())]);
@@ -256,7 +259,9 @@ mod tests {
         assert_eq!(CheckersPatterns::from_bytes(&bytes).unwrap(), w);
         assert!(CheckersPatterns::from_bytes(&bytes[..bytes.len() - 1]).is_err());
         let othello = crate::agents::othello_patterns::PatternWeights::zero().to_bytes();
-        let e = CheckersPatterns::from_bytes(&othello).unwrap_err().to_string();
+        let e = CheckersPatterns::from_bytes(&othello)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("not a file of checkers pattern weights"), "{e}");
         CheckersPatterns::shipped();
     }

@@ -35,7 +35,12 @@ impl Format {
             .collect();
         let mut out = Vec::with_capacity(20 + 6 * nonzero.len());
         out.extend_from_slice(self.magic);
-        for n in [VERSION, self.stages as u32, per as u32, nonzero.len() as u32] {
+        for n in [
+            VERSION,
+            self.stages as u32,
+            per as u32,
+            nonzero.len() as u32,
+        ] {
             out.extend_from_slice(&n.to_le_bytes());
         }
         for (i, w) in nonzero {
@@ -66,7 +71,9 @@ impl Format {
         }
         let per = self.per_stage;
         if (word(4)?, word(8)?, word(12)?) != (VERSION, self.stages as u32, per as u32) {
-            return Err(bad("written for another layout of patterns or stages".into()));
+            return Err(bad(
+                "written for another layout of patterns or stages".into()
+            ));
         }
         let count = word(16)? as usize;
         let body = bytes.get(20..).unwrap_or_default();

@@ -101,13 +101,17 @@ pub fn run_patterns(args: PatternFitArgs) -> Result<()> {
     match args.game {
         GameName::Checkers => {
             if args.player.is_some() {
-                bail!("--player is Othello's: checkers' games are played by the classic evaluation");
+                bail!(
+                    "--player is Othello's: checkers' games are played by the classic evaluation"
+                );
             }
             run_checkers_patterns(&args)
         }
         GameName::Othello => {
             if args.model.is_some() {
-                bail!("--model is checkers': Othello's positions are labelled by their games' results");
+                bail!(
+                    "--model is checkers': Othello's positions are labelled by their games' results"
+                );
             }
             run_othello_patterns(&args)
         }
@@ -158,7 +162,10 @@ fn run_checkers_patterns(args: &PatternFitArgs) -> Result<()> {
     let samples = label(&games, &mut evaluator, 512, &bar);
     bar.finish_and_clear();
     drop(games);
-    eprintln!("labelled in {:.0} s; fitting", start.elapsed().as_secs_f64());
+    eprintln!(
+        "labelled in {:.0} s; fitting",
+        start.elapsed().as_secs_f64()
+    );
     let (weights, r) = fit(&samples, args.epochs as usize, args.seed);
     checkers_zero::files::write_atomic(&args.out, &weights.to_bytes())
         .with_context(|| format!("cannot write {}", args.out.display()))?;

@@ -298,7 +298,12 @@ mod tests {
         assert!(r.fitted_mse < 0.5 * r.held_material_mse, "{r:?}");
         // A king is worth more than a man to the judge, and the fit says so.
         let t = &weights.tables[1];
-        let mean = |kind| (0..32).map(|sq| t[piece_square(kind, sq)] as f32).sum::<f32>() / 32.0;
+        let mean = |kind| {
+            (0..32)
+                .map(|sq| t[piece_square(kind, sq)] as f32)
+                .sum::<f32>()
+                / 32.0
+        };
         assert!(mean(1) > mean(0) + 20.0, "{} {}", mean(1), mean(0));
     }
 }
