@@ -437,11 +437,11 @@ fn the_tactical_check_passes_over_moves_that_lose_material() {
     );
 }
 
-/// `check_eval=strongest`: the check searches with the classic evaluation instead.
+/// `check_eval=strongest`: the check searches with checkers' patterns instead.
 #[test]
-fn the_classic_check_passes_over_moves_the_classic_evaluation_finds_losing() {
+fn the_strongest_check_passes_over_moves_the_patterns_find_losing() {
     the_check_passes_over_moves_alpha_beta_finds_losing(
-        "alphabeta:eval=classic,depth=4,egdb=none",
+        "alphabeta:eval=patterns,depth=4,egdb=none",
         "check=4,check_eval=strongest",
         1.0,
     );
@@ -451,7 +451,7 @@ fn the_classic_check_passes_over_moves_the_classic_evaluation_finds_losing() {
 #[test]
 fn a_narrower_check_passes_over_smaller_falls() {
     the_check_passes_over_moves_alpha_beta_finds_losing(
-        "alphabeta:eval=classic,depth=4,egdb=none",
+        "alphabeta:eval=patterns,depth=4,egdb=none",
         "check=4,check_eval=strongest,check_margin=0.25",
         0.25,
     );
@@ -563,7 +563,7 @@ fn the_endgame_handoff_moves_as_alpha_beta_in_endings() {
     the_endgame_handoff_moves_as_alpha_beta::<Checkers>(
         10,
         "az:searches=1,check=0,endgame=10,egdb=none,device=cpu",
-        "alphabeta:eval=classic,egdb=none",
+        "alphabeta:eval=patterns,egdb=none",
     );
     the_endgame_handoff_moves_as_alpha_beta::<Othello>(
         24,
@@ -654,7 +654,7 @@ fn the_mix_blends_alpha_betas_judgement<G: AgentGame>(az: &str, alphabeta: &str)
 fn the_mix_blends_alpha_betas_judgement_into_leaf_values() {
     the_mix_blends_alpha_betas_judgement::<Checkers>(
         &format!("{ALONE},egdb=none"),
-        "alphabeta:eval=classic,egdb=none",
+        "alphabeta:eval=patterns,egdb=none",
     );
     the_mix_blends_alpha_betas_judgement::<Othello>(
         "az:searches=1,device=cpu",
