@@ -130,6 +130,12 @@ fn format() -> Format {
 }
 
 impl CheckersPatterns {
+    pub fn zero() -> CheckersPatterns {
+        CheckersPatterns {
+            tables: vec![vec![0; PER_STAGE]; STAGES],
+        }
+    }
+
     /// The file ([`Format::to_bytes`]).
     pub fn to_bytes(&self) -> Vec<u8> {
         format().to_bytes(&self.tables)
@@ -218,9 +224,7 @@ mod tests {
     #[test]
     fn the_score_is_the_same_for_either_colour() {
         let mut rng = StdRng::seed_from_u64(3);
-        let mut w = CheckersPatterns {
-            tables: vec![vec![0; PER_STAGE]; STAGES],
-        };
+        let mut w = CheckersPatterns::zero();
         for t in &mut w.tables {
             for x in t.iter_mut() {
                 *x = rng.random_range(-50..=50);
@@ -250,9 +254,7 @@ mod tests {
 
     #[test]
     fn weights_survive_their_file_and_a_damaged_file_is_refused() {
-        let mut w = CheckersPatterns {
-            tables: vec![vec![0; PER_STAGE]; STAGES],
-        };
+        let mut w = CheckersPatterns::zero();
         w.tables[1][7] = -12;
         w.tables[3][PER_STAGE - 1] = 300;
         let bytes = w.to_bytes();
