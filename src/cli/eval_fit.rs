@@ -98,6 +98,9 @@ pub struct PatternFitArgs {
 }
 
 pub fn run_patterns(args: PatternFitArgs) -> Result<()> {
+    // Before minutes of games, not after.
+    checkers_zero::files::check_writable(&args.out)
+        .with_context(|| format!("--out {}", args.out.display()))?;
     match args.game {
         GameName::Checkers => {
             if args.player.is_some() {

@@ -731,6 +731,11 @@ fn train_patterns_fits_checkers_to_the_network_and_refuses_othellos_flag() {
     let err = stderr(&refused);
     assert!(err.contains("--player is Othello's"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let unwritable = run(&["train-patterns", "--out", "/nonexistent-dir/p.bin"], &[]);
+    let err = stderr(&unwritable);
+    assert!(!unwritable.status.success());
+    assert!(err.contains("--out /nonexistent-dir/p.bin"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
     // The Othello fit cannot read checkers' weights as its player.
     let refused = run(
         &[
