@@ -24,7 +24,6 @@ use crate::mcts::evaluator::{EvalInput, Evaluator};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
-use rayon::prelude::*;
 
 /// How the games are played.
 #[derive(Clone, Debug)]
@@ -101,14 +100,7 @@ pub fn play_games(
     history: usize,
     bar: &indicatif::ProgressBar,
 ) -> Vec<Vec<EvalInput<Checkers>>> {
-    (0..games as u64)
-        .into_par_iter()
-        .map(|g| {
-            let game = play_game(play, seed.wrapping_mul(1_000_003).wrapping_add(g), history);
-            bar.inc(1);
-            game
-        })
-        .collect()
+    super::seeded_games(games, seed, bar, |s| play_game(play, s, history))
 }
 
 /// A labelled position: its turn-start position and the network's value for its side to

@@ -19,3 +19,22 @@ pub mod pso;
 pub mod run_dir;
 pub mod strength;
 pub mod td;
+
+/// `games` games from `seed`, each played by `play` with its own seed, side by side on
+/// rayon's threads and counted on `bar` (the pattern fits' games).
+pub fn seeded_games<T: Send>(
+    games: usize,
+    seed: u64,
+    bar: &indicatif::ProgressBar,
+    play: impl Fn(u64) -> T + Sync + Send,
+) -> Vec<T> {
+    use rayon::prelude::*;
+    (0..games as u64)
+        .into_par_iter()
+        .map(|g| {
+            let game = play(seed.wrapping_mul(1_000_003).wrapping_add(g));
+            bar.inc(1);
+            game
+        })
+        .collect()
+}

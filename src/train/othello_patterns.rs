@@ -18,7 +18,6 @@ use crate::endgame::othello::{final_score, solve};
 use crate::games::othello::{Move, Position};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rayon::prelude::*;
 
 /// Empties from which the games are played, and their positions labelled, exactly.
 pub const EXACT_EMPTIES: u32 = 14;
@@ -179,14 +178,7 @@ pub fn play_games(
     seed: u64,
     bar: &indicatif::ProgressBar,
 ) -> Vec<Vec<Sample>> {
-    (0..games as u64)
-        .into_par_iter()
-        .map(|g| {
-            let game = play_game(play, seed.wrapping_mul(1_000_003).wrapping_add(g));
-            bar.inc(1);
-            game
-        })
-        .collect()
+    super::seeded_games(games, seed, bar, |s| play_game(play, s))
 }
 
 /// What a fit did: positions, and the mean squared error in discs² of the held-out
