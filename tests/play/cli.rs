@@ -16,6 +16,13 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// A folder of this process's own under the system's temporary folder, created.
+fn scratch_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// Probing for a GPU adapter (Vulkan through wgpu, Mesa's lavapipe on CI) prints nothing
 /// from the drivers, also without a desktop session's XDG_RUNTIME_DIR.
 #[test]
@@ -134,8 +141,7 @@ fn os_errors_are_printed_once_with_their_file() {
 /// that names the file, and leaves nothing behind.
 #[test]
 fn export_names_what_it_cannot_read_or_write() {
-    let dir = std::env::temp_dir().join(format!("cz-cli-export-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("cz-cli-export");
     let model = concat!(env!("CARGO_MANIFEST_DIR"), "/models/default.bin");
     let readme = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
     let cut = dir.join("cut.bin");
@@ -338,8 +344,7 @@ fn train_logs_json_events_and_run_starts_or_continues() {
 #[test]
 fn health_reports_a_serving_gui_and_fails_without_one() {
     use std::time::{Duration, Instant};
-    let dir = std::env::temp_dir().join(format!("cz-cli-health-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("cz-cli-health");
     let file = dir.join("health");
     let mut gui = crate::common::program()
         .args(["gui", "--port", "0"])
@@ -423,8 +428,7 @@ fn train_init_warms_up_unless_told_and_refuses_another_network() {
 /// cause is kept as the error's source and printed, not flattened away.
 #[test]
 fn a_network_that_does_not_load_is_named_with_its_cause() {
-    let dir = std::env::temp_dir().join(format!("cz-cli-cause-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("cz-cli-cause");
     let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/models/default.bin");
     let cut = dir.join("cut.ckpt");
     std::fs::write(&cut, &std::fs::read(shipped).unwrap()[..100]).unwrap();
@@ -456,8 +460,7 @@ fn a_network_that_does_not_load_is_named_with_its_cause() {
 /// plain lines; a resumed journal counts the games its earlier runs played.
 #[test]
 fn a_match_in_a_log_reports_progress_with_earlier_journal_games() {
-    let dir = std::env::temp_dir().join(format!("cz-cli-progress-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("cz-cli-progress");
     let journal = dir.join("m.jsonl");
     let journal = journal.to_str().unwrap();
     let args = [
@@ -553,8 +556,7 @@ fn average_writes_the_mean_of_networks_and_names_a_file_it_cannot_use() {
     use checkers_zero::tensor::Device;
     use rand::SeedableRng;
 
-    let dir = std::env::temp_dir().join(format!("cz-cli-average-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("cz-cli-average");
     let save = |name: &str, preset: NetPreset, seed: u64| {
         let model = AzModel::<Checkers>::new(Architecture::preset(preset), Default::default());
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
@@ -641,8 +643,7 @@ fn average_writes_the_mean_of_networks_and_names_a_file_it_cannot_use() {
 /// searches only the openings the book does not name; its settings are checked first.
 #[test]
 fn book_grows_a_book_resumes_it_and_checks_its_settings() {
-    let dir = std::env::temp_dir().join(format!("cz-cli-book-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("cz-cli-book");
     let out = dir.join("book.tsv");
     let out_text = out.to_str().unwrap();
     // The settings a run gives, each unless `extra` gives it otherwise.
@@ -700,8 +701,7 @@ fn book_grows_a_book_resumes_it_and_checks_its_settings() {
 #[test]
 fn train_patterns_fits_checkers_to_the_network_and_refuses_othellos_flag() {
     use checkers_zero::agents::checkers_patterns::CheckersPatterns;
-    let dir = std::env::temp_dir().join(format!("cz-cli-patterns-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("cz-cli-patterns");
     let out = dir.join("p.bin");
     let out_text = out.to_str().unwrap();
 
