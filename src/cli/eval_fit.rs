@@ -91,6 +91,10 @@ pub struct PatternFitArgs {
     /// Checkers: the network whose values label the positions (default: the built-in one).
     #[arg(long, value_name = "FILE")]
     model: Option<PathBuf>,
+    /// Checkers: label the positions instead with the shipped patterns' own alpha-beta
+    /// searched this many plies deep (0: the network's values).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=12))]
+    label_depth: u32,
     /// The weights file to write (what the program ships: data/checkers-patterns.bin,
     /// data/othello-patterns.bin).
     #[arg(long)]
@@ -125,13 +129,20 @@ fn run_checkers_patterns(args: &PatternFitArgs) -> Result<()> {
     use checkers_zero::mcts::evaluator::{Evaluator, NetEvaluator};
     use checkers_zero::net::{NetGame, load_model};
     use checkers_zero::tensor::Device;
-    use checkers_zero::train::checkers_patterns::{Play, fit, label, play_games};
-    let (net, encoding, _) = match &args.model {
-        Some(path) => load_model::<Checkers>(path, &Device::Cpu)
-            .with_context(|| format!("--model {}", path.display()))?,
-        None => Checkers::default_model(&Device::Cpu)?,
+    use checkers_zero::train::checkers_patterns::{Play, fit, label, label_by_search, play_games};
+    if args.label_depth > 0 && args.model.is_some() {
+        bail!("--model labels with a network's values and --label-depth with a search: give one");
+    }
+    let mut evaluator = if args.label_depth > 0 {
+        None
+    } else {
+        let (net, encoding, _) = match &args.model {
+            Some(path) => load_model::<Checkers>(path, &Device::Cpu)
+                .with_context(|| format!("--model {}", path.display()))?,
+            None => Checkers::default_model(&Device::Cpu)?,
+        };
+        Some(NetEvaluator::<Checkers>::new(net, encoding, Device::Cpu)?)
     };
-    let mut evaluator = NetEvaluator::<Checkers>::new(net, encoding, Device::Cpu)?;
     let play = Play {
         depth: args.depth,
         ..Play::default()
@@ -144,25 +155,24 @@ fn run_checkers_patterns(args: &PatternFitArgs) -> Result<()> {
     );
     let start = std::time::Instant::now();
     let bar = checkers_zero::progress::progress(args.games as u64, 0, "games", true);
-    let games = play_games(
-        &play,
-        args.games as usize,
-        args.seed,
-        evaluator.history(),
-        &bar,
-    );
+    let history = evaluator.as_ref().map_or(0, |e| e.history());
+    let games = play_games(&play, args.games as usize, args.seed, history, &bar);
     bar.finish_and_clear();
     let positions: usize = games.iter().map(Vec::len).sum();
+    let judge = match (&args.model, args.label_depth) {
+        (_, d @ 1..) => format!("the shipped patterns' alpha-beta, {d} plies deep"),
+        (Some(p), _) => p.display().to_string(),
+        (None, _) => "the built-in network".into(),
+    };
     eprintln!(
-        "{positions} positions in {:.0} s; labelling them with {}",
+        "{positions} positions in {:.0} s; labelling them with {judge}",
         start.elapsed().as_secs_f64(),
-        match &args.model {
-            Some(p) => p.display().to_string(),
-            None => "the built-in network".into(),
-        }
     );
     let bar = checkers_zero::progress::progress(positions as u64, 0, "positions", true);
-    let samples = label(&games, &mut evaluator, 512, &bar);
+    let samples = match &mut evaluator {
+        Some(evaluator) => label(&games, evaluator, 512, &bar),
+        None => label_by_search(&games, args.label_depth, &bar),
+    };
     bar.finish_and_clear();
     drop(games);
     eprintln!(
@@ -174,7 +184,7 @@ fn run_checkers_patterns(args: &PatternFitArgs) -> Result<()> {
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     println!(
         "{} positions fitted, {} held out (every tenth game); mean squared error against the \
-         network's values, held out: {:.4} (material alone {:.4}, the classic evaluation \
+         labels, held out: {:.4} (material alone {:.4}, the classic evaluation \
          {:.4}); fitted {:.4}",
         r.fitted_positions,
         r.held_positions,

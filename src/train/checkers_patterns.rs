@@ -138,6 +138,43 @@ pub fn label(
         .collect()
 }
 
+/// Each game's positions labelled instead by the shipped patterns' own alpha-beta, `depth`
+/// plies deep (with the endgame databases where the agent finds them), its score squashed as
+/// `az:mix` squashes it: the tables fitted to their search's look-ahead (bootstrapping, as
+/// TD-leaf and TreeStrap do), rather than to the network's judgement of the position alone.
+/// Games are labelled side by side, counted on `bar`.
+pub fn label_by_search(
+    games: &[Vec<EvalInput<Checkers>>],
+    depth: u32,
+    bar: &indicatif::ProgressBar,
+) -> Vec<Vec<Sample>> {
+    use rayon::prelude::*;
+    let spec: AgentSpec = "alphabeta:eval=patterns".parse().expect("a valid spec");
+    (games.par_iter())
+        .map_init(
+            || {
+                spec.build::<Checkers>(0)
+                    .expect("the patterns' alpha-beta builds")
+            },
+            |agent, game| {
+                agent.new_game();
+                let samples = (game.iter())
+                    .map(|i| {
+                        let pos = Checkers::position(&i.state).expect("a turn's start");
+                        let score = agent.judge(&pos, depth).expect("alpha-beta judges");
+                        Sample {
+                            pos,
+                            target: (score * Checkers::MIX_SCALE).tanh(),
+                        }
+                    })
+                    .collect();
+                bar.inc(game.len() as u64);
+                samples
+            },
+        )
+        .collect()
+}
+
 /// What a fit did: positions, and the mean squared error (in value units, -1 to 1) of the
 /// held-out positions with material alone (the starting weights), with the classic
 /// evaluation (squashed alike), and with the fitted weights.
@@ -270,6 +307,31 @@ mod tests {
         // Different seeds play different games.
         assert_ne!(games[0].len(), 0);
         assert!(games.windows(2).any(|g| g[0] != g[1]));
+    }
+
+    /// The search's labels are its scores for the side to move, one a position: a side two
+    /// men or more ahead is almost always judged ahead, one two behind behind.
+    #[test]
+    fn search_labels_judge_each_position_for_its_mover() {
+        let bar = indicatif::ProgressBar::hidden();
+        let games = play_games(&Play::default(), 60, 5, 0, &bar);
+        let labelled = label_by_search(&games, 2, &bar);
+        assert_eq!(labelled.len(), games.len());
+        let (mut ahead, mut agree) = (0, 0);
+        for (game, samples) in games.iter().zip(&labelled) {
+            assert_eq!(game.len(), samples.len());
+            for (input, s) in game.iter().zip(samples) {
+                assert_eq!(Checkers::position(&input.state), Some(s.pos));
+                assert!(s.target.abs() <= 1.0, "{}", s.target);
+                let lead = material_lead(&s.pos, 150);
+                if lead.abs() >= 2 * MAN {
+                    ahead += 1;
+                    agree += usize::from(lead.signum() as f32 == s.target.signum());
+                }
+            }
+        }
+        assert!(ahead > 100, "{ahead}");
+        assert!(agree as f64 > 0.9 * ahead as f64, "{agree} of {ahead}");
     }
 
     /// Fitted to a material judge's values, the patterns learn them: far below material
