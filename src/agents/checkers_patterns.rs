@@ -6,9 +6,10 @@
 //! empty, the mover's piece, the opponent's) indexing a table of weights; beside them a
 //! table by square for each kind of piece (the mover's men and kings, the opponent's), which
 //! holds the material, and a bias. One table set per stage of the game, by pieces left.
-//! The weights are fitted to the values the built-in network gives
-//! ([`crate::train::checkers_patterns`]): alpha-beta searching them deep sees what the
-//! network sees, at the speed of a table lookup.
+//! The weights were fitted to the values the built-in network gives, then refitted to their
+//! own alpha-beta's scores a few plies deep ([`crate::train::checkers_patterns`]): alpha-beta
+//! searching them deep sees what the network sees, and a little further, at the speed of a
+//! table lookup.
 
 use super::alphabeta::MAN;
 use super::pattern_file::{Format, WeightsError};

@@ -682,7 +682,7 @@ pub mod alphabeta {
         "material (men and kings); classic: material with a guarded back rank, the \
          centre, mobility, tempo, runaway men, trapped kings and trading when ahead; or \
          patterns: row pairs, files and pieces by square with weights fitted to the \
-         built-in network's values",
+         built-in network's values, then to their own search's",
         &settings::EVAL,
         Some(&CheckersEvalKind::Material),
         "",

@@ -346,7 +346,7 @@ crate::names::named_enum! {
         /// runaways, trapped kings, trading when ahead).
         Classic = "classic",
         /// Groups of squares (row pairs, files) and pieces by square, with weights fitted to
-        /// the built-in network's values, by stage.
+        /// the built-in network's values and then to their own search's, by stage.
         Patterns = "patterns",
     }
 }

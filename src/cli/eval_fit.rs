@@ -115,9 +115,14 @@ pub fn run_patterns(args: PatternFitArgs) -> Result<()> {
             run_checkers_patterns(&args)
         }
         GameName::Othello => {
-            if args.model.is_some() {
+            if args.model.is_some() || args.label_depth > 0 {
+                let flag = if args.model.is_some() {
+                    "--model"
+                } else {
+                    "--label-depth"
+                };
                 bail!(
-                    "--model is checkers': Othello's positions are labelled by their games' results"
+                    "{flag} is checkers': Othello's positions are labelled by their games' results"
                 );
             }
             run_othello_patterns(&args)

@@ -696,8 +696,9 @@ fn book_grows_a_book_resumes_it_and_checks_its_settings() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// `train-patterns` fits checkers' patterns to the built-in network's values, writes a file
-/// the evaluation reads, and refuses the other game's flag before any work.
+/// `train-patterns` fits checkers' patterns to the built-in network's values (or to their own
+/// search's scores), writes a file the evaluation reads, and refuses the other game's flags
+/// and a second source of labels before any work.
 #[test]
 fn train_patterns_fits_checkers_to_the_network_and_refuses_othellos_flag() {
     use checkers_zero::agents::checkers_patterns::CheckersPatterns;
@@ -722,6 +723,37 @@ fn train_patterns_fits_checkers_to_the_network_and_refuses_othellos_flag() {
     assert!(text.contains("held out (every tenth game)"), "{text}");
     let weights = CheckersPatterns::from_bytes(&std::fs::read(&out).unwrap()).unwrap();
     assert!(weights.tables.iter().flatten().filter(|&&w| w != 0).count() > 1000);
+
+    let searched = dir.join("searched.bin");
+    let fit = [
+        "train-patterns",
+        "--games",
+        "40",
+        "--epochs",
+        "2",
+        "--label-depth",
+        "2",
+    ];
+    let result = run(
+        &[&fit[..], &["--out", searched.to_str().unwrap()]].concat(),
+        &[],
+    );
+    assert!(result.status.success(), "{}", stderr(&result));
+    assert!(
+        stderr(&result).contains("alpha-beta, 2 plies deep"),
+        "{}",
+        stderr(&result)
+    );
+    let by_search = CheckersPatterns::from_bytes(&std::fs::read(&searched).unwrap()).unwrap();
+    assert_ne!(by_search, weights);
+    let both = run(
+        &[&fit[..], &["--model", out_text, "--out", out_text]].concat(),
+        &[],
+    );
+    let err = stderr(&both);
+    assert!(!both.status.success());
+    assert!(err.contains("give one"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
 
     let refused = run(
         &["train-patterns", "--player", out_text, "--out", out_text],
@@ -755,5 +787,20 @@ fn train_patterns_fits_checkers_to_the_network_and_refuses_othellos_flag() {
         err.contains("not a file of othello pattern weights"),
         "{err}"
     );
+    let refused = run(
+        &[
+            "train-patterns",
+            "--game",
+            "othello",
+            "--label-depth",
+            "2",
+            "--out",
+            out_text,
+        ],
+        &[],
+    );
+    let err = stderr(&refused);
+    assert!(!refused.status.success());
+    assert!(err.contains("--label-depth is checkers'"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
