@@ -8,9 +8,10 @@
 //! evaluates: captures are searched out) is labelled with the network's value for its side
 //! to move, or with the shipped patterns' own alpha-beta score a few plies deep
 //! ([`label_by_search`]; the shipped weights are such a refit, which beat the
-//! network-fitted tables at equal depth). The weights are fitted by stochastic gradient descent on the squared error of
-//! `tanh(MIX_SCALE * score)` against that value, the score in men (the squashing `az:mix`
-//! uses, so a score reads as the network's value); every tenth game is held out.
+//! network-fitted tables at equal depth). The weights are fitted by stochastic gradient
+//! descent on the squared error of `tanh(MIX_SCALE * score)` against that value, the score
+//! in men (the squashing `az:mix` uses, so a score reads as the network's value); every
+//! tenth game is held out.
 
 use crate::agents::alphabeta::MAN;
 use crate::agents::checkers_eval::{ClassicWeights, classic_score, classic_terms, material_lead};
