@@ -10,6 +10,7 @@ mod bench_ingest;
 mod bench_runs;
 mod book;
 mod cluster;
+mod distill;
 mod egdb;
 mod eval_fit;
 mod export;
@@ -103,6 +104,9 @@ pub enum Command {
     /// Fit a pattern evaluation (`alphabeta:eval=patterns`) to games it plays: checkers' to
     /// a network's values, Othello's to the results, exact from the last empties.
     TrainPatterns(eval_fit::PatternFitArgs),
+    /// Teach a checkers network's value head the patterns' alpha-beta searched some plies
+    /// deep, on positions of games that search plays; its policy held to its own priors.
+    Distill(distill::DistillArgs),
     /// Train as `train` does, on games from self-play actors on any machines, through Redis.
     Learner(Box<cluster::LearnerArgs>),
     /// Play self-play games for a learner with its latest network, through Redis.
@@ -145,6 +149,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::TrainPso(args) => train::train_pso(args),
         Command::TrainEval(args) => eval_fit::run(args),
         Command::TrainPatterns(args) => eval_fit::run_patterns(args),
+        Command::Distill(args) => distill::run(args),
         Command::Learner(_args) => needs!("cluster", "learner", cluster::learner(*_args)),
         Command::Actor(_args) => needs!("cluster", "actor", cluster::actor(_args)),
         Command::Gui(_args) => needs!("gui", "gui", gui::serve(_args)),

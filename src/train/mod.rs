@@ -19,6 +19,7 @@ pub mod pso;
 pub mod run_dir;
 pub mod strength;
 pub mod td;
+pub mod value_distill;
 
 /// `games` games from `seed`, each played by `play` with its own seed, side by side on
 /// rayon's threads and counted on `bar` (the pattern fits' games).

@@ -804,3 +804,49 @@ fn train_patterns_fits_checkers_to_the_network_and_refuses_othellos_flag() {
     assert!(err.contains("--label-depth is checkers'"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `distill` teaches the built-in network's value head its patterns' search and writes a
+/// model file that loads, and refuses a learning rate that is not positive or an unwritable
+/// output before any work.
+#[test]
+fn distill_writes_a_model_and_refuses_bad_settings() {
+    use checkers_zero::games::Checkers;
+    use checkers_zero::net::load_model;
+    use checkers_zero::tensor::Device;
+    let dir = scratch_dir("cz-cli-distill");
+    let out = dir.join("d.ckpt");
+    let out_text = out.to_str().unwrap();
+    let result = run(
+        &[
+            "distill",
+            "--games",
+            "20",
+            "--label-depth",
+            "2",
+            "--out",
+            out_text,
+        ],
+        &[],
+    );
+    let text = String::from_utf8_lossy(&result.stdout);
+    assert!(result.status.success(), "{}", stderr(&result));
+    assert!(text.contains("held-out squared error"), "{text}");
+    let (_, _, optimizer) = load_model::<Checkers>(&out, &Device::Cpu).unwrap();
+    assert!(optimizer.is_none());
+    for (args, expected) in [
+        (
+            ["--lr", "0", "--out", out_text],
+            "--lr 0: expected a positive learning rate",
+        ),
+        (
+            ["--lr", "0.001", "--out", "/nonexistent-dir/d.ckpt"],
+            "--out /nonexistent-dir/d.ckpt",
+        ),
+    ] {
+        let refused = run(&[&["distill"][..], &args].concat(), &[]);
+        let err = stderr(&refused);
+        assert!(!refused.status.success() && err.contains(expected), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
