@@ -16,6 +16,13 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// Runs the program, asserts that it succeeded, and returns what it printed.
+fn succeeds(args: &[&str]) -> String {
+    let result = run(args, &[]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    String::from_utf8_lossy(&result.stdout).into_owned()
+}
+
 /// A folder of this process's own under the system's temporary folder, created.
 fn scratch_dir(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
@@ -706,20 +713,15 @@ fn train_patterns_fits_checkers_to_the_network_and_refuses_othellos_flag() {
     let out = dir.join("p.bin");
     let out_text = out.to_str().unwrap();
 
-    let result = run(
-        &[
-            "train-patterns",
-            "--games",
-            "40",
-            "--epochs",
-            "2",
-            "--out",
-            out_text,
-        ],
-        &[],
-    );
-    let text = String::from_utf8_lossy(&result.stdout);
-    assert!(result.status.success(), "{}", stderr(&result));
+    let text = succeeds(&[
+        "train-patterns",
+        "--games",
+        "40",
+        "--epochs",
+        "2",
+        "--out",
+        out_text,
+    ]);
     assert!(text.contains("held out (every tenth game)"), "{text}");
     let weights = CheckersPatterns::from_bytes(&std::fs::read(&out).unwrap()).unwrap();
     assert!(weights.tables.iter().flatten().filter(|&&w| w != 0).count() > 1000);
@@ -816,20 +818,15 @@ fn distill_writes_a_model_and_refuses_bad_settings() {
     let dir = scratch_dir("cz-cli-distill");
     let out = dir.join("d.ckpt");
     let out_text = out.to_str().unwrap();
-    let result = run(
-        &[
-            "distill",
-            "--games",
-            "20",
-            "--label-depth",
-            "2",
-            "--out",
-            out_text,
-        ],
-        &[],
-    );
-    let text = String::from_utf8_lossy(&result.stdout);
-    assert!(result.status.success(), "{}", stderr(&result));
+    let text = succeeds(&[
+        "distill",
+        "--games",
+        "20",
+        "--label-depth",
+        "2",
+        "--out",
+        out_text,
+    ]);
     assert!(text.contains("held-out squared error"), "{text}");
     let (_, _, optimizer) = load_model::<Checkers>(&out, &Device::Cpu).unwrap();
     assert!(optimizer.is_none());
