@@ -32,6 +32,7 @@ pub struct DistillArgs {
     /// trials on the built-in network).
     #[arg(long, default_value_t = 0.0001)]
     lr: f32,
+    /// Positions a training step.
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
     batch_size: u32,
     /// Seed of the games' random moves and of the training order.
