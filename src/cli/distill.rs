@@ -6,7 +6,7 @@ use checkers_zero::files::{check_writable, checksum};
 use checkers_zero::games::Checkers;
 use checkers_zero::mcts::evaluator::{Evaluator, NetEvaluator};
 use checkers_zero::net::NetGame;
-use checkers_zero::net::{Lineage, load_model, save_model};
+use checkers_zero::net::{Lineage, model_from_bytes, save_model};
 use checkers_zero::progress::progress;
 use checkers_zero::tensor::Device;
 use checkers_zero::train::checkers_patterns::{Play, label_by_search, play_games};
@@ -49,25 +49,19 @@ pub fn run(args: DistillArgs) -> Result<()> {
     if !(args.lr > 0.0 && args.lr.is_finite()) {
         bail!("--lr {}: expected a positive learning rate", args.lr);
     }
-    let (mut net, encoding, _) = match &args.model {
-        Some(path) => load_model::<Checkers>(path, &Device::Cpu)
-            .with_context(|| format!("--model {}", path.display()))?,
-        None => Checkers::default_model(&Device::Cpu)?,
-    };
-    let (parent, parent_hash) = match &args.model {
-        Some(path) => {
-            let bytes =
-                std::fs::read(path).with_context(|| format!("--model {}", path.display()))?;
-            (
-                path.display().to_string(),
-                format!("{:016x}", checksum(&bytes)),
-            )
-        }
-        None => (
-            "built-in".to_string(),
-            format!("{:016x}", checksum(Checkers::DEFAULT_MODEL)),
+    // One read gives both the network and the hash its lineage records.
+    let (bytes, parent) = match &args.model {
+        Some(path) => (
+            std::fs::read(path).with_context(|| format!("--model {}", path.display()))?,
+            path.display().to_string(),
         ),
+        None => (Checkers::DEFAULT_MODEL.to_vec(), "built-in".to_string()),
     };
+    let what = || format!("--model {parent}");
+    let ckpt = model_from_bytes::<Checkers>(&bytes).with_context(what)?;
+    let encoding = ckpt.arch.model.encoding;
+    let (mut net, _) = (ckpt.arch.model.restore(&ckpt, &Device::Cpu)).with_context(what)?;
+    let parent_hash = format!("{:016x}", checksum(&bytes));
     let mut before = NetEvaluator::<Checkers>::new(net.clone(), encoding, Device::Cpu)?;
     let play = Play::default();
     let start = Instant::now();
