@@ -420,6 +420,17 @@ pub mod az {
         Some(&1.0),
         "",
     );
+    pub const CHECK_PRIOR: Opt<f32> = Opt::new(
+        "check_prior",
+        "Tactical check's share of root priors",
+        "this share of each root move's prior comes from the check's scores (a distribution \
+         falling by a factor of e every quarter of a man below the best move), the rest from \
+         the network, so the search looks first at the moves alpha-beta rates best (0: the \
+         network's priors alone; needs a check)",
+        &settings::WEIGHT,
+        Some(&0.0),
+        "",
+    );
     pub const ENDGAME: Opt<u32> = Opt::new(
         "endgame",
         "Alpha-beta in endings from",
@@ -446,7 +457,7 @@ pub mod az {
         "Alpha-beta's weight in leaf values",
         "each leaf's value is this much the game's alpha-beta with its strongest evaluation \
          (its fitted patterns; checkers' with the endgame databases), searched mix_depth plies, and the rest the network's (0: the network's alone)",
-        &settings::MIX_WEIGHT,
+        &settings::WEIGHT,
         Some(&0.0),
         "",
     );
@@ -761,6 +772,7 @@ pub static AZ: AgentKind = AgentKind {
         az::CHECK.decl,
         az::CHECK_EVAL.decl,
         az::CHECK_MARGIN.decl,
+        az::CHECK_PRIOR.decl,
         az::ENDGAME.decl,
         az::BOOK.decl,
         az::MIX.decl,

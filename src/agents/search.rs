@@ -295,6 +295,8 @@ pub struct AzConfig {
     pub check_eval: Option<CheckEval>,
     /// How far below the best checked move the chosen one may score.
     pub check_margin: f32,
+    /// The share of the root's priors drawn from the check's scores (0: none).
+    pub check_prior: f32,
     /// Pieces left (Othello: empty squares) from which alpha-beta moves instead (0: never;
     /// [`Handoff`]; unset: the game's).
     pub endgame: Option<u32>,
@@ -334,6 +336,7 @@ impl AzConfig {
             az::CHECK.with(self.check),
             az::CHECK_EVAL.with(self.check_eval),
             az::CHECK_MARGIN.with(Some(self.check_margin)),
+            az::CHECK_PRIOR.with(Some(self.check_prior)),
             az::ENDGAME.with(self.endgame),
             az::BOOK.with(self.book.as_ref().map(|p| p.display().to_string())),
             az::MIX.with(Some(self.mix)),
@@ -383,6 +386,8 @@ pub struct AzAgent<G: Rules = Checkers> {
     oracle: Option<Oracle<G>>,
     /// The tactical check the search's choice must pass, if any.
     check: Option<Check<G>>,
+    /// The share of the root's priors the check's scores make.
+    check_prior: f32,
     /// The alpha-beta that moves in endings, if any.
     handoff: Option<Handoff<G>>,
     /// The opening book, if any (shared by the agents of a match's games).
@@ -489,6 +494,7 @@ impl<G: NetGame> AzAgent<G> {
             search: None,
             oracle: None,
             check: None,
+            check_prior: config.check_prior,
             handoff: None,
             book: None,
         }
@@ -664,8 +670,10 @@ impl<G: Rules> AzAgent<G> {
             return None;
         }
         let mv = self.book.as_ref()?.get(game.position())?.mv;
-        let allowed = self.check.as_mut().and_then(|c| c.allowed(game));
-        allowed.is_none_or(|a| a.contains(&mv)).then_some(mv)
+        let verdict = self.check.as_mut().and_then(|c| c.verdict(game));
+        verdict
+            .is_none_or(|v| v.allowed().contains(&mv))
+            .then_some(mv)
     }
 
     /// A fresh search of `game`'s position within `limits`, as a move's tree search runs
@@ -727,9 +735,9 @@ impl<G: Rules> AzAgent<G> {
         // The check's time is the move's: its deadline is set already. It vets the greedy
         // choice of PUCT only (Gumbel's and a sampled move are chosen otherwise).
         let greedy = self.temperature <= 0.0 && self.puct.search.gumbel().is_none();
-        let allowed = (self.check.as_mut())
+        let verdict = (self.check.as_mut())
             .filter(|_| greedy)
-            .and_then(|c| c.allowed(game));
+            .and_then(|c| c.verdict(game));
         // Gumbel splits a known number of simulations; under a time limit, `searches` of
         // them, after which the root chooses as the nodes below it do.
         let planned = budget.simulations.min(match limits.nodes {
@@ -737,6 +745,9 @@ impl<G: Rules> AzAgent<G> {
             None => self.searches as u64,
         });
         search.start_decision(planned.min(u32::MAX as u64) as u32);
+        if let Some(v) = verdict.as_ref().filter(|_| self.check_prior > 0.0) {
+            search.guide_root(self.check_prior, v.guide(game.position()));
+        }
         let tree_search = TreeSearch::begin(search.tree(), true, limits);
         let done = search.run_while(
             &mut self.evaluator,
@@ -759,7 +770,8 @@ impl<G: Rules> AzAgent<G> {
             None => None,
         };
         let mut decision = tree_search.decision(search.tree(), root_choice, done);
-        if let Some(allowed) = allowed.filter(|a| !a.contains(&decision.mv))
+        if let Some(allowed) = verdict.map(|v| v.allowed())
+            && !allowed.contains(&decision.mv)
             && let Some(mv) = most_visited_allowed(&search.tree().move_stats(), &allowed)
         {
             let mut analysis = tree_search.analysis(search.tree(), mv, done);

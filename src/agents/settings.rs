@@ -267,8 +267,9 @@ pub static CHECK_MARGIN: Setting<f32> = Setting::new(
 /// Where `az` hands its moves to alpha-beta: pieces left (Othello: empty squares), 0 never.
 pub static ENDGAME_FROM: Setting<u32> = whole("pieces left, 0 for never", 0, 64);
 
-/// The weight of alpha-beta's judgement in `az`'s leaf values (0: the network's alone).
-pub static MIX_WEIGHT: Setting<f32> = Setting::new(
+/// The share of alpha-beta's judgement in `az`'s leaf values (`mix`) or root priors
+/// (`check_prior`); 0: the network's alone.
+pub static WEIGHT: Setting<f32> = Setting::new(
     "a weight from 0 to 1",
     Domain::Number {
         min: 0.0,

@@ -60,6 +60,13 @@ const fn common<G: AgentGame>() -> [Kind<G>; 3] {
                 let margin = config.check_margin;
                 let endgame = config.endgame.unwrap_or(aids.endgame);
                 let (mix, mix_depth, contempt) = (config.mix, config.mix_depth, config.contempt);
+                if config.check_prior > 0.0 && depth == 0 {
+                    return Err(AgentError::Invalid(format!(
+                        "az: {} steers the search by the check's scores; it needs a check \
+                         (check=D with D above 0)",
+                        az::CHECK_PRIOR.key()
+                    )));
+                }
                 let mut agent = AzAgent::<G>::new(config, seed)?;
                 agent.set_oracle(G::oracle(opts)?);
                 let egdb = opts.get(&kinds::EGDB)?;
@@ -423,6 +430,7 @@ impl AzConfig {
             check: opts.get(&az::CHECK)?,
             check_eval: opts.get(&az::CHECK_EVAL)?,
             check_margin: opts.value(&az::CHECK_MARGIN)?,
+            check_prior: opts.value(&az::CHECK_PRIOR)?,
             endgame: opts.get(&az::ENDGAME)?,
             book: opts.get(&az::BOOK)?.map(PathBuf::from),
             mix: opts.value(&az::MIX)?,

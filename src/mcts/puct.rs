@@ -178,6 +178,12 @@ pub struct Puct<G: Rules = Checkers> {
     /// Dirichlet (PUCT) or Gumbel noise for the root's children (empty until drawn for this
     /// root).
     root_noise: Vec<f32>,
+    /// A distribution over the root's actions that makes `guide_share` of their priors, this
+    /// decision's ([`Puct::guide_root`]), and its weights by the root children's order
+    /// (empty until placed on an expanded root).
+    root_guide: Vec<(G::Action, f32)>,
+    guide_share: f32,
+    guide_by_child: Vec<f32>,
     /// Gumbel: the simulations of the current decision, and its root children's visits
     /// before it (empty: none) and Sequential Halving's schedule (empty until the root is
     /// expanded).
@@ -192,6 +198,9 @@ impl<G: Rules> Puct<G> {
             config,
             tree: Tree::new(game),
             root_noise: Vec::new(),
+            root_guide: Vec::new(),
+            guide_share: 0.0,
+            guide_by_child: Vec::new(),
             budget: 0,
             base_visits: Vec::new(),
             schedule: Vec::new(),
@@ -231,6 +240,9 @@ impl<G: Rules> Puct<G> {
     /// needs only the noise).
     pub fn start_decision(&mut self, simulations: u32) {
         self.root_noise.clear();
+        self.root_guide.clear();
+        self.guide_share = 0.0;
+        self.guide_by_child.clear();
         self.budget = simulations as usize;
         self.base_visits = self
             .tree
@@ -238,6 +250,15 @@ impl<G: Rules> Puct<G> {
             .map(|c| self.tree.node(c).visits)
             .collect();
         self.schedule.clear();
+    }
+
+    /// For this decision, each root action's prior becomes `(1 - share)` of the network's
+    /// plus `share` of `guide`'s weight for it (0 where `guide` leaves it out): another
+    /// judge's view of the root's moves steering where the search looks (`az:check_prior`).
+    /// PUCT only; a new decision drops it.
+    pub fn guide_root(&mut self, share: f32, guide: Vec<(G::Action, f32)>) {
+        (self.root_guide, self.guide_share) = (guide, share);
+        self.guide_by_child.clear();
     }
 
     /// Runs `simulations` more simulations, in batches of up to `config.batch` leaves.
@@ -297,6 +318,7 @@ impl<G: Rules> Puct<G> {
     /// to each game with [`apply`](Self::apply).
     pub fn gather(&mut self, batch: usize, history: usize, rng: &mut impl Rng) -> Leaves<G> {
         self.draw_root_noise(rng);
+        self.place_root_guide();
         let mut leaves = Vec::with_capacity(batch);
         let mut inputs = Vec::with_capacity(batch);
         let mut exact = 0;
@@ -375,6 +397,19 @@ impl<G: Rules> Puct<G> {
             noise.iter_mut().for_each(|x| *x /= sum);
             self.root_noise = noise;
         }
+    }
+
+    /// Lays the root guide's weights out by the root children's order once the root is
+    /// expanded (a fresh root's first round only evaluates the root itself).
+    fn place_root_guide(&mut self) {
+        if self.guide_share <= 0.0 || !self.guide_by_child.is_empty() {
+            return;
+        }
+        let guide = &self.root_guide;
+        let weight = |action| guide.iter().find(|g| g.0 == action).map_or(0.0, |g| g.1);
+        self.guide_by_child = (self.tree.children(ROOT))
+            .map(|c| weight(self.tree.node(c).action))
+            .collect();
     }
 
     /// Follows the best PUCT score down to a leaf or a terminal node; forced playouts come
@@ -468,12 +503,20 @@ impl<G: Rules> Puct<G> {
         Some(self.best_ranked_with(&kids, &visits, most))
     }
 
-    /// A child's prior, mixed with the root noise at the root.
+    /// A child's prior, mixed at the root with the root guide's and then the root noise.
     fn prior(&self, parent: &Node<G>, child: &Node<G>, i: usize) -> f32 {
+        if !parent.is_root() {
+            return child.prior;
+        }
+        let share = self.guide_share;
+        let prior = match self.guide_by_child.get(i) {
+            Some(guide) => (1.0 - share) * child.prior + share * guide,
+            None => child.prior,
+        };
         let eps = self.config.noise.map_or(0.0, |(_, e)| e);
         match self.root_noise.get(i) {
-            Some(noise) if parent.is_root() => (1.0 - eps) * child.prior + eps * noise,
-            _ => child.prior,
+            Some(noise) => (1.0 - eps) * prior + eps * noise,
+            None => prior,
         }
     }
 
@@ -601,6 +644,53 @@ mod tests {
             target[bi].1 >= raw,
             "pruning only moves weight to the best child"
         );
+    }
+
+    /// A root guide makes its share of the root's priors for one decision: with all of it
+    /// on the least visited of the unguided search's moves, that move is searched most;
+    /// the next decision drops the guide.
+    #[test]
+    fn a_root_guide_steers_one_decision() {
+        let game = Game::new();
+        let visits = |guide: Option<usize>| {
+            let mut search = Puct::new(TEST_PUCT, &game);
+            search.run(
+                &mut MaterialEvaluator::default(),
+                1,
+                &mut StdRng::seed_from_u64(1),
+            );
+            let actions: Vec<_> = (search.tree().children(ROOT))
+                .map(|c| search.tree().node(c).action)
+                .collect();
+            if let Some(i) = guide {
+                search.guide_root(1.0, vec![(actions[i], 1.0)]);
+            }
+            search.run(
+                &mut MaterialEvaluator::default(),
+                200,
+                &mut StdRng::seed_from_u64(1),
+            );
+            let priors = |search: &Puct| -> Vec<f32> {
+                let tree = search.tree();
+                (tree.children(ROOT).enumerate())
+                    .map(|(i, c)| search.prior(tree.root(), tree.node(c), i))
+                    .collect()
+            };
+            let tree = search.tree();
+            let v: Vec<u32> = tree.children(ROOT).map(|c| tree.node(c).visits).collect();
+            let guided = priors(&search);
+            search.start_decision(0);
+            let tree = search.tree();
+            let network: Vec<f32> = tree.children(ROOT).map(|c| tree.node(c).prior).collect();
+            (v, guided, priors(&search) == network)
+        };
+        let (plain, _, _) = visits(None);
+        let least = (0..plain.len()).min_by_key(|&i| plain[i]).unwrap();
+        let (guided, priors, dropped) = visits(Some(least));
+        let most = (0..guided.len()).max_by_key(|&i| guided[i]).unwrap();
+        assert_eq!(most, least, "{plain:?} then {guided:?}");
+        assert_eq!(priors[least], 1.0);
+        assert!(dropped, "a new decision plays the network's priors again");
     }
 
     /// With `forced_through`, the network never judges a leaf with one legal action

@@ -10,7 +10,7 @@ use checkers_zero::endgame::Value;
 use checkers_zero::games::checkers::{
     Color, Game, Position, dedup_routes_of, legal_moves, parse_fen,
 };
-use checkers_zero::games::{Checkers, Othello, Outcome, othello};
+use checkers_zero::games::{Checkers, Othello, Outcome, Rules, othello};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::ops::Range;
@@ -455,6 +455,46 @@ fn a_narrower_check_passes_over_smaller_falls() {
         "check=4,check_eval=strongest,check_margin=0.25",
         0.25,
     );
+}
+
+/// `check_prior=1`: the root's priors are the check's distribution, so on two simulations
+/// (the root, then the child with the highest prior) az plays a move the check scores best,
+/// or one sharing its first hop; without it, somewhere among the same positions it does not.
+#[test]
+fn the_check_prior_sends_the_search_to_the_checks_best_moves() {
+    let build = |spec: &str| AgentSpec::build::<Checkers>(&spec.parse().unwrap(), 9).unwrap();
+    let two = "az:searches=2,check=4,check_eval=strongest,endgame=0,device=cpu,egdb=none";
+    let mut rng = StdRng::seed_from_u64(7);
+    let (mut checked, mut elsewhere) = (0, 0);
+    for _ in 0..40 {
+        let Some(game) = random_game::<Checkers>(&mut rng, 8..40, |_| false) else {
+            continue;
+        };
+        let scores = build("alphabeta:eval=patterns,depth=4,egdb=none")
+            .analyse(&game, &Limits::default())
+            .unwrap()
+            .moves;
+        let best = scores.iter().map(|m| m.score).fold(f32::MIN, f32::max);
+        let first = |mv| Checkers::actions_of(game.position(), &mv)[0];
+        let on_best =
+            |mv| (scores.iter()).any(|m| m.score >= best - 1e-4 && first(m.mv) == first(mv));
+        let choice = |spec: &str| build(spec).select(&game, &Limits::default()).mv;
+        let guided = choice(&format!("{two},check_prior=1"));
+        assert!(
+            on_best(guided),
+            "{} in {game:?}",
+            Checkers::format_move(&guided)
+        );
+        checked += 1;
+        elsewhere += usize::from(!on_best(choice(&format!("{two},check_margin=10"))));
+    }
+    assert!(checked > 25, "{checked} positions checked");
+    assert!(
+        elsewhere > 0,
+        "the network alone always chose the check's best"
+    );
+    refused_naming::<Checkers>("az:check=0,check_prior=0.5", &["check_prior", "check=D"]);
+    refused_naming::<Checkers>("az:check_prior=2", &["check_prior", "from 0 to 1"]);
 }
 
 /// With `book=FILE`, az plays the book's move in a position the book holds, whatever its
