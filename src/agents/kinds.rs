@@ -553,6 +553,15 @@ pub mod az {
         Some(&0.25),
         "",
     );
+    pub const POLICY_TEMPERATURE: Opt<f32> = Opt::new(
+        "policy_temp",
+        "Policy temperature",
+        "each position's priors raised to 1/T and normalised (lc0's policy softmax \
+         temperature): above 1 the search tries more of the moves the network rates low",
+        &settings::POLICY_TEMPERATURE,
+        Some(&1.0),
+        "",
+    );
     pub const TEMPERATURE: Opt<f32> = Opt::new(
         "temperature",
         "Temperature (0: best move)",
@@ -786,6 +795,7 @@ pub static AZ: AgentKind = AgentKind {
         az::PRECISION.decl,
         az::C_PUCT.decl,
         az::FPU_REDUCTION.decl,
+        az::POLICY_TEMPERATURE.decl,
         az::TEMPERATURE.decl,
         az::SEARCH.decl,
         az::GUMBEL_CONSIDERED.decl,

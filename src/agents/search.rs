@@ -350,6 +350,7 @@ impl AzConfig {
             az::PRECISION.with(Some(self.precision)),
             az::C_PUCT.with(Some(self.puct.c_puct)),
             az::FPU_REDUCTION.with(Some(self.puct.fpu_reduction)),
+            az::POLICY_TEMPERATURE.with(Some(self.puct.policy_temperature)),
             az::TEMPERATURE.with(Some(self.temperature)),
             az::SEARCH.with(Some(search)),
             az::GUMBEL_CONSIDERED.with(g.map(|g| g.considered)),

@@ -317,6 +317,16 @@ pub static TEMPERATURE: Setting<f32> = Setting::new(
     },
 );
 
+/// The temperature the network's priors are raised to the inverse of.
+pub static POLICY_TEMPERATURE: Setting<f32> = Setting::new(
+    "a temperature above 0, up to 10",
+    Domain::Number {
+        min: 0.0,
+        above: true,
+        max: 10.0,
+    },
+);
+
 /// Gumbel's root actions sampled for Sequential Halving (the paper's m).
 pub static CONSIDERED: Setting<u32> = whole("a number of root actions", 1, 256);
 

@@ -445,6 +445,7 @@ impl AzConfig {
             puct: PuctConfig {
                 batch: opts.value(&az::LEAF_BATCH)? as usize,
                 forced_through: opts.value(&az::FORCED)?,
+                policy_temperature: opts.value(&az::POLICY_TEMPERATURE)?,
                 c_puct: opts.value(&az::C_PUCT)?,
                 c_base: None,
                 fpu_reduction: opts.value(&az::FPU_REDUCTION)?,

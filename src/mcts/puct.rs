@@ -33,6 +33,10 @@ pub struct PuctConfig {
     /// the network, up to this many in a row, so that the network judges the position
     /// after an exchange rather than in the middle of one (0: every leaf is evaluated).
     pub forced_through: u32,
+    /// lc0's policy softmax temperature: each leaf's priors raised to 1/T and normalised
+    /// as it is expanded. Above 1 it flattens the network's policy, so the search tries
+    /// moves the network rates low; 1 leaves the priors as they are.
+    pub policy_temperature: f32,
 }
 
 /// The search of this layer's own tests. The defaults of play and self-play are not here:
@@ -47,6 +51,7 @@ pub(crate) const TEST_PUCT: PuctConfig = PuctConfig {
     forced_playouts: None,
     search: Search::Puct,
     forced_through: 0,
+    policy_temperature: 1.0,
 };
 
 impl PuctConfig {
@@ -104,6 +109,22 @@ impl PlayoutCap {
             (self.fast, false)
         }
     }
+}
+
+/// `priors` raised to `1 / temperature` and normalised (as they are at 1, or where they
+/// sum to nothing).
+fn tempered(mut priors: Vec<f32>, temperature: f32) -> Vec<f32> {
+    if temperature == 1.0 {
+        return priors;
+    }
+    priors
+        .iter_mut()
+        .for_each(|p| *p = p.powf(1.0 / temperature));
+    let sum: f32 = priors.iter().sum();
+    if sum > 0.0 {
+        priors.iter_mut().for_each(|p| *p /= sum);
+    }
+    priors
 }
 
 /// The most visited child of `parent` (an expanded node), the higher prior among equals.
@@ -365,7 +386,8 @@ impl<G: Rules> Puct<G> {
         for ((&leaf, input), e) in leaves.ids.iter().zip(&leaves.inputs).zip(evals) {
             self.tree.virtual_loss(leaf, -1);
             self.tree.set_pending(leaf, false);
-            self.tree.expand(leaf, &input.actions, &e.priors, e.value);
+            let priors = tempered(e.priors, self.config.policy_temperature);
+            self.tree.expand(leaf, &input.actions, &priors, e.value);
             self.tree.backup(leaf, e.value);
         }
         leaves.simulations()
@@ -644,6 +666,23 @@ mod tests {
             target[bi].1 >= raw,
             "pruning only moves weight to the best child"
         );
+    }
+
+    /// The policy temperature flattens priors above 1 and sharpens them below, keeping
+    /// their order and their sum; at 1, or on priors that sum to nothing, they stay.
+    #[test]
+    fn the_policy_temperature_flattens_priors() {
+        let close = |a: Vec<f32>, b: &[f32]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6);
+        assert!(close(
+            tempered(vec![0.8, 0.2], 2.0),
+            &[2.0 / 3.0, 1.0 / 3.0]
+        ));
+        assert!(close(
+            tempered(vec![2.0 / 3.0, 1.0 / 3.0], 0.5),
+            &[0.8, 0.2]
+        ));
+        assert_eq!(tempered(vec![0.7, 0.3], 1.0), vec![0.7, 0.3]);
+        assert_eq!(tempered(vec![0.0, 0.0], 2.0), vec![0.0, 0.0]);
     }
 
     /// A root guide makes its share of the root's priors for one decision: with all of it

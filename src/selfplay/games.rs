@@ -290,6 +290,7 @@ mod tests {
                 forced_playouts: Some(2.0),
                 search: Search::Puct,
                 forced_through: 0,
+                policy_temperature: 1.0,
             },
             playouts: PlayoutCap {
                 full: 24,

@@ -484,6 +484,7 @@ impl TrainConfig {
                     .filter(|_| puct),
                 search,
                 forced_through: 0,
+                policy_temperature: 1.0,
             },
             playouts: PlayoutCap {
                 full: self.searches,
