@@ -559,8 +559,8 @@ pub mod az {
         "each position's priors raised to 1/T and normalised (lc0's policy softmax \
          temperature): above 1 the search tries more of the moves the network rates low",
         &settings::POLICY_TEMPERATURE,
-        Some(&1.0),
-        "",
+        None,
+        "the game's: 1.5 for checkers, 1 (the priors as they are) for Othello",
     );
     pub const TEMPERATURE: Opt<f32> = Opt::new(
         "temperature",
@@ -1028,6 +1028,15 @@ mod tests {
     }
 
     fn round_trip<G: AgentGame>(kind: &AgentKind, spec: &AgentSpec) -> Result<(), TestCaseError> {
+        // `check_prior` steers by the check's scores and is refused without a check.
+        let mut spec = spec.clone();
+        let check = spec
+            .get("check")
+            .map(|d| d.parse().expect("a whole number"));
+        if kind.option("check_prior").is_some() && check.unwrap_or(G::AIDS.check) == 0 {
+            spec.set("check_prior", "0");
+        }
+        let spec = &spec;
         let name = spec.build::<G>(1).map_err(failure)?.name();
         let again: AgentSpec = name.parse().map_err(failure)?;
         let rebuilt = again.build::<G>(1).map_err(failure)?.name();

@@ -297,6 +297,9 @@ pub struct AzConfig {
     pub check_margin: f32,
     /// The share of the root's priors drawn from the check's scores (0: none).
     pub check_prior: f32,
+    /// The policy temperature as the spec gives it (unset: the game's, which `az`'s
+    /// builder puts into `puct`).
+    pub policy_temperature: Option<f32>,
     /// Pieces left (Othello: empty squares) from which alpha-beta moves instead (0: never;
     /// [`Handoff`]; unset: the game's).
     pub endgame: Option<u32>,
@@ -350,7 +353,7 @@ impl AzConfig {
             az::PRECISION.with(Some(self.precision)),
             az::C_PUCT.with(Some(self.puct.c_puct)),
             az::FPU_REDUCTION.with(Some(self.puct.fpu_reduction)),
-            az::POLICY_TEMPERATURE.with(Some(self.puct.policy_temperature)),
+            az::POLICY_TEMPERATURE.with(self.policy_temperature),
             az::TEMPERATURE.with(Some(self.temperature)),
             az::SEARCH.with(Some(search)),
             az::GUMBEL_CONSIDERED.with(g.map(|g| g.considered)),

@@ -53,7 +53,7 @@ const fn common<G: AgentGame>() -> [Kind<G>; 3] {
         Kind {
             decl: &kinds::AZ,
             build: |opts, seed| {
-                let config = AzConfig::from_options(opts)?;
+                let config = AzConfig::from_options(opts)?.for_game::<G>();
                 let aids = G::AIDS;
                 let depth = config.check.unwrap_or(aids.check);
                 let check_eval = config.check_eval.unwrap_or(aids.check_eval);
@@ -147,12 +147,14 @@ pub trait AgentGame: NetGame {
     }
 }
 
-/// The alpha-beta beside `az`'s network that a game plays with by default: the tactical
-/// check's depth and evaluation, and the hand-off in endings (0: none).
+/// What a game's `az` plays with by default beside its network's search: the tactical
+/// check's depth and evaluation, the hand-off in endings (0: none), and the policy
+/// temperature (1: the network's priors as they are).
 pub struct Aids {
     pub check: u32,
     pub check_eval: CheckEval,
     pub endgame: u32,
+    pub policy_temperature: f32,
 }
 
 /// An `alphabeta` spec's search settings, its limits declared by `limits`.
@@ -184,12 +186,14 @@ impl AgentGame for Checkers {
     /// A man ahead is worth about 0.46, as in the material stand-in for a network.
     const MIX_SCALE: f32 = 0.5;
 
-    /// Together they beat the network's search alone against the classic evaluation at a
-    /// second a move, paired over the ballots (docs/results/strength.md).
+    /// The check and the hand-off together beat the network's search alone against the
+    /// classic evaluation at a second a move, paired over the ballots, and the flatter
+    /// policy beat the priors as they are on the same games (docs/results/strength.md).
     const AIDS: Aids = Aids {
         check: 10,
         check_eval: CheckEval::Strongest,
         endgame: 10,
+        policy_temperature: 1.5,
     };
 
     const KINDS: &'static [Kind<Self>] = &{
@@ -263,11 +267,13 @@ impl AgentGame for Othello {
     /// Sixteen discs of final margin are worth about 0.75.
     const MIX_SCALE: f32 = 0.06;
 
-    /// The network's search alone: neither was measured to help in Othello.
+    /// The network's search alone, its priors as they are: none of these was measured to
+    /// help in Othello.
     const AIDS: Aids = Aids {
         check: 0,
         check_eval: CheckEval::Own,
         endgame: 0,
+        policy_temperature: 1.0,
     };
 
     const KINDS: &'static [Kind<Self>] = &{
@@ -431,6 +437,7 @@ impl AzConfig {
             check_eval: opts.get(&az::CHECK_EVAL)?,
             check_margin: opts.value(&az::CHECK_MARGIN)?,
             check_prior: opts.value(&az::CHECK_PRIOR)?,
+            policy_temperature: opts.get(&az::POLICY_TEMPERATURE)?,
             endgame: opts.get(&az::ENDGAME)?,
             book: opts.get(&az::BOOK)?.map(PathBuf::from),
             mix: opts.value(&az::MIX)?,
@@ -445,7 +452,9 @@ impl AzConfig {
             puct: PuctConfig {
                 batch: opts.value(&az::LEAF_BATCH)? as usize,
                 forced_through: opts.value(&az::FORCED)?,
-                policy_temperature: opts.value(&az::POLICY_TEMPERATURE)?,
+                // The network's priors as they are, unless given: `az`'s builder puts in
+                // the game's where the spec leaves it out.
+                policy_temperature: opts.get(&az::POLICY_TEMPERATURE)?.unwrap_or(1.0),
                 c_puct: opts.value(&az::C_PUCT)?,
                 c_base: None,
                 fpu_reduction: opts.value(&az::FPU_REDUCTION)?,
@@ -457,6 +466,15 @@ impl AzConfig {
                 },
             },
         })
+    }
+}
+
+impl AzConfig {
+    /// The config with game `G`'s policy temperature where the spec left it out.
+    pub fn for_game<G: AgentGame>(mut self) -> Self {
+        self.puct.policy_temperature =
+            (self.policy_temperature).unwrap_or(G::AIDS.policy_temperature);
+        self
     }
 }
 

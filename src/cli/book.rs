@@ -59,7 +59,9 @@ fn grow<G: AgentGame + ArenaGame>(args: &BookArgs) -> Result<()> {
             args.agent
         );
     }
-    let config = AzConfig::from_options(&Options::new(&spec, &kinds::AZ)).context("--agent")?;
+    let config = AzConfig::from_options(&Options::new(&spec, &kinds::AZ))
+        .context("--agent")?
+        .for_game::<G>();
     if args.min_visits as u64 > args.simulations {
         bail!(
             "--min-visits {} is more than --simulations {}: the book would be empty",

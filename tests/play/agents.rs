@@ -497,6 +497,28 @@ fn the_check_prior_sends_the_search_to_the_checks_best_moves() {
     refused_naming::<Checkers>("az:check_prior=2", &["check_prior", "from 0 to 1"]);
 }
 
+/// Each game's default policy temperature: checkers' flattens the network's priors (1.5),
+/// Othello's keeps them as they are; the root's reported priors show which was used.
+#[test]
+fn each_game_has_its_own_default_policy_temperature() {
+    fn priors<G: AgentGame>(extra: &str) -> Vec<f32> {
+        let spec = format!("az:searches=8,check=0,endgame=0,device=cpu{extra}");
+        let mut agent = AgentSpec::build::<G>(&spec.parse().unwrap(), 1).unwrap();
+        let analysis = agent.analyse(&Game::<G>::at_start(), &Limits::default());
+        (analysis.unwrap().moves.iter())
+            .map(|m| m.prior.unwrap())
+            .collect()
+    }
+    assert_eq!(
+        priors::<Checkers>(""),
+        priors::<Checkers>(",policy_temp=1.5")
+    );
+    assert_ne!(priors::<Checkers>(""), priors::<Checkers>(",policy_temp=1"));
+    assert_eq!(priors::<Othello>(""), priors::<Othello>(",policy_temp=1"));
+    assert_ne!(priors::<Othello>(""), priors::<Othello>(",policy_temp=1.5"));
+    refused_naming::<Checkers>("az:policy_temp=0", &["policy_temp", "above 0"]);
+}
+
 /// With `book=FILE`, az plays the book's move in a position the book holds, whatever its
 /// search would choose, unless its tactical check finds the move losing; elsewhere it
 /// searches as without the book.

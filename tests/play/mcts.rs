@@ -523,6 +523,7 @@ fn a_network_in_memory_plays_as_its_file_does() {
     let d = AzConfig {
         check: Some(0),
         endgame: Some(0),
+        policy_temperature: Some(1.0),
         ..AzConfig::default()
     };
     let gumbel = AzConfig {

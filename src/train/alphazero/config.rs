@@ -484,6 +484,8 @@ impl TrainConfig {
                     .filter(|_| puct),
                 search,
                 forced_through: 0,
+                // Self-play searches with the network's priors as they are (play's
+                // `policy_temp` is tried at equal time, not in training).
                 policy_temperature: 1.0,
             },
             playouts: PlayoutCap {

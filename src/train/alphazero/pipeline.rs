@@ -840,9 +840,11 @@ impl<G: AzGame> Pipeline<G> {
         let config = AzConfig {
             model: Some(path),
             searches: c.gating_searches,
-            // Gating compares networks: no alpha-beta beside them.
+            // Gating compares networks: no alpha-beta beside them, and their priors as
+            // they are (`d.puct`'s), named so that the spec plays the same.
             check: Some(0),
             endgame: Some(0),
+            policy_temperature: Some(d.puct.policy_temperature),
             puct: PuctConfig {
                 search: c.search(false),
                 ..d.puct
