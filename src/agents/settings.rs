@@ -319,7 +319,7 @@ pub static TEMPERATURE: Setting<f32> = Setting::new(
 
 /// The temperature the network's priors are raised to the inverse of.
 pub static POLICY_TEMPERATURE: Setting<f32> = Setting::new(
-    "a temperature above 0, up to 10",
+    "a temperature",
     Domain::Number {
         min: 0.0,
         above: true,

@@ -516,7 +516,7 @@ fn each_game_has_its_own_default_policy_temperature() {
     assert_ne!(priors::<Checkers>(""), priors::<Checkers>(",policy_temp=1"));
     assert_eq!(priors::<Othello>(""), priors::<Othello>(",policy_temp=1"));
     assert_ne!(priors::<Othello>(""), priors::<Othello>(",policy_temp=1.5"));
-    refused_naming::<Checkers>("az:policy_temp=0", &["policy_temp", "above 0"]);
+    refused_naming::<Checkers>("az:policy_temp=0", &["policy_temp", "more than 0"]);
 }
 
 /// With `book=FILE`, az plays the book's move in a position the book holds, whatever its
