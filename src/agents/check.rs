@@ -57,10 +57,8 @@ impl<G: Rules> Check<G> {
     pub fn verdict(&mut self, game: &Game<G>) -> Option<Verdict<G>> {
         let analysis = self.search.analyse(game, &Limits::default())?;
         let moves: Vec<(G::Move, f32)> = analysis.moves.iter().map(|m| (m.mv, m.score)).collect();
-        let best = moves.iter().map(|m| m.1).reduce(f32::max)?;
-        Some(Verdict {
+        (!moves.is_empty()).then_some(Verdict {
             moves,
-            best,
             margin: self.margin,
         })
     }
@@ -75,18 +73,22 @@ impl<G: Rules> Check<G> {
 /// weight while moves within a few tenths of a man share it.
 const GUIDE_SPREAD: f32 = 0.25;
 
-/// What the check found in one position: every move's score.
+/// What the check found in one position: every move's score (at least one move).
 pub struct Verdict<G: Rules> {
     moves: Vec<(G::Move, f32)>,
-    best: f32,
     margin: f32,
 }
 
 impl<G: Rules> Verdict<G> {
+    fn best(&self) -> f32 {
+        self.moves.iter().map(|m| m.1).fold(f32::MIN, f32::max)
+    }
+
     /// The moves the check lets through: those within its margin of the best. (An upper
     /// bound above the line may be sound; one below it is not.)
     pub fn allowed(&self) -> Vec<G::Move> {
-        let kept = self.moves.iter().filter(|m| m.1 >= self.best - self.margin);
+        let floor = self.best() - self.margin;
+        let kept = self.moves.iter().filter(|m| m.1 >= floor);
         kept.map(|m| m.0).collect()
     }
 
@@ -95,12 +97,13 @@ impl<G: Rules> Verdict<G> {
     /// GUIDE_SPREAD), an action taking its best move's weight (checkers' captures that branch
     /// share their first hop), normalised.
     pub fn guide(&self, pos: &G::Position) -> Vec<(G::Action, f32)> {
+        let best = self.best();
         let mut guide: Vec<(G::Action, f32)> = Vec::with_capacity(self.moves.len());
         for (mv, score) in &self.moves {
             let Some(&first) = G::actions_of(pos, mv).first() else {
                 continue;
             };
-            let weight = ((score - self.best) / GUIDE_SPREAD).exp();
+            let weight = ((score - best) / GUIDE_SPREAD).exp();
             match guide.iter_mut().find(|(a, _)| *a == first) {
                 Some(entry) => entry.1 = entry.1.max(weight),
                 None => guide.push((first, weight)),
@@ -166,7 +169,6 @@ mod tests {
             .collect();
         let verdict = Verdict::<Checkers> {
             moves: scored.clone(),
-            best: 0.0,
             margin: 1.0,
         };
         let guide = verdict.guide(&pos);

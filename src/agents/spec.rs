@@ -467,9 +467,7 @@ impl AzConfig {
             },
         })
     }
-}
 
-impl AzConfig {
     /// The config with game `G`'s policy temperature where the spec left it out.
     pub fn for_game<G: AgentGame>(mut self) -> Self {
         self.puct.policy_temperature =

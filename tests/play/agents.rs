@@ -4,7 +4,9 @@
 
 use crate::count_in;
 use checkers_zero::agents::book::{Book, BookMove};
-use checkers_zero::agents::{Agent, AgentGame, AgentSpec, Analysis, Distance, Limits, Player};
+use checkers_zero::agents::{
+    Agent, AgentGame, AgentSpec, Analysis, Distance, Limits, MoveScore, Player,
+};
 use checkers_zero::arena::{GameConfig, MatchConfig, OpeningSet, Series, play_game, run_match};
 use checkers_zero::endgame::Value;
 use checkers_zero::games::checkers::{
@@ -390,6 +392,14 @@ fn random_game<G: AgentGame>(
     (game.legal_moves().len() >= 2).then_some(game)
 }
 
+/// `judge`'s score of every move of `game`'s position (an alpha-beta spec), and the best.
+fn judged(judge: &str, game: &Game) -> (Vec<MoveScore>, f32) {
+    let mut agent = AgentSpec::build::<Checkers>(&judge.parse().unwrap(), 9).unwrap();
+    let scores = agent.analyse(game, &Limits::default()).unwrap().moves;
+    let best = scores.iter().map(|m| m.score).fold(f32::MIN, f32::max);
+    (scores, best)
+}
+
 /// `az` on one simulation with neither the tactical check nor the hand-off in endings: the
 /// network's search alone (a later `check` or `endgame` replaces those here).
 const ALONE: &str = "az:searches=1,check=0,endgame=0,device=cpu";
@@ -405,11 +415,7 @@ fn the_check_passes_over_moves_alpha_beta_finds_losing(judge: &str, check: &str,
             continue;
         };
         let build = |spec: &str| AgentSpec::build::<Checkers>(&spec.parse().unwrap(), 9).unwrap();
-        let scores = build(judge)
-            .analyse(&game, &Limits::default())
-            .unwrap()
-            .moves;
-        let best = scores.iter().map(|m| m.score).fold(f32::MIN, f32::max);
+        let (scores, best) = judged(judge, &game);
         let sound = |mv| {
             scores
                 .iter()
@@ -470,11 +476,7 @@ fn the_check_prior_sends_the_search_to_the_checks_best_moves() {
         let Some(game) = random_game::<Checkers>(&mut rng, 8..40, |_| false) else {
             continue;
         };
-        let scores = build("alphabeta:eval=patterns,depth=4,egdb=none")
-            .analyse(&game, &Limits::default())
-            .unwrap()
-            .moves;
-        let best = scores.iter().map(|m| m.score).fold(f32::MIN, f32::max);
+        let (scores, best) = judged("alphabeta:eval=patterns,depth=4,egdb=none", &game);
         let first = |mv| Checkers::actions_of(game.position(), &mv)[0];
         let on_best =
             |mv| (scores.iter()).any(|m| m.score >= best - 1e-4 && first(m.mv) == first(mv));
@@ -535,11 +537,7 @@ fn a_book_move_is_played_unless_the_check_finds_it_losing() {
         let Some(game) = random_game::<Checkers>(&mut rng, 8..40, |_| false) else {
             continue;
         };
-        let scores = build(judge)
-            .analyse(&game, &Limits::default())
-            .unwrap()
-            .moves;
-        let best = scores.iter().map(|m| m.score).fold(f32::MIN, f32::max);
+        let (scores, best) = judged(judge, &game);
         let alone = choice(ALONE, &game);
         // A sound move the search does not choose, and a move that loses a man or more.
         let other = scores
