@@ -46,6 +46,25 @@ fn g3(f: vec3<f32>) -> array<f32, 6> {
     );
 }
 
+// Column b of a transform, v[a] for the six rows a, to points (a, b): point a * 6 + b of
+// the entry at `at`, the points `step` apart.
+fn store_column(at: u32, step: u32, b: u32, v: array<f32, 6>) {
+    out[at + b * step] = v[0];
+    out[at + (6u + b) * step] = v[1];
+    out[at + (12u + b) * step] = v[2];
+    out[at + (18u + b) * step] = v[3];
+    out[at + (24u + b) * step] = v[4];
+    out[at + (30u + b) * step] = v[5];
+}
+
+// Row r of filter f through G: (f G^T)[r].
+fn filter_row(f: u32, r: u32) -> array<f32, 6> {
+    let at = f * 9u + r * 3u;
+    return g3(vec3(src[at], src[at + 1u], src[at + 2u]));
+}
+
+// The transforms are written out cell by cell with constant indices, without loops: a
+// driver that does not unroll a loop keeps the arrays it indexes in local memory.
 @compute @workgroup_size(WG)
 fn filters(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
            @builtin(local_invocation_index) lid: u32) {
@@ -53,17 +72,32 @@ fn filters(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
     if (f >= p.count) {
         return;
     }
-    // G f: each column of f through G, then each row of the result through G.
-    var gf: array<array<f32, 6>, 3>;
-    for (var s = 0u; s < 3u; s++) {
-        gf[s] = g3(vec3(src[f * 9u + s], src[f * 9u + 3u + s], src[f * 9u + 6u + s]));
+    // G f G^T: each row of f through G, then each column of the result.
+    let h0 = filter_row(f, 0u);
+    let h1 = filter_row(f, 1u);
+    let h2 = filter_row(f, 2u);
+    let step = C_M * C_K;
+    store_column(f, step, 0u, g3(vec3(h0[0], h1[0], h2[0])));
+    store_column(f, step, 1u, g3(vec3(h0[1], h1[1], h2[1])));
+    store_column(f, step, 2u, g3(vec3(h0[2], h1[2], h2[2])));
+    store_column(f, step, 3u, g3(vec3(h0[3], h1[3], h2[3])));
+    store_column(f, step, 4u, g3(vec3(h0[4], h1[4], h2[4])));
+    store_column(f, step, 5u, g3(vec3(h0[5], h1[5], h2[5])));
+}
+
+// The input cell (y, x) of plane `base`, or 0 in the padding.
+fn cell(base: u32, y: i32, x: i32) -> f32 {
+    if (y < 0 || y >= i32(H) || x < 0 || x >= i32(W)) {
+        return 0.0;
     }
-    for (var a = 0u; a < 6u; a++) {
-        let row = g3(vec3(gf[0][a], gf[1][a], gf[2][a]));
-        for (var b = 0u; b < 6u; b++) {
-            out[(a * 6u + b) * C_M * C_K + f] = row[b];
-        }
-    }
+    return src[base + u32(y) * W + u32(x)];
+}
+
+// Row y of the input tile whose first column is x0, through B^T: (d B)[y - y0].
+fn input_row(base: u32, y: i32, x0: i32) -> array<f32, 6> {
+    return bt6(array<f32, 6>(cell(base, y, x0), cell(base, y, x0 + 1), cell(base, y, x0 + 2),
+                             cell(base, y, x0 + 3), cell(base, y, x0 + 4),
+                             cell(base, y, x0 + 5)));
 }
 
 @compute @workgroup_size(WG)
@@ -79,26 +113,19 @@ fn inputs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
     let base = (j / TILES * C_K + ch) * PLANE;
     let y0 = i32(tile / TX * 4u) - 1;
     let x0 = i32(tile % TX * 4u) - 1;
-    // B^T d: each column of the 6x6 tile d through B^T (cells off the plane are 0).
-    var bd: array<array<f32, 6>, 6>;
-    for (var c = 0u; c < 6u; c++) {
-        var col: array<f32, 6>;
-        let x = x0 + i32(c);
-        for (var r = 0u; r < 6u; r++) {
-            let y = y0 + i32(r);
-            if (y >= 0 && y < i32(H) && x >= 0 && x < i32(W)) {
-                col[r] = src[base + u32(y) * W + u32(x)];
-            } else {
-                col[r] = 0.0;
-            }
-        }
-        bd[c] = bt6(col);
-    }
-    // (B^T d) B: each row through B^T.
-    for (var a = 0u; a < 6u; a++) {
-        let row = bt6(array<f32, 6>(bd[0][a], bd[1][a], bd[2][a], bd[3][a], bd[4][a], bd[5][a]));
-        for (var b = 0u; b < 6u; b++) {
-            out[((a * 6u + b) * C_K + ch) * p.columns + j] = row[b];
-        }
-    }
+    // B^T d B: each row of the 6x6 tile d through B^T, then each column of the result.
+    let e0 = input_row(base, y0, x0);
+    let e1 = input_row(base, y0 + 1, x0);
+    let e2 = input_row(base, y0 + 2, x0);
+    let e3 = input_row(base, y0 + 3, x0);
+    let e4 = input_row(base, y0 + 4, x0);
+    let e5 = input_row(base, y0 + 5, x0);
+    // V[(a, b)][ch][j], the points C_K columns apart; `at` is ch * columns + j.
+    let step = C_K * p.columns;
+    store_column(at, step, 0u, bt6(array<f32, 6>(e0[0], e1[0], e2[0], e3[0], e4[0], e5[0])));
+    store_column(at, step, 1u, bt6(array<f32, 6>(e0[1], e1[1], e2[1], e3[1], e4[1], e5[1])));
+    store_column(at, step, 2u, bt6(array<f32, 6>(e0[2], e1[2], e2[2], e3[2], e4[2], e5[2])));
+    store_column(at, step, 3u, bt6(array<f32, 6>(e0[3], e1[3], e2[3], e3[3], e4[3], e5[3])));
+    store_column(at, step, 4u, bt6(array<f32, 6>(e0[4], e1[4], e2[4], e3[4], e4[4], e5[4])));
+    store_column(at, step, 5u, bt6(array<f32, 6>(e0[5], e1[5], e2[5], e3[5], e4[5], e5[5])));
 }

@@ -57,6 +57,46 @@ fn merge(a: u32, b: u32) {
     }
 }
 
+// Column b of M through A^T: (A^T M)[r][b] for the four rows r, M[(a, b)] of the column at
+// `at` being `step` apart for each a.
+fn column(at: u32, step: u32, b: u32) -> vec4<f32> {
+    return at6(products[at + b * step], products[at + (6u + b) * step],
+               products[at + (12u + b) * step], products[at + (18u + b) * step],
+               products[at + (24u + b) * step], products[at + (30u + b) * step]);
+}
+
+// The output cell at `o`, column x of its plane, through the epilogue unless past the plane's
+// edge, counted into `stats` (count, mean and M2, Welford's).
+fn store_cell(ch: u32, o: u32, x: u32, y: f32, stats: ptr<function, vec3<f32>>) {
+    if (x >= W) {
+        return;
+    }
+    let v = epilogue(y, ch, o);
+    out[o] = v;
+    if (MOMENTS) {
+        let count = (*stats).x + 1.0;
+        let d = v - (*stats).y;
+        let mean = (*stats).y + d / count;
+        *stats = vec3(count, mean, (*stats).z + d * (v - mean));
+    }
+}
+
+// A row of the output tile, cells (y, x0 .. x0 + 3) of the plane at `plane`; a row or cell past
+// the plane's edge is dropped.
+fn store_row(ch: u32, plane: u32, y: u32, x0: u32, row: vec4<f32>,
+             stats: ptr<function, vec3<f32>>) {
+    if (y >= H) {
+        return;
+    }
+    let o = plane + y * W + x0;
+    store_cell(ch, o, x0, row.x, stats);
+    store_cell(ch, o + 1u, x0 + 1u, row.y, stats);
+    store_cell(ch, o + 2u, x0 + 2u, row.z, stats);
+    store_cell(ch, o + 3u, x0 + 3u, row.w, stats);
+}
+
+// Written out with constant indices, without loops: a driver that does not unroll a loop keeps
+// the arrays it indexes in local memory.
 @compute @workgroup_size(OUT_WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
@@ -67,47 +107,31 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let ch = g / p.parts;
     let part = g % p.parts;
     let j = part * OUT_WG + lid;
-    var count = 0.0;
-    var mean = 0.0;
-    var m2 = 0.0;
+    var stats = vec3(0.0);
     if (j < p.columns) {
-        // A^T M: t[r][b] for the four output rows r and the six columns b of M.
-        var t: array<vec4<f32>, 6>;
-        for (var b = 0u; b < 6u; b++) {
-            let at = (b * C + ch) * p.columns + j;
-            let step = 6u * C * p.columns;
-            t[b] = at6(products[at], products[at + step], products[at + 2u * step],
-                       products[at + 3u * step], products[at + 4u * step],
-                       products[at + 5u * step]);
-        }
-        let img = j / TILES;
+        // A^T M: t_b = its column b, (A^T M)[r][b] for the four output rows r.
+        let at = ch * p.columns + j;
+        let step = C * p.columns;
+        let t0 = column(at, step, 0u);
+        let t1 = column(at, step, 1u);
+        let t2 = column(at, step, 2u);
+        let t3 = column(at, step, 3u);
+        let t4 = column(at, step, 4u);
+        let t5 = column(at, step, 5u);
         let tile = j % TILES;
+        let plane = (j / TILES * C + ch) * PLANE;
         let y0 = tile / TX * 4u;
         let x0 = tile % TX * 4u;
-        for (var r = 0u; r < 4u; r++) {
-            // (A^T M A)[r][c] = A^T applied to row r of A^T M.
-            let row = at6(t[0][r], t[1][r], t[2][r], t[3][r], t[4][r], t[5][r]);
-            let y = y0 + r;
-            for (var c = 0u; c < 4u; c++) {
-                let x = x0 + c;
-                if (y < H && x < W) {
-                    let o = ((img * C + ch) * H + y) * W + x;
-                    let v = epilogue(row[c], ch, o);
-                    out[o] = v;
-                    if (MOMENTS) {
-                        count += 1.0;
-                        let d = v - mean;
-                        mean += d / count;
-                        m2 += d * (v - mean);
-                    }
-                }
-            }
-        }
+        // (A^T M A)[r] = A^T applied to row r of A^T M.
+        store_row(ch, plane, y0, x0, at6(t0.x, t1.x, t2.x, t3.x, t4.x, t5.x), &stats);
+        store_row(ch, plane, y0 + 1u, x0, at6(t0.y, t1.y, t2.y, t3.y, t4.y, t5.y), &stats);
+        store_row(ch, plane, y0 + 2u, x0, at6(t0.z, t1.z, t2.z, t3.z, t4.z, t5.z), &stats);
+        store_row(ch, plane, y0 + 3u, x0, at6(t0.w, t1.w, t2.w, t3.w, t4.w, t5.w), &stats);
     }
     if (MOMENTS) {
-        part_n[lid] = count;
-        part_mean[lid] = mean;
-        part_m2[lid] = m2;
+        part_n[lid] = stats.x;
+        part_mean[lid] = stats.y;
+        part_m2[lid] = stats.z;
         workgroupBarrier();
         for (var half = OUT_WG / 2u; half > 0u; half /= 2u) {
             if (lid < half) {

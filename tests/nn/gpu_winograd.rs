@@ -172,3 +172,86 @@ fn winograd_convolutions_feed_the_batch_norm_their_moments() {
         }
     });
 }
+
+/// Inference transforms a weight buffer's filters once: a second call with the same weights
+/// dispatches one kernel fewer and gives the same output, and other weights of the same shape,
+/// alive beside them or handed their storage by the buffer pool once they are gone, are
+/// transformed anew.
+#[test]
+fn inference_transforms_each_weight_buffers_filters_once() {
+    common::on_gpu_alone(|gpu, g| {
+        let _on = WinogradAsBefore::set(g, true);
+        let (n, c) = (32, 32);
+        let (x, b) = (normal(&[n, c, 8, 8], 71), normal(&[c], 72));
+        let (gx, gb) = (x.to_device(gpu), b.to_device(gpu));
+        // Checks weights drawn from `seed` and gives them back on the GPU.
+        let check = |seed: u64| {
+            let w = normal(&[c, c, 3, 3], seed);
+            let gw = w.to_device(gpu);
+            let mut dispatches = vec![];
+            let mut outputs = vec![];
+            for _ in 0..2 {
+                let before = g.counters();
+                let y = gx.conv2d_add_relu(&gw, &gb, None, false, (1, 1), (1, 1));
+                outputs.push(y.to_vec());
+                dispatches.push((g.counters() - before).dispatches);
+            }
+            // Filters, input, products and output transform; then the filters are kept.
+            assert_eq!(dispatches, [4, 3], "weights {seed}");
+            assert_eq!(
+                outputs[0], outputs[1],
+                "weights {seed}: the kept filters differ"
+            );
+            let direct = x.conv2d_add_relu(&w, &b, None, false, (1, 1), (1, 1));
+            let scale = abs(&x).conv2d(&abs(&w), None, (1, 1), (1, 1)).to_vec();
+            within_bound(
+                &format!("weights {seed}"),
+                &direct.to_vec(),
+                &outputs[0],
+                &scale,
+            );
+            gw
+        };
+        let first = check(73);
+        let beside = check(74);
+        drop((first, beside));
+        check(75);
+    });
+}
+
+/// A plane that is not whole tiles (10 x 6: the last row of tiles cut at the edge) in the
+/// training forward, inference's and the input gradient.
+#[test]
+fn winograd_cuts_the_tiles_at_the_planes_edge() {
+    common::on_gpu_alone(|gpu, g| {
+        let _on = WinogradAsBefore::set(g, true);
+        let (n, c) = (32, 16);
+        let x = normal(&[n, c, 10, 6], 81);
+        let w = normal(&[c, c, 3, 3], 82);
+        let b = normal(&[c], 83);
+        let gy = normal(&[n, c, 10, 6], 84);
+        let shape = x.shape().to_vec();
+        let scale = abs(&x).conv2d(&abs(&w), None, (1, 1), (1, 1)).to_vec();
+        let grad_scale = abs(&gy)
+            .conv2d_grad_input(&abs(&w), &shape, (1, 1), (1, 1))
+            .to_vec();
+        let on = |dev: &Device| {
+            let (x, w, b, gy) = (
+                x.to_device(dev),
+                w.to_device(dev),
+                b.to_device(dev),
+                gy.to_device(dev),
+            );
+            [
+                x.conv2d(&w, None, (1, 1), (1, 1)).to_vec(),
+                x.conv2d_add_relu(&w, &b, None, false, (1, 1), (1, 1))
+                    .to_vec(),
+                gy.conv2d_grad_input(&w, &shape, (1, 1), (1, 1)).to_vec(),
+            ]
+        };
+        let (cpu, out) = (on(&Device::Cpu), on(gpu));
+        within_bound("10 x 6 forward", &cpu[0], &out[0], &scale);
+        within_bound("10 x 6 inference forward", &cpu[1], &out[1], &scale);
+        within_bound("10 x 6 input gradient", &cpu[2], &out[2], &grad_scale);
+    });
+}

@@ -52,6 +52,8 @@ struct Shared {
     /// Index tables uploaded once and kept (gathers and scatters use the same few tables on
     /// every call), by content. They hold the context alive, which is made once per process.
     tables: Mutex<HashMap<Vec<u32>, GpuBuf>>,
+    /// Inference's Winograd filters, transformed once per weight buffer (winograd.rs).
+    winograd_filters: winograd::KeptFilters,
 }
 
 /// Distinct index tables kept; past this the cache starts again (a caller making new tables
@@ -141,6 +143,7 @@ impl Gpu {
         Ok(Gpu(Arc::new(Shared {
             context: GpuContext::new(adapter)?,
             tables: Mutex::default(),
+            winograd_filters: winograd::KeptFilters::default(),
         })))
     }
 

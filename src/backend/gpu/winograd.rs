@@ -5,8 +5,9 @@
 //! forward's epilogue and, for a training batch norm, writes the output's moments
 //! (shaders/winograd_out.wgsl). A 4x4 output tile takes 36 multiply-adds per channel pair
 //! instead of 144. In training the filter and input transforms are made as the products load
-//! their slices (two dispatches a layer); inference makes them ahead (shaders/winograd_in.wgsl,
-//! four). The weight gradient stays an implicit GEMM (conv.rs).
+//! their slices (two dispatches a layer); inference makes them ahead (shaders/winograd_in.wgsl:
+//! the input's each call, the filters' once per weight buffer). The weight gradient stays an
+//! implicit GEMM (conv.rs).
 //!
 //! Error: each output is a sum over the 6x6 input tile and the 3x3 filter whose transforms'
 //! entries reach 5 (B^T), 8 (A^T) and 1/4 (G) in size, so its rounding error is a bounded
@@ -17,9 +18,10 @@
 use super::epilogue::Epilogue;
 use super::gemm::{self, GemmHeader, GemmParams};
 use super::pipelines::{Kernel, Shader, WINOGRAD_OUT_WG, WinogradMode, WinogradShape};
-use super::{Gpu, GpuBuf, groups_1d, to_u32};
+use super::{Gpu, GpuBuf, Pooled, groups_1d, to_u32};
 use crate::backend::ConvDims;
 use bytemuck::{Pod, Zeroable};
+use std::sync::{Mutex, PoisonError, Weak};
 
 /// Points of the 6x6 transform: one product each.
 const POINTS: usize = 36;
@@ -34,6 +36,50 @@ const MIN_CHANNELS: usize = 16;
 /// slices still pays for the transforms' loads. On lavapipe, az-small at one board took
 /// 30 ms a layer this way against 8 ms as an implicit GEMM; 128 tiles are 32 boards.
 const MIN_TILES: usize = 128;
+
+/// Weight buffers whose transformed filters are kept (a match's or gating's two networks,
+/// with room to spare).
+const FILTERS_KEPT: usize = 128;
+
+/// Inference's transformed filters, kept for each weight buffer while it lives: its weights
+/// (batch norm folded in) are one buffer a model version, so each layer's filters are
+/// transformed once, not on every call. Buffers are immutable once written, and a `Weak`
+/// keeps its allocation, so a live entry's pointer is never another buffer's. (Like the
+/// gathers' tables, the kept buffers hold the context, which is made once per process.)
+#[derive(Default)]
+pub(super) struct KeptFilters(Mutex<Vec<KeptFilter>>);
+
+struct KeptFilter {
+    weights: Weak<Pooled>,
+    offset: u64,
+    len: usize,
+    transformed: GpuBuf,
+}
+
+impl KeptFilters {
+    /// The filters kept for `w`, or `make`'s, then kept.
+    fn get(&self, w: &GpuBuf, make: impl FnOnce() -> GpuBuf) -> GpuBuf {
+        let mut kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.retain(|k| k.weights.strong_count() > 0);
+        let weights = std::sync::Arc::downgrade(&w.mem);
+        let same =
+            |k: &&KeptFilter| k.weights.ptr_eq(&weights) && (k.offset, k.len) == (w.offset, w.len);
+        if let Some(k) = kept.iter().find(same) {
+            return k.transformed.clone();
+        }
+        let transformed = make();
+        if kept.len() == FILTERS_KEPT {
+            kept.remove(0);
+        }
+        kept.push(KeptFilter {
+            weights,
+            offset: w.offset,
+            len: w.len,
+            transformed: transformed.clone(),
+        });
+        transformed
+    }
+}
 
 /// Mirrors `Params` in winograd.wgsl.
 #[repr(C)]
@@ -181,11 +227,12 @@ pub(super) fn forward(
     in_the_loads(gpu, WinogradMode::Forward, &d, (w, x), epilogue, false).0
 }
 
-/// The inference forward, with `epilogue`, from transforms made ahead: four dispatches
-/// instead of two, but the products then read both operands as they are, where making them
-/// in the loads repeats the input's transform for every tile of filters and the filters'
-/// for every tile of columns. (Training keeps the two-dispatch form for its dispatch budget:
-/// tests/nn/gpu_budget.rs.)
+/// The inference forward, with `epilogue`, from transforms made ahead: three dispatches
+/// instead of two (four the first time a weight buffer is seen), but the products then read
+/// both operands as they are, where making them in the loads repeats the input's transform
+/// for every tile of filters and the filters' for every tile of columns. (Training keeps the
+/// two-dispatch form for its dispatch budget, tests/nn/gpu_budget.rs, and its weights are
+/// new buffers every step.)
 pub(super) fn forward_ahead(
     gpu: &Gpu,
     x: &GpuBuf,
@@ -210,7 +257,8 @@ pub(super) fn forward_ahead(
         gpu.launch(kernel, &p, &[&out, src], groups_1d(count));
         out
     };
-    let u = transform("filters", w, POINTS * c_m * c_k, c_m * c_k);
+    let kept = &gpu.0.winograd_filters;
+    let u = kept.get(w, || transform("filters", w, POINTS * c_m * c_k, c_m * c_k));
     let v = transform("inputs", x, POINTS * c_k * columns, c_k * columns);
     let m = products(gpu, WinogradMode::Ahead, shape, d.n, (&u, &v));
     output(gpu, shape, (&m, d.n), epilogue, false).0
