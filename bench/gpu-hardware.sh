@@ -27,7 +27,8 @@
 #   2. the PyTorch reference on CUDA, strict FP32 (NVIDIA_TF32_OVERRIDE=0) and PyTorch's
 #      default (TF32 in convolutions), where python3 has torch with CUDA; and az-small under
 #      PyTorch's automatic mixed precision (f16 autocast, GradScaler) beside our mixed
-#   3. the timestamp profiler's per-kernel table (az-small inference 1024, training 256)
+#   3. the timestamp profiler's per-kernel table (az-small inference 1024, training 256), as
+#      shipped and with Winograd's convolutions forced
 #   4. bench selfplay --device gpu --preset gpu, the GPU's utilisation sampled by nvidia-smi
 #      meanwhile
 #   5. train on the gpu preset for a few minutes (shortened iterations)
@@ -215,9 +216,15 @@ run() {
         log "== PyTorch: python3 has no torch with CUDA here; no reference"
     fi
 
-    # The profiler prints its table on stderr: both streams into profile.txt.
+    # The profiler prints its table on stderr: both streams into profile.txt. Then the same
+    # with the towers' 3x3 convolutions forced to Winograd's (a hardware GPU runs the implicit
+    # GEMM by default), its records marked as the A/B step's are.
     step "profile" 90 "$out/profile.txt" bash -c '"$0" "$@" 2>&1' "$bin" bench nn --device gpu \
         --net az-small --batches "$ab_batch" --train-batch "$ab_train" --seconds 0 --profile
+    CHECKERS_ZERO_GPU_WINOGRAD=1 step "profile, Winograd" 90 "$work/profile" bash -c '"$0" "$@" 2>&1' \
+        "$bin" bench nn --device gpu --net az-small --batches "$ab_batch" --train-batch "$ab_train" \
+        --seconds 0 --profile
+    sed "s/^{/{\"variant\": \"winograd\", /" "$work/profile" >>"$out/profile.txt"
 
     local util="$out/gpu-util.csv" sampler=""
     : >"$util"

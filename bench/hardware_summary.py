@@ -123,18 +123,20 @@ def mixed_table(nn):
 
 def profile_table(out):
     prof = records(os.path.join(out, "profile.txt"))
-    for mode in ("inference", "train"):
-        rows = [r for r in prof if r.get("profile") == mode]
-        if not rows:
-            continue
-        total = sum(r["ms_per_call"] for r in rows)
-        print(f"\n## Profile: az-small {mode} at batch {rows[0]['batch']}, "
-              f"{total:.3f} ms of kernels per call\n")
-        print("| share | ms/call | dispatches | GFLOP/s | GB/s | kernel |\n|---:|---:|---:|---:|---:|---|")
-        for r in sorted(rows, key=lambda r: -r["share"])[:12]:
-            print(f"| {100 * r['share']:.1f}% | {r['ms_per_call']:.3f} | "
-                  f"{r['dispatches_per_call']:.1f} | {r['gflop_s']:.0f} | {r['gb_s']:.0f} | "
-                  f"{r['kernel']} |")
+    for variant, label in ((None, "as shipped"), ("winograd", "Winograd forced")):
+        for mode in ("inference", "train"):
+            rows = [r for r in prof if r.get("profile") == mode and r.get("variant") == variant]
+            if not rows:
+                continue
+            total = sum(r["ms_per_call"] for r in rows)
+            print(f"\n## Profile ({label}): az-small {mode} at batch {rows[0]['batch']}, "
+                  f"{total:.3f} ms of kernels per call\n")
+            print("| share | ms/call | dispatches | GFLOP/s | GB/s | kernel |\n"
+                  "|---:|---:|---:|---:|---:|---|")
+            for r in sorted(rows, key=lambda r: -r["share"])[:12]:
+                print(f"| {100 * r['share']:.1f}% | {r['ms_per_call']:.3f} | "
+                      f"{r['dispatches_per_call']:.1f} | {r['gflop_s']:.0f} | {r['gb_s']:.0f} | "
+                      f"{r['kernel']} |")
 
 
 def utilisation(out):
