@@ -57,6 +57,80 @@ fn within_bound(what: &str, direct: &[f32], winograd: &[f32], scale: &[f32]) -> 
     within_scaled(what, direct, winograd, scale, WINOGRAD_BOUND)
 }
 
+/// One convolution's operands, drawn from a seed: input, filters, bias, residual and output
+/// gradient.
+struct Case {
+    x: Tensor,
+    w: Tensor,
+    b: Tensor,
+    res: Tensor,
+    gy: Tensor,
+}
+
+impl Case {
+    /// `n` images of `c_in` planes of `plane` cells into `c_out` channels.
+    fn new(n: usize, (c_in, c_out): (usize, usize), plane: (usize, usize), seed: u64) -> Case {
+        let (h, w) = plane;
+        Case {
+            x: normal(&[n, c_in, h, w], seed),
+            w: normal(&[c_out, c_in, 3, 3], seed + 1),
+            b: normal(&[c_out], seed + 2),
+            res: normal(&[n, c_out, h, w], seed + 3),
+            gy: normal(&[n, c_out, h, w], seed + 4),
+        }
+    }
+
+    /// The sums of |w| |x| each output is made of, and of |w| |g| each input gradient.
+    fn scales(&self) -> [Vec<f32>; 2] {
+        let (x, w) = (abs(&self.x), abs(&self.w));
+        [
+            x.conv2d(&w, None, (1, 1), (1, 1)).to_vec(),
+            abs(&self.gy)
+                .conv2d_grad_input(&w, self.x.shape(), (1, 1), (1, 1))
+                .to_vec(),
+        ]
+    }
+
+    /// On `dev`: the forward, inference's forward with bias, residual and ReLU, the input
+    /// gradient and the weight gradient.
+    fn on(&self, dev: &Device) -> [Vec<f32>; 4] {
+        let [x, w, b, res, gy] =
+            [&self.x, &self.w, &self.b, &self.res, &self.gy].map(|t| t.to_device(dev));
+        [
+            x.conv2d(&w, None, (1, 1), (1, 1)).to_vec(),
+            x.conv2d_add_relu(&w, &b, Some(&res), true, (1, 1), (1, 1))
+                .to_vec(),
+            gy.conv2d_grad_input(&w, x.shape(), (1, 1), (1, 1)).to_vec(),
+            x.conv2d_grad_weight(&gy, w.shape(), (1, 1), (1, 1))
+                .to_vec(),
+        ]
+    }
+
+    /// Asserts `out` (`on` a GPU) within Winograd's bound of the CPU's `cpu`, the weight
+    /// gradient (an implicit GEMM) within the GEMM's tolerance; returns the largest error
+    /// over its scale.
+    fn check(&self, what: &str, cpu: &[Vec<f32>; 4], out: &[Vec<f32>; 4]) -> f32 {
+        let [scale, grad_scale] = self.scales();
+        let forward = within_bound(&format!("{what} forward"), &cpu[0], &out[0], &scale);
+        // Bias and residual are added exactly and the ReLU cannot widen an error. (This is
+        // inference's form: its transforms made ahead of the products.)
+        let inference = within_bound(
+            &format!("{what} forward with bias, residual and relu"),
+            &cpu[1],
+            &out[1],
+            &scale,
+        );
+        let grad = within_bound(
+            &format!("{what} input gradient"),
+            &cpu[2],
+            &out[2],
+            &grad_scale,
+        );
+        assert_close(&format!("{what} weight gradient"), &cpu[3], &out[3], SUMMED);
+        forward.max(inference).max(grad)
+    }
+}
+
 /// (c_in, c_out) of each preset's 3x3 layers: its stem (8 planes in, on the implicit GEMM)
 /// and its body (Winograd).
 const PRESET_LAYERS: [(&str, usize, usize); 6] = [
@@ -80,39 +154,12 @@ fn winograd_convolutions_match_the_direct_ones_on_every_preset_shape_and_tile() 
             // GEMM tiles).
             for n in [32, 37] {
                 let seed = 900 + 10 * i as u64 + n as u64;
-                let x = normal(&[n, c_in, 8, 8], seed);
-                let w = normal(&[c_out, c_in, 3, 3], seed + 1);
-                let b = normal(&[c_out], seed + 2);
-                let res = normal(&[n, c_out, 8, 8], seed + 3);
-                let gy = normal(&[n, c_out, 8, 8], seed + 4);
-                let shape = x.shape().to_vec();
-                // The sums of |w| |x| (and |w| |g|) each output is made of.
-                let scale = abs(&x).conv2d(&abs(&w), None, (1, 1), (1, 1)).to_vec();
-                let grad_scale = abs(&gy)
-                    .conv2d_grad_input(&abs(&w), &shape, (1, 1), (1, 1))
-                    .to_vec();
-                let on = |dev: &Device| {
-                    let (x, w, b, res, gy) = (
-                        x.to_device(dev),
-                        w.to_device(dev),
-                        b.to_device(dev),
-                        res.to_device(dev),
-                        gy.to_device(dev),
-                    );
-                    [
-                        x.conv2d(&w, None, (1, 1), (1, 1)).to_vec(),
-                        x.conv2d_add_relu(&w, &b, Some(&res), true, (1, 1), (1, 1))
-                            .to_vec(),
-                        gy.conv2d_grad_input(&w, &shape, (1, 1), (1, 1)).to_vec(),
-                        x.conv2d_grad_weight(&gy, w.shape(), (1, 1), (1, 1))
-                            .to_vec(),
-                    ]
-                };
-                let cpu = on(&Device::Cpu);
+                let case = Case::new(n, (c_in, c_out), (8, 8), seed);
+                let cpu = case.on(&Device::Cpu);
                 // The body takes Winograd's two dispatches (products, output transform), the
                 // stem the implicit GEMM's one: the comparison below is of Winograd's.
-                let gx = x.to_device(gpu);
-                let gw = w.to_device(gpu);
+                let gx = case.x.to_device(gpu);
+                let gw = case.w.to_device(gpu);
                 let before = g.counters();
                 let _ = gx.conv2d(&gw, None, (1, 1), (1, 1)).to_vec();
                 let dispatches = (g.counters() - before).dispatches;
@@ -120,28 +167,7 @@ fn winograd_convolutions_match_the_direct_ones_on_every_preset_shape_and_tile() 
                 for tile in [TileShape::Wide, TileShape::Square, TileShape::Small] {
                     g.force_tile(Some(tile));
                     let what = format!("{layer}, {n} boards, {} tile", tile.name());
-                    let out = on(gpu);
-                    worst = worst.max(within_bound(
-                        &format!("{what} forward"),
-                        &cpu[0],
-                        &out[0],
-                        &scale,
-                    ));
-                    // Bias and residual are added exactly and the ReLU cannot widen an error.
-                    // (This is inference's form: its transforms made ahead of the products.)
-                    worst = worst.max(within_bound(
-                        &format!("{what} forward with bias, residual and relu"),
-                        &cpu[1],
-                        &out[1],
-                        &scale,
-                    ));
-                    worst = worst.max(within_bound(
-                        &format!("{what} input gradient"),
-                        &cpu[2],
-                        &out[2],
-                        &grad_scale,
-                    ));
-                    assert_close(&format!("{what} weight gradient"), &cpu[3], &out[3], SUMMED);
+                    worst = worst.max(case.check(&what, &cpu, &case.on(gpu)));
                 }
             }
         }
@@ -219,39 +245,13 @@ fn inference_transforms_each_weight_buffers_filters_once() {
     });
 }
 
-/// A plane that is not whole tiles (10 x 6: the last row of tiles cut at the edge) in the
-/// training forward, inference's and the input gradient.
+/// A plane that is not whole tiles (10 x 6: the last row of tiles cut at the edge), in every
+/// form.
 #[test]
 fn winograd_cuts_the_tiles_at_the_planes_edge() {
     common::on_gpu_alone(|gpu, g| {
         let _on = WinogradAsBefore::set(g, true);
-        let (n, c) = (32, 16);
-        let x = normal(&[n, c, 10, 6], 81);
-        let w = normal(&[c, c, 3, 3], 82);
-        let b = normal(&[c], 83);
-        let gy = normal(&[n, c, 10, 6], 84);
-        let shape = x.shape().to_vec();
-        let scale = abs(&x).conv2d(&abs(&w), None, (1, 1), (1, 1)).to_vec();
-        let grad_scale = abs(&gy)
-            .conv2d_grad_input(&abs(&w), &shape, (1, 1), (1, 1))
-            .to_vec();
-        let on = |dev: &Device| {
-            let (x, w, b, gy) = (
-                x.to_device(dev),
-                w.to_device(dev),
-                b.to_device(dev),
-                gy.to_device(dev),
-            );
-            [
-                x.conv2d(&w, None, (1, 1), (1, 1)).to_vec(),
-                x.conv2d_add_relu(&w, &b, None, false, (1, 1), (1, 1))
-                    .to_vec(),
-                gy.conv2d_grad_input(&w, &shape, (1, 1), (1, 1)).to_vec(),
-            ]
-        };
-        let (cpu, out) = (on(&Device::Cpu), on(gpu));
-        within_bound("10 x 6 forward", &cpu[0], &out[0], &scale);
-        within_bound("10 x 6 inference forward", &cpu[1], &out[1], &scale);
-        within_bound("10 x 6 input gradient", &cpu[2], &out[2], &grad_scale);
+        let case = Case::new(32, (16, 16), (10, 6), 81);
+        case.check("10 x 6", &case.on(&Device::Cpu), &case.on(gpu));
     });
 }
