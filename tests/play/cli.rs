@@ -84,6 +84,54 @@ fn the_adapter_gate_refuses_a_software_adapter_unless_allowed() {
     }
 }
 
+/// The GPU's switches in the environment refuse a value they do not know, in one line that
+/// names the variable and what it takes, before any work; empty, they count as unset.
+#[cfg(feature = "gpu")]
+#[test]
+fn the_gpus_switches_refuse_values_they_do_not_know() {
+    let adapter = run(&["bench", "adapter", "--allow-software"], &[]);
+    if !adapter.status.success() {
+        crate::common::skip("wgpu sees no adapter here");
+        return;
+    }
+    let bench = |variables: &[(&str, &str)]| {
+        crate::common::program()
+            .args(["bench", "nn", "--device", "gpu", "--net", "az-tiny"])
+            .args(["--batches", "1", "--train-batch", "0", "--seconds", "0"])
+            .envs(variables.iter().copied())
+            .output()
+            .expect("run checkers-zero")
+    };
+    let (switch, precision, tile) = (
+        "expected 0 or 1",
+        "expected strict or mixed",
+        "expected wide, square or small",
+    );
+    let refused = [
+        ("CHECKERS_ZERO_GPU_WINOGRAD", "yes", switch),
+        ("CHECKERS_ZERO_GPU_CHECKS", "on", switch),
+        ("CHECKERS_ZERO_GPU_BASELINE", "2", switch),
+        ("CHECKERS_ZERO_GPU_PRECISION", "fast", precision),
+        ("CHECKERS_ZERO_GPU_TILE", "huge", tile),
+    ];
+    let empty = bench(&refused.map(|(variable, _, _)| (variable, "")));
+    assert!(empty.status.success(), "empty switches: {}", stderr(&empty));
+    for (variable, value, expected) in refused {
+        let out = bench(&[(variable, value)]);
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{variable}={value} was taken");
+        assert!(
+            out.stdout.is_empty(),
+            "{variable}={value}: nothing measured"
+        );
+        assert!(
+            err.contains(&format!("{variable}={value}: {expected}")),
+            "{variable}={value}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+    }
+}
+
 /// Output into a pipe whose reader is gone (`checkers-zero agents | true`) ends the program
 /// quietly, as Unix tools end, instead of with a panic's message and backtrace.
 #[test]

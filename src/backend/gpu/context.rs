@@ -106,12 +106,8 @@ pub(super) const WINOGRAD_VARIABLE: &str = "CHECKERS_ZERO_GPU_WINOGRAD";
 /// the implicit GEMM). On an NVIDIA H200 its transforms, memory-bound, cost more than the
 /// products save (inference at 1024 boards 0.92x, the training step at 256 0.59x), so a
 /// hardware GPU runs the implicit GEMM unless the variable asks otherwise.
-fn winograd_by_default(info: &wgpu::AdapterInfo) -> bool {
-    match std::env::var(WINOGRAD_VARIABLE).as_deref() {
-        Ok("0") => false,
-        Ok("1") => true,
-        _ => info.device_type == wgpu::DeviceType::Cpu,
-    }
+fn winograd_by_default(info: &wgpu::AdapterInfo, switch: Option<bool>) -> bool {
+    switch.unwrap_or(info.device_type == wgpu::DeviceType::Cpu)
 }
 
 /// Set to `mixed`, every product runs on f16 cooperative matrices with f32 sums (the tensor
@@ -174,8 +170,20 @@ fn tensor_features(adapter: &wgpu::Adapter) -> Result<wgpu::Features, String> {
     Ok(need.iter().fold(F::empty(), |all, (f, _)| all | *f))
 }
 
-fn switched_on(variable: &str) -> bool {
-    std::env::var(variable).is_ok_and(|v| v == "1")
+/// A switch of 0 or 1 from the environment: None where it is unset or empty (a script may
+/// pass it empty to leave the choice to the default), or why its value is neither.
+fn switch(variable: &str) -> Result<Option<bool>, String> {
+    match std::env::var(variable) {
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Ok(v) if v.is_empty() => Ok(None),
+        Ok(v) if v == "0" => Ok(Some(false)),
+        Ok(v) if v == "1" => Ok(Some(true)),
+        Ok(other) => Err(format!("{variable}={other}: expected 0 or 1")),
+        Err(std::env::VarError::NotUnicode(other)) => Err(format!(
+            "{variable}={}: expected 0 or 1",
+            other.to_string_lossy()
+        )),
+    }
 }
 
 /// A bind group's kernel and its buffers (the parameters' slot first), each with its offset
@@ -427,13 +435,25 @@ impl GpuContext {
         })?;
         let tensor_features = tensor_features(adapter);
         let mixed = match std::env::var(PRECISION_VARIABLE).as_deref() {
-            Err(_) | Ok("strict") => false,
+            Err(_) | Ok("" | "strict") => false,
             Ok("mixed") => true,
             Ok(other) => {
                 return Err(GpuError::Unsupported {
                     adapter: name,
                     why: format!("{PRECISION_VARIABLE}={other}: expected strict or mixed"),
                 });
+            }
+        };
+        let switches = [
+            super::pipelines::CHECKS_VARIABLE,
+            BASELINE_VARIABLE,
+            WINOGRAD_VARIABLE,
+        ]
+        .map(switch);
+        let [checks, baseline, winograd] = match switches {
+            [Ok(checks), Ok(baseline), Ok(winograd)] => [checks, baseline, winograd],
+            [Err(why), ..] | [_, Err(why), _] | [.., Err(why)] => {
+                return Err(GpuError::Unsupported { adapter: name, why });
             }
         };
         if let (true, Err(why)) = (mixed, &tensor_features) {
@@ -487,14 +507,14 @@ impl GpuContext {
             submitted: 0,
             profiler: None,
         };
-        let winograd = AtomicBool::new(winograd_by_default(&info));
+        let winograd = AtomicBool::new(winograd_by_default(&info, winograd));
         Ok(GpuContext {
             device,
             queue,
             info,
             limits,
-            pipelines: PipelineCache::new(switched_on(super::pipelines::CHECKS_VARIABLE)),
-            baseline: switched_on(BASELINE_VARIABLE),
+            pipelines: PipelineCache::new(checks == Some(true)),
+            baseline: baseline == Some(true),
             winograd,
             tensor: tensor_features.map(|_| ()),
             mixed: AtomicBool::new(mixed),

@@ -93,7 +93,9 @@ impl Gpu {
                     .into_iter()
                     .next()
                     .ok_or(GpuError::NoAdapter)?;
-                if let Ok(name) = std::env::var(tile::TILE_VARIABLE) {
+                if let Ok(name) = std::env::var(tile::TILE_VARIABLE)
+                    && !name.is_empty()
+                {
                     let tile =
                         TileShape::from_name(&name).ok_or_else(|| GpuError::Unsupported {
                             adapter: context::describe(&best.get_info()),
