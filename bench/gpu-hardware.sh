@@ -21,7 +21,8 @@
 #      batches 1-4096, training at 256 and 1024; then az-small as shipped, with wgpu's runtime checks on, and as the baseline
 #      before the split forward and the batch-norm statistics from the convolution's store
 #      (CHECKERS_ZERO_GPU_BASELINE), with the towers' 3x3 convolutions as Winograd's and as
-#      implicit GEMMs (CHECKERS_ZERO_GPU_WINOGRAD=1 and 0; a hardware GPU ships the second),
+#      implicit GEMMs (CHECKERS_ZERO_GPU_WINOGRAD=1 and 0; a hardware GPU ships neither: its
+#      inference times the two for each layer and batch size and runs the faster),
 #      and with the products on tensor cores (--precision mixed, where the adapter offers
 #      cooperative matrices), alternating
 #   2. the PyTorch reference on CUDA, strict FP32 (NVIDIA_TF32_OVERRIDE=0) and PyTorch's

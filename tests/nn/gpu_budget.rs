@@ -17,10 +17,10 @@ use rand::rngs::StdRng;
 /// With `CHECKERS_ZERO_GPU_WINOGRAD=0`: 173 on lavapipe, 185 on an NVIDIA H200 (whose input
 /// gradients are then split over k in two, one more dispatch each to add the parts).
 const TRAIN_DISPATCHES: u64 = 200;
-/// Dispatches of one az-small inference batch, at any size: 43 from 32 boards, where each
+/// Dispatches of one az-small inference batch, at any size: 43 from 32 boards where each
 /// body layer takes Winograd's three (its input transform, its products and its output
 /// transform: src/backend/gpu/winograd.rs, `forward_ahead`; the filters' transform is made
-/// on the first call with the weights and kept), 19 below (one implicit
+/// on the first call with the weights and kept), 19 below or as implicit GEMMs (one implicit
 /// GEMM a layer, whose k of 576 is too short for a forward split to pay: conv.rs,
 /// `MIN_FORWARD_SPLIT_K`). The value head's two linear layers take one each, their bias
 /// and activation applied as the product stores (matmul.rs, `linear`).

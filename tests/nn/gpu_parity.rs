@@ -10,7 +10,7 @@
 //! zero may carry the rounding of large terms that cancelled.
 
 use crate::common;
-use checkers_zero::backend::gpu::{SUBMIT_EVERY, TileShape};
+use checkers_zero::backend::gpu::{SUBMIT_EVERY, TileShape, WinogradChoice};
 use checkers_zero::backend::{Activation, OptimStep};
 use checkers_zero::net::ValueModel;
 use checkers_zero::net::towers::{TowerArch, TowerNet};
@@ -509,12 +509,22 @@ impl Drop for PlannedTiles<'_> {
 }
 
 /// Winograd's convolutions as they were when a test that switched them ends, even by a panic.
-pub(super) struct WinogradAsBefore<'a>(&'a checkers_zero::backend::gpu::Gpu, bool);
+pub(super) struct WinogradAsBefore<'a>(&'a checkers_zero::backend::gpu::Gpu, WinogradChoice);
 
 impl<'a> WinogradAsBefore<'a> {
+    /// Winograd's convolutions on or off.
     pub(super) fn set(g: &'a checkers_zero::backend::gpu::Gpu, on: bool) -> Self {
+        let choice = if on {
+            WinogradChoice::On
+        } else {
+            WinogradChoice::Off
+        };
+        Self::choose(g, choice)
+    }
+
+    pub(super) fn choose(g: &'a checkers_zero::backend::gpu::Gpu, choice: WinogradChoice) -> Self {
         let before = g.winograd();
-        g.set_winograd(on);
+        g.set_winograd(choice);
         WinogradAsBefore(g, before)
     }
 }

@@ -14,7 +14,7 @@ use super::gpu_parity::{
     PlannedTiles, SUMMED, WinogradAsBefore, assert_close, conv_batch_norm_parity, normal, positive,
 };
 use crate::common;
-use checkers_zero::backend::gpu::TileShape;
+use checkers_zero::backend::gpu::{TileShape, WinogradChoice};
 use checkers_zero::tensor::{Device, Tensor};
 
 /// 2^-24 (FP32's unit roundoff) times 128: half the worst-case weight of the corner cell's
@@ -253,5 +253,43 @@ fn winograd_cuts_the_tiles_at_the_planes_edge() {
         let _on = WinogradAsBefore::set(g, true);
         let case = Case::new(32, (16, 16), (10, 6), 81);
         case.check("10 x 6", &case.on(&Device::Cpu), &case.on(gpu));
+    });
+}
+
+/// Where the adapter times the two ways (a hardware GPU's default), inference times them once
+/// for each layer shape and batch size to the next power of two, then runs the faster: right
+/// either way, and the same output again without another timing.
+#[test]
+fn timed_inference_times_each_layer_and_batch_once() {
+    common::on_gpu_alone(|gpu, g| {
+        let _timed = WinogradAsBefore::choose(g, WinogradChoice::Timed);
+        // 24 channels: a shape no other test times, so the first call is this test's.
+        let (c, w, b) = (24, normal(&[24, 24, 3, 3], 92), normal(&[24], 93));
+        let (gw, gb) = (w.to_device(gpu), b.to_device(gpu));
+        let mut outputs = vec![];
+        // Boards, and whether that call times: 33 and 40 share the bucket of 64.
+        for (n, times) in [(33, true), (33, false), (40, false), (65, true)] {
+            let x = normal(&[n, c, 8, 8], 94 + n as u64);
+            let scale = abs(&x).conv2d(&abs(&w), None, (1, 1), (1, 1)).to_vec();
+            let direct = x.conv2d_add_relu(&w, &b, None, false, (1, 1), (1, 1));
+            let gx = x.to_device(gpu);
+            let before = g.counters();
+            let y = gx.conv2d_add_relu(&gw, &gb, None, false, (1, 1), (1, 1));
+            let out = y.to_vec();
+            let used = g.counters() - before;
+            // The readback waits once; each timing waits for the device before and after.
+            assert_eq!(used.waits > 1, times, "{n} boards: {used:?}");
+            within_bound(
+                &format!("{n} boards, timed"),
+                &direct.to_vec(),
+                &out,
+                &scale,
+            );
+            outputs.push(out);
+        }
+        assert_eq!(
+            outputs[0], outputs[1],
+            "33 boards again: the way chosen changed"
+        );
     });
 }

@@ -108,7 +108,11 @@ fn the_gpus_switches_refuse_values_they_do_not_know() {
         "expected wide, square or small",
     );
     let refused = [
-        ("CHECKERS_ZERO_GPU_WINOGRAD", "yes", switch),
+        (
+            "CHECKERS_ZERO_GPU_WINOGRAD",
+            "yes",
+            "expected 0, 1 or timed",
+        ),
         ("CHECKERS_ZERO_GPU_CHECKS", "on", switch),
         ("CHECKERS_ZERO_GPU_BASELINE", "2", switch),
         ("CHECKERS_ZERO_GPU_PRECISION", "fast", precision),

@@ -25,7 +25,8 @@ use super::pipelines::{Kernel, Pipeline, PipelineCache};
 use super::pool::{Pool, size_class};
 use super::profiler::{self, KernelTime, Profiler};
 use super::tile::TileShape;
-use std::sync::atomic::{AtomicBool, Ordering};
+use super::winograd::WinogradChoice;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, mpsc};
 
 /// Recorded dispatches after which the encoder is submitted: enough that a submit's cost is
@@ -79,9 +80,9 @@ pub(crate) struct GpuContext {
     pipelines: PipelineCache,
     /// The later fusions off (`BASELINE_VARIABLE`).
     baseline: bool,
-    /// Winograd convolutions on (`winograd_by_default`, `WINOGRAD_VARIABLE`, or a test's
-    /// choice).
-    winograd: AtomicBool,
+    /// How the towers' 3x3 convolutions run (`winograd_by_default`, `WINOGRAD_VARIABLE`, or a
+    /// test's choice), as `WinogradChoice as u8`.
+    winograd: AtomicU8,
     /// Why the adapter cannot run the products on cooperative matrices, if it cannot.
     tensor: Result<(), String>,
     /// The products on cooperative matrices (`precision=mixed`; `PRECISION_VARIABLE`).
@@ -98,16 +99,22 @@ pub(super) const BASELINE_VARIABLE: &str = "CHECKERS_ZERO_GPU_BASELINE";
 
 /// Set to 0, every 3x3 convolution runs as an implicit GEMM (conv.rs) instead of Winograd's
 /// F(4x4, 3x3) (winograd.rs); set to 1, the towers' layers run as Winograd's where they suit
-/// it; unset, `winograd_by_default` decides.
+/// it; set to `timed`, inference times the two ways (`WinogradChoice::Timed`); unset,
+/// `winograd_by_default` decides.
 pub(super) const WINOGRAD_VARIABLE: &str = "CHECKERS_ZERO_GPU_WINOGRAD";
 
 /// Winograd's convolutions pay where arithmetic is dear beside memory traffic: on a software
 /// adapter (lavapipe: az-small at 256 boards, inference 2.66x and the training step 1.22x of
-/// the implicit GEMM). On an NVIDIA H200 its transforms, memory-bound, cost more than the
-/// products save (inference at 1024 boards 0.92x, the training step at 256 0.59x), so a
-/// hardware GPU runs the implicit GEMM unless the variable asks otherwise.
-fn winograd_by_default(info: &wgpu::AdapterInfo, switch: Option<bool>) -> bool {
-    switch.unwrap_or(info.device_type == wgpu::DeviceType::Cpu)
+/// the implicit GEMM), which runs them always. On an NVIDIA H200 its transforms, then
+/// memory-bound, cost more than the products saved (inference at 1024 boards 0.92x, the
+/// training step at 256 0.59x), so a hardware GPU trains on the implicit GEMM and in
+/// inference times the two once per layer shape and batch size and runs the faster.
+fn winograd_by_default(info: &wgpu::AdapterInfo, set: Option<WinogradChoice>) -> WinogradChoice {
+    set.unwrap_or(if info.device_type == wgpu::DeviceType::Cpu {
+        WinogradChoice::On
+    } else {
+        WinogradChoice::Timed
+    })
 }
 
 /// Set to `mixed`, every product runs on f16 cooperative matrices with f32 sums (the tensor
@@ -170,19 +177,28 @@ fn tensor_features(adapter: &wgpu::Adapter) -> Result<wgpu::Features, String> {
     Ok(need.iter().fold(F::empty(), |all, (f, _)| all | *f))
 }
 
-/// A switch of 0 or 1 from the environment: None where it is unset or empty (a script may
-/// pass it empty to leave the choice to the default), or why its value is neither.
-fn switch(variable: &str) -> Result<Option<bool>, String> {
-    match std::env::var(variable) {
-        Err(std::env::VarError::NotPresent) => Ok(None),
-        Ok(v) if v.is_empty() => Ok(None),
-        Ok(v) if v == "0" => Ok(Some(false)),
-        Ok(v) if v == "1" => Ok(Some(true)),
-        Ok(other) => Err(format!("{variable}={other}: expected 0 or 1")),
-        Err(std::env::VarError::NotUnicode(other)) => Err(format!(
-            "{variable}={}: expected 0 or 1",
-            other.to_string_lossy()
-        )),
+/// A setting from the environment, one of `values` (its name, its meaning): None where it is
+/// unset or empty (a script may pass it empty to leave the choice to the default), or why it
+/// is none of them.
+fn setting<T: Copy>(variable: &str, values: &[(&str, T)]) -> Result<Option<T>, String> {
+    let value = match std::env::var(variable) {
+        Err(std::env::VarError::NotPresent) => return Ok(None),
+        Err(std::env::VarError::NotUnicode(v)) => v.to_string_lossy().into_owned(),
+        Ok(v) if v.is_empty() => return Ok(None),
+        Ok(v) => v,
+    };
+    match values.iter().find(|(name, _)| *name == value) {
+        Some(&(_, meaning)) => Ok(Some(meaning)),
+        None => {
+            let names: Vec<&str> = values.iter().map(|(name, _)| *name).collect();
+            let (last, rest) = names.split_last().expect("a setting has values");
+            let list = if rest.is_empty() {
+                last.to_string()
+            } else {
+                format!("{} or {last}", rest.join(", "))
+            };
+            Err(format!("{variable}={value}: expected {list}"))
+        }
     }
 }
 
@@ -434,28 +450,23 @@ impl GpuContext {
             why,
         })?;
         let tensor_features = tensor_features(adapter);
-        let mixed = match std::env::var(PRECISION_VARIABLE).as_deref() {
-            Err(_) | Ok("" | "strict") => false,
-            Ok("mixed") => true,
-            Ok(other) => {
-                return Err(GpuError::Unsupported {
-                    adapter: name,
-                    why: format!("{PRECISION_VARIABLE}={other}: expected strict or mixed"),
-                });
-            }
+        let unsupported = |why| GpuError::Unsupported {
+            adapter: name.clone(),
+            why,
         };
-        let switches = [
-            super::pipelines::CHECKS_VARIABLE,
-            BASELINE_VARIABLE,
-            WINOGRAD_VARIABLE,
-        ]
-        .map(switch);
-        let [checks, baseline, winograd] = match switches {
-            [Ok(checks), Ok(baseline), Ok(winograd)] => [checks, baseline, winograd],
-            [Err(why), ..] | [_, Err(why), _] | [.., Err(why)] => {
-                return Err(GpuError::Unsupported { adapter: name, why });
-            }
-        };
+        let on_off = [("0", false), ("1", true)];
+        let checks = setting(super::pipelines::CHECKS_VARIABLE, &on_off).map_err(unsupported)?;
+        let baseline = setting(BASELINE_VARIABLE, &on_off).map_err(unsupported)?;
+        let choices = [
+            ("0", WinogradChoice::Off),
+            ("1", WinogradChoice::On),
+            ("timed", WinogradChoice::Timed),
+        ];
+        let winograd = setting(WINOGRAD_VARIABLE, &choices).map_err(unsupported)?;
+        let precisions = [("strict", false), ("mixed", true)];
+        let mixed = setting(PRECISION_VARIABLE, &precisions)
+            .map_err(unsupported)?
+            .unwrap_or(false);
         if let (true, Err(why)) = (mixed, &tensor_features) {
             return Err(GpuError::Unsupported {
                 adapter: name,
@@ -507,14 +518,14 @@ impl GpuContext {
             submitted: 0,
             profiler: None,
         };
-        let winograd = AtomicBool::new(winograd_by_default(&info, winograd));
+        let winograd = AtomicU8::new(winograd_by_default(&info, winograd) as u8);
         Ok(GpuContext {
             device,
             queue,
             info,
             limits,
-            pipelines: PipelineCache::new(checks == Some(true)),
-            baseline: baseline == Some(true),
+            pipelines: PipelineCache::new(checks.unwrap_or(false)),
+            baseline: baseline.unwrap_or(false),
             winograd,
             tensor: tensor_features.map(|_| ()),
             mixed: AtomicBool::new(mixed),
@@ -991,16 +1002,34 @@ impl GpuContext {
         st.profiler.take().map(Profiler::report).unwrap_or_default()
     }
 
-    /// Whether Winograd convolutions are on.
-    pub(super) fn winograd(&self) -> bool {
-        self.winograd.load(Ordering::Relaxed)
+    /// How the towers' 3x3 convolutions run.
+    pub(super) fn winograd(&self) -> WinogradChoice {
+        WinogradChoice::from_u8(self.winograd.load(Ordering::Relaxed))
     }
 
-    pub(super) fn set_winograd(&self, on: bool) {
-        self.winograd.store(on, Ordering::Relaxed);
+    pub(super) fn set_winograd(&self, choice: WinogradChoice) {
+        self.winograd.store(choice as u8, Ordering::Relaxed);
     }
 
-    /// Whether `CHECKERS_ZERO_GPU_BASELINE` turned the later fusions off.
+    /// The wall time until the device has done the work `record` records, with earlier work
+    /// submitted and waited for first, so that it does not count: for choosing between two
+    /// ways of running a layer (winograd.rs, `Timings`), not for reporting.
+    pub(super) fn time(&self, record: impl FnOnce()) -> std::time::Duration {
+        self.wait_idle();
+        let start = std::time::Instant::now();
+        record();
+        self.wait_idle();
+        start.elapsed()
+    }
+
+    /// Submits what is recorded and waits until the device has done everything submitted.
+    fn wait_idle(&self) {
+        self.submit(&mut self.lock());
+        self.counters.add(Count::Wait);
+        // A failed device has reported its fault through the callbacks already.
+        let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+    }
+
     pub(super) fn baseline(&self) -> bool {
         self.baseline
     }

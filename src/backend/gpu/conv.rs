@@ -201,7 +201,8 @@ pub(super) fn forward(
 }
 
 /// The forward of inference (`conv2d_add_relu`, which records nothing): as `forward`, but
-/// Winograd's transforms are made ahead of its products (winograd.rs, `forward_ahead`).
+/// Winograd's transforms are made ahead of its products (winograd.rs, `forward_ahead`), and
+/// where the adapter times the two ways, the faster runs (winograd.rs, `for_inference`).
 pub(super) fn forward_inference(
     gpu: &Gpu,
     x: &GpuBuf,
@@ -209,10 +210,24 @@ pub(super) fn forward_inference(
     d: ConvDims,
     epilogue: Epilogue,
 ) -> GpuBuf {
-    if winograd::applies(gpu, &d) {
-        return winograd::forward_ahead(gpu, x, w, d, epilogue);
-    }
-    forward(gpu, x, w, d, epilogue)
+    let way = |winograd: bool| {
+        if winograd {
+            winograd::forward_ahead(gpu, x, w, d, epilogue)
+        } else {
+            run(
+                gpu,
+                ConvMode::Forward,
+                &d,
+                forward_mnk(&d),
+                (w, x),
+                epilogue,
+                None,
+            )
+        }
+    };
+    way(winograd::for_inference(gpu, &d, |winograd| {
+        drop(way(winograd))
+    }))
 }
 
 /// The forward without bias, and its output's moments: (parts, c_out, 3) values (count,

@@ -32,6 +32,7 @@ pub use context::{AdapterSummary, GpuError, SUBMIT_EVERY};
 pub use counters::GpuCounters;
 pub use profiler::KernelTime;
 pub use tile::TileShape;
+pub use winograd::WinogradChoice;
 
 use super::{
     Activation, Backend, BinaryOp, ConvDims, LinearDims, MatmulDims, NormDims, OptimStep, Running,
@@ -54,6 +55,8 @@ struct Shared {
     tables: Mutex<HashMap<Vec<u32>, GpuBuf>>,
     /// Inference's Winograd filters, transformed once per weight buffer (winograd.rs).
     winograd_filters: winograd::KeptFilters,
+    /// Which way each inference layer runs faster, where the adapter times them.
+    winograd_timings: winograd::Timings,
 }
 
 /// Distinct index tables kept; past this the cache starts again (a caller making new tables
@@ -117,15 +120,16 @@ impl Gpu {
         TileShape::force(tile);
     }
 
-    /// Whether the towers' 3x3 convolutions run as Winograd's (winograd.rs).
-    pub fn winograd(&self) -> bool {
+    /// How the towers' 3x3 convolutions run: as Winograd's, as implicit GEMMs, or in
+    /// inference as whichever was timed faster (winograd.rs).
+    pub fn winograd(&self) -> WinogradChoice {
         self.0.context.winograd()
     }
 
-    /// Turns Winograd's convolutions on or off (`CHECKERS_ZERO_GPU_WINOGRAD` sets it when the
-    /// context is made), for tests of each path.
-    pub fn set_winograd(&self, on: bool) {
-        self.0.context.set_winograd(on);
+    /// Sets how the towers' 3x3 convolutions run (`CHECKERS_ZERO_GPU_WINOGRAD` sets it when
+    /// the context is made), for tests of each path.
+    pub fn set_winograd(&self, choice: WinogradChoice) {
+        self.0.context.set_winograd(choice);
     }
 
     /// Whether the matrix products and convolutions run on f16 cooperative matrices with f32
@@ -146,6 +150,7 @@ impl Gpu {
             context: GpuContext::new(adapter)?,
             tables: Mutex::default(),
             winograd_filters: winograd::KeptFilters::default(),
+            winograd_timings: winograd::Timings::default(),
         })))
     }
 

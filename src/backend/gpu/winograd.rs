@@ -21,7 +21,9 @@ use super::pipelines::{Kernel, Shader, WINOGRAD_OUT_WG, WinogradMode, WinogradSh
 use super::{Gpu, GpuBuf, Pooled, groups_1d, to_u32};
 use crate::backend::ConvDims;
 use bytemuck::{Pod, Zeroable};
+use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError, Weak};
+use std::time::Duration;
 
 /// Points of the 6x6 transform: one product each.
 const POINTS: usize = 36;
@@ -36,6 +38,82 @@ const MIN_CHANNELS: usize = 16;
 /// slices still pays for the transforms' loads. On lavapipe, az-small at one board took
 /// 30 ms a layer this way against 8 ms as an implicit GEMM; 128 tiles are 32 boards.
 const MIN_TILES: usize = 128;
+
+/// How the towers' 3x3 convolutions run on an adapter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WinogradChoice {
+    /// Always as implicit GEMMs.
+    Off,
+    /// As Winograd's wherever they suit it (a software adapter's default).
+    On,
+    /// Training on the implicit GEMM; inference times both once for each layer shape, batch
+    /// size (to the next power of two) and precision, and runs the faster (a hardware GPU's
+    /// default).
+    Timed,
+}
+
+impl WinogradChoice {
+    pub(super) fn from_u8(v: u8) -> WinogradChoice {
+        [
+            WinogradChoice::Off,
+            WinogradChoice::On,
+            WinogradChoice::Timed,
+        ][usize::from(v.min(2))]
+    }
+}
+
+/// Timings of a layer under `Timed`: each way once untimed (its pipelines compiled, its
+/// filters transformed), then the best of `TIMING_ROUNDS` alternating rounds of
+/// `TIMING_REPEATS` runs in one submission each, so that a submission's own cost is shared.
+const TIMING_ROUNDS: usize = 3;
+const TIMING_REPEATS: usize = 4;
+
+/// A layer as `Timed` tells it apart: its shape, its batch to the next power of two, and
+/// whether the products are mixed precision.
+type TimedLayer = (WinogradShape, usize, bool);
+
+/// What inference found faster under `Timed`, for each layer timed: Winograd's (true) or the
+/// implicit GEMM.
+#[derive(Default)]
+pub(super) struct Timings(Mutex<HashMap<TimedLayer, bool>>);
+
+/// Whether inference's forward of `d` runs as Winograd's: as the adapter's choice says, or,
+/// under `Timed`, as the faster way for this layer, timed on first use with `run` (which runs
+/// the layer once, as Winograd's where given true) and kept.
+pub(super) fn for_inference(gpu: &Gpu, d: &ConvDims, run: impl Fn(bool)) -> bool {
+    if !suits(d) {
+        return false;
+    }
+    let timed = match gpu.0.context.winograd() {
+        WinogradChoice::Off => return false,
+        WinogradChoice::On => return true,
+        WinogradChoice::Timed => &gpu.0.winograd_timings,
+    };
+    let layer = (
+        shape(WinogradMode::Forward, d),
+        d.n.next_power_of_two(),
+        gpu.0.context.mixed(),
+    );
+    let lock = || timed.0.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(&faster) = lock().get(&layer) {
+        return faster;
+    }
+    run(true);
+    run(false);
+    let mut best = [Duration::MAX; 2];
+    for _ in 0..TIMING_ROUNDS {
+        for (way, on) in [true, false].into_iter().enumerate() {
+            let took = gpu
+                .0
+                .context
+                .time(|| (0..TIMING_REPEATS).for_each(|_| run(on)));
+            best[way] = best[way].min(took);
+        }
+    }
+    let faster = best[0] <= best[1];
+    lock().insert(layer, faster);
+    faster
+}
 
 /// Weight buffers whose transformed filters are kept (a match's or gating's two networks,
 /// with room to spare).
@@ -115,10 +193,11 @@ pub(super) struct InParams {
     _pad: [u32; 2],
 }
 
-/// Whether the convolution `d` runs as Winograd's: a 3x3 kernel at stride 1 with padding 1
-/// (the output has the input's plane), channels and tiles enough, and the switch on.
+/// Whether the convolution `d` runs as Winograd's in training (its forward and input
+/// gradient): a 3x3 kernel at stride 1 with padding 1 (the output has the input's plane),
+/// channels and tiles enough, and the choice `On`.
 pub(super) fn applies(gpu: &Gpu, d: &ConvDims) -> bool {
-    gpu.0.context.winograd() && suits(d)
+    gpu.0.context.winograd() == WinogradChoice::On && suits(d)
 }
 
 fn suits(d: &ConvDims) -> bool {
