@@ -74,11 +74,13 @@ def network_table(nn):
 
 def variants_table(nn):
     """The alternating runs of az-small as shipped and with each switch (gpu-hardware.sh)."""
-    runs = {}
+    runs, winograd = {}, {}
     for r in nn:
         if "variant" in r:
             runs.setdefault((r["mode"], r["batch"], r["variant"]), []).append(
                 r["positions_per_s"])
+            if r["variant"] == "shipped" and "winograd_layers" in r:
+                winograd[(r["mode"], r["batch"])] = r["winograd_layers"]
     if not runs:
         return
     print("\n## Switches (az-small, positions/s, medians, alternating)\n")
@@ -86,19 +88,22 @@ def variants_table(nn):
           "split over k, batch norm's statistics read from its input "
           "(CHECKERS_ZERO_GPU_BASELINE); `winograd`: the towers' 3x3 convolutions as "
           "Winograd's (CHECKERS_ZERO_GPU_WINOGRAD=1); `implicit`: every 3x3 convolution an "
-          "implicit GEMM (CHECKERS_ZERO_GPU_WINOGRAD=0; shipped on a hardware GPU); `mixed`: the "
-          "products on tensor cores (--precision mixed; none where the adapter offers no "
-          "cooperative matrices).\n")
+          "implicit GEMM (CHECKERS_ZERO_GPU_WINOGRAD=0); `mixed`: the products on tensor cores "
+          "(--precision mixed; none where the adapter offers no cooperative matrices). A "
+          "hardware GPU ships neither Winograd nor the implicit GEMM alone: its inference times "
+          "the two for each layer and batch size and runs the faster, and `Winograd layers` "
+          "says how many 3x3 layers of a shipped call ran as Winograd's.\n")
     variants = ("checks", "baseline", "winograd", "implicit", "mixed")
-    print("| mode | batch | shipped | "
+    print("| mode | batch | Winograd layers | shipped | "
           + " | ".join(f"{v} | shipped/{v}" for v in variants) + " |\n"
-          + "|---|---:|---:|" + "---:|---:|" * len(variants))
+          + "|---|---:|---:|---:|" + "---:|---:|" * len(variants))
     for mode, batch in sorted({(m, b) for m, b, _ in runs}):
         # A switch that did not run (mixed without cooperative matrices) shows as "-".
         med = {v: statistics.median(runs[(mode, batch, v)]) if (mode, batch, v) in runs else None
                for v in ("shipped",) + variants}
         cells = " | ".join(f"{fmt(med[v])} | {ratio(med['shipped'], med[v])}" for v in variants)
-        print(f"| {mode} | {batch} | {fmt(med['shipped'])} | {cells} |")
+        layers = winograd.get((mode, batch), "-")
+        print(f"| {mode} | {batch} | {layers} | {fmt(med['shipped'])} | {cells} |")
 
 
 def mixed_table(nn):

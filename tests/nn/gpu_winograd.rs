@@ -266,7 +266,7 @@ fn timed_inference_times_each_layer_and_batch_once() {
         // 24 channels: a shape no other test times, so the first call is this test's.
         let (c, w, b) = (24, normal(&[24, 24, 3, 3], 92), normal(&[24], 93));
         let (gw, gb) = (w.to_device(gpu), b.to_device(gpu));
-        let mut outputs = vec![];
+        let (mut outputs, mut ways) = (vec![], vec![]);
         // Boards, and whether that call times: 33 and 40 share the bucket of 64.
         for (n, times) in [(33, true), (33, false), (40, false), (65, true)] {
             let x = normal(&[n, c, 8, 8], 94 + n as u64);
@@ -286,10 +286,15 @@ fn timed_inference_times_each_layer_and_batch_once() {
                 &scale,
             );
             outputs.push(out);
+            if !times {
+                ways.push(used.winograd_layers);
+            }
         }
         assert_eq!(
             outputs[0], outputs[1],
             "33 boards again: the way chosen changed"
         );
+        // 33 boards again and 40 run the one layer as their bucket's timing chose.
+        assert!(ways == [0, 0] || ways == [1, 1], "{ways:?}");
     });
 }

@@ -1074,6 +1074,11 @@ impl GpuContext {
         describe(&self.info)
     }
 
+    /// Counts an event of a kernel family's own (a Winograd layer).
+    pub(super) fn count(&self, event: Count) {
+        self.counters.add(event);
+    }
+
     pub(super) fn counters(&self) -> GpuCounters {
         self.counters.snapshot()
     }

@@ -34,6 +34,9 @@ pub struct GpuCounters {
     /// first run a repeated call should make none.
     pub buffers_made: u64,
     pub bytes_made: u64,
+    /// 3x3 convolutions run as Winograd's (forwards and input gradients; the rest ran as
+    /// implicit GEMMs): what a timed adapter chose shows here.
+    pub winograd_layers: u64,
 }
 
 impl Sub for GpuCounters {
@@ -50,6 +53,7 @@ impl Sub for GpuCounters {
             submit_ns: self.submit_ns - earlier.submit_ns,
             buffers_made: self.buffers_made - earlier.buffers_made,
             bytes_made: self.bytes_made - earlier.bytes_made,
+            winograd_layers: self.winograd_layers - earlier.winograd_layers,
         }
     }
 }
@@ -66,6 +70,7 @@ pub(super) struct Counters {
     submit_ns: AtomicU64,
     buffers_made: AtomicU64,
     bytes_made: AtomicU64,
+    winograd_layers: AtomicU64,
 }
 
 /// Adds the time from its making to its drop to the host's time.
@@ -96,6 +101,7 @@ pub(super) enum Count {
     BytesDown(u64),
     /// A buffer of this many bytes made.
     BufferMade(u64),
+    WinogradLayer,
 }
 
 impl Counters {
@@ -110,6 +116,7 @@ impl Counters {
             Count::BytesUp(b) => (&self.bytes_up, b),
             Count::BytesDown(b) => (&self.bytes_down, b),
             Count::BufferMade(b) => (&self.bytes_made, b),
+            Count::WinogradLayer => (&self.winograd_layers, 1),
         };
         counter.fetch_add(n, Ordering::Relaxed);
     }
@@ -145,6 +152,7 @@ impl Counters {
             submit_ns: get(&self.submit_ns),
             buffers_made: get(&self.buffers_made),
             bytes_made: get(&self.bytes_made),
+            winograd_layers: get(&self.winograd_layers),
         }
     }
 }

@@ -15,6 +15,7 @@
 //! output itself. tests/nn/gpu_winograd.rs holds every board shape of the presets to
 //! `WINOGRAD_BOUND` of that sum (docs/gpu.md gives the bound and what was measured).
 
+use super::counters::Count;
 use super::epilogue::Epilogue;
 use super::gemm::{self, GemmHeader, GemmParams};
 use super::pipelines::{Kernel, Shader, WINOGRAD_OUT_WG, WinogradMode, WinogradShape};
@@ -236,6 +237,7 @@ fn output(
     epilogue: Epilogue,
     moments: bool,
 ) -> (GpuBuf, Option<(GpuBuf, usize)>) {
+    gpu.0.context.count(Count::WinogradLayer);
     let columns = columns(&shape, n);
     let parts = columns.div_ceil(WINOGRAD_OUT_WG as usize);
     let out = gpu.alloc(n * (shape.c_m * shape.h * shape.w) as usize);
