@@ -1030,6 +1030,7 @@ impl GpuContext {
         let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
     }
 
+    /// Whether `CHECKERS_ZERO_GPU_BASELINE` turned the later fusions off.
     pub(super) fn baseline(&self) -> bool {
         self.baseline
     }
