@@ -12,6 +12,13 @@ struct Params {
     // Adam's bias corrections 1 - beta^t, computed on the host like the CPU reference
     c1: f32,
     c2: f32,
+    // what each gradient is multiplied by: a loss scale's inverse, else 1
+    unscale: f32,
+    // 1 where g holds at check_at the sum of the (scaled) gradients, and the step is taken
+    // only where it is finite
+    checked: u32,
+    check_at: u32,
+    _pad: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -23,6 +30,13 @@ struct Params {
 @group(0) @binding(6) var<storage, read_write> s2_out: array<f32>;
 @group(0) @binding(7) var<storage, read> s2: array<f32>;
 
+// Whether the step is taken: unchecked, always; checked, where the gradients' sum is finite
+// (an infinity's or a NaN's bits have every exponent bit set; a comparison could be folded
+// away by a compiler that assumes finite values).
+fn taken() -> bool {
+    return p.checked == 0u || (bitcast<u32>(g[p.check_at]) & 0x7f800000u) != 0x7f800000u;
+}
+
 @compute @workgroup_size(WG)
 fn sgd(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
        @builtin(local_invocation_index) lid: u32) {
@@ -30,7 +44,12 @@ fn sgd(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     if (i >= p.len) {
         return;
     }
-    let v = p.beta1 * s1[i] + g[i] + p.weight_decay * w[i];
+    if (!taken()) {
+        s1_out[i] = s1[i];
+        w_out[i] = w[i];
+        return;
+    }
+    let v = p.beta1 * s1[i] + g[i] * p.unscale + p.weight_decay * w[i];
     s1_out[i] = v;
     w_out[i] = w[i] - p.lr * v;
 }
@@ -42,7 +61,13 @@ fn adam(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (i >= p.len) {
         return;
     }
-    let gi = g[i] + p.weight_decay * w[i];
+    if (!taken()) {
+        s1_out[i] = s1[i];
+        s2_out[i] = s2[i];
+        w_out[i] = w[i];
+        return;
+    }
+    let gi = g[i] * p.unscale + p.weight_decay * w[i];
     let m = p.beta1 * s1[i] + (1.0 - p.beta1) * gi;
     let v = p.beta2 * s2[i] + (1.0 - p.beta2) * gi * gi;
     s1_out[i] = m;

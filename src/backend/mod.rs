@@ -603,4 +603,38 @@ pub trait Backend: Send + Sync {
             .map(|&[w, g, s1, s2]| self.optim_step(step, w, g, s1, s2))
             .collect()
     }
+    /// [`Backend::optim_step_all`] on gradients scaled by a loss scale: each is multiplied by
+    /// `unscale` (the scale's inverse) as the step reads it, and the step is taken only where
+    /// every gradient entry is finite; where one is not, each parameter and state comes back
+    /// as it was. Also returns the check, one value: the sum of the scaled gradients, finite
+    /// exactly when the step was taken. This default reads the gradients back to decide
+    /// (the CPU's are its memory); the GPU decides on the device, without a wait.
+    fn optim_step_all_scaled(
+        &self,
+        step: OptimStep,
+        params: &[[&Self::Buf; 4]],
+        unscale: f32,
+    ) -> (Vec<[Self::Buf; 3]>, Self::Buf) {
+        let sum: f32 = params
+            .iter()
+            .map(|p| self.download(p[1]).iter().sum::<f32>())
+            .sum();
+        let check = self.upload(&[sum]);
+        if !sum.is_finite() {
+            let kept = params
+                .iter()
+                .map(|&[w, _, s1, s2]| [w, s1, s2].map(Clone::clone));
+            return (kept.collect(), check);
+        }
+        let unscaled: Vec<Self::Buf> = params
+            .iter()
+            .map(|p| self.unary(UnaryOp::MulScalar(unscale), p[1]))
+            .collect();
+        let params: Vec<[&Self::Buf; 4]> = params
+            .iter()
+            .zip(&unscaled)
+            .map(|(&[w, _, s1, s2], g)| [w, g, s1, s2])
+            .collect();
+        (self.optim_step_all(step, &params), check)
+    }
 }

@@ -46,7 +46,7 @@ pub use layers::{
     Sequential, Sigmoid, Tanh,
 };
 pub use loss::{AlphaZeroLoss, alphazero_loss, cross_entropy_soft, masked_mse, mse};
-pub use loss_scale::{LossScale, ScaledGrads, step_reading};
+pub use loss_scale::{LossScale, step_reading};
 /// For composite modules outside `nn` (the game networks of `crate::net`).
 pub(crate) use module::visit_parts;
 pub use module::{Ctx, Module, Param, ParamId, flat_params, set_flat_params};

@@ -120,6 +120,37 @@ impl Optimizer {
     /// Updates each parameter that has a gradient (`grads` in visit order, as
     /// [`Ctx::param_grads`](super::Ctx::param_grads) returns them); the others are left alone.
     pub fn step<M: Module + ?Sized>(&mut self, model: &mut M, grads: &[Option<Tensor>]) {
+        self.step_with(model, grads, None);
+    }
+
+    /// [`Optimizer::step`] on gradients of a loss scaled by a loss scale: each gradient is
+    /// multiplied by `unscale` (the scale's inverse) as the step reads it, and the step is
+    /// taken on the device only where every entry is finite. Returns the check, one value,
+    /// finite exactly when it was taken; where it was not, [`Optimizer::not_taken`] must say
+    /// so before the next step (the parameters and state are as they were, but the step was
+    /// counted).
+    pub fn step_scaled<M: Module + ?Sized>(
+        &mut self,
+        model: &mut M,
+        grads: &[Option<Tensor>],
+        unscale: f32,
+    ) -> Tensor {
+        self.step_with(model, grads, Some(unscale))
+            .expect("a scaled step has a check")
+    }
+
+    /// A scaled step's check was not finite: the device left everything as it was, so the
+    /// step does not count (Adam's bias corrections follow the steps taken).
+    pub fn not_taken(&mut self) {
+        self.steps = self.steps.saturating_sub(1);
+    }
+
+    fn step_with<M: Module + ?Sized>(
+        &mut self,
+        model: &mut M,
+        grads: &[Option<Tensor>],
+        unscale: Option<f32>,
+    ) -> Option<Tensor> {
         assert_eq!(
             grads.len(),
             self.first.len(),
@@ -164,7 +195,13 @@ impl Optimizer {
                 Some([&values[i], grads[i].as_ref()?, s1, s2])
             })
             .collect();
-        let results = Tensor::optim_step_all(step, &operands);
+        let (results, check) = match unscale {
+            None => (Tensor::optim_step_all(step, &operands), None),
+            Some(unscale) => {
+                let (results, check) = Tensor::optim_step_all_scaled(step, &operands, unscale);
+                (results, Some(check))
+            }
+        };
         // The old values go as each parameter is replaced, not all at the end.
         drop(operands);
         drop(values);
@@ -180,6 +217,7 @@ impl Optimizer {
             }
             i += 1;
         });
+        check
     }
 
     /// Downloads the state.

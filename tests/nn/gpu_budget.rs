@@ -4,7 +4,8 @@
 
 use crate::common;
 use checkers_zero::nn::{
-    Architecture, Ctx, Module, NetPreset, Optimizer, PolicyValueNet, alphazero_loss,
+    Architecture, Ctx, LossScale, Module, NetPreset, Optimizer, PolicyValueNet, alphazero_loss,
+    step_reading,
 };
 use checkers_zero::tensor::{Device, Tensor, Var};
 use rand::SeedableRng;
@@ -97,4 +98,74 @@ fn budgets(gpu: &Device, g: &checkers_zero::backend::gpu::Gpu) {
         );
     }
     gpu.check().expect("no device fault");
+}
+
+/// Dispatches a training step under a loss scale (mixed precision's) takes beyond a plain
+/// step: the zeros the gradients are gathered into and their sum (a reduction in two passes),
+/// before the optimizer's kernel, which unscales them and takes the step only where that sum
+/// is finite. (Before, the unscaling and the check took about three dispatches a parameter
+/// tensor, 157 more for az-small on an H200, and a second wait.)
+const SCALED_EXTRA_DISPATCHES: u64 = 3;
+
+/// A step under a loss scale leaves the parameters a plain step leaves (the scale is a power
+/// of two), for three more dispatches and no more waits; under a scale that overflows, the
+/// device leaves them as they were and the step does not count.
+#[test]
+fn a_scaled_training_step_decides_on_the_device() {
+    common::on_gpu_alone(|gpu, g| {
+        // One Adam step of az-tiny at 32 boards under `scale`: the parameters after it, what
+        // the step asked of the GPU, the steps the optimizer counts and the scale after it.
+        let step = |mut scale: Option<LossScale>| {
+            let arch = Architecture::preset(NetPreset::AzTiny);
+            let mut rng = StdRng::seed_from_u64(3);
+            let mut net = PolicyValueNet::new(arch.clone(), gpu, &mut rng);
+            let x = Tensor::randn(&[32, arch.input_planes, 8, 8], 1.0, &mut rng, gpu);
+            let pi = Tensor::randn(&[32, 128], 1.0, &mut rng, gpu).softmax(-1);
+            let z = Tensor::uniform(&[32], 1.0, &mut rng, gpu);
+            let mut opt = Optimizer::adam(1e-3, 1e-4, &net);
+            let ctx = Ctx::training();
+            let (logits, value) = net.forward(&ctx, &Var::constant(x));
+            let loss = alphazero_loss(&logits, &value, &pi, &z);
+            let before = g.counters();
+            let read = [&loss.policy, &loss.value];
+            step_reading(&ctx, &mut net, &mut opt, &loss.total, scale.as_mut(), &read);
+            let used = g.counters() - before;
+            let mut params = Vec::new();
+            net.params(&mut |p| params.push(p.value().to_vec()));
+            (params, used, opt.steps(), scale.map(|s| s.scale()))
+        };
+        let start = {
+            let arch = Architecture::preset(NetPreset::AzTiny);
+            let net = PolicyValueNet::new(arch, gpu, &mut StdRng::seed_from_u64(3));
+            let mut params = Vec::new();
+            net.params(&mut |p| params.push(p.value().to_vec()));
+            params
+        };
+        let (plain, plain_used, ..) = step(None);
+        let (scaled, used, steps, scale) = step(Some(LossScale::default()));
+        assert!(plain != start, "a finite step moves the parameters");
+        assert!(
+            plain == scaled,
+            "a power-of-two scale changes no f32 gradient"
+        );
+        assert_eq!(
+            used.dispatches,
+            plain_used.dispatches + SCALED_EXTRA_DISPATCHES,
+            "{used:?} against {plain_used:?}"
+        );
+        assert_eq!(
+            used.waits, 1,
+            "a scaled step waits once, for its losses and check"
+        );
+        assert_eq!((steps, scale), (1, Some(LossScale::default().scale())));
+        // A seed of 2^127 overflows every gradient entry above 2 in size.
+        let (after, used, steps, scale) = step(Some(LossScale::starting_at(2f32.powi(127))));
+        assert!(
+            after == start,
+            "an overflowing step leaves the parameters as they were"
+        );
+        assert_eq!(used.waits, 1);
+        assert_eq!((steps, scale), (0, Some(2f32.powi(126))));
+        gpu.check().expect("no device fault");
+    });
 }

@@ -594,7 +594,19 @@ impl Backend for Gpu {
         optim::step(self, step, w, g, s1, s2)
     }
     fn optim_step_all(&self, step: OptimStep, params: &[[&GpuBuf; 4]]) -> Vec<[GpuBuf; 3]> {
-        optim::step_all(self, step, params)
+        optim::step_all(self, step, params, None).0
+    }
+    fn optim_step_all_scaled(
+        &self,
+        step: OptimStep,
+        params: &[[&GpuBuf; 4]],
+        unscale: f32,
+    ) -> (Vec<[GpuBuf; 3]>, GpuBuf) {
+        match optim::step_all(self, step, params, Some(unscale)) {
+            (new, Some(check)) => (new, check),
+            // No parameters: nothing to check, so nothing overflowed.
+            (new, None) => (new, self.upload(&[0.0])),
+        }
     }
 }
 

@@ -17,6 +17,20 @@ pub(super) struct Params {
     weight_decay: f32,
     c1: f32,
     c2: f32,
+    /// What each gradient is multiplied by: a loss scale's inverse, else 1.
+    unscale: f32,
+    /// 1 where the gradients hold at `check_at` their sum, and the step is taken only where
+    /// it is finite.
+    checked: u32,
+    check_at: u32,
+    _pad: u32,
+}
+
+/// A step on scaled gradients: the scale's inverse, and where the gradients hold their sum.
+#[derive(Clone, Copy)]
+struct Scaled {
+    unscale: f32,
+    check_at: usize,
 }
 
 pub(super) fn step(
@@ -27,7 +41,23 @@ pub(super) fn step(
     s1: &GpuBuf,
     s2: &GpuBuf,
 ) -> [GpuBuf; 3] {
+    step_checked(gpu, step, [w, g, s1, s2], None)
+}
+
+/// `step`, on gradients scaled as `scaled` says where it says.
+fn step_checked(
+    gpu: &Gpu,
+    step: OptimStep,
+    [w, g, s1, s2]: [&GpuBuf; 4],
+    scaled: Option<Scaled>,
+) -> [GpuBuf; 3] {
     let len = w.len;
+    let checks = Params {
+        unscale: scaled.map_or(1.0, |s| s.unscale),
+        checked: scaled.is_some().into(),
+        check_at: scaled.map_or(0, |s| to_u32(s.check_at)),
+        ..Params::default()
+    };
     let (new_w, new_s1) = (gpu.alloc(len), gpu.alloc(len));
     let groups = groups_1d(len);
     match step {
@@ -42,7 +72,7 @@ pub(super) fn step(
                     lr,
                     beta1: momentum,
                     weight_decay,
-                    ..Params::default()
+                    ..checks
                 };
                 gpu.launch(
                     Kernel {
@@ -76,6 +106,7 @@ pub(super) fn step(
                     weight_decay,
                     c1: 1.0 - beta1.powi(t as i32),
                     c2: 1.0 - beta2.powi(t as i32),
+                    ..checks
                 };
                 let buffers = [&new_w, &new_s1, w, g, s1, &new_s2, s2];
                 gpu.launch(
@@ -97,7 +128,17 @@ pub(super) fn step(
 /// buffers (each parameter at a binding-aligned offset) and the new parameters and states are
 /// views into the flat results. After the first step the parameters and states already are
 /// such views, so only the gradients are gathered (by buffer copies, not kernels).
-pub(super) fn step_all(gpu: &Gpu, step: OptimStep, params: &[[&GpuBuf; 4]]) -> Vec<[GpuBuf; 3]> {
+///
+/// With `unscale` (a loss scale's inverse) the gradients are scaled ones: they are gathered
+/// into zeros, so the gaps between them add nothing, their sum is reduced after them (two
+/// more dispatches), and the kernel unscales each gradient and takes the step only where
+/// that sum is finite, so the host need not wait for it. Returns the sum too.
+pub(super) fn step_all(
+    gpu: &Gpu,
+    step: OptimStep,
+    params: &[[&GpuBuf; 4]],
+    unscale: Option<f32>,
+) -> (Vec<[GpuBuf; 3]>, Option<GpuBuf>) {
     let align = gpu.view_align();
     let mut offsets = Vec::with_capacity(params.len());
     let mut total = 0;
@@ -132,11 +173,24 @@ pub(super) fn step_all(gpu: &Gpu, step: OptimStep, params: &[[&GpuBuf; 4]]) -> V
         whole
     };
     let sgd = matches!(step, OptimStep::Sgd { .. });
-    let (w, g, s1) = (flat(0), flat(1), flat(2));
+    let (w, s1) = (flat(0), flat(2));
+    let (g, scaled, check) = match unscale {
+        None => (flat(1), None, None),
+        Some(unscale) => {
+            let g = super::elementwise::fill(gpu, total + 1, 0.0);
+            for (p, &at) in params.iter().zip(&offsets) {
+                gpu.copy_into(p[1], &g, at);
+            }
+            let check = super::reduce::sum_axis(gpu, &g.view(0, total), 1, total, 1);
+            gpu.copy_into(&check, &g, total);
+            let check_at = total;
+            (g, Some(Scaled { unscale, check_at }), Some(check))
+        }
+    };
     // SGD has no second state: its operand is handed back untouched.
     let s2 = if sgd { s1.clone() } else { flat(3) };
-    let [new_w, new_s1, new_s2] = self::step(gpu, step, &w, &g, &s1, &s2);
-    params
+    let [new_w, new_s1, new_s2] = step_checked(gpu, step, [&w, &g, &s1, &s2], scaled);
+    let new = params
         .iter()
         .zip(offsets)
         .map(|(p, at)| {
@@ -148,5 +202,6 @@ pub(super) fn step_all(gpu: &Gpu, step: OptimStep, params: &[[&GpuBuf; 4]]) -> V
             };
             [new_w.view(at, len), new_s1.view(at, len), s2]
         })
-        .collect()
+        .collect();
+    (new, check)
 }
