@@ -146,6 +146,12 @@ pub(super) fn step_all(
         offsets.push(total);
         total += w.len.next_multiple_of(align);
     }
+    // Copies operand k of every parameter to its offset in `into`.
+    let gather = |k: usize, into: &GpuBuf| {
+        for (p, &at) in params.iter().zip(&offsets) {
+            gpu.copy_into(p[k], into, at);
+        }
+    };
     // Operand k of every parameter as one flat buffer: the memory they are views of when they
     // already lie so, else a gather.
     let flat = |k: usize| -> GpuBuf {
@@ -167,9 +173,7 @@ pub(super) fn step_all(
             }
         }
         let whole = gpu.alloc(total);
-        for (p, &at) in params.iter().zip(&offsets) {
-            gpu.copy_into(p[k], &whole, at);
-        }
+        gather(k, &whole);
         whole
     };
     let sgd = matches!(step, OptimStep::Sgd { .. });
@@ -178,9 +182,7 @@ pub(super) fn step_all(
         None => (flat(1), None, None),
         Some(unscale) => {
             let g = super::elementwise::fill(gpu, total + 1, 0.0);
-            for (p, &at) in params.iter().zip(&offsets) {
-                gpu.copy_into(p[1], &g, at);
-            }
+            gather(1, &g);
             let check = super::reduce::sum_axis(gpu, &g.view(0, total), 1, total, 1);
             gpu.copy_into(&check, &g, total);
             let check_at = total;
