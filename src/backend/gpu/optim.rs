@@ -130,9 +130,10 @@ fn step_checked(
 /// such views, so only the gradients are gathered (by buffer copies, not kernels).
 ///
 /// With `unscale` (a loss scale's inverse) the gradients are scaled ones: they are gathered
-/// into zeros, so the gaps between them add nothing, their sum is reduced after them (two
-/// more dispatches), and the kernel unscales each gradient and takes the step only where
-/// that sum is finite, so the host need not wait for it. Returns the sum too.
+/// into zeros, so the gaps between them add nothing, their sum is reduced after them (three
+/// more dispatches with the zeros), and the kernel unscales each gradient and takes the step
+/// only where that sum is finite, so the host need not wait for it. Returns the sum then,
+/// and only then.
 pub(super) fn step_all(
     gpu: &Gpu,
     step: OptimStep,
